@@ -1,0 +1,52 @@
+# The two commands of the README:
+#   make run    set up, run the quick suite on this machine, write a report under reports/
+#   make test   set up, then run every test (pytest, which also drives ReFrame)
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+REFRAME := $(VENV)/bin/reframe
+REFRAME_VERSION := 4.10.4
+RFM := $(REFRAME) -C config/settings.py -c reframe_tests -R
+# With Spack on PATH (and PLACEMENT_SPACK unset or 1), tools come from the Spack environment.
+USE_SPACK := $(shell command -v spack >/dev/null 2>&1 && [ "$${PLACEMENT_SPACK:-1}" = 1 ] && echo yes)
+SYSTEM_TOOLS := $(if $(USE_SPACK),spack -e . install && echo "using the Spack view: .spack-env/view",scripts/ensure-system-tools.sh)
+export PATH := $(CURDIR)/.spack-env/view/bin:$(PATH)
+
+.PHONY: setup setup-test venv run test quick reframe-list dry-run bench acceptance clean
+
+setup: venv
+	@$(SYSTEM_TOOLS) run
+	@$(MAKE) -s -C src all
+
+setup-test: venv
+	@$(SYSTEM_TOOLS) test
+	@$(MAKE) -s -C src all
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "reframe-hpc==$(REFRAME_VERSION)" -e ".[test]"
+	touch $@
+
+run: setup
+	$(RFM) --mode quick -r $(RFM_ARGS) || true
+	$(VENV)/bin/placement report --latest --output reports
+
+test: setup-test
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+quick: setup
+	$(RFM) --mode quick -r
+
+reframe-list: venv
+	$(RFM) -l
+
+bench: setup
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) output stage perflogs
+	$(MAKE) -s -C src clean

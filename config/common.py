@@ -1,0 +1,98 @@
+"""Settings shared by every system: programming environments, logging, storage, modes.
+
+Each file in ``config/systems/`` describes one system; ``config/settings.py``
+puts them together. Results go to ``$PLACEMENT_RESULTS`` (default ``results/``
+in the checkout): ReFrame's results database, run reports and perflogs.
+"""
+
+import os
+import shutil
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.environ.get('PLACEMENT_RESULTS', os.path.join(ROOT, 'results'))
+os.makedirs(RESULTS, exist_ok=True)
+
+
+def _present(*tools):
+    return all(shutil.which(t) for t in tools)
+
+
+#: Environments a partition may list; those whose compilers are absent are dropped
+#: from partitions by settings.py so a check never fails for a missing compiler.
+environments = [
+    {
+        'name': 'gnu',
+        'cc': 'gcc', 'cxx': 'g++', 'ftn': 'gfortran',
+        'features': ['openmp', 'c', 'fortran'],
+        'extras': {'omp_flag': '-fopenmp', 'compiler': 'gcc'},
+    },
+    {
+        'name': 'clang',
+        'cc': 'clang', 'cxx': 'clang++', 'ftn': '',
+        'features': ['openmp', 'c'],
+        'extras': {'omp_flag': '-fopenmp', 'compiler': 'clang'},
+    },
+    {
+        'name': 'intel',
+        'cc': 'icx', 'cxx': 'icpx', 'ftn': 'ifx',
+        'features': ['openmp', 'c', 'fortran'],
+        'extras': {'omp_flag': '-qopenmp', 'compiler': 'icx'},
+    },
+]
+
+ENV_TOOLS = {'gnu': ('gcc', 'gfortran'), 'clang': ('clang',), 'intel': ('icx',)}
+
+
+def available_environs(names=('gnu', 'clang', 'intel')):
+    """The environments whose compilers are on PATH here (for local partitions)."""
+    return [n for n in names if _present(*ENV_TOOLS[n])]
+
+
+logging = [
+    {
+        'level': 'debug',
+        'handlers': [
+            {'type': 'stream', 'name': 'stdout', 'level': 'info', 'format': '%(message)s'},
+            {'type': 'file', 'name': os.path.join(RESULTS, 'reframe.log'), 'level': 'debug',
+             'format': '[%(asctime)s] %(levelname)s: %(check_info)s: %(message)s',
+             'append': False},
+        ],
+        'handlers_perflog': [
+            {
+                'type': 'filelog',
+                'prefix': os.path.join(RESULTS, 'perflogs', '%(check_system)s',
+                                       '%(check_partition)s'),
+                'level': 'info',
+                'format': ('%(check_job_completion_time)s|reframe %(version)s|'
+                           '%(check_info)s|%(check_perfvalues)s'),
+                'format_perfvars': ('%(check_perf_value)s|%(check_perf_unit)s|'
+                                    '%(check_perf_ref)s|%(check_perf_lower_thres)s|'
+                                    '%(check_perf_upper_thres)s|'),
+                'append': True,
+            },
+        ],
+    },
+]
+
+general = [
+    {
+        'check_search_path': [os.path.join(ROOT, 'reframe_tests')],
+        'check_search_recursive': True,
+        'report_file': os.path.join(RESULTS, 'runs', 'run-report-{sessionid}.json'),
+        'save_log_files': True,
+        'perf_info_level': 'info',
+    },
+]
+
+storage = [
+    {
+        'enable': True,
+        'sqlite_db_file': os.path.join(RESULTS, 'results.db'),
+    },
+]
+
+modes = [
+    {'name': 'quick', 'options': ['--tag=quick', '--exec-policy=serial']},
+    {'name': 'acceptance', 'options': ['--tag=acceptance', '--exec-policy=serial']},
+    {'name': 'full', 'options': ['--tag=full', '--exec-policy=serial']},
+]

@@ -1,0 +1,57 @@
+"""The placement really happens: the binding probe under every rendering and memory policy.
+
+These are the quick checks every site runs first: if a map or a policy is not
+honoured here, no performance number from the other checks can be trusted.
+"""
+
+import shutil
+
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, sanity_function
+
+from placement.testlib.placed import PlacedRunMixin
+
+
+class BindingProbeBase(rfm.RunOnlyRegressionTest, PlacedRunMixin):
+    """Runs the probe itself as the program; its own output is checked."""
+
+    valid_systems = ['*']
+    valid_prog_environs = ['+openmp']
+    time_limit = '2m'
+
+    @run_after('setup')
+    def run_the_probe(self):
+        self.executable = self.bindprobe.executable_path
+
+    @sanity_function
+    def validate(self):
+        return self.assert_placed()
+
+
+@rfm.simple_test
+class BindingRenderingCheck(BindingProbeBase):
+    """Each way of stating a map (env var or launcher tool) binds each thread as computed."""
+
+    descr = 'Thread binding through every rendering of the map'
+    binder = parameter(['gomp', 'omp', 'kmp', 'numactl', 'taskset', 'hwloc', 'likwid'])
+    affinity = parameter(['compact', 'scatter', 'spread-cores'])
+    tags = {'quick', 'acceptance', 'full', 'binding'}
+
+    @run_after('init')
+    def tools_present(self):
+        tool = {'numactl': 'numactl', 'taskset': 'taskset', 'hwloc': 'hwloc-bind',
+                'likwid': 'likwid-pin'}.get(self.binder)
+        self.skip_if(tool is not None and shutil.which(tool) is None,
+                     f'{tool} is not installed here')
+        # KMP_AFFINITY is read by Intel/LLVM OpenMP runtimes only
+        self.valid_prog_environs = ['intel', 'clang'] if self.binder == 'kmp' else ['+openmp']
+
+
+@rfm.simple_test
+class MemoryPolicyCheck(BindingProbeBase):
+    """Each memory policy is in force in the placed process, on the nodes computed."""
+
+    descr = 'NUMA memory policy applied through numactl'
+    policy = parameter(['first-touch', 'local', 'interleave', 'preferred', 'bind'])
+    affinity = parameter(['none', 'scatter'])
+    tags = {'quick', 'acceptance', 'full', 'binding'}

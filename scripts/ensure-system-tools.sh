@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Make sure the system tools the suite runs are present.
+#   ensure-system-tools.sh run    hwloc, numactl, compilers, likwid, Open MPI
+#   ensure-system-tools.sh test   the same plus Slurm, munge and Chromium (for the test suite)
+# As root on Debian/Ubuntu, missing packages are installed with apt-get.
+# Otherwise the script names what is missing and how to get it, and exits 2.
+set -euo pipefail
+what=${1:-run}
+
+# command-or-file -> Debian package
+declare -A need=(
+  [lstopo-no-graphics]=hwloc [numactl]=numactl [/usr/include/numaif.h]=libnuma-dev
+  [/usr/include/hwloc.h]=libhwloc-dev [gcc]=gcc [make]=make [gfortran]=gfortran
+  [likwid-pin]=likwid [mpicc]=libopenmpi-dev [mpirun]=openmpi-bin
+)
+if [ "$what" = test ]; then
+  need+=([slurmctld]=slurmctld [slurmd]=slurmd [srun]=slurm-client [munged]=munge
+         [chromium]=chromium [pdftoppm]=poppler-utils)
+fi
+
+missing_pkgs=()
+missing_names=()
+for item in "${!need[@]}"; do
+  if [[ "$item" == /* ]]; then [ -e "$item" ] && continue
+  else command -v "$item" >/dev/null 2>&1 && continue
+  fi
+  missing_names+=("$item")
+  missing_pkgs+=("${need[$item]}")
+done
+[ ${#missing_pkgs[@]} -eq 0 ] && exit 0
+
+pkgs=$(printf '%s\n' "${missing_pkgs[@]}" | sort -u | tr '\n' ' ')
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing missing system packages: $pkgs"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null
+  # shellcheck disable=SC2086
+  apt-get install -y -q --no-install-recommends $pkgs >/dev/null
+  exit 0
+fi
+{
+  echo "error: missing tools: ${missing_names[*]}"
+  echo "  On Debian/Ubuntu as root:  apt-get install $pkgs"
+  echo "  On a cluster without root: spack env activate . && spack install"
+  echo "  (the Spack environment in spack.yaml builds hwloc, numactl, likwid and Open MPI;"
+  echo "   put its view's bin/ on PATH before running make)"
+} >&2
+exit 2

@@ -1,0 +1,136 @@
+"""The ``placement`` command: maps, topology summaries, and the subcommands of other modules.
+
+Every user error is reported as one line on stderr with exit code 2, never a
+traceback; each subcommand module exposes ``register(subparsers)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from . import __version__, launch, renderings, topology
+from .errors import PlacementError
+from .maps import STRATEGIES
+from .policies import POLICIES
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own usage errors also exit 2, on one line
+        self.print_usage(sys.stderr)
+        raise SystemExit(_fail(message))
+
+
+def _fail(message: str) -> int:
+    print(f"placement: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return int(text)
+
+
+def cmd_maps(args: argparse.Namespace) -> int:
+    topo = topology.load(args.topology)
+    ls = launch.settings(topo, args.threads, args.strategy, args.policy,
+                         explicit=args.cpus, oversubscribe=args.oversubscribe,
+                         binder=args.format if args.format in launch.BINDERS else "gomp")
+    for w in ls.warnings:
+        print(f"placement: warning: {w}", file=sys.stderr)
+    if args.format == "list":
+        print(" ".join(str(c) for c in ls.placement.cpus) if ls.placement.bound
+              else "(none: the OS places threads)")
+    else:
+        text = renderings.render(ls.placement, args.format)
+        if args.format in renderings.PER_THREAD + ("env",) or args.format == "json":
+            print(text) if text else None
+            if ls.policy.prefix and args.format != "json":
+                print(" ".join(ls.policy.prefix) + " <program>")
+        else:
+            print(" ".join(ls.prefix + ["<program>"]))
+    return 0
+
+
+def cmd_topo(args: argparse.Namespace) -> int:
+    if args.synthetic:
+        from .synthetic import generate_xml
+        desc_file = Path(args.synthetic)
+        if not desc_file.is_file():
+            raise PlacementError(f"synthetic description {str(desc_file)!r} not found")
+        xml = generate_xml(desc_file.read_text())
+        if args.output:
+            out = Path(args.output)
+            tmp = out.with_suffix(out.suffix + ".tmp")
+            tmp.write_text(xml)
+            tmp.replace(out)
+        else:
+            sys.stdout.write(xml)
+        return 0
+    print(topology.load(args.topology).summary())
+    return 0
+
+
+def _register_core(sub) -> None:
+    p = sub.add_parser("maps", help="compute a thread map and render it")
+    p.add_argument("--topology", help="hwloc XML file (default: the live machine)")
+    p.add_argument("--threads", type=_positive_int, required=True)
+    p.add_argument("--strategy", choices=STRATEGIES, default="scatter")
+    p.add_argument("--cpus", help="CPU list for --strategy explicit, e.g. 0,4,1,5 or 0-7")
+    p.add_argument("--policy", default="first-touch",
+                   help=f"memory policy: {', '.join(POLICIES)}, optionally NAME:NODES")
+    p.add_argument("--format", default="list",
+                   choices=("list",) + renderings.FORMATS,
+                   help="list (default), gomp, omp, kmp, likwid, numactl, taskset, hwloc, json, env")
+    p.add_argument("--oversubscribe", action="store_true",
+                   help="allow more threads than PUs (the map wraps round)")
+    p.set_defaults(func=cmd_maps)
+
+    t = sub.add_parser("topo", help="summarise a topology, or generate XML from a description")
+    t.add_argument("--topology", help="hwloc XML file (default: the live machine)")
+    t.add_argument("--synthetic", help="generate hwloc XML from a .synthetic description file")
+    t.add_argument("--output", help="with --synthetic: write the XML here (atomically)")
+    t.set_defaults(func=cmd_topo)
+
+
+#: Subcommand registrars; other modules append theirs (report, baseline).
+REGISTRARS: list[Callable] = [_register_core]
+
+
+def _load_extra_registrars() -> None:
+    for name in ("report_cli", "baseline_cli"):
+        try:
+            mod = __import__(f"placement.{name}", fromlist=["register"])
+        except ModuleNotFoundError as exc:
+            if exc.name != f"placement.{name}":
+                raise
+            continue
+        if mod.register not in REGISTRARS:
+            REGISTRARS.append(mod.register)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="placement", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"placement {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _load_extra_registrars()
+    for reg in REGISTRARS:
+        reg(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except PlacementError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"{exc.filename or ''}: {exc.strerror}".strip(": "))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

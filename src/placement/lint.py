@@ -1,0 +1,45 @@
+"""Placement pitfalls worth a warning before a long run is wasted.
+
+The Xeon study's ``GOMP_CPU_AFFINITY=0-7`` with 2 or 4 threads packed every
+thread on one socket; the Bulldozer study's point is two threads on one module
+while other modules idle.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .maps import Placement
+from .topology import Topology
+
+
+def _crowding(threads_on: Counter, units: dict[int, list[int]], what: str) -> str | None:
+    busy = {u: threads_on[u] for u in units if threads_on[u] >= 2}
+    idle = [u for u in units if threads_on[u] == 0]
+    if busy and idle:
+        worst = max(busy, key=busy.get)
+        return (f"{what} {worst} holds {busy[worst]} threads while {len(idle)} {what}(s) "
+                f"stay idle ({what} {idle[0]} among them)")
+    return None
+
+
+def warnings(topo: Topology, placement: Placement) -> list[str]:
+    """Human-readable warnings; empty when the placement spreads sensibly."""
+    if not placement.bound:
+        return []
+    out: list[str] = []
+    checks = [("Package", topo.groups("Package"), "package")]
+    if len(topo.numa_nodes) > 1:
+        checks.append(("numa", {n: sorted(c) for n, c in topo.numa_nodes.items()}, "NUMA node"))
+    checks.append(("module", topo.modules(), "module"))
+    checks.append(("Core", topo.groups("Core"), "core"))
+    for kind, units, what in checks:
+        if len(units) < 2:
+            continue
+        owner = {cpu: u for u, cpus in units.items() for cpu in cpus}
+        # a thread with a multi-PU place counts on the unit of its first PU
+        threads_on = Counter(owner.get(min(p)) for p in placement.places)
+        msg = _crowding(threads_on, units, what)
+        if msg:
+            out.append(msg)
+    return out

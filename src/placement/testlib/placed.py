@@ -1,0 +1,120 @@
+"""The placed-run base class: every check that runs under a thread map and memory policy.
+
+A subclass sets ``num_threads``, ``affinity`` and ``policy`` (usually as
+parameters) and its executable. Before the run the placement engine computes
+the environment and the launch prefix for the partition's topology; the binding
+probe runs in the same job, under the same launcher, environment and prefix,
+and ``assert_placed()`` checks what it saw.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import fixture, run_after, run_before, sanity_function
+
+from .. import launch, probe, topology
+from ..errors import PlacementError
+from .paths import repo_root
+
+
+class BindProbeBuild(rfm.CompileOnlyRegressionTest):
+    """Builds the binding probe once per environment (used as a fixture)."""
+
+    build_system = 'Make'
+    build_locally = True
+
+    @run_before('compile')
+    def setup_build(self):
+        self.sourcesdir = str(repo_root() / 'src' / 'probe')
+        omp = self.current_environ.extras.get('omp_flag', '-fopenmp')
+        self.build_system.options = [f'OPENMP_FLAG={omp}', f'CC={self.current_environ.cc}']
+
+    @sanity_function
+    def built(self):
+        return sn.assert_true(os.path.exists(os.path.join(self.stagedir, 'bindprobe')))
+
+    @property
+    def executable_path(self) -> str:
+        return os.path.join(self.stagedir, 'bindprobe')
+
+
+@functools.lru_cache(maxsize=None)
+def partition_topology(path: str | None) -> topology.Topology:
+    """The topology named by a partition's ``extras['topology']``, or the live machine's."""
+    return topology.load(path)
+
+
+def read_map_file(path: str) -> str:
+    """An explicit map file: numbers separated by blanks, ``#`` comments allowed."""
+    with open(path) as fp:
+        return ' '.join(line.split('#', 1)[0] for line in fp)
+
+
+class PlacedRunMixin(rfm.RegressionTestPlugin):
+    """Adds placement, the memory policy and the binding check to a run-only test.
+
+    The test declares, as parameters or variables, any of: ``num_threads``
+    (0 or absent: one thread per PU), ``affinity`` (a strategy of
+    :mod:`placement.maps`, default ``none``), ``policy`` (default
+    ``first-touch``) and ``binder`` (gomp, omp, kmp, likwid, numactl, taskset,
+    hwloc; default ``gomp``, what the studies used).
+    """
+
+    bindprobe = fixture(BindProbeBuild, scope='environment')
+
+    @run_after('setup')
+    def apply_placement(self):
+        extras = self.current_partition.extras
+        try:
+            topo = partition_topology(extras.get('topology'))
+        except PlacementError as err:
+            self.skip(f'no topology for {self.current_partition.fullname}: {err}')
+        self.num_threads = getattr(self, 'num_threads', 0) or len(topo.pus)
+        affinity = getattr(self, 'affinity', 'none')
+        explicit = None
+        if affinity == 'explicit':
+            map_file = extras.get('explicit_map')
+            self.skip_if(not map_file,
+                         f'{self.current_partition.fullname} defines no explicit map '
+                         "(set extras['explicit_map'] to a map file)")
+            explicit = read_map_file(map_file)
+        try:
+            self.launch_settings = launch.settings(
+                topo, self.num_threads, affinity, getattr(self, 'policy', 'first-touch'),
+                binder=getattr(self, 'binder', 'gomp'),
+                explicit=explicit, oversubscribe=True)
+        except PlacementError as err:
+            self.skip(f'placement not possible here: {err}')
+        self.topology_pus = len(topo.pus)
+        # ReFrame writes `export K=V` verbatim: quote values with blanks or braces
+        self.env_vars.update({k: shlex.quote(v) for k, v in self.launch_settings.env.items()})
+
+    @run_before('run')
+    def wrap_with_prefix(self):
+        prefix = self.launch_settings.prefix
+        launcher = ' '.join(self.job.launcher.command(self.job))
+        probe_cmd = ' '.join(filter(None, [launcher, shlex.join(prefix),
+                                          self.bindprobe.executable_path]))
+        if self.executable != self.bindprobe.executable_path:
+            self.prerun_cmds = [probe_cmd] + list(self.prerun_cmds)
+        if prefix:
+            self.executable_opts = prefix[1:] + [self.executable] + list(self.executable_opts)
+            self.executable = prefix[0]
+
+    @sn.deferrable
+    def binding_problems(self):
+        lines = sn.evaluate(sn.extractall(r'^bindprobe .*$', self.stdout))
+        ls = self.launch_settings
+        return probe.problems(probe.parse('\n'.join(lines)), ls.placement, ls.policy,
+                              per_thread=ls.per_thread)
+
+    @sn.deferrable
+    def assert_placed(self):
+        """Sanity: the probe saw exactly the requested binding and memory policy."""
+        issues = self.binding_problems()
+        return sn.assert_false(issues, msg='binding not as requested: ' + '; '.join(issues))

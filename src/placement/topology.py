@@ -1,0 +1,204 @@
+"""The hardware topology as the placement engine needs it, read from hwloc XML.
+
+Only the CPU tree matters for maps (packages, dies, groups, caches, cores,
+PUs), plus which NUMA node each PU belongs to (hwloc 2 attaches NUMA nodes as
+memory children, so they are read from their cpusets, not from the tree).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cpulist import format_ranges, parse_bitmask
+from .errors import PlacementError
+
+#: hwloc object types that form levels of the CPU tree (memory/IO children are skipped).
+CPU_TYPES = {
+    "Machine", "Package", "Die", "Group", "L5Cache", "L4Cache", "L3Cache", "L2Cache",
+    "L1Cache", "L3iCache", "L2iCache", "L1iCache", "Core", "PU",
+}
+#: Levels the lint and summary name; a "module" is an L2 shared by more than one core.
+NAMED_LEVELS = ("Package", "Die", "L3Cache", "L2Cache", "Core")
+
+
+@dataclass(frozen=True)
+class PU:
+    """One processing unit with its place in the tree.
+
+    ``path`` holds, from the root down, ``(type, logical index, rank among siblings)``
+    for every CPU-tree ancestor, the PU itself last; ``numa`` is the OS index of
+    its NUMA node.
+    """
+
+    os_index: int
+    logical: int
+    numa: int
+    path: tuple[tuple[str, int, int], ...]
+
+    def ancestor(self, kind: str) -> int | None:
+        """Logical index of the nearest ancestor of that hwloc type, or None."""
+        for typ, logical, _rank in reversed(self.path):
+            if typ == kind:
+                return logical
+        return None
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        """Rank among siblings at every level, root first: the key scatter sorts on."""
+        return tuple(rank for _t, _l, rank in self.path)
+
+
+@dataclass
+class Topology:
+    """PUs in hwloc logical order (depth-first: SMT siblings adjacent), plus NUMA nodes."""
+
+    pus: list[PU]
+    numa_nodes: dict[int, frozenset[int]]
+    source: str
+    cache_sizes: dict[str, int] = field(default_factory=dict)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        self.by_os = {pu.os_index: pu for pu in self.pus}
+
+    @property
+    def cpus(self) -> list[int]:
+        """OS indexes of all PUs in logical order."""
+        return [pu.os_index for pu in self.pus]
+
+    def count(self, kind: str) -> int:
+        """Number of distinct objects of an hwloc type that hold PUs."""
+        return len({pu.ancestor(kind) for pu in self.pus if pu.ancestor(kind) is not None})
+
+    def groups(self, kind: str) -> dict[int, list[int]]:
+        """PUs (OS indexes) under each object of a type, keyed by its logical index."""
+        out: dict[int, list[int]] = {}
+        for pu in self.pus:
+            key = pu.ancestor(kind)
+            if key is not None:
+                out.setdefault(key, []).append(pu.os_index)
+        return out
+
+    def modules(self) -> dict[int, list[int]]:
+        """L2 caches shared by more than one core (Bulldozer modules), as PU lists."""
+        out = {}
+        for l2, cpus in self.groups("L2Cache").items():
+            if len({self.by_os[c].ancestor("Core") for c in cpus}) > 1:
+                out[l2] = cpus
+        return out
+
+    def node_of(self, cpu: int) -> int:
+        """OS index of the NUMA node a PU belongs to."""
+        return self.by_os[cpu].numa
+
+    def summary(self) -> str:
+        """A short readable description, for `placement topo` and report provenance."""
+        lines = [f"topology: {self.source}"]
+        if self.description:
+            lines.append(f"synthetic: {self.description}")
+        counts = [f"{self.count('Package')} package(s)"]
+        if self.count("Die") > self.count("Package"):
+            counts.append(f"{self.count('Die')} dies")
+        counts.append(f"{len(self.numa_nodes)} NUMA node(s)")
+        mods = self.modules()
+        if mods:
+            counts.append(f"{len(mods)} modules (shared L2)")
+        counts.append(f"{self.count('Core')} cores")
+        counts.append(f"{len(self.pus)} PUs")
+        lines.append(", ".join(counts))
+        smt = len(self.pus) // max(1, self.count("Core"))
+        lines.append(f"hardware threads per core: {smt}")
+        for name, size in sorted(self.cache_sizes.items()):
+            label = {"L1Cache": "L1d", "L1iCache": "L1i"}.get(name, name.replace("Cache", ""))
+            lines.append(f"{label}: {size // 1024} KiB")
+        for node, cpus in sorted(self.numa_nodes.items()):
+            lines.append(f"NUMA node {node}: PUs {format_ranges(cpus)}")
+        for pkg, cpus in sorted(self.groups("Package").items()):
+            lines.append(f"package {pkg}: PUs {format_ranges(cpus)}")
+        lines.append("logical order: " + " ".join(str(c) for c in self.cpus))
+        return "\n".join(lines)
+
+
+def _walk(elem: ET.Element, path: tuple, counters: dict, out: list, caches: dict) -> None:
+    """Depth-first walk of the CPU tree, recording each PU's ancestry."""
+    rank = 0
+    for child in elem.findall("object"):
+        typ = child.get("type", "")
+        if typ not in CPU_TYPES:
+            continue
+        if typ.endswith("Cache"):
+            kind = typ
+            size = child.get("cache_size")
+            if size and kind not in caches:
+                caches[kind] = int(size)
+        logical = counters.get(typ, 0)
+        counters[typ] = logical + 1
+        entry = (typ, logical, rank)
+        rank += 1
+        if typ == "PU":
+            out.append((int(child.get("os_index", logical)), path + (entry,)))
+        else:
+            _walk(child, path + (entry,), counters, out, caches)
+
+
+def from_xml(text: str, source: str = "<xml>") -> Topology:
+    """Build a Topology from hwloc XML text (hwloc 2.x format)."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise PlacementError(f"{source}: not valid hwloc XML ({exc})") from None
+    machine = root.find("object")
+    if root.tag != "topology" or machine is None:
+        raise PlacementError(f"{source}: not an hwloc topology (expected <topology><object ...>)")
+    found: list[tuple[int, tuple]] = []
+    caches: dict[str, int] = {}
+    _walk(machine, (), {}, found, caches)
+    if not found:
+        raise PlacementError(f"{source}: the topology has no PUs")
+    numa: dict[int, frozenset[int]] = {}
+    for obj in root.iter("object"):
+        if obj.get("type") == "NUMANode":
+            numa[int(obj.get("os_index", len(numa)))] = parse_bitmask(obj.get("cpuset", ""))
+    all_cpus = {os for os, _ in found}
+    if not numa:  # hwloc always has one; be lenient with hand-written files
+        numa = {0: frozenset(all_cpus)}
+    node_of = {}
+    for node, cpus in numa.items():
+        for cpu in cpus:
+            node_of.setdefault(cpu, node)
+    pus = [PU(os_index=os, logical=i, numa=node_of.get(os, min(numa)), path=path)
+           for i, (os, path) in enumerate(found)]
+    desc = ""
+    for info in machine.findall("info"):
+        if info.get("name") == "SyntheticDescription":
+            desc = info.get("value", "")
+    return Topology(pus=pus, numa_nodes=numa, source=source, cache_sizes=caches, description=desc)
+
+
+def live_xml() -> str:
+    """The live machine's topology as hwloc XML, through lstopo."""
+    for tool in ("lstopo-no-graphics", "lstopo", "hwloc-ls"):
+        exe = shutil.which(tool)
+        if exe:
+            proc = subprocess.run([exe, "--of", "xml", "-"], capture_output=True, text=True)
+            if proc.returncode == 0:
+                return proc.stdout
+    raise PlacementError(
+        "cannot read the live topology: hwloc's lstopo is not installed "
+        "(apt-get install hwloc, or activate the project's Spack environment), "
+        "or pass --topology FILE.xml")
+
+
+def load(path: str | Path | None = None) -> Topology:
+    """Load a topology from an hwloc XML file, or from the live machine when path is None."""
+    if path is None or str(path) in ("", "live"):
+        return from_xml(live_xml(), source="live machine")
+    p = Path(path)
+    if not p.is_file():
+        raise PlacementError(f"topology file {str(p)!r} not found: give an hwloc XML file "
+                             "(make one with `lstopo mynode.xml`) or omit it for the live machine")
+    return from_xml(p.read_text(), source=str(p))
