@@ -1,0 +1,33 @@
+"""Performance references from stored baselines, through ReFrame's own ``$ref`` files.
+
+Each system has one reference file, ``config/baselines/<system>.yaml``
+(``PLACEMENT_BASELINES`` moves the folder). Its top-level keys are test class
+names; under each, ``$index`` lists the test attributes that index the entries
+(the class's ``reference_index``), and the leaves are ReFrame reference tuples
+``[value, lower, upper, unit]``. A system without a file, or a case without an
+entry, runs with no reference: its first run can be recorded as its baseline
+with ``placement baseline record``.
+"""
+
+from __future__ import annotations
+
+import reframe as rfm
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import run_after, variable
+
+from .paths import baseline_dir
+
+
+class BaselineReferencesMixin(rfm.RegressionTestPlugin):
+    """Points ``reference`` at the current system's baseline file, when there is one."""
+
+    #: Test attributes indexing this class's reference entries, outermost first;
+    #: ``placement baseline record`` writes entries in this order.
+    reference_index = variable(typ.List[str], value=[])
+
+    @run_after('setup')
+    def use_stored_baseline(self):
+        path = baseline_dir() / f'{self.current_system.name}.yaml'
+        if path.is_file():
+            # an absolute path: ReFrame joins it to its reference prefix unchanged
+            self.reference = {'$ref': str(path)}
