@@ -8,6 +8,10 @@ in the checkout): ReFrame's results database, run reports and perflogs.
 import os
 import shutil
 
+from reframe.core.backends import register_scheduler
+from reframe.core.exceptions import ConfigError
+from reframe.core.schedulers.sge import SgeJobScheduler
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.environ.get('PLACEMENT_RESULTS', os.path.join(ROOT, 'results'))
 os.makedirs(RESULTS, exist_ok=True)
@@ -46,6 +50,25 @@ ENV_TOOLS = {'gnu': ('gcc', 'gfortran'), 'clang': ('clang',), 'intel': ('icx',)}
 def available_environs(names=('gnu', 'clang', 'intel')):
     """The environments whose compilers are on PATH here (for local partitions)."""
     return [n for n in names if _present(*ENV_TOOLS[n])]
+
+
+class SgeAccessScheduler(SgeJobScheduler):
+    """ReFrame's ``sge`` backend that also writes the partition's ``access`` options.
+
+    Why: ReFrame 4.10's ``sge`` scheduler silently drops ``access`` (only the
+    Slurm, PBS, LSF and OAR backends emit it), so ``-l exclusive=true`` or
+    ``-pe smp 64`` on an SGE partition would never reach ``qsub``. Use
+    ``'scheduler': 'sge-access'`` on Grid Engine partitions.
+    """
+
+    def emit_preamble(self, job):
+        return super().emit_preamble(job) + [self._format_option(o) for o in job.sched_access]
+
+
+try:   # the configuration may be loaded more than once in one process
+    register_scheduler('sge-access')(SgeAccessScheduler)
+except ConfigError:   # already registered by an earlier load
+    pass
 
 
 logging = [
@@ -91,6 +114,9 @@ storage = [
     },
 ]
 
+#: ``reframe --mode NAME``. Serial: one timed case at a time so runs never overlap
+#: on a node (on batch partitions ``max_jobs`` and exclusive access do that too).
+#: ``scripts/acceptance.sh MODE`` runs these for scheduled acceptance testing.
 modes = [
     {'name': 'quick', 'options': ['--tag=quick', '--exec-policy=serial']},
     {'name': 'acceptance', 'options': ['--tag=acceptance', '--exec-policy=serial']},

@@ -11,7 +11,7 @@ what=${1:-run}
 declare -A need=(
   [lstopo-no-graphics]=hwloc [numactl]=numactl [/usr/include/numaif.h]=libnuma-dev
   [/usr/include/hwloc.h]=libhwloc-dev [gcc]=gcc [make]=make [gfortran]=gfortran
-  [likwid-pin]=likwid [mpicc]=libopenmpi-dev [mpirun]=openmpi-bin
+  [likwid-pin]=likwid [mpicc]=libopenmpi-dev [mpirun]=openmpi-bin [clang]=clang [/usr/lib/llvm-14/lib/libomp.so]=libomp-dev
 )
 if [ "$what" = test ]; then
   need+=([slurmctld]=slurmctld [slurmd]=slurmd [srun]=slurm-client [munged]=munge

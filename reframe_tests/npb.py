@@ -1,0 +1,49 @@
+"""NAS Parallel Benchmarks (OpenMP) under every thread map and memory policy.
+
+Three families of one base class (:class:`placement.testlib.npb.NpbBase`):
+``quick`` (classes S/W, 1 thread and the full count: minutes on a laptop),
+``acceptance`` (classes A/B, the whole thread sweep, the studies' maps,
+first-touch and interleave) and ``full`` (classes A/C, every map and policy).
+Thread counts: powers of two below the partition's PU count, ``full`` and
+``2xfull`` (oversubscription, where the Bulldozer study saw placement matter most).
+
+NPB comes from ``-S npb_dir=DIR``, ``NPB_DIR``, the Spack view or PATH; without
+it every case is skipped with the way to install it.
+"""
+
+import reframe as rfm
+from reframe.core.builtins import parameter
+
+from placement.testlib.npb import AFFINITIES, POLICIES, THREADS, NpbBase
+
+
+@rfm.simple_test
+class NpbQuickCheck(NpbBase):
+    """Smoke run of every benchmark: small classes, serial and full count, OS vs scatter."""
+
+    npb_class = parameter(['S', 'W'])
+    threads = parameter([1, 'full'])
+    affinity = parameter(['none', 'scatter'])
+    tags = {'quick', 'npb'}
+
+
+@rfm.simple_test
+class NpbAcceptanceCheck(NpbBase):
+    """The Xeon study's sweep (class B) and the Bulldozer study's class A, on any machine."""
+
+    npb_class = parameter(['A', 'B'])
+    threads = parameter(THREADS)
+    affinity = parameter(AFFINITIES)
+    policy = parameter(['first-touch', 'interleave'])
+    tags = {'acceptance', 'npb'}
+
+
+@rfm.simple_test
+class NpbFullCheck(NpbBase):
+    """The Bulldozer study's classes A and C under every map and memory policy."""
+
+    npb_class = parameter(['A', 'C'])
+    threads = parameter(THREADS)
+    affinity = parameter(AFFINITIES)
+    policy = parameter(POLICIES)
+    tags = {'full', 'npb'}

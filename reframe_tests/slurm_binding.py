@@ -1,0 +1,115 @@
+"""The binding Slurm gives is the binding the program gets (``srun`` partitions only).
+
+The other binding checks let the placement engine bind threads inside the
+task's CPU set. Here Slurm itself binds: ``srun --cpu-bind=map_cpu|mask_cpu``
+places one task per CPU in a deliberately reversed order, and
+``--cpu-bind=cores`` gives one task all the node's cores with OpenMP pinning
+its threads inside that set. In every task the binding probe reports the CPUs
+the task may run on, next to what Slurm says it applied (``SLURM_CPU_BIND_*``,
+set by ``task/affinity`` or ``task/cgroup``); the check passes only when the
+three agree: requested, reported by Slurm, seen by the process. The job's CPUs
+from ``scontrol show job -d`` are kept in the output for the logs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function
+
+from placement.cpulist import parse_list
+from placement.testlib.placed import BindProbeBuild, partition_topology
+
+_LINE = re.compile(r'^\s*(\d+): (bindprobe|slurmbind) (.*)$', re.M)
+
+
+def _slurm_sets(bind_type: str, bind_list: str, localid: int) -> frozenset[int]:
+    """The CPUs Slurm says it bound local task ``localid`` to (from SLURM_CPU_BIND_*)."""
+    items = [i for i in bind_list.split(',') if i]
+    if not items:
+        return frozenset()
+    item = items[localid % len(items)]
+    if bind_type.startswith('map_cpu'):
+        return frozenset({int(item, 0)})
+    mask = int(item, 16)           # mask_cpu (also what 'cores' and 'threads' report)
+    return frozenset(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
+@rfm.simple_test
+class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest):
+    """Slurm's own CPU binding (map_cpu, mask_cpu, cores) reaches every task and thread."""
+
+    descr = 'srun --cpu-bind binds tasks where Slurm reports'
+    cpu_bind = parameter(['map_cpu', 'mask_cpu', 'cores'])
+    valid_systems = ['+srun']
+    valid_prog_environs = ['+openmp']
+    time_limit = '2m'
+    tags = {'quick', 'acceptance', 'full', 'binding', 'slurm'}
+    bindprobe = fixture(BindProbeBuild, scope='environment')
+
+    @run_after('setup')
+    def plan(self):
+        topo = partition_topology(self.current_partition.extras.get('topology'))
+        self.cpus = sorted(pu.os_index for pu in topo.pus)
+        rev = list(reversed(self.cpus))
+        opts = ['--label']
+        if self.cpu_bind == 'cores':
+            self.num_tasks, self.num_cpus_per_task = 1, len(self.cpus)
+            opts += ['--cpu-bind=cores']       # ReFrame's srun adds --cpus-per-task
+            self.env_vars = {'OMP_NUM_THREADS': str(len(self.cpus)),
+                             'OMP_PLACES': 'threads', 'OMP_PROC_BIND': 'close'}
+            self.expected = {0: frozenset(self.cpus)}
+        else:
+            self.num_tasks, self.num_cpus_per_task = len(self.cpus), 1
+            spec = (','.join(map(str, rev)) if self.cpu_bind == 'map_cpu'
+                    else ','.join(hex(1 << c) for c in rev))
+            opts += [f'--cpu-bind={self.cpu_bind}:{spec}']
+            self.env_vars = {'OMP_NUM_THREADS': '1'}
+            self.expected = {r: frozenset({c}) for r, c in enumerate(rev)}
+        self.job.launcher.options = opts
+        self.executable = 'bash'
+        self.executable_opts = ['-c', "'echo slurmbind localid=$SLURM_LOCALID "
+                                "type=$SLURM_CPU_BIND_TYPE list=$SLURM_CPU_BIND_LIST; "
+                                f"exec {self.bindprobe.executable_path}'"]
+
+    @run_before('run')
+    def record_job_cpus(self):
+        self.prerun_cmds = ['scontrol show job -d $SLURM_JOB_ID | grep -o "CPU_IDs=[^ ]*" '
+                            '| sed "s/^/scontrol /"']
+
+    def problems(self) -> list[str]:
+        """Every task whose CPUs differ between request, Slurm's report and the probe."""
+        with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
+            text = fp.read()
+        probe: dict[int, dict[int, frozenset[int]]] = {}
+        slurm: dict[int, frozenset[int]] = {}
+        for rank, kind, rest in _LINE.findall(text):
+            rank = int(rank)
+            if kind == 'slurmbind':
+                f = dict(kv.split('=', 1) for kv in rest.split())
+                slurm[rank] = _slurm_sets(f.get('type', ''), f.get('list', ''),
+                                          int(f.get('localid') or 0))
+            elif (m := re.match(r'thread=(\d+) cpu=-?\d+ allowed=(\S*)', rest)):
+                probe.setdefault(rank, {})[int(m.group(1))] = frozenset(parse_list(m.group(2)))
+        out = []
+        for rank, want in self.expected.items():
+            threads = probe.get(rank, {})
+            got = frozenset().union(*threads.values()) if threads else frozenset()
+            if got != want:
+                out.append(f'task {rank} allowed on {sorted(got)}, requested {sorted(want)}')
+            if slurm.get(rank) != want:
+                out.append(f'task {rank}: Slurm reports {sorted(slurm.get(rank, ()))}, '
+                           f'requested {sorted(want)}')
+            if self.cpu_bind == 'cores' and len(threads) == len(want):
+                # OpenMP pins each thread to one CPU of the task's set, all distinct
+                if any(len(s) != 1 for s in threads.values()):
+                    out.append(f'task {rank} threads not pinned within the task: {threads}')
+        return out
+
+    @sanity_function
+    def validate(self):
+        issues = self.problems()
+        return sn.assert_false(issues, msg='Slurm binding not honoured: ' + '; '.join(issues))

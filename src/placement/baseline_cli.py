@@ -1,0 +1,85 @@
+"""``placement baseline record|diff``: a system's reference file from a run, and what would change.
+
+``record`` merges the run's measured values into ``config/baselines/<system>.yaml``
+(``PLACEMENT_BASELINES`` moves the folder): cases in the run replace theirs,
+others stay (``--replace`` starts from scratch). The previous file is kept as
+``<system>.yaml.prev``; the write is a temporary file and a rename.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from . import baselines, runreport
+from .errors import PlacementError
+
+_SYSTEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+HEADER = ("# ReFrame reference file ($ref), written by `placement baseline record`.\n"
+          "# Leaves: perfvar: [value, lower, upper, unit]; lower/upper are fractions of value.\n")
+
+
+def _target(args: argparse.Namespace) -> Path:
+    from .testlib.paths import baseline_dir
+    if not _SYSTEM.match(args.system):
+        raise PlacementError(f"invalid system name {args.system!r}")
+    return Path(args.baselines) if args.baselines else baseline_dir() / f"{args.system}.yaml"
+
+
+def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunReport]:
+    report = runreport.load(runreport.resolve(args.source))
+    path = _target(args)
+    old = baselines.load(path)  # corrupt: error before anything is written
+    new = baselines.from_run(report, args.system)
+    merged = new if args.replace else baselines.merge(old, new)
+    return path, old, merged, report
+
+
+def _index(*datas: dict) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for d in datas:
+        for k, v in d.items():
+            if isinstance(v, dict) and "$index" in v:
+                out[k] = list(v["$index"])
+    return out
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    path, old, merged, report = _plan(args)
+    d = baselines.diff(old, merged)
+    data = {baselines.PROVENANCE_KEY: baselines.provenance(
+        report, args.system, baselines.thresholds_used(report, args.system)), **merged}
+    prev = baselines.write_atomic(path, data, HEADER)
+    print(f"wrote {path}: {len(d.added)} added, {len(d.changed)} changed, "
+          f"{len(d.removed)} removed" + (f" (previous version: {prev})" if prev else ""))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    path, old, merged, _ = _plan(args)
+    d = baselines.diff(old, merged)
+    if d.empty:
+        print(f"{path}: no change")
+        return 0
+    print(f"{path}: {len(d.added)} added, {len(d.changed)} changed, {len(d.removed)} removed")
+    for line in d.lines(_index(old, merged)):
+        print(line)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("baseline", help="record or compare a system's reference file")
+    bs = p.add_subparsers(dest="baseline_command", required=True, parser_class=type(p))
+    for name, func, helptext in (
+            ("record", cmd_record, "write config/baselines/<system>.yaml from a run"),
+            ("diff", cmd_diff, "show what `record` would add, change or remove")):
+        q = bs.add_parser(name, help=helptext)
+        q.add_argument("--system", required=True, help="system name (the file's name)")
+        q.add_argument("--from", dest="source", default="latest",
+                       help="run report path, or 'latest' (newest in results/runs; default)")
+        q.add_argument("--replace", action="store_true",
+                       help="drop entries the run does not have, instead of keeping them")
+        q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)
+        q.set_defaults(func=func)

@@ -1,0 +1,317 @@
+"""System reference files (ReFrame ``$ref`` YAML) built from a run, compared, written safely.
+
+Format (what ReFrame 4.10 reads): top-level keys are test class names; under
+each, ``$index`` lists the attributes indexing the entries (the class's
+``reference_index``) and nested mappings by those attributes' values lead to
+``{perfvar: [value, lower, upper, unit]}``; ``lower``/``upper`` are fractions
+of ``value``. A top-level ``_provenance`` mapping (never a class name) says
+where the numbers came from.
+
+Thresholds: a case with per-run values gets ±max(3·CV, 5 %), three standard
+deviations of a single run, so a rerun on the same machine stays inside with
+high probability while a real slowdown larger than the noise does not; a case
+measured once gets ±10 % (:data:`DEFAULT_THRESHOLD`), the studies' reported
+run-to-run spread (< 5 %) doubled.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import PlacementError
+from .runreport import Case, RunReport
+
+MIN_THRESHOLD = 0.05
+CV_FACTOR = 3.0
+DEFAULT_THRESHOLD = 0.10
+PROVENANCE_KEY = "_provenance"
+#: Perfvars with fixed guard references set by the tests themselves (NPB's watchdog).
+GUARD_VARS = frozenset({"stopped", "slowdown"})
+
+Entry = tuple[str, tuple, str]  # (test, index values, perfvar)
+
+
+def threshold_for(case: Case, var: str) -> tuple[float, str]:
+    """The symmetric relative threshold of one perfvar, and how it was chosen."""
+    s = case.summary(var)
+    if s is not None and s.n > 1 and s.cv is not None:
+        return round(max(CV_FACTOR * s.cv, MIN_THRESHOLD), 4), f"max(3*CV, 5%) over {s.n} runs"
+    return DEFAULT_THRESHOLD, "default ±10% (single run)"
+
+
+def case_index(case: Case, partitions: int = 1, environs: int = 1) -> list[str]:
+    """Attributes indexing this case's entry: its ``reference_index``, else its parameters.
+
+    When a test ran on several partitions or environments, ReFrame's special
+    ``$partition``/``$environ`` keys go first, so their numbers do not overwrite
+    each other (a gnu and a clang build are different baselines).
+    """
+    index = list(case.index) if case.index else list(case.params)
+    special = (["$partition"] if partitions > 1 else []) + (["$environ"] if environs > 1 else [])
+    return special + [a for a in index if a not in special] if index or special else []
+
+
+def _attr(case: Case, attr: str) -> Any:
+    if attr == "$partition":
+        return f"{case.system}:{case.partition}"
+    if attr == "$environ":
+        return case.environ
+    return case.params[attr]
+
+
+def _yaml_key(v: Any) -> Any:
+    # keep numbers numbers (ReFrame looks entries up with the attribute's own value)
+    return v if isinstance(v, (int, float, bool)) else str(v)
+
+
+def from_run(report: RunReport, system: str) -> dict[str, Any]:
+    """Reference entries (no provenance) for ``system`` from a run's measured values.
+
+    Only cases whose sanity passed are recorded (a failed performance check
+    still measured); per-run copies and spread variables get no reference.
+    """
+    cases = [c for c in report.cases if c.system == system]
+    if not cases:
+        raise PlacementError(f"{report.path}: no test cases for system {system!r} "
+                             f"(systems in this run: {', '.join(report.systems) or 'none'})")
+    out: dict[str, Any] = {}
+    spread: dict[str, tuple[set, set]] = {}
+    for c in cases:
+        parts, envs = spread.setdefault(c.test, (set(), set()))
+        parts.add(c.partition)
+        envs.add(c.environ)
+    for c in cases:
+        if c.result != "pass" and c.fail_phase != "performance":
+            continue
+        leaves = {}
+        for var in c.primary_vars():
+            if var in GUARD_VARS:
+                continue
+            pv = c.perf[var]
+            s = c.summary(var)
+            if pv.value is None or s is None:
+                continue
+            t, _ = threshold_for(c, var)
+            # ReFrame rejects lower thresholds below -1 (a value can't drop below zero)
+            leaves[var] = [_round(s.mean), -min(t, 1.0), t, pv.unit]
+        if not leaves:
+            continue
+        index = case_index(c, *(len(x) for x in spread[c.test]))
+        if not index:  # no index: ReFrame's own 'system:partition' scoping
+            out.setdefault(c.test, {}).setdefault(f"{c.system}:{c.partition}", {}).update(leaves)
+            continue
+        node = out.setdefault(c.test, {"$index": index})
+        if node.get("$index") != index:
+            raise PlacementError(f"test {c.test}: cases disagree on reference_index "
+                                 f"({node.get('$index')} vs {index})")
+        for attr in index:
+            if not attr.startswith("$") and attr not in c.params:
+                raise PlacementError(f"test {c.test}: reference_index names {attr!r}, "
+                                     "which the run report does not record")
+            node = node.setdefault(_yaml_key(_attr(c, attr)), {})
+        node.update(leaves)
+    if not out:
+        raise PlacementError(f"{report.path}: no performance values for system {system!r} "
+                             "(did the performance tests run and pass sanity?)")
+    return out
+
+
+def _round(x: float) -> float:
+    return float(f"{x:.6g}")
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A reference file, checked to be a mapping; missing file: empty."""
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise PlacementError(f"{path}: not valid YAML ({exc.__class__.__name__}); "
+                             "fix or remove it first, nothing was written") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise PlacementError(f"{path}: a reference file must be a mapping of test names")
+    return data
+
+
+def entries(data: dict[str, Any]) -> dict[Entry, list]:
+    """Flatten a reference mapping to ``{(test, index values, perfvar): [v, lo, hi, unit]}``."""
+    flat: dict[Entry, list] = {}
+    for test, node in data.items():
+        if test == PROVENANCE_KEY or not isinstance(node, dict):
+            continue
+        depth = len(node.get("$index") or []) or 1  # no $index: 'system:partition' level
+
+        def walk(n: Any, keys: tuple, level: int) -> None:
+            if not isinstance(n, dict):
+                return
+            for k, v in n.items():
+                if k == "$index" and level == 0:
+                    continue
+                if level == depth:
+                    if isinstance(v, list):
+                        flat[(test, keys, str(k))] = v
+                else:
+                    walk(v, keys + (k,), level + 1)
+        walk(node, (), 0)
+    return flat
+
+
+def index_of(data: dict[str, Any], test: str) -> list[str]:
+    node = data.get(test) or {}
+    return list(node.get("$index") or []) if isinstance(node, dict) else []
+
+
+def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` updated with ``new``: recorded cases replace theirs, others are kept.
+
+    A test whose ``$index`` changed is replaced whole (old entries would no
+    longer be found by ReFrame).
+    """
+    out = copy.deepcopy({k: v for k, v in old.items() if k != PROVENANCE_KEY})
+    for test, node in new.items():
+        if test not in out or index_of(out, test) != index_of(new, test):
+            out[test] = node
+            continue
+        _deep_update(out[test], node)
+    return out
+
+
+def _deep_update(dst: dict, src: dict) -> None:
+    for k, v in src.items():
+        if isinstance(v, dict) and isinstance(dst.get(k), dict):
+            _deep_update(dst[k], v)
+        else:
+            dst[k] = v
+
+
+@dataclass
+class Diff:
+    added: dict[Entry, list]
+    removed: dict[Entry, list]
+    changed: dict[Entry, tuple[list, list]]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def lines(self, index: dict[str, list[str]]) -> list[str]:
+        def name(e: Entry) -> str:
+            test, keys, var = e
+            attrs = ",".join(f"{a}={k}" for a, k in zip(index.get(test, []), keys))
+            return f"{test}[{attrs}].{var}"
+
+        def val(v: list) -> str:
+            unit = f" {v[3]}" if len(v) > 3 and v[3] else ""
+            return f"{v[0]}{unit} ({v[1]:+g}/{v[2]:+g})" if len(v) >= 3 else str(v)
+
+        out = [f"+ {name(e)}: {val(v)}" for e, v in sorted(self.added.items(), key=_sortkey)]
+        for e, (a, b) in sorted(self.changed.items(), key=_sortkey):
+            pct = f" ({(b[0] - a[0]) / a[0] * 100:+.1f}%)" if a and a[0] else ""
+            out.append(f"~ {name(e)}: {val(a)} -> {val(b)}{pct}")
+        out += [f"- {name(e)}: {val(v)}" for e, v in sorted(self.removed.items(), key=_sortkey)]
+        return out
+
+
+def _sortkey(item: tuple) -> tuple:
+    test, keys, var = item[0]
+    return (test, tuple(str(k) for k in keys), var)
+
+
+def diff(old: dict[str, Any], new: dict[str, Any]) -> Diff:
+    a, b = entries(old), entries(new)
+    return Diff(added={e: v for e, v in b.items() if e not in a},
+                removed={e: v for e, v in a.items() if e not in b},
+                changed={e: (a[e], b[e]) for e in a.keys() & b.keys() if a[e] != b[e]})
+
+
+def provenance(report: RunReport, system: str, thresholds: dict[str, int]) -> dict[str, Any]:
+    """Where a recorded file's numbers come from, stored under ``_provenance``."""
+    s = report.session
+    return {
+        "system": system,
+        "host": s.get("hostname"),
+        "recorded": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "run_session": s.get("uuid"),
+        "run_started": s.get("time_start"),
+        "run_report": str(report.path),
+        "reframe_version": s.get("version"),
+        "cmdline": s.get("cmdline"),
+        "git_commit": git_commit(),
+        "thresholds": (f"symmetric, relative: max({CV_FACTOR:g}*CV, {MIN_THRESHOLD:.0%}) where "
+                       f"the run has repeats, else ±{DEFAULT_THRESHOLD:.0%}"),
+        "threshold_sources": thresholds,
+    }
+
+
+def git_commit(cwd: Path | None = None) -> str | None:
+    """HEAD of the checkout (``+dirty`` with local changes), None outside git."""
+    from .testlib.paths import repo_root
+    cwd = cwd or repo_root()
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=cwd, capture_output=True, text=True, timeout=10)
+        return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | None:
+    """Write YAML through a temporary file and a rename; keep the old file as ``.prev``.
+
+    Returns the path of the kept previous version, if any. A crash leaves
+    either the old or the new file, never a half-written one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
+    check = yaml.safe_load(text)  # what we write must read back the same
+    if entries(check) != entries(data):
+        raise PlacementError(f"{path}: internal error, YAML does not round-trip; nothing written")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    prev = None
+    try:
+        with os.fdopen(fd, "w") as fp:
+            fp.write(text)
+            fp.flush()
+            os.fsync(fp.fileno())
+        # mkstemp makes the file private; a reference file is meant to be shared
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        os.chmod(tmp, mode)
+        if path.exists():
+            prev = path.with_name(path.name + ".prev")
+            shutil.copy2(path, prev)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return prev
+
+
+def thresholds_used(report: RunReport, system: str) -> dict[str, int]:
+    """How many entries got each kind of threshold (for the provenance)."""
+    counts: dict[str, int] = {}
+    for c in report.cases:
+        if c.system != system:
+            continue
+        for var in c.primary_vars():
+            _, why = threshold_for(c, var)
+            why = "max(3*CV, 5%)" if why.startswith("max") else why
+            counts[why] = counts.get(why, 0) + 1
+    return counts

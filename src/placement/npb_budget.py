@@ -1,0 +1,72 @@
+"""How long an NPB case may take: per-run watchdog budgets and the job's time limit.
+
+A placement that goes wrong rarely crashes: threads spin-wait on shared cores
+and the run simply takes ten or a hundred times longer. So every run is bounded:
+
+* a run at or below the partition's PU count gets ``SLACK`` times the serial
+  time of a slow reference core (below): a parallel run should never be slower
+  than a serial one, let alone twice as slow;
+* an oversubscribed run (more threads than PUs) gets ten times the wall time of
+  the same case at the full count, measured in the same job just before (the
+  collapse rule); its static budget is ten times the full-count budget;
+* the job's time limit is the sum of its runs' budgets plus a fixed overhead,
+  so the scheduler only ends a job the watchdog could not.
+
+Serial seconds: the Bulldozer (Opteron 6272) and Xeon E5620 studies' single-
+thread times where they have one, otherwise five times the NPB 3.4 logs'
+single-thread time on a Zen 4 core (the studies' cores are 3-10x slower),
+rounded up. They are budgets, not expectations.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: Serial seconds per benchmark and class on a slow (2010-2012 era) core.
+SERIAL_S: dict[str, dict[str, float]] = {
+    "BT": {"S": 1, "W": 10, "A": 95, "B": 310, "C": 1560},
+    "CG": {"S": 1, "W": 2, "A": 5, "B": 100, "C": 250},
+    "EP": {"S": 2, "W": 3, "A": 40, "B": 90, "C": 600},
+    "FT": {"S": 1, "W": 1, "A": 10, "B": 85, "C": 370},
+    "SP": {"S": 1, "W": 12, "A": 60, "B": 265, "C": 1160},
+    "LU": {"S": 1, "W": 12, "A": 90, "B": 295, "C": 1200},
+    "MG": {"S": 1, "W": 1, "A": 8, "B": 40, "C": 200},
+    "IS": {"S": 1, "W": 1, "A": 6, "B": 25, "C": 100},
+}
+#: Classes D and E scale roughly 16x per step in work.
+_CLASS_STEP = {"D": 16, "E": 256}
+
+SLACK = 2.0            #: a run at <= full count may take this many serial times
+MIN_RUN_S = 30.0       #: no budget is shorter (process start-up, a loaded laptop)
+COLLAPSE_FACTOR = 10.0  #: an oversubscribed run may take this many full-count times
+MIN_COLLAPSE_S = 10.0  #: floor of the measured collapse budget (class S runs take ms)
+JOB_OVERHEAD_S = 120.0  #: probe, staging and scheduler slack per job
+
+
+def serial_seconds(benchmark: str, npb_class: str) -> float:
+    """The slow-core serial time used for budgets (classes D/E extrapolated from C)."""
+    table = SERIAL_S[benchmark.upper()]
+    cls = npb_class.upper()
+    if cls in table:
+        return float(table[cls])
+    return float(table["C"] * _CLASS_STEP[cls])
+
+
+def run_budget(benchmark: str, npb_class: str, threads: int, pus: int) -> float:
+    """Static watchdog seconds for one run with ``threads`` threads on ``pus`` PUs."""
+    base = max(MIN_RUN_S, SLACK * serial_seconds(benchmark, npb_class))
+    return base * COLLAPSE_FACTOR if threads > pus else base
+
+
+def collapse_budget(full_count_wall: float) -> float:
+    """Watchdog seconds for an oversubscribed run, from the measured full-count wall time."""
+    return max(MIN_COLLAPSE_S, COLLAPSE_FACTOR * full_count_wall)
+
+
+def job_time_limit(benchmark: str, npb_class: str, threads: int, pus: int,
+                   repeats: int) -> int:
+    """Seconds for the whole job: its runs' budgets (and the full-count run) plus overhead."""
+    total = repeats * run_budget(benchmark, npb_class, threads, pus)
+    if threads > pus:
+        total += run_budget(benchmark, npb_class, pus, pus)
+    return int(math.ceil((total + JOB_OVERHEAD_S) / 60.0) * 60)

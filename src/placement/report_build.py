@@ -1,0 +1,285 @@
+"""Assembling a report from cases: which sections exist follows which tests ran.
+
+A :class:`Report` is a list of :class:`Section` (text, tables, figures) plus
+provenance and the numbers CSV; :mod:`placement.report_html` writes it out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import report_plots as plots
+from .report_tables import (Numbers, Table, all_values_table, npb_groups, npb_tables,
+                            regression_table, scaling, scaling_table, _slug)
+from .runreport import Case
+from .stats import Summary, fmt
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    text: str = ""
+    tables: list[Table] = field(default_factory=list)
+    images: list[tuple[str, str]] = field(default_factory=list)  # (file, caption)
+
+
+@dataclass
+class Report:
+    title: str
+    subtitle: str
+    sections: list[Section] = field(default_factory=list)
+    provenance: list[tuple[str, str]] = field(default_factory=list)
+    numbers: Numbers = field(default_factory=Numbers)
+
+
+def npb_sections(cases: list[Case], out: Path, numbers: Numbers, figures: bool = True
+                 ) -> list[Section]:
+    """The studies' tables per class, then speedup/efficiency curves."""
+    groups = npb_groups(cases)
+    if not groups:
+        return []
+    tables = Section("npb-tables", "NPB: the studies' tables",
+                     "Rows: benchmark × placement (affinity map, and memory policy when "
+                     "several ran); columns: threads. Cells: mean time of the repeats with "
+                     "its 95% confidence interval (Student t). Speedup rows divide the time "
+                     "without affinity by the time with it, as the studies' “Desempenho” row.",
+                     npb_tables(groups, numbers))
+    scal = Section("npb-scaling", "NPB: speedup and parallel efficiency",
+                   "Speedup T(1)/T(p) against the same placement's one-thread time; "
+                   "efficiency = speedup / p (1 is perfect scaling; the dotted line is ideal).")
+    for g in groups:
+        scal.tables.append(scaling_table(g, numbers))
+        if not (figures and plots.available()):
+            continue
+        sc = scaling(g)
+        for b in g.benchmarks:
+            sp = {p: [(n, s, None) for n, s, _ in pts] for (bb, p), pts in sc.items() if bb == b}
+            ef = {p: [(n, e, None) for n, _, e in pts] for (bb, p), pts in sc.items() if bb == b}
+            if not sp:
+                continue
+            name = f"scaling-{_slug(g.npb_class)}-{_slug(b)}-{_slug(g.sysenv)}.png"
+            plots.lines(out, name, [("speedup", "speedup T(1)/T(p)", sp),
+                                    ("efficiency", "parallel efficiency", ef)],
+                        "threads", f"NPB {b} class {g.npb_class} ({g.sysenv})",
+                        logx=True, ideal=("linear", "one"))
+            scal.images.append((name, f"{b} class {g.npb_class}: speedup and efficiency "
+                                      "vs threads, one line per placement"))
+    return [tables, scal]
+
+
+def boxplot_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:
+    """Per-run values of every test that has repeats, one figure per test and perfvar."""
+    by: dict[tuple[str, str, str], dict[str, list[float]]] = {}
+    units: dict[tuple[str, str, str], str] = {}
+    for c in cases:
+        for var, vals in c.samples.items():
+            if len(vals) < 2:
+                continue
+            k = (c.test, var, c.sysenv)
+            by.setdefault(k, {})[c.label(skip=_constant_params(cases, c.test))] = vals
+            units[k] = (c.perf.get(var).unit if c.perf.get(var) else None) or units.get(k, "")
+    if not by:
+        return None
+    sec = Section("runs", "Per-run values (boxplots)",
+                  "Each box: the runs of one case (median, quartiles, whiskers at 1.5 IQR, "
+                  "outliers as points). The studies showed matmul this way (50 runs per cell).")
+    for (test, var, sysenv), groups in sorted(by.items()):
+        for label, vals in groups.items():
+            for i, v in enumerate(vals):
+                numbers.add("runs", f"{test}.{var}", label, str(i), var, v, units[(test, var, sysenv)])
+        if plots.available():
+            name = f"runs-{_slug(test)}-{_slug(var)}-{_slug(sysenv)}.png"
+            ylabel = f"{var} ({units[(test, var, sysenv)]})" if units[(test, var, sysenv)] else var
+            plots.boxplot(out, name, groups, ylabel, f"{test} ({sysenv}): {var} per run")
+            sec.images.append((name, f"{test}: {var} of each run, per case"))
+    return sec
+
+
+def _constant_params(cases: list[Case], test: str) -> set[str]:
+    vals: dict[str, set[str]] = {}
+    for c in cases:
+        if c.test == test:
+            for k, v in c.params.items():
+                vals.setdefault(k, set()).add(str(v))
+    return {k for k, v in vals.items() if len(v) == 1}
+
+
+_PAIR_VAR = re.compile(r"^(?:copy_|bw_|gbps_)?n?(?P<src>\d+)(?:_to_|_|->)n?(?P<dst>\d+)$")
+_BW_VARS = ("gbps", "bw", "bandwidth", "copy_bw", "copy_gbps")
+
+
+def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:
+    """The NUMA copy matrix: cases with src_node/dst_node, or perfvars named per pair."""
+    mats: dict[tuple[str, str], dict[tuple[int, int], Summary]] = {}
+    for c in cases:
+        if {"src_node", "dst_node"} <= c.params.keys():
+            var = next((v for v in _BW_VARS if v in c.perf), None)
+            if var is None:
+                continue
+            s = c.summary(var)
+            if s:
+                mats.setdefault((c.test, c.sysenv), {})[
+                    (int(c.params["src_node"]), int(c.params["dst_node"]))] = s
+            continue
+        for var in c.primary_vars():
+            m = _PAIR_VAR.match(var)
+            if m and (c.perf[var].unit or "").lower().startswith(("gb", "mb")):
+                s = c.summary(var)
+                if s:
+                    mats.setdefault((c.test, c.sysenv), {})[
+                        (int(m.group("src")), int(m.group("dst")))] = s
+    if not mats:
+        return None
+    sec = Section("numa", "NUMA copy matrix",
+                  "Copy bandwidth (GB/s) from a block on the source node to one on the "
+                  "destination node, the thread running on the source node. The diagonal is "
+                  "local copies; off-diagonal cells show the cost of remote memory.")
+    for (test, sysenv), cells in sorted(mats.items()):
+        srcs = sorted({k[0] for k in cells})
+        dsts = sorted({k[1] for k in cells})
+        tid = f"numa-{_slug(test)}-{_slug(sysenv)}"
+        t = Table(tid, f"{test} ({sysenv}): GB/s, rows source node, columns destination",
+                  ["source \\ destination"] + [str(d) for d in dsts])
+        for s_ in srcs:
+            t.add([str(s_)] + [cells[(s_, d)].text() if (s_, d) in cells else "" for d in dsts])
+            for d in dsts:
+                if (s_, d) in cells:
+                    numbers.add_summary("numa", tid, str(s_), str(d), "bandwidth", cells[(s_, d)], "GB/s")
+        sec.tables.append(t)
+        if plots.available():
+            name = f"numa-{_slug(test)}-{_slug(sysenv)}.png"
+            plots.heatmap(out, name, [[cells[(s_, d)].mean if (s_, d) in cells else None
+                                       for d in dsts] for s_ in srcs],
+                          [str(s_) for s_ in srcs], [str(d) for d in dsts], "GB/s",
+                          f"{test} ({sysenv})")
+            sec.images.append((name, "copy bandwidth per (source, destination) node pair"))
+    return sec
+
+
+_BLOCK_PARAMS = ("block_size", "block_bytes", "block_kb", "block")
+_BLOCK_VAR = re.compile(r"^(?:gbps|bw|bandwidth)_(?P<size>\d+(?:\.\d+)?[KMG]?)$")
+_MODE_PARAMS = ("affinity", "binder", "policy", "store")
+
+
+def block_bytes(text: str) -> float:
+    """``512K``/``16M``/``1G``/``4096`` as bytes."""
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return float(text[:-1]) * mult[text[-1]] if text[-1] in mult else float(text)
+
+
+def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:
+    """Memory-write bandwidth vs block size and vs threads, one line per binding mode.
+
+    Block sizes come from a block parameter or from perfvars ``gbps_<size>``
+    (one run sweeping sizes); threads from the ``num_threads`` parameter.
+    """
+    bw = [c for c in cases if "write" in c.test.lower() and
+          any((pv.unit or "").lower().startswith("gb") for pv in c.perf.values())]
+    if not bw:
+        return None
+    sec = Section("memwrite", "Memory-write bandwidth",
+                  "Write bandwidth (GB/s, mean ± 95% CI where runs repeat) as the block size "
+                  "grows (caches, then memory) and as threads are added, one line per binding "
+                  "mode (affinity map or memory policy).")
+    # (axis, test, context) -> mode -> [(x, y, ci)]
+    series: dict[tuple[str, str, str], dict[str, list]] = {}
+    for c in bw:
+        const = _constant_params(bw, c.test)
+        mode = " ".join(f"{k}={c.params[k]}" for k in _MODE_PARAMS if k in c.params) or "default"
+        gb = [v for v in c.primary_vars() if (c.perf[v].unit or "").lower().startswith("gb")]
+        for v in gb:  # a sweep inside one run
+            m = _BLOCK_VAR.match(v)
+            s = c.summary(v)
+            if m and s:
+                ctx = f"{c.sysenv} {c.label(skip=set(_MODE_PARAMS) | const)}".strip()
+                series.setdefault(("block", c.test, ctx), {}).setdefault(mode, []).append(
+                    (block_bytes(m.group("size")), s.mean, s.half_width))
+        plain = [v for v in gb if not _BLOCK_VAR.match(v)]
+        s = c.summary(plain[0]) if plain else None
+        if s is None:
+            continue
+        for axis, keys in (("block", _BLOCK_PARAMS), ("num_threads", ("num_threads",))):
+            xkey = next((k for k in keys if k in c.params), None)
+            if xkey is None:
+                continue
+            ctx = f"{c.sysenv} {c.label(skip=set(_MODE_PARAMS) | const | {xkey})}".strip()
+            x = block_bytes(str(c.params[xkey])) if axis == "block" else _num(c.params[xkey])
+            series.setdefault((axis, c.test, ctx), {}).setdefault(mode, []).append(
+                (x, s.mean, s.half_width))
+    labels = {"block": "block size (bytes)", "num_threads": "threads"}
+    for (axis, test, ctx), ser in sorted(series.items()):
+        if sum(len(v) for v in ser.values()) < 2:
+            continue
+        tid = f"bw-{axis}-{_slug(test)}-{_slug(ctx)}"
+        xs = sorted({p[0] for v in ser.values() for p in v})
+        t = Table(tid, f"{test} {ctx}: GB/s vs {labels[axis]}",
+                  ["mode"] + [_size(x) if axis == "block" else fmt(x) for x in xs])
+        for mode, pts in sorted(ser.items()):
+            by_x = {p[0]: p for p in pts}
+            t.add([mode] + [Summary(by_x[x][1]).text() if x in by_x else "" for x in xs])
+            for x, y, hw in pts:
+                numbers.add("memwrite", tid, mode, fmt(x), "bandwidth", y, "GB/s")
+                numbers.add("memwrite", tid, mode, fmt(x), "bandwidth ci95 half-width", hw, "GB/s")
+        sec.tables.append(t)
+        if plots.available():
+            name = f"{tid}.png"
+            plots.lines(out, name, [("GB/s", f"vs {labels[axis]}", ser)], labels[axis],
+                        f"{test} {ctx}", logx=True)
+            sec.images.append((name, f"write bandwidth vs {labels[axis]}, per binding mode"))
+    if not sec.tables:
+        sec.text += (" Only single points were measured (one block size, one thread count): "
+                     "see the table of all values.")
+    return sec
+
+
+def _size(x: float) -> str:
+    for unit, m in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if x >= m and x % m == 0:
+            return f"{int(x // m)}{unit}"
+    return fmt(x)
+
+
+def _num(x) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def build(title: str, subtitle: str, cases: list[Case], out: Path,
+          provenance: list[tuple[str, str]], compare: Table | None = None,
+          compare_note: str = "") -> Report:
+    """All sections the data allows, in reading order."""
+    rep = Report(title, subtitle, provenance=provenance)
+    n = rep.numbers
+    rep.sections += npb_sections(cases, out, n)
+    for make in (boxplot_section, numa_section, bandwidth_section):
+        s = make(cases, out, n)
+        if s:
+            rep.sections.append(s)
+    reg = Section("regressions", "Regression summary",
+                  "Each case against its stored baseline, then against the previous run of "
+                  "the same system (ReFrame's --performance-compare on its results storage).")
+    t = regression_table(cases, n)
+    if t:
+        reg.tables.append(t)
+    else:
+        reg.text += " No case of this run had a baseline reference."
+    if compare is not None:
+        reg.tables.append(compare)
+    if compare_note:
+        reg.text += " " + compare_note
+    rep.sections.append(reg)
+    allv = all_values_table(cases, n)
+    if allv:
+        rep.sections.append(Section("values", "All performance values", "", [allv]))
+    return rep
+
+
+def cases_with(cases: Iterable[Case], test: str) -> list[Case]:
+    return [c for c in cases if c.test == test]

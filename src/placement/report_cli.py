@@ -1,0 +1,135 @@
+"""``placement report``: a static report folder from ReFrame run reports, or from baselines.
+
+    placement report --latest [--output reports]      newest run in results/runs
+    placement report --run FILE [--run FILE ...]      given run reports, pooled
+    placement report --reference [--baseline F] [--seed-csv F] [--output reports/reference]
+
+A run report writes ``<output>/<system>-<date>/``; ``--reference`` writes the
+folder itself. Prints the folder written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+from pathlib import Path
+
+from . import report_html, report_provenance, runreport
+from .errors import PlacementError
+from .report_build import Report, build, npb_sections
+from .report_compare import compare
+from .report_tables import Numbers
+from .runreport import Case, RunReport
+
+
+def _root() -> Path:
+    from .testlib.paths import repo_root
+    return repo_root()
+
+
+def _fresh_dir(out: Path) -> Path:
+    """Empty ``out`` of a previous report's files (PNG/HTML/MD/CSV only), create it."""
+    out.mkdir(parents=True, exist_ok=True)
+    for p in out.iterdir():
+        if p.is_file() and p.suffix in (".png", ".html", ".md", ".csv"):
+            p.unlink()
+    return out
+
+
+def _run_date(r: RunReport) -> str:
+    ts = r.session.get("time_start_unix")
+    when = (_dt.datetime.fromtimestamp(ts, _dt.timezone.utc) if ts
+            else _dt.datetime.now(_dt.timezone.utc))
+    return when.strftime("%Y%m%dT%H%M%S")
+
+
+def report_runs(reports: list[RunReport], output: Path, system: str | None,
+                compare_previous: bool = True) -> Path:
+    cases: list[Case] = [c for r in reports for c in r.cases]
+    if system:
+        cases = [c for c in cases if c.system == system] or [
+            c for r in reports for c in r.cases]  # --system only names the folder then
+    systems = sorted({c.system for c in cases}) or ["empty"]
+    name = system or "+".join(systems)
+    newest = max(reports, key=lambda r: r.session.get("time_start_unix") or 0)
+    out = _fresh_dir(output / f"{name}-{_run_date(newest)}")
+    root = _root()
+    table, note, scratch = None, "", Numbers()
+    if compare_previous:
+        table, note = compare(newest, root, scratch)
+    rep = build(f"Placement report: {name}",
+                f"{len(cases)} test cases from {len(reports)} run(s), newest session "
+                f"{newest.uuid} ({newest.session.get('time_start', '?')}).",
+                cases, out, report_provenance.collect(reports, root), table, note)
+    rep.numbers.rows += scratch.rows
+    report_html.write(rep, out)
+    return out
+
+
+def report_reference(baseline_files: list[Path], seed_files: list[Path], output: Path) -> Path:
+    from .baselines import git_commit
+    from .report_reference import from_baseline, from_seed_csv
+    cases: list[Case] = []
+    prov: list[tuple[str, str]] = []
+    for f in baseline_files:
+        cases += from_baseline(f)
+        prov.append(("baseline", str(f)))
+    for f in seed_files:
+        cases += from_seed_csv(f)
+        prov.append(("seed table", str(f)))
+    if not cases:
+        raise PlacementError("no baselines or seed tables to render "
+                             "(config/baselines/ is empty; give --baseline or --seed-csv)")
+    out = _fresh_dir(output)
+    rep = Report("Stored baselines in the studies' layout",
+                 "What the reference files hold, laid out as the studies' Tables so they can "
+                 "be checked cell by cell (Bulldozer: Tables 1–2 of seed 000, classes A and C; "
+                 "Xeon E5620: Tables 1–2 of seed 002, class B). Single values: no CI.")
+    rep.sections += npb_sections(cases, out, rep.numbers)
+    rep.provenance = prov + [("git commit", git_commit(_root()) or "not a git checkout")]
+    report_html.write(rep, out)
+    return out
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    if args.reference:
+        bl = [Path(p) for p in args.baseline]
+        if not bl and not args.seed_csv:
+            from .testlib.paths import baseline_dir
+            bl = sorted(baseline_dir().glob("*.yaml"))
+        out = report_reference(bl, [Path(p) for p in args.seed_csv],
+                               Path(args.output or "reports/reference"))
+        print(out)
+        return 0
+    paths = [runreport.resolve(p) for p in args.run]
+    if args.latest:
+        paths.append(runreport.latest(runreport.results_dir() / "runs"))
+    if not paths:
+        raise PlacementError("give --latest or --run FILE (or --reference)")
+    reports = [runreport.load(p) for p in paths]
+    out = report_runs(reports, Path(args.output or "reports"), args.system,
+                      compare_previous=not args.no_compare)
+    print(out)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="write a static report (HTML, Markdown, PNG, CSV) "
+                                      "from ReFrame run reports or the stored baselines")
+    p.add_argument("--latest", action="store_true",
+                   help="the newest run report in results/runs ($PLACEMENT_RESULTS)")
+    p.add_argument("--run", action="append", default=[], metavar="FILE",
+                   help="a run report (repeatable; 'latest' allowed); runs are pooled")
+    p.add_argument("--output", metavar="DIR",
+                   help="parent folder (default reports/; with --reference: the folder, "
+                        "default reports/reference)")
+    p.add_argument("--system", help="keep only this system's cases and name the folder after it")
+    p.add_argument("--no-compare", action="store_true",
+                   help="skip ReFrame's comparison with the previous stored run")
+    p.add_argument("--reference", action="store_true",
+                   help="render stored baselines (and seed tables) in the studies' layout")
+    p.add_argument("--baseline", action="append", default=[], metavar="YAML",
+                   help="with --reference: a reference file (default: config/baselines/*.yaml)")
+    p.add_argument("--seed-csv", action="append", default=[], metavar="CSV",
+                   help="with --reference: a seed table benchmark,class,threads,affinity,time_s")
+    p.set_defaults(func=cmd_report)

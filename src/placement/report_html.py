@@ -1,0 +1,113 @@
+"""Writing a report folder: ``index.html`` (static, no JavaScript), ``README.md``, ``numbers.csv``.
+
+Images are referenced by relative paths so the folder can be opened from
+disk, copied, or browsed on a forge.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+from pathlib import Path
+
+from .report_build import Report
+from .report_tables import Numbers, Table
+
+CSV_NAME = "numbers.csv"
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;color:#222;padding:0 1em}
+h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
+table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.85em}
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
+th{background:#f0f0f0}td:first-child,td:nth-child(2){text-align:left}
+tr.speedup td{background:#eef6ee;font-style:italic}tr.bad td{background:#fbe9e9}
+caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
+p.note{font-size:.85em;color:#555;margin-top:-.8em}
+figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.85em;color:#555}
+img{max-width:100%;border:1px solid #ddd}nav a{margin-right:1em}
+"""
+
+
+def _table_html(t: Table) -> str:
+    out = [f'<table id="{html.escape(t.id)}"><caption>{html.escape(t.title)}</caption><thead><tr>']
+    out += [f"<th>{html.escape(h)}</th>" for h in t.header]
+    out.append("</tr></thead><tbody>")
+    for cells, cls in zip(t.rows, t.row_classes):
+        out.append(f'<tr class="{cls}">' if cls else "<tr>")
+        out += [f"<td>{html.escape(c)}</td>" for c in cells]
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    if t.note:
+        out.append(f'<p class="note">{html.escape(t.note)}</p>')
+    return "".join(out)
+
+
+def to_html(rep: Report) -> str:
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>{html.escape(rep.title)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>{html.escape(rep.title)}</h1><p>{html.escape(rep.subtitle)}</p>",
+             "<nav>" + "".join(f'<a href="#{s.id}">{html.escape(s.title)}</a>'
+                               for s in rep.sections) + '<a href="#provenance">Provenance</a>'
+             f'<a href="{CSV_NAME}">numbers.csv</a></nav>']
+    for s in rep.sections:
+        parts.append(f'<section id="{s.id}"><h2>{html.escape(s.title)}</h2>')
+        if s.text:
+            parts.append(f"<p>{html.escape(s.text)}</p>")
+        parts += [_table_html(t) for t in s.tables]
+        for img, cap in s.images:
+            parts.append(f'<figure><img src="{html.escape(img)}" alt="{html.escape(cap)}">'
+                         f"<figcaption>{html.escape(cap)}</figcaption></figure>")
+        parts.append("</section>")
+    parts.append('<section id="provenance"><h2>Provenance</h2><table><tbody>')
+    parts += [f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+              for k, v in rep.provenance]
+    parts.append("</tbody></table></section></body></html>")
+    return "\n".join(parts)
+
+
+def _md_cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def _table_md(t: Table) -> str:
+    lines = [f"**{t.title}**", "", "| " + " | ".join(_md_cell(h) for h in t.header) + " |",
+             "|" + "---|" * len(t.header)]
+    for cells, cls in zip(t.rows, t.row_classes):
+        cells = [f"*{c}*" if cls == "speedup" and c else c for c in cells]
+        lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+    if t.note:
+        lines += ["", f"_{t.note}_"]
+    return "\n".join(lines) + "\n"
+
+
+def to_markdown(rep: Report) -> str:
+    out = [f"# {rep.title}", "", rep.subtitle, "",
+           f"Open `index.html` for the same content with figures inline; every number is in "
+           f"`{CSV_NAME}`.", ""]
+    for s in rep.sections:
+        out += [f"## {s.title}", ""]
+        if s.text:
+            out += [s.text, ""]
+        out += [_table_md(t) for t in s.tables]
+        out += [f"![{cap}]({img})" + "\n" for img, cap in s.images]
+    out += ["## Provenance", "", "| | |", "|---|---|"]
+    out += [f"| {_md_cell(k)} | {_md_cell(v)} |" for k, v in rep.provenance]
+    return "\n".join(out) + "\n"
+
+
+def write_csv(numbers: Numbers, path: Path) -> None:
+    with open(path, "w", newline="") as fp:
+        w = csv.DictWriter(fp, fieldnames=Numbers.COLUMNS)
+        w.writeheader()
+        for r in numbers.rows:
+            w.writerow({**r, "value": f"{r['value']:.6g}" if isinstance(r["value"], float)
+                        else r["value"]})
+
+
+def write(rep: Report, out: Path) -> None:
+    """Write the three text files (figures are already in ``out``)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "index.html").write_text(to_html(rep))
+    (out / "README.md").write_text(to_markdown(rep))
+    write_csv(rep.numbers, out / CSV_NAME)

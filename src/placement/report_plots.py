@@ -1,0 +1,105 @@
+"""PNG figures of a report (matplotlib, headless Agg backend).
+
+Every function writes one file and returns its name relative to the report
+folder, so the HTML can link it with a relative path and open from disk.
+matplotlib is the ``reports`` extra: without it :func:`available` is False
+and the report keeps its tables and CSV.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.ticker
+    import matplotlib.pyplot as plt
+except ImportError:  # pragma: no cover - reports without plots
+    plt = None
+
+DPI = 100
+Series = dict[str, list[tuple[float, float, float | None]]]  # label -> [(x, y, yerr)]
+
+
+def available() -> bool:
+    return plt is not None
+
+
+def _save(fig, out: Path, name: str) -> str:
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=DPI)
+    plt.close(fig)
+    return name
+
+
+def lines(out: Path, name: str, panels: Sequence[tuple[str, str, Series]], xlabel: str,
+          title: str, logx: bool = False, ideal: Sequence[str | None] = ()) -> str:
+    """One row of panels, each a line per series with optional error bars.
+
+    ``panels``: (y label, panel title, series). ``ideal`` names, per panel,
+    a reference line: ``"linear"`` (y = x) or ``"one"`` (y = 1).
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
+    for i, (ax, (ylabel, ptitle, series)) in enumerate(zip(axes[0], panels)):
+        xs_all: set[float] = set()
+        for label, pts in series.items():
+            pts = sorted(pts)
+            xs = [p[0] for p in pts]
+            xs_all.update(xs)
+            errs = [p[2] if p[2] is not None else 0 for p in pts]
+            ax.errorbar(xs, [p[1] for p in pts], yerr=errs if any(errs) else None,
+                        marker="o", ms=4, capsize=3, label=label)
+        kind = ideal[i] if i < len(ideal) else None
+        if kind and xs_all:
+            lo, hi = min(xs_all), max(xs_all)
+            ax.plot([lo, hi], [lo, hi] if kind == "linear" else [1, 1], "k:", lw=1,
+                    label="ideal" if kind == "linear" else None)
+        if logx:
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(ptitle, fontsize=10)
+        ax.grid(alpha=0.3)
+        if series:
+            ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    return _save(fig, out, name)
+
+
+def boxplot(out: Path, name: str, groups: dict[str, list[float]], ylabel: str, title: str) -> str:
+    """Per-run values of several cases side by side (the studies' matmul figures)."""
+    labels = list(groups)
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(labels) + 2), 4.2))
+    ax.boxplot([groups[k] for k in labels])
+    ax.set_xticks(range(1, len(labels) + 1), labels, rotation=30 if len(labels) > 4 else 0,
+                  ha="right" if len(labels) > 4 else "center", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, out, name)
+
+
+def heatmap(out: Path, name: str, matrix: list[list[float | None]], rows: Sequence[str],
+            cols: Sequence[str], label: str, title: str) -> str:
+    """A matrix with its values written in the cells (the NUMA copy matrix)."""
+    import math
+    data = [[math.nan if v is None else v for v in r] for r in matrix]
+    fig, ax = plt.subplots(figsize=(1.1 * len(cols) + 2.5, 0.9 * len(rows) + 1.8))
+    im = ax.imshow(data, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(cols)), cols)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_xlabel("destination node")
+    ax.set_ylabel("source node (thread runs here)")
+    finite = [v for r in data for v in r if not math.isnan(v)]
+    mid = (min(finite) + max(finite)) / 2 if finite else 0
+    for i, r in enumerate(data):
+        for j, v in enumerate(r):
+            if not math.isnan(v):
+                ax.text(j, i, f"{v:.3g}", ha="center", va="center", fontsize=9,
+                        color="white" if v < mid else "black")
+    fig.colorbar(im, ax=ax, label=label)
+    ax.set_title(title, fontsize=10)
+    return _save(fig, out, name)

@@ -1,0 +1,94 @@
+"""Where a report's numbers come from: host, topology, compilers, versions, commit.
+
+Run facts (host, ReFrame version, session) come from the run report; tool
+versions (compilers, Spack lock, packages) are read where the report is
+generated, which ``make run`` makes the same machine, and are labelled so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import shutil
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+from .runreport import RunReport
+
+COMPILERS = ("gcc", "gfortran", "clang", "icx", "ifx")
+
+
+def _first_line(cmd: list[str]) -> str | None:
+    if not shutil.which(cmd[0]):
+        return None
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = (r.stdout or r.stderr).strip()
+    return text.splitlines()[0] if text else None
+
+
+def topology_summary() -> str:
+    """One line per level of the live machine (hwloc), or why it is unknown."""
+    try:
+        from . import topology
+        return topology.load(None).summary()
+    except Exception as exc:  # the report must not fail for a missing lstopo
+        return f"unknown ({exc})"
+
+
+def npb_version(reports: list[RunReport]) -> str | None:
+    for r in reports:
+        for c in r.cases:
+            for k in ("npb_version", "NPB_VERSION"):
+                v = c.raw.get(k) or (c.raw.get("env_vars") or {}).get(k)
+                if v:
+                    return str(v)
+    return None
+
+
+def spack_lock(root: Path) -> str | None:
+    lock = root / "spack.lock"
+    if lock.is_file():
+        return "sha256:" + hashlib.sha256(lock.read_bytes()).hexdigest()[:16]
+    return None
+
+
+def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tuple[str, str]]:
+    """(label, value) rows for the provenance table."""
+    from .baselines import git_commit
+    rows: list[tuple[str, str]] = []
+    for r in reports:
+        s = r.session
+        rows += [(f"run {s.get('uuid', '?')[:8]}", f"{s.get('time_start', '?')} on host "
+                  f"{s.get('hostname', '?')}, ReFrame {s.get('version', '?')}, "
+                  f"{s.get('num_cases', '?')} cases, {s.get('num_failures', '?')} failed"),
+                 (f"run {s.get('uuid', '?')[:8]} command", str(s.get("cmdline", "?"))),
+                 (f"run {s.get('uuid', '?')[:8]} report", str(r.path))]
+        systems = sorted({c.sysenv for c in r.cases})
+        if systems:
+            rows.append((f"run {s.get('uuid', '?')[:8]} systems", ", ".join(systems)))
+    rows.append(("NPB version", npb_version(reports) or "not recorded by the run"))
+    rows.append(("git commit", git_commit(root) or "not a git checkout"))
+    if not local:
+        return rows
+    rows.append(("report host", f"{platform.node()} ({platform.machine()}, "
+                                f"{platform.platform(terse=True)})"))
+    rows.append(("topology (report host)", topology_summary()))
+    for cc in COMPILERS:
+        v = _first_line([cc, "--version"])
+        if v:
+            rows.append((f"compiler {cc}", v))
+    lock = spack_lock(root)
+    if lock:
+        rows.append(("spack.lock", lock))
+    pkgs = []
+    for p in ("reframe-hpc", "placement", "matplotlib", "scipy", "numpy", "PyYAML"):
+        try:
+            pkgs.append(f"{p} {metadata.version(p)}")
+        except metadata.PackageNotFoundError:
+            pass
+    rows.append(("packages", ", ".join(pkgs) + f", Python {platform.python_version()}"))
+    return rows

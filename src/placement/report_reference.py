@@ -1,0 +1,61 @@
+"""Cases from stored baselines and from the studies' CSV tables, for ``reports/reference/``.
+
+The reference report shows what a system's baseline says in the studies'
+layout, so it can be checked cell by cell against the published Tables
+(a baseline typed in wrong shows up there, not as a mysterious regression).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from . import baselines
+from .errors import PlacementError
+from .runreport import Case, PerfValue
+
+
+def from_baseline(path: Path) -> list[Case]:
+    """One case per leaf mapping of a reference file; the system is the file's name."""
+    data = baselines.load(path)
+    if not data:
+        raise PlacementError(f"{path}: no reference entries")
+    system = path.name.split(".")[0]
+    by: dict[tuple, Case] = {}
+    for (test, keys, var), v in baselines.entries(data).items():
+        index = baselines.index_of(data, test)
+        k = (test, keys)
+        if k not in by:
+            by[k] = Case(test=test, params=dict(zip(index, keys)), system=system,
+                         partition="baseline", environ="stored", result="pass",
+                         fail_phase=None, perf={}, index=index)
+        try:
+            value, lower, upper = float(v[0]), float(v[1]), float(v[2])
+        except (TypeError, ValueError, IndexError):
+            raise PlacementError(f"{path}: {test}{list(keys)}.{var}: expected "
+                                 f"[value, lower, upper, unit], got {v!r}") from None
+        by[k].perf[var] = PerfValue(value, value, lower, upper,
+                                    v[3] if len(v) > 3 else None, None)
+    return list(by.values())
+
+
+def from_seed_csv(path: Path, system: str | None = None) -> list[Case]:
+    """The seed tables (``benchmark,class,threads,affinity,time_s``; ``#`` comments)."""
+    if not path.is_file():
+        raise PlacementError(f"seed table {str(path)!r} not found")
+    system = system or path.stem.split("_npb")[0].replace("_", "-")
+    rows = [ln for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    cases = []
+    for r in csv.DictReader(rows):
+        try:
+            cases.append(Case(
+                test="NPB", params={"benchmark": r["benchmark"], "npb_class": r["class"],
+                                    "num_threads": int(r["threads"]), "affinity": r["affinity"]},
+                system=system, partition="published", environ="seed", result="pass",
+                fail_phase=None,
+                perf={"time": PerfValue(float(r["time_s"]), None, None, None, "s", None)}))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PlacementError(f"{path}: bad row {r}: {exc}") from None
+    if not cases:
+        raise PlacementError(f"{path}: no rows")
+    return cases

@@ -1,0 +1,262 @@
+"""The report's tables, built from cases: the studies' layout, scaling, regressions, all values.
+
+Each builder returns :class:`Table` objects (text cells for HTML/Markdown)
+and appends every number it shows to a :class:`Numbers` collector, which
+becomes the report's CSV. Builders return nothing when the run holds no
+matching tests, so sections follow the data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import stats
+from .runreport import Case
+from .stats import Summary, fmt
+
+#: The placement the speedup row divides by: the OS's own (the studies' "Não").
+NO_AFFINITY = "none"
+
+
+@dataclass
+class Table:
+    """A rendered table: text cells, and a CSS class per row (e.g. ``speedup``, ``bad``)."""
+
+    id: str
+    title: str
+    header: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    row_classes: list[str] = field(default_factory=list)
+    note: str = ""
+
+    def add(self, cells: list[str], cls: str = "") -> None:
+        self.rows.append(cells)
+        self.row_classes.append(cls)
+
+
+@dataclass
+class Numbers:
+    """Every number shown, in long form: the CSV next to the report."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    COLUMNS = ("section", "table", "row", "column", "quantity", "value", "unit")
+
+    def add(self, section: str, table: str, row: str, column: str, quantity: str,
+            value: float | None, unit: str | None = "") -> None:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return
+        self.rows.append(dict(section=section, table=table, row=row, column=column,
+                              quantity=quantity, value=value, unit=unit or ""))
+
+    def add_summary(self, section: str, table: str, row: str, column: str, quantity: str,
+                    s: Summary, unit: str | None = "") -> None:
+        self.add(section, table, row, column, quantity, s.mean, unit)
+        if s.sd is not None:
+            self.add(section, table, row, column, f"{quantity} sd", s.sd, unit)
+        if s.half_width is not None:
+            self.add(section, table, row, column, f"{quantity} ci95 half-width",
+                     s.half_width, unit)
+        if s.n > 1:
+            self.add(section, table, row, column, f"{quantity} runs", s.n)
+
+
+# -- the studies' layout ------------------------------------------------------------------
+
+def npb_cases(cases: Iterable[Case]) -> list[Case]:
+    """NPB cases: they carry benchmark, class and thread count, and a ``time`` perfvar."""
+    return [c for c in cases
+            if {"benchmark", "npb_class", "num_threads"} <= c.params.keys() and "time" in c.perf]
+
+
+def placement_label(c: Case, with_policy: bool) -> str:
+    aff = str(c.params.get("affinity", NO_AFFINITY))
+    return f"{aff} / {c.params.get('policy')}" if with_policy else aff
+
+
+def _order(labels: Iterable[str]) -> list[str]:
+    return sorted(set(labels), key=lambda s: (not s.startswith(NO_AFFINITY), s))
+
+
+@dataclass
+class NpbGroup:
+    """The cases of one NPB class on one system:partition+environment."""
+
+    sysenv: str
+    npb_class: str
+    times: dict[tuple[str, str, int], Summary]  # (benchmark, placement, threads) -> time
+    threads: list[int]
+    benchmarks: list[str]
+    placements: list[str]
+
+    @property
+    def name(self) -> str:
+        return f"class {self.npb_class} — {self.sysenv}"
+
+    def speedups(self) -> dict[tuple[str, str, int], Summary]:
+        """time without affinity / time with it (the papers' "Desempenho"), per placement."""
+        out = {}
+        for (b, p, t), s in self.times.items():
+            base = _baseline_label(p)
+            if p == base:
+                continue
+            ref = self.times.get((b, base, t))
+            if ref is not None and s.mean:
+                out[(b, p, t)] = stats.ratio(ref, s)
+        return out
+
+
+def _baseline_label(placement: str) -> str:
+    return NO_AFFINITY + (placement[placement.index(" / "):] if " / " in placement else "")
+
+
+def npb_groups(cases: Iterable[Case]) -> list[NpbGroup]:
+    by: dict[tuple[str, str], list[Case]] = {}
+    for c in npb_cases(cases):
+        by.setdefault((c.sysenv, str(c.params["npb_class"])), []).append(c)
+    groups = []
+    for (sysenv, klass), cs in sorted(by.items()):
+        with_policy = len({str(c.params.get("policy")) for c in cs}) > 1
+        times = {}
+        for c in cs:
+            s = c.summary("time")
+            if s is not None:
+                times[(str(c.params["benchmark"]), placement_label(c, with_policy),
+                       int(c.params["num_threads"]))] = s
+        groups.append(NpbGroup(sysenv, klass, times,
+                               sorted({k[2] for k in times}), sorted({k[0] for k in times}),
+                               _order(k[1] for k in times)))
+    return groups
+
+
+def npb_tables(groups: list[NpbGroup], numbers: Numbers) -> list[Table]:
+    """Per class: rows benchmark × placement then the speedup rows; columns: threads."""
+    tables = []
+    for g in groups:
+        tid = f"npb-{g.npb_class}-{_slug(g.sysenv)}"
+        t = Table(tid, f"NPB {g.name}: mean time (s) ± 95% CI",
+                  ["benchmark", "placement"] + [str(n) for n in g.threads],
+                  note="speedup = time without affinity / time with it "
+                       "(the studies' “Desempenho” row); > 1: the placement helps.")
+        sp = g.speedups()
+        for b in g.benchmarks:
+            for p in g.placements:
+                if not any((b, p, n) in g.times for n in g.threads):
+                    continue
+                cells = [b, p]
+                for n in g.threads:
+                    s = g.times.get((b, p, n))
+                    cells.append(s.text(decimals=2) if s else "")
+                    if s:
+                        numbers.add_summary("npb", tid, f"{b} {p}", str(n), "time", s, "s")
+                t.add(cells)
+            for p in g.placements:
+                if not any((b, p, n) in sp for n in g.threads):
+                    continue
+                cells = ["", f"speedup {_baseline_label(p)} → {p}"]
+                for n in g.threads:
+                    s = sp.get((b, p, n))
+                    cells.append(s.text(decimals=2) if s else "")
+                    if s:
+                        numbers.add_summary("npb", tid, f"{b} speedup {p}", str(n), "speedup", s)
+                t.add(cells, "speedup")
+        tables.append(t)
+    return tables
+
+
+def scaling(g: NpbGroup) -> dict[tuple[str, str], list[tuple[int, float, float]]]:
+    """(benchmark, placement) -> [(threads, speedup T1/Tp, efficiency speedup/p)].
+
+    T1 is the same placement's one-thread time (else the fastest one-thread time).
+    """
+    out = {}
+    for b in g.benchmarks:
+        ones = [s.mean for (bb, _, n), s in g.times.items() if bb == b and n == 1]
+        for p in g.placements:
+            t1 = g.times.get((b, p, 1))
+            base = t1.mean if t1 else (min(ones) if ones else None)
+            if not base:
+                continue
+            pts = [(n, base / g.times[(b, p, n)].mean, base / g.times[(b, p, n)].mean / n)
+                   for n in g.threads if (b, p, n) in g.times and g.times[(b, p, n)].mean]
+            if pts:
+                out[(b, p)] = pts
+    return out
+
+
+def scaling_table(g: NpbGroup, numbers: Numbers) -> Table:
+    tid = f"scaling-{g.npb_class}-{_slug(g.sysenv)}"
+    t = Table(tid, f"NPB {g.name}: speedup T(1)/T(p) and parallel efficiency speedup/p",
+              ["benchmark", "placement", "quantity"] + [str(n) for n in g.threads])
+    for (b, p), pts in scaling(g).items():
+        by_n = {n: (s, e) for n, s, e in pts}
+        t.add([b, p, "speedup"] + [fmt(by_n[n][0]) if n in by_n else "" for n in g.threads])
+        t.add([b, p, "efficiency"] + [fmt(by_n[n][1], 2) if n in by_n else "" for n in g.threads])
+        for n, s, e in pts:
+            numbers.add("scaling", tid, f"{b} {p}", str(n), "speedup", s)
+            numbers.add("scaling", tid, f"{b} {p}", str(n), "efficiency", e)
+    return t
+
+
+# -- regressions ----------------------------------------------------------------------------
+
+def regression_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
+    """Each perfvar with a reference: deviation, threshold verdict, significance."""
+    t = Table("regressions", "Against the stored baseline (config/baselines/<system>.yaml)",
+              ["test", "case", "system", "perfvar", "measured (mean ± CI)", "baseline",
+               "difference", "threshold", "outside threshold", "significant (one-sample t, 95%)"],
+              note="outside threshold: ReFrame's verdict (value outside "
+                   "[ref·(1+lower), ref·(1+upper)]). significant: the baseline value lies "
+                   "outside the 95% CI of the run's mean (one-sample t-test; p-value shown "
+                   "when scipy is installed); single runs cannot be tested.")
+    for c in sorted(cases, key=lambda c: (c.test, c.label())):
+        for var in c.primary_vars():
+            pv = c.perf[var]
+            if pv.ref is None or pv.ref == 0 or pv.value is None:
+                continue
+            s = c.summary(var) or Summary(pv.value)
+            diff = (s.mean - pv.ref) / abs(pv.ref)
+            outside = pv.result in ("fail", "xpass") if pv.result else (
+                diff < (pv.lower or -math.inf) or diff > (pv.upper or math.inf))
+            v = stats.against_value(s, pv.ref)
+            sig = ("n/a (1 run)" if v.significant is None else
+                   ("yes" if v.significant else "no") +
+                   (f" (p={v.p_value:.3g})" if v.p_value is not None else ""))
+            thr = f"{_pct(pv.lower)} / {_pct(pv.upper)}"
+            row = f"{c.test} {c.label()}"
+            t.add([c.test, c.label(), c.sysenv, var, f"{s.text()} {pv.unit or ''}",
+                   f"{fmt(pv.ref)} {pv.unit or ''}", f"{diff * 100:+.1f}%", thr,
+                   "yes" if outside else "no", sig], "bad" if outside else "")
+            numbers.add_summary("regression", "regressions", row, var, "measured", s, pv.unit)
+            numbers.add("regression", "regressions", row, var, "baseline", pv.ref, pv.unit)
+            numbers.add("regression", "regressions", row, var, "difference %", diff * 100, "%")
+            if v.p_value is not None:
+                numbers.add("regression", "regressions", row, var, "p-value", v.p_value)
+    return t if t.rows else None
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x * 100:+.0f}%"
+
+
+# -- every value ------------------------------------------------------------------------
+
+def all_values_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
+    t = Table("all-values", "Every performance value of the run",
+              ["test", "case", "system", "perfvar", "value (mean ± CI)", "unit", "runs", "result"])
+    for c in sorted(cases, key=lambda c: (c.test, c.sysenv, c.label())):
+        for var in c.primary_vars():
+            s = c.summary(var)
+            if s is None:
+                continue
+            t.add([c.test, c.label(), c.sysenv, var, s.text(), c.perf[var].unit or "",
+                   str(s.n), c.result], "" if c.result == "pass" else "bad")
+            numbers.add_summary("values", "all-values", f"{c.test} {c.label()} {c.sysenv}",
+                                var, "value", s, c.perf[var].unit)
+    return t if t.rows else None
+
+
+def _slug(s: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in s).strip("-").lower()

@@ -1,0 +1,277 @@
+"""Reading ReFrame run reports into flat test cases, the one input of reports and baselines.
+
+A run report (``results/runs/run-report-<session>.json``, optionally gzipped
+with ``--compress-report``) lists, per run (retries and ``--reruns`` add
+runs), its test cases; each holds the test's parameters and loggable variables
+as top-level keys and ``perfvalues`` as ``{"sys:part:var": [value, ref,
+lower, upper, unit, result]}``. Everything else reads :class:`Case` objects,
+so a change in ReFrame's format is absorbed here.
+
+Per-run values (for confidence intervals and boxplots) come from, in order:
+a test variable ``perf_samples`` (``{var: [values]}``), perfvars named
+``<var>_run<N>`` / ``<var>_rep<N>``, or the same case appearing several times
+(``--reruns``, ``--repeat``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import PlacementError
+from .stats import Summary, summarize
+
+#: Attributes that identify a case when its test declares no ``reference_index``
+#: and that the tables know how to lay out.
+KNOWN_PARAMS = ("benchmark", "npb_class", "num_threads", "affinity", "policy", "binder",
+                "mode", "block_size", "block_kb", "compiler", "src_node", "dst_node",
+                "operation", "kernel", "message_size")
+
+_SAMPLE_VAR = re.compile(r"^(?P<base>.+?)_(?:run|rep)(?P<i>\d+)$")
+#: Perfvars that describe another's spread, never references of their own.
+_SPREAD_VAR = re.compile(r"(^|_)(stddev|std|sd|cv|ci|min|max|n|nrep|repeats)$")
+
+
+@dataclass(frozen=True)
+class PerfValue:
+    """One performance variable of one case, as ReFrame evaluated it."""
+
+    value: float | None
+    ref: float | None
+    lower: float | None
+    upper: float | None
+    unit: str | None
+    result: str | None  # pass, fail, xfail, xpass or None (no reference)
+
+
+@dataclass
+class Case:
+    """One test case (test x parameters x system:partition x environment) of a run."""
+
+    test: str
+    params: dict[str, Any]
+    system: str
+    partition: str
+    environ: str
+    result: str
+    fail_phase: str | None
+    perf: dict[str, PerfValue]
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    index: list[str] = field(default_factory=list)
+    session: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def sysenv(self) -> str:
+        return f"{self.system}:{self.partition}+{self.environ}"
+
+    @property
+    def key(self) -> tuple:
+        """Identity across runs: same test, parameters, system, partition and environment."""
+        return (self.test, tuple(sorted((k, str(v)) for k, v in self.params.items())),
+                self.system, self.partition, self.environ)
+
+    def label(self, skip: Iterable[str] = ()) -> str:
+        skip = set(skip)
+        return " ".join(f"{k}={v}" for k, v in self.params.items() if k not in skip) or self.test
+
+    def primary_vars(self) -> list[str]:
+        """Perfvars that are measurements of their own (not per-run copies or spreads)."""
+        return [v for v in self.perf if not _SAMPLE_VAR.match(v) and not _SPREAD_VAR.search(v)]
+
+    def summary(self, var: str) -> Summary | None:
+        """Mean with spread of ``var``: from per-run values, else from exposed sd and n."""
+        if var in self.samples and self.samples[var]:
+            s = summarize(self.samples[var])
+            return s if s.n > 1 or var not in self.perf else Summary(self.perf[var].value)
+        pv = self.perf.get(var)
+        if pv is None or pv.value is None:
+            return None
+        sd = _first(self.perf, (f"{var}_stddev", f"{var}_sd", "stddev"))
+        n = _first(self.perf, (f"{var}_n", "nrep", "repeats", "n"))
+        n = n or _int(self.raw.get("repeats") or self.raw.get("num_repeats"))
+        if sd is not None and n and n > 1:
+            return Summary(pv.value, sd, int(n))
+        return Summary(pv.value)
+
+
+def _first(perf: dict[str, PerfValue], names: Sequence[str]) -> float | None:
+    for n in names:
+        if n in perf and perf[n].value is not None:
+            return perf[n].value
+    return None
+
+
+def _int(x: Any) -> int | None:
+    try:
+        return int(x)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class RunReport:
+    """A loaded run report: its session information and its non-fixture cases."""
+
+    path: Path
+    session: dict[str, Any]
+    cases: list[Case]
+
+    @property
+    def uuid(self) -> str:
+        return self.session.get("uuid", "")
+
+    @property
+    def systems(self) -> list[str]:
+        return sorted({c.system for c in self.cases})
+
+
+def load(path: str | Path) -> RunReport:
+    """Read a run report; anything unreadable is a :class:`PlacementError` naming the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise PlacementError(f"run report {str(path)!r} not found")
+    try:
+        opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+        with opener(path, "rt") as fp:
+            data = json.load(fp)
+    except (json.JSONDecodeError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
+        raise PlacementError(f"{path}: not a ReFrame run report (unreadable JSON: {exc})") from None
+    if not isinstance(data, dict) or "session_info" not in data or "runs" not in data:
+        raise PlacementError(f"{path}: not a ReFrame run report (no session_info/runs)")
+    session = data["session_info"]
+    cases: list[Case] = []
+    for run in data["runs"]:
+        for tc in run.get("testcases", []):
+            if tc.get("fixture"):
+                continue
+            try:
+                cases.append(_case(tc, session.get("uuid", "")))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise PlacementError(f"{path}: malformed test case "
+                                     f"{tc.get('name', '?')!r}: {exc}") from None
+    return RunReport(path, session, _merge_reruns(cases))
+
+
+def _case(tc: dict[str, Any], session: str) -> Case:
+    name = tc["name"]
+    test = name.split()[0]
+    params: dict[str, Any] = {}
+    for m in re.finditer(r"%([\w.]+)=(\S+)", tc.get("display_name", name)):
+        params[m.group(1)] = tc.get(m.group(1), m.group(2))
+    index = list(tc.get("reference_index") or [])
+    for k in list(index) + list(KNOWN_PARAMS):
+        if k in tc and tc[k] is not None and not isinstance(tc[k], (dict, list)):
+            params.setdefault(k, tc[k])
+    perf: dict[str, PerfValue] = {}
+    prefix = f"{tc['system']}:{tc['partition']}:"
+    for key, tup in (tc.get("perfvalues") or {}).items():
+        var = key[len(prefix):] if key.startswith(prefix) else key.rsplit(":", 1)[-1]
+        value, ref, lower, upper, unit, result = (list(tup) + [None] * 6)[:6]
+        perf[var] = PerfValue(_num(value), _num(ref), _num(lower), _num(upper), unit, result)
+    samples: dict[str, list[float]] = {}
+    given = tc.get("perf_samples")
+    if isinstance(given, dict):
+        samples = {k: [float(x) for x in v] for k, v in given.items() if isinstance(v, list)}
+    per_run: dict[str, list[tuple[int, float]]] = {}
+    for var, pv in perf.items():
+        m = _SAMPLE_VAR.match(var)
+        if m and pv.value is not None:
+            per_run.setdefault(m.group("base"), []).append((int(m.group("i")), pv.value))
+    for base, vals in per_run.items():
+        samples.setdefault(base, [v for _, v in sorted(vals)])
+    if not samples:
+        samples = _stdout_samples(tc)
+    return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],
+                environ=tc["environ"], result=tc.get("result") or "", fail_phase=tc.get("fail_phase"),
+                perf=perf, samples=samples, index=index, session=session, raw=tc)
+
+
+_SAMPLE_LINE = re.compile(r"^sample .*?\b(?P<var>\w+)_s=(?P<v>\S+)", re.M)
+
+
+def _stdout_samples(tc: dict[str, Any]) -> dict[str, list[float]]:
+    """Per-run times from the kernels' ``sample ... time_s=`` lines, while the output is kept.
+
+    A fallback for tests that print every run but expose only its summary as
+    perfvars; it works only where ReFrame's output folder still exists.
+    """
+    out_dir, name = tc.get("outputdir"), tc.get("job_stdout")
+    if not out_dir or not name:
+        return {}
+    path = Path(out_dir) / name
+    try:
+        text = path.read_text(errors="replace") if path.is_file() else ""
+    except OSError:
+        return {}
+    found: dict[str, list[float]] = {}
+    for m in _SAMPLE_LINE.finditer(text):
+        try:
+            found.setdefault(m.group("var"), []).append(float(m.group("v")))
+        except ValueError:
+            pass
+    return found
+
+
+def _num(x: Any) -> float | None:
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def _merge_reruns(cases: list[Case]) -> list[Case]:
+    """One case per identity; repeated appearances become per-run samples.
+
+    A retried case (same identity, a later run) replaces a failed attempt.
+    """
+    by_key: dict[tuple, list[Case]] = {}
+    for c in cases:
+        by_key.setdefault(c.key, []).append(c)
+    merged = []
+    for group in by_key.values():
+        ok = [c for c in group if c.result == "pass"] or group
+        head = ok[-1]
+        if len(ok) > 1:
+            for var in head.primary_vars():
+                if var not in head.samples:
+                    vals = [c.perf[var].value for c in ok
+                            if var in c.perf and c.perf[var].value is not None]
+                    if len(vals) > 1:
+                        head.samples[var] = vals
+        merged.append(head)
+    return merged
+
+
+def latest(runs_dir: str | Path) -> Path:
+    """The newest run report in ``runs_dir`` (by modification time)."""
+    runs_dir = Path(runs_dir)
+    found = sorted(list(runs_dir.glob("run-report-*.json")) +
+                   list(runs_dir.glob("run-report-*.json.gz")),
+                   key=lambda p: (p.stat().st_mtime, p.name))
+    if not found:
+        raise PlacementError(f"no run reports in {str(runs_dir)!r} (run the suite first, "
+                             "e.g. make run)")
+    return found[-1]
+
+
+def results_dir() -> Path:
+    """Where ReFrame writes results: ``$PLACEMENT_RESULTS`` or ``results/`` in the checkout."""
+    import os
+
+    from .testlib.paths import repo_root
+    return Path(os.environ.get("PLACEMENT_RESULTS", repo_root() / "results"))
+
+
+def resolve(spec: str) -> Path:
+    """A ``--from``/``--run`` argument: a path, or ``latest`` (newest in results/runs)."""
+    if spec == "latest":
+        return latest(results_dir() / "runs")
+    return Path(spec)

@@ -1,0 +1,305 @@
+"""The NPB OpenMP base check: one benchmark, class, thread count, affinity and policy per case.
+
+Concrete checks (``reframe_tests/npb.py``) only choose parameter values and tags,
+as hpctestlib's benchmark families do. Everything a case needs comes from here:
+
+* placement: :class:`~placement.testlib.placed.PlacedRunMixin` computes the
+  environment and launch prefix with the placement engine and runs the binding
+  probe in the same job; ``assert_placed()`` is part of the sanity;
+* binaries: :mod:`placement.npb_locate` (``-S npb_dir=``, ``NPB_DIR``, the Spack
+  view, PATH); without them the case is skipped with the way to install NPB;
+* repeats: the job runs the binary ``repeats`` times in a shell loop, each run
+  under a ``timeout`` watchdog (:mod:`placement.npb_budget`) and followed by a
+  marker line (:mod:`placement.npb_output`);
+* an oversubscribed case (more threads than PUs) first runs the same case at
+  the full count and gives each of its runs ten times that wall time;
+* references: the system's ``$ref`` file (:mod:`placement.testlib.references`)
+  plus guard references every system gets (:data:`GUARD_PERFVARS`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import (parameter, performance_function, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.pipeline import RegressionTestDict
+
+from .. import launch, npb_budget, npb_locate, npb_output
+from ..errors import PlacementError
+from .paths import repo_root
+from .placed import PlacedRunMixin, partition_topology, read_map_file
+from .references import BaselineReferencesMixin
+
+#: Thread counts every family draws from; symbolic ones resolve per partition.
+THREADS = [1, 2, 4, 8, 16, 32, 64, 'full', '2xfull']
+AFFINITIES = ['none', 'compact', 'scatter', 'explicit']
+POLICIES = ['first-touch', 'interleave', 'local', 'preferred']
+
+#: Performance variables judged by fixed limits on every system, never by a
+#: stored baseline: ``placement baseline record`` must not record them.
+GUARD_PERFVARS = ('time_cv', 'stopped', 'slowdown')
+#: Performance variables a baseline records and judges.
+BASELINE_PERFVARS = ('time', 'mops', 'wall')
+#: Output of the full-count comparison run of an oversubscribed case.
+FULL_RUN_OUTPUT = 'npb-full.out'
+
+
+def resolve_threads(threads: int | str, pus: int) -> int:
+    """A thread parameter on a partition with ``pus`` PUs: ``full``, ``2xfull`` or a number."""
+    if threads == 'full':
+        return pus
+    if threads == '2xfull':
+        return 2 * pus
+    return int(threads)
+
+
+class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin):
+    """One NPB 3.x OpenMP benchmark, repeated, placed and verified."""
+
+    benchmark = parameter(list(npb_locate.BENCHMARKS))
+    npb_class = parameter(['S'])
+    threads = parameter([1, 'full'])
+    affinity = parameter(['none'])
+    policy = parameter(['first-touch'])
+
+    #: How threads are bound: gomp (GOMP_CPU_AFFINITY, what the studies used),
+    #: omp, kmp, likwid, numactl, taskset or hwloc.
+    binder = variable(str, value='gomp')
+    #: The thread count this case runs with, resolved from ``threads`` at setup.
+    num_threads = variable(int, value=0)
+    #: Runs per case; the studies averaged five.
+    repeats = variable(int, value=5)
+    #: Folder with NPB binaries; empty: ``$NPB_DIR``, the Spack view, PATH.
+    npb_dir = variable(str, value='')
+    #: A case whose run times vary more than this (percent) is unstable.
+    cv_limit = variable(float, value=5.0)
+    #: Runs shorter than this (seconds) are not judged for stability or collapse:
+    #: NPB's timer prints hundredths, and start-up noise dominates.
+    min_judged_s = variable(float, value=1.0)
+    #: The binary this case runs (set at setup).
+    npb_binary = variable(typ.Str[r'.*'], value='')
+
+    reference_index = ['benchmark', 'npb_class', 'num_threads', 'affinity', 'policy']
+    valid_systems = ['*']
+    # one environment: the binaries are prebuilt, the probe needs C + OpenMP
+    valid_prog_environs = ['gnu']
+    exclusive_access = True
+    keep_files = [FULL_RUN_OUTPUT]
+    maintainers = ['placement']
+
+    @run_after('init')
+    def describe(self):
+        self.descr = (f'NPB {self.benchmark} class {self.npb_class}, {self.threads} threads, '
+                      f'{self.affinity} affinity, {self.policy} memory')
+
+    # Overrides the mixin's hook by name: the thread count must be known before placement.
+    @run_after('setup')
+    def apply_placement(self):
+        try:
+            topo = partition_topology(self.current_partition.extras.get('topology'))
+        except PlacementError as err:
+            self.skip(f'no topology for {self.current_partition.fullname}: {err}')
+        pus = len(topo.pus)
+        n = resolve_threads(self.threads, pus)
+        if not isinstance(self.threads, str):
+            self.skip_if(n in (pus, 2 * pus),
+                         f'{n} threads is this partition\'s '
+                         f'{"full" if n == pus else "2xfull"} count, run as that case')
+            self.skip_if(n > 2 * pus, f'{n} threads is over twice the {pus} PUs here')
+        self.num_threads = n
+        PlacedRunMixin.apply_placement(self)
+
+    @run_after('setup')
+    def find_binary(self):
+        found = npb_locate.locate(self.benchmark, self.npb_class, self.npb_dir or None,
+                                  repo_root())
+        if found.path:
+            self.npb_binary = found.path
+        elif self.is_dry_run():
+            # dry runs write job scripts on machines without NPB (CI): name it for PATH
+            self.npb_binary = npb_locate.binary_name(self.benchmark, self.npb_class)
+        else:
+            self.skip(found.why_missing(self.benchmark, self.npb_class))
+
+    @run_after('setup')
+    def set_time_limit(self):
+        self.time_limit = npb_budget.job_time_limit(
+            self.benchmark, self.npb_class, self.num_threads, self.topology_pus, self.repeats)
+
+    @property
+    def oversubscribed(self) -> bool:
+        return self.num_threads > self.topology_pus
+
+    @run_after('setup')
+    def set_program(self):
+        # the watchdog is the program; the mixin puts the launch prefix before it
+        self.executable = 'timeout'
+        self.executable_opts = ['--kill-after=10', '"$npb_limit"', self.npb_binary]
+        budget = npb_budget.run_budget(self.benchmark, self.npb_class, self.num_threads,
+                                       self.topology_pus)
+        self.prerun_cmds = [
+            'npb_elapsed() { awk -v t0="$1" -v t1="$(date +%s.%N)" '
+            "'BEGIN { printf \"%.3f\", t1 - t0 }'; }",
+            f'npb_limit={budget:.0f}',
+        ]
+        self.postrun_cmds = [
+            'npb_rc=$?',
+            'echo "npb-run rep=$npb_rep rc=$npb_rc limit=$npb_limit wall=$(npb_elapsed $npb_t0)"',
+            'done',
+        ]
+
+    def _full_count_command(self) -> str:
+        """The same case at the full count, through the placement engine and the same launcher."""
+        extras = self.current_partition.extras
+        topo = partition_topology(extras.get('topology'))
+        explicit = read_map_file(extras['explicit_map']) if self.affinity == 'explicit' else None
+        full = launch.settings(topo, len(topo.pus), self.affinity, self.policy,
+                               binder=self.binder, explicit=explicit, oversubscribe=True)
+        budget = npb_budget.run_budget(self.benchmark, self.npb_class, len(topo.pus),
+                                       len(topo.pus))
+        env = ['env'] + [f'{k}={v}' for k, v in full.env.items()]
+        launcher = self.job.launcher.command(self.job)
+        cmd = (launcher + env + full.prefix +
+               ['timeout', '--kill-after=10', f'{budget:.0f}', self.npb_binary])
+        return shlex.join(cmd) + f' > {FULL_RUN_OUTPUT} 2>&1'
+
+    @run_before('run')
+    def open_repeat_loop(self):
+        # after the mixin's hook: the probe line stays first
+        cmds = list(self.prerun_cmds)
+        if self.oversubscribed:
+            cmds += [
+                'npb_t0=$(date +%s.%N)',
+                self._full_count_command(),
+                'npb_rc=$?',
+                'npb_full=$(npb_elapsed $npb_t0)',
+                f'echo "npb-full threads={self.topology_pus} rc=$npb_rc wall=$npb_full"',
+                # the collapse rule: each oversubscribed run gets 10x the full-count time
+                'npb_limit=$(awk -v w="$npb_full" -v f=%g -v m=%g '
+                "'BEGIN { l = f * w; if (l < m) l = m; printf \"%%.2f\", l }')"
+                % (npb_budget.COLLAPSE_FACTOR, npb_budget.MIN_COLLAPSE_S),
+            ]
+        cmds += [f'for npb_rep in $(seq 1 {self.repeats}); do', 'npb_t0=$(date +%s.%N)']
+        self.prerun_cmds = cmds
+
+    # --- reading the output -------------------------------------------------------------
+
+    @functools.cached_property
+    def _runs(self) -> list[npb_output.RunRecord]:
+        with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
+            return npb_output.parse_runs(fp.read())
+
+    @functools.cached_property
+    def _full_run(self) -> tuple[tuple[int, int, float] | None, npb_output.NpbResult | None]:
+        with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
+            marker = npb_output.parse_full_run(fp.read())
+        path = os.path.join(self.stagedir, FULL_RUN_OUTPUT)
+        result = None
+        if os.path.exists(path):
+            with open(path) as fp:
+                result = npb_output.parse_result(fp.read())
+        return marker, result
+
+    def _full_run_problems(self) -> list[str]:
+        if not self.oversubscribed:
+            return []
+        marker, result = self._full_run
+        if marker is None:
+            return ['the full-count comparison run did not report']
+        if marker[1] in npb_output.WATCHDOG_STATUS:
+            return []          # too slow: judged by `stopped`
+        if result is None or not result.complete or not result.verified:
+            return [f'the full-count comparison run did not verify (exit status {marker[1]}, '
+                    f'see {FULL_RUN_OUTPUT})']
+        return []
+
+    @sn.deferrable
+    def assert_runs_verified(self):
+        """Every run verified, for the class and thread count asked, and none is missing."""
+        issues = npb_output.run_problems(self._runs, self.repeats, self.npb_class,
+                                         self.num_threads) + self._full_run_problems()
+        return sn.assert_false(issues, msg='; '.join(issues))
+
+    @sanity_function
+    def validate(self):
+        return sn.all([self.assert_runs_verified(), self.assert_placed()])
+
+    def _times(self) -> npb_output.Summary:
+        return npb_output.summarize([r.time_s for r in npb_output.completed(self._runs)])
+
+    @performance_function('s')
+    def time(self):
+        """Mean of NPB's ``Time in seconds`` over the runs that completed."""
+        return self._times().mean
+
+    @performance_function('s')
+    def time_sd(self):
+        return self._times().stddev
+
+    @performance_function('%')
+    def time_cv(self):
+        """Coefficient of variation of the run times; above ``cv_limit`` the case is unstable."""
+        return self._times().cv_percent
+
+    @performance_function('Mop/s')
+    def mops(self):
+        return npb_output.summarize([r.mops_total for r in npb_output.completed(self._runs)]).mean
+
+    @performance_function('s')
+    def wall(self):
+        """Mean wall time of the whole process, as time(1) measured it in the studies."""
+        return npb_output.summarize([r.wall_s for r in self._runs if not r.stopped]).mean
+
+    @performance_function('runs')
+    def stopped(self):
+        """Runs the watchdog ended (a collapse or a run over its budget)."""
+        marker, _ = self._full_run if self.oversubscribed else (None, None)
+        full_stopped = bool(marker and marker[1] in npb_output.WATCHDOG_STATUS)
+        return sum(r.stopped for r in self._runs) + int(full_stopped)
+
+    def _slowdown(self) -> float:
+        """Slowest oversubscribed run over the full-count run's wall time."""
+        marker, _ = self._full_run
+        return max(r.wall_s for r in self._runs) / max(marker[2], 1e-3)
+
+    @run_before('performance')
+    def add_guards(self):
+        """Stored references for this case plus the fixed guards: unstable, stopped, collapsed."""
+        if self.is_dry_run():
+            return
+        if self.oversubscribed:
+            self.perf_variables['slowdown'] = sn.make_performance_function(self._slowdown, 'x')
+        guards = {'stopped': (0, None, 0, 'runs')}
+        try:
+            if self._times().mean >= self.min_judged_s:
+                guards['time_cv'] = (self.cv_limit, None, 0, '%')
+        except ValueError:
+            pass                # no completed run: `stopped` fails the case
+        marker, _ = self._full_run if self.oversubscribed else (None, None)
+        if marker and marker[2] >= self.min_judged_s:
+            guards['slowdown'] = (npb_budget.COLLAPSE_FACTOR, None, 0, 'x')
+        stored = self._stored_references()
+        self.reference = {self.current_partition.fullname: {**stored, **guards}}
+
+    def _stored_references(self) -> dict:
+        """This case's entries of the system's ``$ref`` file, looked up by ReFrame itself."""
+        ref = self.reference
+        if isinstance(ref, RegressionTestDict) and ref.index:
+            try:
+                return dict(ref[self])
+            except KeyError:
+                return {}
+        out = {}
+        part = self.current_partition.fullname
+        for name in self.perf_variables:
+            try:
+                out[name] = ref[f'{part}:{name}']
+            except KeyError:
+                pass
+        return out

@@ -1,0 +1,108 @@
+"""`placement baseline record|diff` on real run reports: format, atomic writes, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import yaml
+
+from placement import baselines, cli, runreport
+
+FIX = Path(__file__).parent / "fixtures" / "runreports"
+FIRST = FIX / "generic-first-run.json"
+SECOND = FIX / "generic-with-baseline.json"
+
+
+def _record(tmp_path: Path, src: Path, *extra: str) -> int:
+    return cli.main(["baseline", "record", "--system", "generic", "--from", str(src), *extra])
+
+
+def test_record_writes_reframe_ref_format(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _record(tmp_path, FIRST) == 0
+    assert "wrote" in capsys.readouterr().out
+    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
+    prov = data["_provenance"]
+    assert prov["run_session"] == runreport.load(FIRST).uuid and prov["host"]
+    node = data["ReportNpbShaped"]
+    # two environments ran: ReFrame's $environ goes first so they do not collide
+    assert node["$index"] == ["$environ", "benchmark", "npb_class", "affinity", "num_threads"]
+    leaf = node["gnu"]["MM160"]["S"]["none"][1]["time"]
+    value, lower, upper, unit = leaf
+    assert unit == "s" and -1 <= lower < 0 < upper and upper >= baselines.MIN_THRESHOLD
+    case = next(c for c in runreport.load(FIRST).cases if c.test == "ReportNpbShaped"
+                and c.environ == "gnu" and c.params["benchmark"] == "MM160"
+                and c.params["affinity"] == "none" and c.params["num_threads"] == 1)
+    assert value == float(f"{case.summary('time').mean:.6g}")
+    assert "time_run0" not in node["gnu"]["MM160"]["S"]["none"][1]
+    # a test without index: ReFrame's system:partition scoping
+    assert "copy_0_0" in data["ReportNumaCopy"]["gnu"]
+    assert oct((tmp_path / "generic.yaml").stat().st_mode & 0o777) == "0o644"
+
+
+def test_committed_fixture_baseline_was_read_by_reframe():
+    # the second fixture run used generic-baseline.yaml: ReFrame found every reference
+    refd = baselines.entries(yaml.safe_load((FIX / "generic-baseline.yaml").read_text()))
+    run = runreport.load(SECOND)
+    with_ref = [(c, v) for c in run.cases for v in c.primary_vars() if c.perf[v].ref is not None]
+    assert len(with_ref) == len(refd)
+
+
+def test_record_keeps_previous_and_diff(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _record(tmp_path, FIRST) == 0
+    first = (tmp_path / "generic.yaml").read_text()
+    capsys.readouterr()
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(SECOND)]) == 0
+    out = capsys.readouterr().out
+    assert "changed" in out and "~ ReportNpbShaped[$environ=" in out and " -> " in out
+    assert (tmp_path / "generic.yaml").read_text() == first  # diff writes nothing
+    assert _record(tmp_path, SECOND) == 0
+    assert (tmp_path / "generic.yaml.prev").read_text() == first
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    capsys.readouterr()
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(SECOND)]) == 0
+    assert "no change" in capsys.readouterr().out
+
+
+def test_merge_keeps_other_entries(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    (tmp_path / "generic.yaml").write_text(yaml.safe_dump(
+        {"OtherTest": {"$index": ["x"], 1: {"bw": [10.0, -0.1, 0.1, "GB/s"]}}}))
+    assert _record(tmp_path, FIRST) == 0
+    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
+    assert data["OtherTest"][1]["bw"][0] == 10.0 and "ReportNpbShaped" in data
+    assert _record(tmp_path, FIRST, "--replace") == 0
+    assert "OtherTest" not in yaml.safe_load((tmp_path / "generic.yaml").read_text())
+
+
+def test_bad_inputs_leave_files_untouched(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    target = tmp_path / "generic.yaml"
+    target.write_text("OtherTest: {bw: [1, -0.1, 0.1, GB/s]}\n")
+    before = target.read_text()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"session_info": {"uuid": "x"}, "runs": [{"testcases": [{"name": 1')
+    for args in (["--from", str(bad)], ["--from", str(tmp_path / "none.json")]):
+        assert cli.main(["baseline", "record", "--system", "generic", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("placement: error:") and "Traceback" not in err
+    assert cli.main(["baseline", "record", "--system", "othersys", "--from", str(FIRST)]) == 2
+    assert "no test cases for system 'othersys'" in capsys.readouterr().err
+    target.write_text("OtherTest: [unclosed\n")
+    corrupt = target.read_text()
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST)]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+    assert target.read_text() == corrupt and not (tmp_path / "generic.yaml.prev").exists()
+    assert before  # the first content was never replaced by a failed run either
+
+
+def test_from_latest(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
+    monkeypatch.setenv("PLACEMENT_RESULTS", str(tmp_path))
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "run-report-0.json").write_text(json.dumps(json.loads(FIRST.read_text())))
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", "latest"]) == 0
+    assert "added" in capsys.readouterr().out

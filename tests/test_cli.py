@@ -1,0 +1,73 @@
+"""The `placement` command: renderings on stdout, errors as one line with exit code 2."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BULLDOZER = str(ROOT / "topologies" / "bulldozer.xml")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "placement", *args], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_maps_gomp_with_policy():
+    p = run("maps", "--topology", BULLDOZER, "--threads", "8", "--strategy", "scatter",
+            "--policy", "interleave", "--format", "gomp")
+    assert p.returncode == 0, p.stderr
+    assert 'GOMP_CPU_AFFINITY="0 16 32 48 8 24 40 56"' in p.stdout
+    assert "numactl --interleave=0-7 <program>" in p.stdout
+
+
+@pytest.mark.parametrize("fmt,needle", [
+    ("omp", 'OMP_PLACES="{0},{16}"'), ("kmp", "proclist=[0,16]"),
+    ("likwid", "likwid-pin -q -c 0,16"), ("numactl", "numactl --physcpubind=0,16"),
+    ("taskset", "taskset -c 0,16"), ("hwloc", "hwloc-bind -p pu:0 pu:16"),
+])
+def test_every_format(fmt, needle):
+    p = run("maps", "--topology", BULLDOZER, "--threads", "2", "--format", fmt)
+    assert p.returncode == 0 and needle in p.stdout, p.stdout + p.stderr
+
+
+def test_json_format():
+    p = run("maps", "--topology", BULLDOZER, "--threads", "4", "--format", "json")
+    assert json.loads(p.stdout)["cpus"] == [0, 16, 32, 48]
+
+
+def test_lint_warning_goes_to_stderr():
+    p = run("maps", "--topology", BULLDOZER, "--threads", "2", "--strategy", "compact")
+    assert p.returncode == 0 and "warning: module" in p.stderr
+
+
+def test_topo_summary():
+    p = run("topo", "--topology", BULLDOZER)
+    assert "4 package(s), 8 dies, 8 NUMA node(s), 32 modules" in p.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (["maps", "--threads", "0"], "positive whole number"),
+    (["maps", "--threads", "2", "--strategy", "diagonal"], "invalid choice"),
+    (["maps", "--topology", "missing.xml", "--threads", "2"], "not found"),
+    (["maps", "--topology", BULLDOZER, "--threads", "65"], "--oversubscribe"),
+    (["maps", "--topology", BULLDOZER, "--threads", "2", "--strategy", "explicit",
+      "--cpus", "0,0"], "twice"),
+    (["maps", "--topology", BULLDOZER, "--threads", "2", "--policy", "bind:8"], "lacks"),
+    (["topo", "--synthetic", "nope.synthetic"], "not found"),
+])
+def test_errors_are_one_line_exit_2(args, message):
+    p = run(*args)
+    assert p.returncode == 2
+    assert message in p.stderr and "Traceback" not in p.stderr
+
+
+def test_synthetic_output_written_atomically(tmp_path):
+    desc = tmp_path / "tiny.synthetic"
+    desc.write_text("pack:1 core:2 pu:1\n")
+    out = tmp_path / "tiny.xml"
+    assert run("topo", "--synthetic", str(desc), "--output", str(out)).returncode == 0
+    assert "<topology" in out.read_text() and not list(tmp_path.glob("*.tmp"))

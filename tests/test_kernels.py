@@ -1,0 +1,126 @@
+"""The kernels: argument checking, their own result checks, and their ReFrame tests.
+
+Nothing here asserts a timing: the machine may be a noisy 2-core VM.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELS = ROOT / "src" / "kernels"
+REFRAME = Path(sys.executable).parent / "reframe"
+FAST = {"STATLOOP_ITERS": "8", "STATLOOP_ROUNDS": "2", "OMP_NUM_THREADS": "2",
+        "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+SMALL_RUNS = {
+    "memwrite": ["--mode", "single", "--size", "8M", "--blocks", "1M,2M"],
+    "memwrite_threads": ["--mode", "threads", "--block", "4M"],
+    "numacopy": ["--size", "4M"],
+    "matmul": ["--n", "64", "--reps", "5"],
+    "pthread_ops": ["--chain", "50", "--waiters", "10", "--batch", "100"],
+    "datamap": ["--nx", "64", "--ny", "64"],
+}
+
+BAD_ARGS = [
+    ("memwrite", ["--mode", "fast"], "--mode"),
+    ("memwrite", ["--size", "12Q"], "--size"),
+    ("memwrite", ["--size", "8M", "--blocks", "16M"], "--blocks"),
+    ("numacopy", ["--size", "-5"], "--size"),
+    ("numacopy", ["--from", "99"], "--from"),
+    ("matmul", ["--n", "0"], "--n"),
+    ("matmul", ["--reps", "many"], "--reps"),
+    ("matmul", ["extra"], "unexpected argument"),
+    ("pthread_ops", ["--ops", "fork"], "--ops"),
+    ("pthread_ops", ["--load", "-1"], "--load"),
+    ("pthread_ops", ["--affinity", "maybe"], "--affinity"),
+    ("datamap", ["--init", "lazy"], "--init"),
+    ("datamap", ["--nx", "1"], "--nx"),
+]
+
+
+@pytest.fixture(scope="module")
+def built():
+    subprocess.run(["make", "-s", "-C", str(KERNELS)], check=True)
+    return KERNELS
+
+
+def run_kernel(name, args, extra_env=None, mpi=False):
+    exe = str(KERNELS / name.replace("_threads", ""))
+    cmd = (["mpirun", "-np", "2", exe] if mpi else [exe]) + args
+    env = dict(os.environ, **FAST, **(extra_env or {}))
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def check_lines(out):
+    return re.findall(r"^check kernel=\S+ .*ok=(\d)$", out, re.M)
+
+
+@pytest.mark.parametrize("name,args,names", BAD_ARGS)
+def test_bad_argument_exits_2_with_one_clear_line(built, name, args, names):
+    out = run_kernel(name, args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and names in lines[0] and lines[0].startswith(name)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_RUNS))
+def test_kernel_checks_its_result(built, name):
+    out = run_kernel(name, SMALL_RUNS[name])
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^result kernel=\S+ .* criterion=(chi2|spread|window|unreliable)$",
+                     out.stdout, re.M)
+    oks = check_lines(out.stdout)
+    assert oks and set(oks) == {"1"}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_RUNS))
+def test_corrupted_result_is_caught(built, name):
+    out = run_kernel(name, SMALL_RUNS[name], {"KERNEL_CORRUPT": "1"})
+    assert out.returncode == 0, out.stderr
+    assert "0" in check_lines(out.stdout)
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="Open MPI (mpirun) is not installed")
+def test_pingpong_payload(built):
+    assert (KERNELS / "pingpong").exists(), "pingpong not built although mpirun is present"
+    good = run_kernel("pingpong", ["--sizes", "1K,1M"], mpi=True)
+    assert good.returncode == 0, good.stderr
+    assert check_lines(good.stdout) == ["1", "1"]
+    bad = run_kernel("pingpong", ["--sizes", "1K"], {"KERNEL_CORRUPT": "1"}, mpi=True)
+    assert check_lines(bad.stdout) == ["0"]
+    one = run_kernel("pingpong", [])   # a single rank is bad input
+    assert one.returncode == 2 and "2 MPI ranks" in one.stderr
+
+
+def reframe(*args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    return subprocess.run([str(REFRAME), "-C", "config/settings.py", "-c",
+                           "reframe_tests/kernels.py", "-R", "-r", "--tag", "quick",
+                           "--exec-policy=serial", *args],
+                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
+
+
+@pytest.mark.reframe
+@pytest.mark.skipif(not REFRAME.exists(), reason="ReFrame is not in this environment")
+def test_reframe_quick_kernels_pass():
+    out = reframe()
+    assert out.returncode == 0, out.stdout[-4000:]
+    assert re.search(r"PASSED .*Ran (\d+)/\1 test case", out.stdout) or "0 failure(s)" in out.stdout
+
+
+@pytest.mark.reframe
+@pytest.mark.skipif(not REFRAME.exists(), reason="ReFrame is not in this environment")
+def test_reframe_sanity_fails_on_wrong_results():
+    names = ["MatmulCheck", "NumaCopyCheck", "PingPongCheck", "MemWriteSingleCheck"]
+    out = reframe("-p", "gnu", "-n", "|".join(names), "-S", "corrupt=true")
+    assert out.returncode != 0
+    failures = re.findall(r"FAILURE INFO for (\w+).*?Failing phase: (\w+)", out.stdout, re.S)
+    assert {n for n, _p in failures} == set(names)
+    assert all(phase == "sanity" for _n, phase in failures)
+    assert "wrong result" in out.stdout

@@ -1,0 +1,98 @@
+"""The placement engine reproduces the maps the studies published, exactly."""
+
+from pathlib import Path
+
+import pytest
+
+from placement import maps, topology
+
+ROOT = Path(__file__).resolve().parents[1]
+TOPO = ROOT / "topologies"
+
+
+def load(name: str) -> topology.Topology:
+    return topology.load(TOPO / f"{name}.xml")
+
+
+def cpus(name: str, threads: int, strategy: str) -> list[int]:
+    return maps.compute(load(name), threads, strategy).cpus
+
+
+def test_bulldozer_scatter_64_is_the_published_map():
+    published = (ROOT / "config" / "maps" / "bulldozer.map").read_text().split("\n", 1)[1].split()
+    assert cpus("bulldozer", 64, "scatter") == [int(c) for c in published]
+
+
+def test_bulldozer_scatter_keeps_threads_off_shared_modules_up_to_32():
+    topo = load("bulldozer")
+    first32 = maps.compute(topo, 32, "scatter").cpus
+    modules = {topo.by_os[c].ancestor("L2Cache") for c in first32}
+    assert len(modules) == 32
+
+
+@pytest.mark.parametrize("strategy,expected", [
+    ("compact", [0, 1, 2, 3, 4, 5, 6, 7]),
+    ("scatter", [0, 4, 1, 5, 2, 6, 3, 7]),
+])
+def test_xeon_e5620(strategy, expected):
+    assert cpus("xeon-e5620", 8, strategy) == expected
+
+
+@pytest.mark.parametrize("strategy,expected", [
+    ("compact", [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15]),
+    ("scatter", list(range(16))),
+])
+def test_cometlake(strategy, expected):
+    assert cpus("cometlake", 16, strategy) == expected
+
+
+def test_xeon_study_pitfall_compact_packs_one_socket():
+    """GOMP_CPU_AFFINITY=0-7 with 4 threads used one socket: the engine shows the same."""
+    topo = load("xeon-e5620")
+    packed = maps.compute(topo, 4, "compact").cpus
+    assert {topo.by_os[c].ancestor("Package") for c in packed} == {0}
+    spread = maps.compute(topo, 4, "scatter").cpus
+    assert {topo.by_os[c].ancestor("Package") for c in spread} == {0, 1}
+
+
+def test_intel_smt_numbering_of_e5_2420():
+    topo = load("xeon-e5-2420")
+    # usual Linux numbering: core c of package p holds PUs 6p+c and 12+6p+c
+    assert cpus("xeon-e5-2420", 4, "compact") == [0, 12, 1, 13]
+    assert cpus("xeon-e5-2420", 4, "scatter") == [0, 6, 1, 7]
+    assert sorted(topo.numa_nodes) == [0, 1]
+
+
+def test_e5_4617_has_eight_numa_nodes_of_six_cores():
+    topo = load("xeon-e5-4617")
+    assert len(topo.numa_nodes) == 8
+    assert all(len(c) == 6 for c in topo.numa_nodes.values())
+    assert cpus("xeon-e5-4617", 8, "scatter") == [0, 6, 12, 18, 24, 30, 36, 42]
+
+
+def test_omp_spread_and_close_over_cores():
+    topo = load("cometlake")
+    spread = maps.compute(topo, 4, "spread-cores")
+    assert [sorted(p) for p in spread.places] == [[0, 8], [2, 10], [4, 12], [6, 14]]
+    close = maps.compute(topo, 2, "close-threads")
+    assert close.cpus == [0, 8]
+
+
+def test_oversubscription_wraps_round_only_when_asked():
+    topo = load("xeon-e5620")
+    with pytest.raises(maps.PlacementError, match="--oversubscribe"):
+        maps.compute(topo, 16, "scatter")
+    wrapped = maps.compute(topo, 16, "scatter", oversubscribe=True)
+    assert wrapped.cpus == [0, 4, 1, 5, 2, 6, 3, 7] * 2
+    assert wrapped.oversubscribed
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("0,1,1,2", "twice"),
+    ("0,99", "not in the topology"),
+    ("0,a", "bad CPU entry 'a'"),
+    ("0,1", "2 entries for 4 threads"),
+])
+def test_explicit_list_errors_name_the_bad_entry(spec, message):
+    with pytest.raises(maps.PlacementError, match=message):
+        maps.compute(load("xeon-e5620"), 4, "explicit", explicit=spec)

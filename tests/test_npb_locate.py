@@ -1,0 +1,87 @@
+"""Finding NPB binaries (search order, partial builds, the install hint) and the time budgets."""
+
+from pathlib import Path
+
+import pytest
+
+from placement import npb_budget, npb_locate
+
+
+def _binary(folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_search_order(tmp_path):
+    var, envdir, repo = tmp_path / "var", tmp_path / "env", tmp_path / "repo"
+    view = repo / ".spack-env" / "view" / "bin"
+    for d in (var, envdir, view):
+        _binary(d, "bt.A.x")
+    env = {"NPB_DIR": str(envdir), "PATH": ""}
+    assert npb_locate.locate("BT", "A", str(var), repo, env).source == "npb_dir variable"
+    assert npb_locate.locate("BT", "A", None, repo, env).source == "NPB_DIR"
+    assert npb_locate.locate("BT", "A", None, repo, {"PATH": ""}).source == "Spack view"
+    spack_env = tmp_path / "senv"
+    _binary(spack_env / ".spack-env" / "view" / "bin", "bt.A.x")
+    found = npb_locate.locate("BT", "A", None, None, {"SPACK_ENV": str(spack_env), "PATH": ""})
+    assert found.source == "active Spack env"
+
+
+def test_partial_build_falls_through_to_path(tmp_path):
+    _binary(tmp_path / "npb", "cg.S.x")
+    onpath = _binary(tmp_path / "bin", "cg.C.x")
+    env = {"NPB_DIR": str(tmp_path / "npb"), "PATH": str(tmp_path / "bin")}
+    found = npb_locate.locate("CG", "C", None, None, env)
+    assert found.path == str(onpath) and found.source == "PATH"
+
+
+def test_missing_binary_says_where_and_how(tmp_path):
+    env = {"NPB_DIR": str(tmp_path), "PATH": str(tmp_path)}
+    found = npb_locate.locate("MG", "C", None, None, env)
+    assert found.path is None
+    msg = found.why_missing("MG", "C")
+    assert "mg.C.x" in msg and str(tmp_path) in msg
+    assert "spack -e . install" in msg and "NPB_DIR" in msg and "npb_dir" in msg
+
+
+def test_non_executable_file_is_not_a_binary(tmp_path):
+    (tmp_path / "ep.S.x").write_text("not a program")
+    assert npb_locate.locate("EP", "S", str(tmp_path), None, {"PATH": ""}).path is None
+
+
+@pytest.mark.parametrize("bench", npb_locate.BENCHMARKS)
+@pytest.mark.parametrize("cls", ["S", "W", "A", "B", "C"])
+def test_every_case_has_a_budget(bench, cls):
+    assert npb_budget.serial_seconds(bench, cls) > 0
+    assert npb_budget.run_budget(bench, cls, 4, 8) >= npb_budget.MIN_RUN_S
+
+
+def test_budgets_grow_with_class_and_oversubscription():
+    full = npb_budget.run_budget("BT", "C", 64, 64)
+    assert full == npb_budget.SLACK * npb_budget.serial_seconds("BT", "C")
+    assert npb_budget.run_budget("BT", "C", 128, 64) == npb_budget.COLLAPSE_FACTOR * full
+    assert npb_budget.run_budget("BT", "A", 64, 64) < full
+    # the job covers its repeats plus the full-count comparison run, rounded up to minutes
+    limit = npb_budget.job_time_limit("CG", "A", 4, 2, 5)
+    assert limit % 60 == 0
+    assert limit >= 5 * npb_budget.run_budget("CG", "A", 4, 2) + npb_budget.run_budget("CG", "A", 2, 2)
+
+
+def test_collapse_budget_is_ten_times_the_full_count():
+    assert npb_budget.collapse_budget(4.5) == 45.0
+    assert npb_budget.collapse_budget(0.02) == npb_budget.MIN_COLLAPSE_S
+
+
+def test_studies_fit_their_budgets():
+    """Every time the studies measured, at any thread count, is inside its run budget."""
+    seed = Path(__file__).resolve().parents[2] / "shared" / "seed-data"
+    if not seed.is_dir():
+        pytest.skip(f"{seed} not present")
+    from placement.seed_baselines import read_rows
+    for name in ("bulldozer_npb33_omp.csv", "xeon_e5620_npb33_omp.csv"):
+        for row in read_rows(seed / name):
+            budget = npb_budget.run_budget(row["benchmark"], row["class"], 1, 1)
+            assert float(row["time_s"]) < budget, row

@@ -1,0 +1,150 @@
+"""ReFrame itself on the NPB checks: the matrix listing, dry-run job scripts, and a real quick run.
+
+The dry-run job scripts are compared with :func:`placement.launch.settings` for
+the same case, so a test can never hold a map the placement engine did not make.
+The real run needs NPB (``NPB_DIR``) and is skipped without it; it checks that
+every case verified and was placed, never how fast it ran.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from placement import launch, topology
+from placement.testlib.npb import THREADS, resolve_threads
+from placement.testlib.placed import read_map_file
+
+pytestmark = pytest.mark.reframe
+
+CASE = re.compile(r"(NpbAcceptanceCheck) %benchmark=(\w+) %npb_class=(\w) %threads=(\w+) "
+                  r"%affinity=([\w-]+) %policy=([\w-]+) /(\w+)")
+
+
+def _reframe(reframe_bin, root, tmp: Path, *args: str, env: dict | None = None,
+             timeout: int = 900) -> subprocess.CompletedProcess:
+    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'),
+           '-c', str(root / 'reframe_tests' / 'npb.py'), '--prefix', str(tmp), *args]
+    full_env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'), **(env or {})}
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=full_env,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope='module')
+def listing(reframe_bin, root, tmp_path_factory):
+    return _reframe(reframe_bin, root, tmp_path_factory.mktemp('npb-list'), '-l')
+
+
+def test_list_shows_the_matrix(listing):
+    assert listing.returncode == 0, listing.stderr
+    out = listing.stdout
+    per_class = {'NpbQuickCheck': 8 * 2 * 2 * 2,
+                 'NpbAcceptanceCheck': 8 * 2 * len(THREADS) * 4 * 2,
+                 'NpbFullCheck': 8 * 2 * len(THREADS) * 4 * 4}
+    for name, count in per_class.items():
+        assert len(re.findall(rf'^- {name} ', out, re.M)) == count, name
+    assert f'Found {sum(per_class.values())} check(s)' in out
+    for value in ('%threads=2xfull', '%affinity=explicit', '%policy=preferred',
+                  '%npb_class=C', '%benchmark=IS'):
+        assert value in out
+
+
+@pytest.fixture(scope='module')
+def dry_run(reframe_bin, root, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('npb-dry')
+    # no NPB_DIR: a dry run must write job scripts on a machine without NPB
+    env = {'NPB_DIR': str(tmp / 'no-npb-here'), 'PATH': os.environ.get('PATH', '')}
+    proc = _reframe(reframe_bin, root, tmp, '--tag', 'acceptance', '--dry-run', env=env)
+    return proc, tmp
+
+
+def _exports(script: str) -> dict[str, str]:
+    out = {}
+    for line in script.splitlines():
+        if line.startswith('export '):
+            key, _, value = line[len('export '):].partition('=')
+            out[key] = ' '.join(shlex.split(value))
+    return out
+
+
+def test_dry_run_job_scripts_match_the_placement_engine(dry_run):
+    proc, tmp = dry_run
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    topo = topology.load(None)            # the generic partition: this machine
+    pus = len(topo.pus)
+    cases = {m.group(7): m.groups() for m in CASE.finditer(proc.stdout)}
+    checked = 0
+    for script_path in glob.glob(str(tmp / 'stage' / '*' / '*' / '*' / 'NpbAcceptanceCheck_*' /
+                                     'rfm_job.sh')):
+        digest = Path(script_path).parent.name.split('_')[-1]
+        if digest not in cases:
+            continue
+        _, bench, cls, threads, affinity, policy, _ = cases[digest]
+        n = resolve_threads(threads if not threads.isdigit() else int(threads), pus)
+        ls = launch.settings(topo, n, affinity, policy, binder='gomp', oversubscribe=True)
+        script = Path(script_path).read_text()
+        assert _exports(script) == ls.env, script_path
+        binary = f'{bench.lower()}.{cls}.x'
+        run_line = ' '.join(ls.prefix + ['timeout', '--kill-after=10', '"$npb_limit"', binary])
+        assert run_line in script.splitlines(), script_path
+        # the probe runs first, in the same environment, under the same prefix
+        probe = [ln for ln in script.splitlines() if ln.endswith('/bindprobe')]
+        assert probe and probe[0].startswith(shlex.join(ls.prefix)), script_path
+        assert 'for npb_rep in $(seq 1 5); do' in script
+        if n > pus:       # oversubscribed: the full-count run comes first, from the engine too
+            full = launch.settings(topo, pus, affinity, policy, binder='gomp', oversubscribe=True)
+            line = next(ln for ln in script.splitlines() if ln.startswith('env '))
+            assert shlex.split(line)[:len(full.env) + 1] == \
+                ['env'] + [f'{k}={v}' for k, v in full.env.items()]
+            assert 'npb-full threads=' in script
+        checked += 1
+    assert checked > 0, 'no NPB job script was written'
+
+
+def test_bulldozer_explicit_map_and_oversubscription(reframe_bin, root, tmp_path):
+    """On the study's node the explicit map is the study's footnote, and 2xfull wraps round it."""
+    proc = _reframe(reframe_bin, root, tmp_path, '--system', 'bulldozer', '--dry-run', '-n',
+                    r'NpbAcceptanceCheck.*%benchmark=CG.*%npb_class=A.*%threads=(full|2xfull)'
+                    r'.*%affinity=explicit.*%policy=first-touch',
+                    env={'NPB_DIR': str(tmp_path / 'none')})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    study = ' '.join(read_map_file(str(root / 'config' / 'maps' / 'bulldozer.map')).split())
+    scripts = {int(_exports(Path(p).read_text())['OMP_NUM_THREADS']): Path(p).read_text()
+               for p in glob.glob(str(tmp_path / 'stage' / 'bulldozer' / 'compute' / '*' /
+                                      'NpbAcceptanceCheck_*' / 'rfm_job.sh'))}
+    assert sorted(scripts) == [64, 128]
+    assert _exports(scripts[64])['GOMP_CPU_AFFINITY'] == study
+    assert _exports(scripts[128])['GOMP_CPU_AFFINITY'] == f'{study} {study}'
+    assert f"'GOMP_CPU_AFFINITY={study}'" in scripts[128]      # the full-count run: the study's map
+    assert '#$ -l exclusive=true' in scripts[64]             # a whole node, never shared
+
+
+NPB_DIR = os.environ.get('NPB_DIR', '')
+
+
+@pytest.mark.skipif(not (NPB_DIR and glob.glob(os.path.join(NPB_DIR, '*.S.x'))),
+                    reason='NPB not available: set NPB_DIR to a folder with NPB 3.4-OMP binaries '
+                           '(bt.S.x, ...; e.g. from `spack -e . install`) to run the quick NPB set')
+def test_quick_npb_run_verifies_and_places(reframe_bin, root, tmp_path):
+    proc = _reframe(reframe_bin, root, tmp_path, '--tag', 'quick', '-n',
+                    r'NpbQuickCheck.*%benchmark=(CG|EP|IS).*%npb_class=S', '--exec-policy=serial',
+                    '-r', '-S', 'repeats=3', timeout=1200)
+    reports = sorted(glob.glob(str(tmp_path / 'results' / 'runs' / 'run-report-*.json')))
+    assert reports, proc.stdout[-3000:] + proc.stderr[-3000:]
+    cases = [tc for run in json.loads(Path(reports[-1]).read_text())['runs']
+             for tc in run['testcases'] if tc['name'].startswith('NpbQuickCheck')]
+    assert cases
+    for tc in cases:
+        # timings are never asserted: only a performance verdict may differ between machines
+        assert tc['result'] == 'pass' or tc['fail_phase'] == 'performance', \
+            f"{tc['name']}: {tc.get('fail_reason')}"
+        assert tc['num_threads'] > 0 and tc['reference_index'][0] == 'benchmark'
+        perf = {k.split(':')[-1] for k in tc['perfvalues']}
+        assert {'time', 'time_cv', 'mops', 'wall', 'stopped'} <= perf
