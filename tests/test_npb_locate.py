@@ -77,10 +77,10 @@ def test_collapse_budget_is_ten_times_the_full_count():
 
 def test_studies_fit_their_budgets():
     """Every time the studies measured, at any thread count, is inside its run budget."""
-    seed = Path(__file__).resolve().parents[2] / "shared" / "seed-data"
+    from placement.seed_baselines import default_seed_dir, read_rows
+    seed = default_seed_dir()
     if not seed.is_dir():
         pytest.skip(f"{seed} not present")
-    from placement.seed_baselines import read_rows
     for name in ("bulldozer_npb33_omp.csv", "xeon_e5620_npb33_omp.csv"):
         for row in read_rows(seed / name):
             budget = npb_budget.run_budget(row["benchmark"], row["class"], 1, 1)

@@ -34,7 +34,7 @@ _common = {
     'max_jobs': 8,
     'time_limit': '20m',
     'sched_options': {'use_nodes_option': True},
-    'extras': {'topology': TOPOLOGY},
+    'extras': {'topology': TOPOLOGY, 'nodes': 2},        # site: nodes in the partition
 }
 
 site_configuration = {
@@ -47,7 +47,9 @@ site_configuration = {
             'partitions': [
                 {**_common, 'name': 'srun', 'launcher': 'srun',
                  'descr': 'Whole nodes, tasks started and bound by srun',
-                 'features': ['slurm', 'srun', 'exclusive']},
+                 'features': ['slurm', 'srun', 'exclusive'],
+                 # srun starts MPI ranks through PMIx (site: pmi2, or unset if MpiDefault is set)
+                 'env_vars': [['SLURM_MPI_TYPE', 'pmix']]},
                 {**_common, 'name': 'mpirun', 'launcher': 'mpirun',
                  'descr': 'Whole nodes, tasks started by Open MPI mpirun',
                  'features': ['slurm', 'mpirun', 'exclusive'],

@@ -8,7 +8,8 @@ the environment of ReFrame's own ``sbatch``/``squeue`` calls and of every job.
 The ``squeue`` backend is ReFrame's Slurm backend polling with ``squeue``: the
 test cluster has no accounting database, which the ``slurm`` backend's
 ``sacct`` needs. Submission (``sbatch``), job scripts, ``srun`` and the binding
-are the same as under ``slurm``.
+are the same as under ``slurm``. ``extras['nodes']`` tells two-node checks to skip;
+the cluster's ``MpiDefault=pmix`` lets ``srun`` start Debian's Open MPI ranks.
 """
 
 import os
@@ -27,7 +28,7 @@ _common = {
     'environs': available_environs(),
     'max_jobs': 1,
     'time_limit': '5m',
-    'extras': {'topology': None},      # the test node is this host
+    'extras': {'topology': None, 'nodes': 1},      # the test node is this host
 }
 
 site_configuration = {

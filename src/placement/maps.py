@@ -57,7 +57,11 @@ def scatter_order(topo: Topology) -> list[int]:
     the fastest-changing key, then die/NUMA, cache/module, core, and the
     hardware thread the slowest.
     """
-    return [pu.os_index for pu in sorted(topo.pus, key=lambda p: (p.ranks[::-1], p.logical))]
+    cached = topo.orders.get("scatter")
+    if cached is None:
+        cached = [pu.os_index for pu in sorted(topo.pus, key=lambda p: (p.ranks[::-1], p.logical))]
+        topo.orders["scatter"] = cached      # topologies are loaded once and reused
+    return list(cached)
 
 
 def _core_places(topo: Topology) -> list[frozenset[int]]:

@@ -55,10 +55,13 @@ STUDIES = {
 
 
 def default_seed_dir() -> Path:
-    """``$PLACEMENT_SEED_DATA``, else ``shared/seed-data`` beside the checkout."""
+    """``$PLACEMENT_SEED_DATA``, else the checkout's copy, else ``shared/seed-data`` beside it."""
     from .testlib.paths import repo_root  # ReFrame-free module
     env = os.environ.get("PLACEMENT_SEED_DATA")
-    return Path(env) if env else repo_root().parent / "shared" / "seed-data"
+    if env:
+        return Path(env)
+    copy = repo_root() / "tests" / "fixtures" / "seed-data"
+    return copy if copy.is_dir() else repo_root().parent / "shared" / "seed-data"
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:

@@ -7,6 +7,7 @@ memory children, so they are read from their cpusets, not from the tree).
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -25,7 +26,7 @@ CPU_TYPES = {
 NAMED_LEVELS = ("Package", "Die", "L3Cache", "L2Cache", "Core")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PU:
     """One processing unit with its place in the tree.
 
@@ -46,7 +47,7 @@ class PU:
                 return logical
         return None
 
-    @property
+    @functools.cached_property
     def ranks(self) -> tuple[int, ...]:
         """Rank among siblings at every level, root first: the key scatter sorts on."""
         return tuple(rank for _t, _l, rank in self.path)
@@ -64,6 +65,7 @@ class Topology:
 
     def __post_init__(self) -> None:
         self.by_os = {pu.os_index: pu for pu in self.pus}
+        self.orders: dict[str, list[int]] = {}   # strategy orders, computed once per topology
 
     @property
     def cpus(self) -> list[int]:

@@ -32,7 +32,8 @@ class BindProbeBuild(rfm.CompileOnlyRegressionTest):
     def setup_build(self):
         self.sourcesdir = str(repo_root() / 'src' / 'probe')
         omp = self.current_environ.extras.get('omp_flag', '-fopenmp')
-        self.build_system.options = [f'OPENMP_FLAG={omp}', f'CC={self.current_environ.cc}']
+        # -B: the source tree may hold a probe built by another compiler
+        self.build_system.options = ['-B', f'OPENMP_FLAG={omp}', f'CC={self.current_environ.cc}']
 
     @sanity_function
     def built(self):
