@@ -2,3 +2,7 @@
 
 Only ReFrame test files import this; the rest of the package does not need ReFrame.
 """
+
+from .deprecation_fastpath import install as _install_fastpath
+
+_install_fastpath()

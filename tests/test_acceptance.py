@@ -1,0 +1,123 @@
+"""scripts/acceptance.sh end to end on this host, with throw-away checks that fail on purpose.
+
+Proves: a crash, a missing tool, a failed verification and a time limit are
+each a FAIL with the stage directory (job script, stdout, stderr) kept while the
+rest of the run goes on; the summary line and exit status; the comparison with
+the previous run flags a slowdown; ``--restore-session REPORT --failed -r``
+re-runs exactly the failures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.reframe
+
+CHECKS = '''
+import shlex
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, performance_function, run_before, sanity_function, variable
+
+COMMANDS = {
+    'pass': 'echo rate={rate}',
+    'verify': 'echo rate={rate}; echo binding not as requested',
+    'crash': 'echo rate={rate}; kill -SEGV $$',
+    'missing_tool': 'no-such-tool-placement-test --run',
+    'timeout': 'sleep 60',
+}
+
+
+@rfm.simple_test
+class AcceptanceCase(rfm.RunOnlyRegressionTest):
+    case = parameter(list(COMMANDS))
+    rate = variable(float, value=100.0)
+    valid_systems = ['*']
+    valid_prog_environs = ['gnu']
+    tags = {'quick', 'acceptance', 'full'}
+    time_limit = '5s'
+    executable = 'bash'
+
+    @run_before('run')
+    def command(self):
+        self.executable_opts = ['-c', shlex.quote(COMMANDS[self.case].format(rate=self.rate))]
+
+    @sanity_function
+    def validate(self):
+        return sn.all([sn.assert_found(r'^rate=', self.stdout),
+                       sn.assert_not_found(r'not as requested', self.stdout),
+                       sn.assert_eq(self.job.exitcode, 0)])
+
+    @performance_function('MB/s')
+    def rate_seen(self):
+        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
+'''
+
+SUMMARY = re.compile(r'^ACCEPTANCE generic quick: (PASS|FAIL) (\d+) passed, (\d+) failed '
+                     r'\((\d+) perf regressions\) report=(\S+)', re.M)
+
+
+@pytest.fixture
+def acceptance(root, tmp_path):
+    """Run scripts/acceptance.sh on the throw-away checks; returns (status, summary match)."""
+    checks = tmp_path / 'acceptance_cases.py'
+    checks.write_text(CHECKS)
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
+           'PLACEMENT_REPORTS': str(tmp_path / 'reports')}
+
+    def run(*args: str):
+        proc = subprocess.run(
+            [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
+             '-c', str(checks), '--prefix', str(tmp_path / 'rfm'), *args],
+            cwd=root, env=env, capture_output=True, text=True, timeout=900)
+        m = SUMMARY.search(proc.stdout)
+        assert m, proc.stdout[-3000:] + proc.stderr[-3000:]
+        assert proc.stdout.rstrip().splitlines()[-1].startswith('ACCEPTANCE ')
+        return proc, m
+    run.env = env
+    return run
+
+
+def test_failures_are_kept_and_the_run_goes_on(acceptance, root, reframe_bin, tmp_path):
+    proc, m = acceptance()
+    assert proc.returncode == 1
+    assert m.group(1, 2, 3) == ('FAIL', '1', '4'), proc.stdout[-2000:]
+    report = json.loads(Path(m.group(5)).read_text())
+    failed = {tc['display_name']: tc for tc in report['runs'][0]['testcases']
+              if tc['result'] == 'fail'}
+    assert {n.split('=')[-1] for n in failed} == {'verify', 'crash', 'missing_tool', 'timeout'}
+    assert failed['AcceptanceCase %case=timeout']['fail_phase'] == 'run'
+    for tc in failed.values():          # logs kept where the FAIL line points
+        for f in ('rfm_job.sh', 'rfm_job.out', 'rfm_job.err'):
+            assert (Path(tc['stagedir']) / f).exists(), (tc['display_name'], f)
+        assert f"stage={tc['stagedir']}" in proc.stdout
+
+    # re-run only the failures: the documented command
+    rerun = tmp_path / 'rerun.json'
+    again = subprocess.run(
+        [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '--restore-session',
+         m.group(5), '--failed', '-r', '--prefix', str(tmp_path / 'rfm'),
+         '--report-file', str(rerun)],
+        cwd=root, env=acceptance.env, capture_output=True, text=True, timeout=600)
+    assert again.returncode != 0
+    names = {tc['display_name'] for r in json.loads(rerun.read_text())['runs']
+             for tc in r['testcases']}
+    assert names == set(failed)
+
+
+def test_slowdown_against_the_previous_run_is_a_regression(acceptance):
+    only_pass = ('-n', '%case=pass')
+    proc, m = acceptance(*only_pass)
+    assert (proc.returncode, m.group(1)) == (0, 'PASS')
+    proc, m = acceptance(*only_pass, '-S', 'rate=50')         # half the previous rate
+    assert proc.returncode == 1
+    assert m.group(1, 3, 4) == ('FAIL', '0', '1'), proc.stdout[-2000:]
+    assert 'regression vs previous run: AcceptanceCase %case=pass' in proc.stdout
+    proc, m = acceptance(*only_pass, '-S', 'rate=100')        # better than the last: fine
+    assert (proc.returncode, m.group(1, 4)) == (0, ('PASS', '0'))
