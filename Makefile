@@ -47,6 +47,9 @@ reframe-list: venv
 bench: setup
 	$(PY) benchmarks/run_all.py
 
+acceptance: setup
+	scripts/acceptance.sh -m $(or $(MODE),acceptance) $(if $(SYSTEM),-s $(SYSTEM)) $(RFM_ARGS)
+
 clean:
 	rm -rf $(VENV) output stage perflogs
 	$(MAKE) -s -C src clean
