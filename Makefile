@@ -32,8 +32,9 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: setup
-	$(RFM) --mode quick -r $(RFM_ARGS) || true
-	$(VENV)/bin/placement report --latest --output reports
+	@rc=0; $(RFM) --mode quick -r $(RFM_ARGS) || rc=$$?; \
+	$(VENV)/bin/placement report --latest --output reports || rc=$$?; \
+	exit $$rc
 
 test: setup-test
 	$(PY) -m pytest $(PYTEST_ARGS)
