@@ -42,16 +42,16 @@ def cmd_maps(args: argparse.Namespace) -> int:
     for w in ls.warnings:
         print(f"placement: warning: {w}", file=sys.stderr)
     if args.format == "list":
-        print(" ".join(str(c) for c in ls.placement.cpus) if ls.placement.bound
+        print(" ".join(map(str, ls.placement.cpus)) if ls.placement.bound
               else "(none: the OS places threads)")
+    elif args.format in ("numactl", "taskset", "hwloc"):
+        print(" ".join(ls.prefix + ["<program>"]))        # binding and policy in one prefix
     else:
         text = renderings.render(ls.placement, args.format)
-        if args.format in renderings.PER_THREAD + ("env",) or args.format == "json":
-            print(text) if text else None
-            if ls.policy.prefix and args.format != "json":
-                print(" ".join(ls.policy.prefix) + " <program>")
-        else:
-            print(" ".join(ls.prefix + ["<program>"]))
+        if text:
+            print(text)
+        if ls.policy.prefix and args.format != "json":
+            print(" ".join(ls.policy.prefix) + " <program>")
     return 0
 
 
