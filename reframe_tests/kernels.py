@@ -18,7 +18,7 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
                                    run_before, sanity_function, variable)
 
 from placement import numa_pages
-from placement.testlib.paths import repo_root
+from placement.testlib.builds import SourceTreeBuild
 from placement.testlib.placed import PlacedRunMixin, partition_topology
 from placement.testlib.references import BaselineReferencesMixin
 
@@ -38,26 +38,15 @@ def _exclusivity(page_csv, nodes):
     return numa_pages.application_exclusivity(numa_pages.read_page_csv(page_csv), nodes)
 
 
-class KernelsBuild(rfm.CompileOnlyRegressionTest):
+class KernelsBuild(SourceTreeBuild):
     """Builds every kernel of src/kernels once per environment (pingpong where mpicc is)."""
 
-    build_system = 'Make'
-    build_locally = True
-
-    @run_before('compile')
-    def setup_build(self):
-        self.sourcesdir = str(repo_root() / 'src' / 'kernels')
-        omp = self.current_environ.extras.get('omp_flag', '-fopenmp')
-        self.build_system.options = [f'OPENMP_FLAG={omp}', f'CC={self.current_environ.cc}']
-        self.prebuild_cmds = ['make clean >/dev/null']   # never reuse objects of another compiler
+    source_subdir = 'kernels'
 
     @sanity_function
     def built(self):
         return sn.all([sn.assert_true(os.path.exists(self.path(k)), msg=f'{k} was not built')
                        for k in KERNELS])
-
-    def path(self, kernel: str) -> str:
-        return os.path.join(self.stagedir, kernel)
 
 
 class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin):

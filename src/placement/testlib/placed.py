@@ -19,29 +19,21 @@ from reframe.core.builtins import fixture, run_after, run_before, sanity_functio
 
 from .. import launch, probe, topology
 from ..errors import PlacementError
-from .paths import repo_root
+from .builds import SourceTreeBuild
 
 
-class BindProbeBuild(rfm.CompileOnlyRegressionTest):
+class BindProbeBuild(SourceTreeBuild):
     """Builds the binding probe once per environment (used as a fixture)."""
 
-    build_system = 'Make'
-    build_locally = True
-
-    @run_before('compile')
-    def setup_build(self):
-        self.sourcesdir = str(repo_root() / 'src' / 'probe')
-        omp = self.current_environ.extras.get('omp_flag', '-fopenmp')
-        # -B: the source tree may hold a probe built by another compiler
-        self.build_system.options = ['-B', f'OPENMP_FLAG={omp}', f'CC={self.current_environ.cc}']
+    source_subdir = 'probe'
 
     @sanity_function
     def built(self):
-        return sn.assert_true(os.path.exists(os.path.join(self.stagedir, 'bindprobe')))
+        return sn.assert_true(os.path.exists(self.executable_path), msg='bindprobe was not built')
 
     @property
     def executable_path(self) -> str:
-        return os.path.join(self.stagedir, 'bindprobe')
+        return self.path('bindprobe')
 
 
 @functools.lru_cache(maxsize=None)
