@@ -67,32 +67,23 @@ static void *busy(void *arg) {
     return NULL;
 }
 
-/* ---- create / create_join ---- */
-static double s_create(void *p) {
-    (void)p;
+/* ---- create / create_join: the same steps, the clock stops before or after the join ---- */
+static double time_create(int include_join) {
     pthread_t t;
     pthread_attr_t a;
     thread_attr(&a);
     double t0 = sl_now();
     pthread_create(&t, &a, noop, NULL);
-    double dt = sl_now() - t0;
+    double dt = include_join ? 0 : sl_now() - t0;
     pthread_join(t, NULL);
+    if (include_join)
+        dt = sl_now() - t0;
     pthread_attr_destroy(&a);
     return dt;
 }
 
-static double s_create_join(void *p) {
-    (void)p;
-    pthread_t t;
-    pthread_attr_t a;
-    thread_attr(&a);
-    double t0 = sl_now();
-    pthread_create(&t, &a, noop, NULL);
-    pthread_join(t, NULL);
-    double dt = sl_now() - t0;
-    pthread_attr_destroy(&a);
-    return dt;
-}
+static double s_create(void *p) { (void)p; return time_create(0); }
+static double s_create_join(void *p) { (void)p; return time_create(1); }
 
 /* ---- chain: thread k joins thread k-1 (its creator), then creates k+1 ---- */
 typedef struct { pthread_t prev; long left; pthread_t *last; pthread_mutex_t *m; pthread_cond_t *c; int *done; } link_arg;
