@@ -29,6 +29,31 @@ def _systems():
     return out
 
 
+def _quiet_generic_redefinition():
+    """Drop ReFrame's load-time warning that our ``generic`` replaces its builtin one.
+
+    ``generic`` is redefined on purpose (the catch-all system keeps ReFrame's
+    name, so ``--system generic`` and stored results read as usual); ReFrame
+    warns on every load. Only those two lines are dropped, nothing else, and
+    only while this file is being loaded (ReFrame then builds its own logger).
+    """
+    try:
+        from reframe.core.logging import getlogger
+        logger = getlogger().logger
+    except (ImportError, AttributeError):
+        return
+    if logger is None:
+        return
+
+    def keep(record):
+        msg = str(record.msg)
+        return not ("redefinition of " in msg and "'generic" in msg and "'<builtin>'" in msg)
+
+    logger.addFilter(keep)
+
+
+_quiet_generic_redefinition()
+
 site_configuration = {
     'systems': _systems(),
     'environments': common.environments,

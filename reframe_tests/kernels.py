@@ -12,6 +12,7 @@ import os
 import shutil
 
 import reframe as rfm
+import reframe.utility.osext as osext
 import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
@@ -21,6 +22,7 @@ from placement import numa_pages
 from placement.testlib.builds import SourceTreeBuild
 from placement.testlib.placed import PlacedRunMixin, partition_topology
 from placement.testlib.references import BaselineReferencesMixin
+from placement.testlib.samples import PerfSamplesMixin
 
 KERNELS = ('pthread_ops', 'memwrite', 'numacopy', 'matmul', 'datamap')
 #: sizes per scale; `small` runs under the quick tag
@@ -135,23 +137,29 @@ class MemWriteSingleBase(PlacedKernelBase):
 
 
 class MemWriteThreadsBase(PlacedKernelBase):
-    """N threads each write their own block; the study's three binding modes.
+    """N threads each write their own block, N from one to every PU; three binding modes.
 
     ``none``: the OS places threads; ``scatter``: round-robin over packages
     (its "thread bound to a processor"); ``close-cores``: cores filled in order
-    (its "thread bound to a core").
+    (its "thread bound to a core"). Thread counts above the partition's PUs
+    are skipped: the study measured bandwidth as threads are added, not
+    oversubscription.
     """
 
     kernel = 'memwrite'
     affinity = parameter(['none', 'scatter', 'close-cores'])
+    threads = parameter([1, 2, 4, 8, 16, 32, 'full'])
     scale = parameter([SMALL, LARGE])
+    #: resolved from ``threads`` at setup
+    num_threads = variable(int, value=0)
+    max_threads_per_pu = 1
 
     @run_after('init')
     def set_sizes(self):
         self.tags = set(SCALE_TAGS[self.scale])
         block = '16M' if self.scale == SMALL else '500M'
         self.executable_opts = ['--mode', 'threads', '--block', block]
-        self.reference_index = ['$environ', 'scale', 'affinity']
+        self.reference_index = ['$environ', 'scale', 'affinity', 'num_threads']
 
     @performance_function('GB/s')
     def gbps(self):
@@ -251,8 +259,8 @@ class PingPongBase(KernelRunBase):
 
 # ---- matrix multiply (the Comet Lake report) ----
 
-class MatmulBase(PlacedKernelBase):
-    """Dense OpenMP matmul, 50 timed repetitions (``sample`` lines keep every time)."""
+class MatmulBase(PlacedKernelBase, PerfSamplesMixin):
+    """Dense OpenMP matmul, 50 timed repetitions; every time goes to the run report."""
 
     kernel = 'matmul'
     affinity = parameter(['none', 'compact', 'scatter'])
@@ -266,11 +274,20 @@ class MatmulBase(PlacedKernelBase):
         self.executable_opts = ['--n', str(n), '--reps', str(self.reps)]
         self.reference_index = ['$environ', 'scale', 'affinity']
 
+    def times(self):
+        return sn.extractall(r'^sample kernel=matmul .*time_s=(\S+)', self.stdout, 1, float)
+
     @sanity_function
     def validate(self):
-        times = sn.extractall(r'^sample kernel=matmul .*time_s=(\S+)', self.stdout, 1, float)
         return sn.all([self.checks_ok(), self.assert_placed(),
-                       sn.assert_eq(sn.count(times), self.reps, msg='expected {1} timed runs, got {0}')])
+                       sn.assert_eq(sn.count(self.times()), self.reps,
+                                    msg='expected {1} timed runs, got {0}')])
+
+    @run_before('performance')
+    def record_runs(self):
+        # the study's boxplots: every repetition, not only the mean
+        with osext.change_dir(self.stagedir):   # hooks run outside the stage folder
+            self.perf_samples = {'mean_time': list(sn.evaluate(self.times()))}
 
     @performance_function('s')
     def mean_time(self):

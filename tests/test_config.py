@@ -31,6 +31,15 @@ def test_this_host_is_generic(reframe_bin, root):
     assert show(reframe_bin, root, None, 'systems/0/name') == 'generic'
 
 
+def test_generic_replaces_the_builtin_quietly(reframe_bin, root):
+    """Our generic is ReFrame's name on purpose: no warning about it, other warnings stay."""
+    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '-c',
+           str(root / 'reframe_tests' / 'binding_probe.py'), '-l']
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=root, check=True)
+    assert 'redefinition' not in out.stdout + out.stderr
+    assert 'Found ' in out.stdout
+
+
 def test_modes(reframe_bin, root):
     names = [m['name'] for m in show(reframe_bin, root, None, 'modes')]
     assert {'quick', 'acceptance', 'full'} <= set(names)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from placement import runreport
+
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "src" / "kernels"
 REFRAME = Path(sys.executable).parent / "reframe"
@@ -108,10 +110,22 @@ def reframe(*args):
 
 @pytest.mark.reframe
 @pytest.mark.skipif(not REFRAME.exists(), reason="ReFrame is not in this environment")
-def test_reframe_quick_kernels_pass():
-    out = reframe()
+def test_reframe_quick_kernels_pass(tmp_path):
+    report = tmp_path / "run.json"
+    out = reframe("--report-file", str(report))
     assert out.returncode == 0, out.stdout[-4000:]
     assert re.search(r"PASSED .*Ran (\d+)/\1 test case", out.stdout) or "0 failure(s)" in out.stdout
+    cases = runreport.load(report).cases
+    # matmul keeps every timed repetition in the run report (the study's boxplots)
+    mm = [c for c in cases if c.test == "MatmulCheck"]
+    assert mm and all(len(c.samples["mean_time"]) == 50 for c in mm)
+    assert all(c.summary("mean_time").mean == pytest.approx(c.perf["mean_time"].value, rel=0.01)
+               for c in mm)
+    # the write bandwidth is measured from one thread to every PU, per binding mode
+    mw = [c for c in cases if c.test == "MemWriteThreadsCheck" and c.result == "pass"]
+    pus = os.cpu_count()
+    assert {(c.params["affinity"], c.params["num_threads"]) for c in mw} >= \
+        {(a, n) for a in ("none", "scatter", "close-cores") for n in (1, pus)}
 
 
 @pytest.mark.reframe

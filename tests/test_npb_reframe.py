@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from placement import launch, topology
-from placement.testlib.npb import THREADS, resolve_threads
-from placement.testlib.placed import read_map_file
+from placement.testlib.npb import THREADS
+from placement.testlib.placed import read_map_file, resolve_threads
 
 pytestmark = pytest.mark.reframe
 
@@ -148,3 +148,6 @@ def test_quick_npb_run_verifies_and_places(reframe_bin, root, tmp_path):
         assert tc['num_threads'] > 0 and tc['reference_index'][0] == 'benchmark'
         perf = {k.split(':')[-1] for k in tc['perfvalues']}
         assert {'time', 'time_cv', 'mops', 'wall', 'stopped'} <= perf
+        if tc['result'] == 'pass':
+            # every run's values and NPB's version go into the run report
+            assert len(tc['perf_samples']['time']) == 3 and tc['npb_version'].startswith('3.')

@@ -1,7 +1,11 @@
 """Report generation from real ReFrame run reports (tests/fixtures/runreports/).
 
-The fixtures come from `tests/fixtures/runreports/checks` run here: once
-with no baseline, once against the baseline recorded from the first run.
+The generic-* fixtures come from `tests/fixtures/runreports/checks` run here:
+once with no baseline, once against the baseline recorded from the first run.
+generic-npb-guards.json is NpbQuickCheck (EP and LU, class S, 3 repeats) run
+here with the stability limit tightened (``-S cv_limit=2 -S min_judged_s=0``),
+so real guards trip; xeon16-lu-collapse.json is the 16-core node's LU class A
+at 32 threads, where the unpinned runs collapsed.
 """
 
 from __future__ import annotations
@@ -12,12 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from placement import cli, runreport, stats
+from placement import cli, guards, report_provenance, runreport, stats
+from placement.report_build import npb_sections
+from placement.report_tables import Numbers, regression_table
 from placement.errors import PlacementError
 
 FIX = Path(__file__).parent / "fixtures" / "runreports"
 FIRST = FIX / "generic-first-run.json"
 WITH_BASE = FIX / "generic-with-baseline.json"
+NPB_GUARDS = FIX / "generic-npb-guards.json"
+LU_COLLAPSE = FIX / "xeon16-lu-collapse.json"
 
 
 def test_load_real_report_has_cases_with_samples():
@@ -123,3 +131,71 @@ def test_stats_ci_and_tests():
     assert stats.welch(s, b).significant is True
     r = stats.ratio(stats.Summary(0.41), stats.Summary(0.22))
     assert r.mean == pytest.approx(1.8636, rel=1e-3) and r.half_width is None
+
+
+def test_npb_cases_carry_every_run_and_the_npb_version():
+    rep = runreport.load(NPB_GUARDS)
+    npb = [c for c in rep.cases if c.test == "NpbQuickCheck"]
+    assert len(npb) == 4
+    for c in npb:
+        assert all(len(c.samples[v]) == 3 for v in ("time", "mops", "wall"))
+        assert c.summary("time").mean == pytest.approx(c.perf["time"].value, rel=1e-9)
+        assert c.summary("time").n == 3
+    assert report_provenance.npb_version([rep]) == "3.4"
+
+
+def _report(tmp_path: Path, *runs: Path) -> Path:
+    args = ["report", "--no-compare", "--output", str(tmp_path)]
+    for r in runs:
+        args += ["--run", str(r)]
+    assert cli.main(args) == 0
+    (d,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    return d
+
+
+def test_tripped_guards_are_listed_apart(tmp_path):
+    rep = runreport.load(NPB_GUARDS)
+    failed = {(c.label(), v) for c in rep.cases for v, pv in c.perf.items()
+              if v in guards.GUARD_VARS and pv.result == "fail"}
+    assert failed  # the tightened limit tripped in this real run
+    assert {(t.case.label(), t.var) for t in guards.trips(rep.cases)} == failed
+    d = _report(tmp_path, NPB_GUARDS)
+    md = (d / "README.md").read_text()
+    assert "**Guards that tripped**" in md
+    assert "4 case(s) carried guards" in md and f"{len(failed)} tripped" in md
+    rows = [r for r in csv.DictReader(open(d / "numbers.csv")) if r["section"] == "guards"]
+    assert {(r["row"], r["column"]) for r in rows if r["quantity"] == "limit"} == \
+        {(f"NpbQuickCheck {label}", v) for label, v in failed}
+
+
+def test_collapse_is_a_guard_not_a_baseline_regression(tmp_path):
+    rep = runreport.load(LU_COLLAPSE)
+    lu = next(c for c in rep.cases if c.params.get("affinity") == "none")
+    assert lu.perf["slowdown"].result == "fail" and lu.perf["stopped"].value == 3
+    table = regression_table(rep.cases, Numbers())
+    assert table is None or not any(row[3] in guards.GUARD_VARS for row in table.rows)
+    md = (_report(tmp_path, LU_COLLAPSE) / "README.md").read_text()
+    guard_rows = [ln for ln in md.splitlines() if "| collapsed:" in ln or "| stopped:" in ln]
+    assert len(guard_rows) == 2 and all("benchmark=LU" in ln for ln in guard_rows)
+
+
+def test_scaling_without_one_thread_runs_says_why(tmp_path):
+    cases = [c for c in runreport.load(NPB_GUARDS).cases if c.params.get("threads") == "full"]
+    tables, scal = npb_sections(cases, tmp_path, Numbers(), figures=False)
+    assert tables.tables and not scal.tables and "No speedup here" in scal.text
+    every = runreport.load(NPB_GUARDS).cases
+    assert npb_sections(every, tmp_path, Numbers(), figures=False)[1].tables
+
+
+def test_discussion_survives_regeneration(tmp_path):
+    d = _report(tmp_path, NPB_GUARDS)
+    (d / "discussion.md").write_text("**Pinning** helps `EP` *here*.\n\nSecond paragraph.\n")
+    (d / "stale.png").write_bytes(b"")
+    d2 = _report(tmp_path, NPB_GUARDS)
+    assert d2 == d and (d / "discussion.md").exists() and not (d / "stale.png").exists()
+    md = (d / "README.md").read_text()
+    assert md.index("## Discussion") < md.index("## Regression summary")
+    assert "**Pinning** helps `EP` *here*." in md
+    page = (d / "index.html").read_text()
+    assert "<p><strong>Pinning</strong> helps <code>EP</code> <em>here</em>.</p>" in page
+    assert "<p>Second paragraph.</p>" in page

@@ -29,14 +29,13 @@ from typing import Any
 import yaml
 
 from .errors import PlacementError
+from .guards import GUARD_VARS
 from .runreport import Case, RunReport
 
 MIN_THRESHOLD = 0.05
 CV_FACTOR = 3.0
 DEFAULT_THRESHOLD = 0.10
 PROVENANCE_KEY = "_provenance"
-#: Perfvars with fixed guard references set by the tests themselves (NPB's watchdog).
-GUARD_VARS = frozenset({"stopped", "slowdown"})
 
 Entry = tuple[str, tuple, str]  # (test, index values, perfvar)
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import report_plots as plots
-from .report_tables import (Numbers, Table, all_values_table, npb_groups, npb_tables,
-                            regression_table, scaling, scaling_table, _slug)
+from .report_tables import (Numbers, Table, all_values_table, guards_table, npb_groups,
+                            npb_tables, regression_table, scaling, scaling_table, _slug)
 from .runreport import Case
 from .stats import Summary, fmt
 
@@ -26,6 +26,8 @@ class Section:
     text: str = ""
     tables: list[Table] = field(default_factory=list)
     images: list[tuple[str, str]] = field(default_factory=list)  # (file, caption)
+    #: Markdown written by a person (the report folder's ``discussion.md``), shown as is.
+    prose: str = ""
 
 
 @dataclass
@@ -53,7 +55,9 @@ def npb_sections(cases: list[Case], out: Path, numbers: Numbers, figures: bool =
                    "Speedup T(1)/T(p) against the same placement's one-thread time; "
                    "efficiency = speedup / p (1 is perfect scaling; the dotted line is ideal).")
     for g in groups:
-        scal.tables.append(scaling_table(g, numbers))
+        t = scaling_table(g, numbers)
+        if t.rows:
+            scal.tables.append(t)
         if not (figures and plots.available()):
             continue
         sc = scaling(g)
@@ -69,6 +73,9 @@ def npb_sections(cases: list[Case], out: Path, numbers: Numbers, figures: bool =
                         logx=True, ideal=("linear", "one"))
             scal.images.append((name, f"{b} class {g.npb_class}: speedup and efficiency "
                                       "vs threads, one line per placement"))
+    if not scal.tables:
+        scal.text = ("No speedup here: it needs each benchmark's one-thread time, and no case "
+                     "of these runs had one thread (the acceptance family's threads=1 cases).")
     return [tables, scal]
 
 
@@ -196,7 +203,7 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
             m = _BLOCK_VAR.match(v)
             s = c.summary(v)
             if m and s:
-                ctx = f"{c.sysenv} {c.label(skip=set(_MODE_PARAMS) | const)}".strip()
+                ctx = _context(c, set(_MODE_PARAMS) | const)
                 series.setdefault(("block", c.test, ctx), {}).setdefault(mode, []).append(
                     (block_bytes(m.group("size")), s.mean, s.half_width))
         plain = [v for v in gb if not _BLOCK_VAR.match(v)]
@@ -207,7 +214,9 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
             xkey = next((k for k in keys if k in c.params), None)
             if xkey is None:
                 continue
-            ctx = f"{c.sysenv} {c.label(skip=set(_MODE_PARAMS) | const | {xkey})}".strip()
+            # the symbolic `threads` parameter names the same axis as num_threads
+            axis_keys = {xkey, "threads"} if axis == "num_threads" else {xkey}
+            ctx = _context(c, set(_MODE_PARAMS) | const | axis_keys)
             x = block_bytes(str(c.params[xkey])) if axis == "block" else _num(c.params[xkey])
             series.setdefault((axis, c.test, ctx), {}).setdefault(mode, []).append(
                 (x, s.mean, s.half_width))
@@ -218,7 +227,7 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
         tid = f"bw-{axis}-{_slug(test)}-{_slug(ctx)}"
         xs = sorted({p[0] for v in ser.values() for p in v})
         t = Table(tid, f"{test} {ctx}: GB/s vs {labels[axis]}",
-                  ["mode"] + [_size(x) if axis == "block" else fmt(x) for x in xs])
+                  ["mode"] + [_size(x) if axis == "block" else f"{x:g}" for x in xs])
         for mode, pts in sorted(ser.items()):
             by_x = {p[0]: p for p in pts}
             t.add([mode] + [Summary(by_x[x][1]).text() if x in by_x else "" for x in xs])
@@ -237,6 +246,12 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
     return sec
 
 
+def _context(c: Case, skip: set[str]) -> str:
+    """What a series is about beyond its axis and mode: the system, and any other parameter."""
+    rest = " ".join(f"{k}={v}" for k, v in c.params.items() if k not in skip)
+    return f"{c.sysenv} {rest}".strip()
+
+
 def _size(x: float) -> str:
     for unit, m in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
         if x >= m and x % m == 0:
@@ -253,10 +268,12 @@ def _num(x) -> float:
 
 def build(title: str, subtitle: str, cases: list[Case], out: Path,
           provenance: list[tuple[str, str]], compare: Table | None = None,
-          compare_note: str = "") -> Report:
-    """All sections the data allows, in reading order."""
+          compare_note: str = "", discussion: str = "") -> Report:
+    """All sections the data allows, in reading order; a person's discussion first."""
     rep = Report(title, subtitle, provenance=provenance)
     n = rep.numbers
+    if discussion.strip():
+        rep.sections.append(Section("discussion", "Discussion", prose=discussion.strip()))
     rep.sections += npb_sections(cases, out, n)
     for make in (boxplot_section, numa_section, bandwidth_section):
         s = make(cases, out, n)
@@ -274,6 +291,11 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
         reg.tables.append(compare)
     if compare_note:
         reg.text += " " + compare_note
+    guard, guard_text = guards_table(cases, n)
+    if guard_text:
+        reg.text += " " + guard_text
+    if guard:
+        reg.tables.append(guard)
     rep.sections.append(reg)
     allv = all_values_table(cases, n)
     if allv:

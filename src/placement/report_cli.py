@@ -27,11 +27,19 @@ def _root() -> Path:
     return repo_root()
 
 
+#: A person's reading of the numbers, kept in the report folder across regenerations.
+DISCUSSION = "discussion.md"
+
+
 def _fresh_dir(out: Path) -> Path:
-    """Empty ``out`` of a previous report's files (PNG/HTML/MD/CSV only), create it."""
+    """Empty ``out`` of a previous report's generated files (PNG/HTML/MD/CSV), create it.
+
+    ``discussion.md`` and anything else put there by hand (raw runs, node
+    descriptions) stay: regenerating a report must not lose what people wrote.
+    """
     out.mkdir(parents=True, exist_ok=True)
     for p in out.iterdir():
-        if p.is_file() and p.suffix in (".png", ".html", ".md", ".csv"):
+        if p.is_file() and p.suffix in (".png", ".html", ".md", ".csv") and p.name != DISCUSSION:
             p.unlink()
     return out
 
@@ -57,10 +65,12 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
     table, note, scratch = None, "", Numbers()
     if compare_previous:
         table, note = compare(newest, root, scratch)
+    notes = out / DISCUSSION
     rep = build(f"Placement report: {name}",
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
                 f"{newest.uuid} ({newest.session.get('time_start', '?')}).",
-                cases, out, report_provenance.collect(reports, root), table, note)
+                cases, out, report_provenance.collect(reports, root), table, note,
+                discussion=notes.read_text() if notes.is_file() else "")
     rep.numbers.rows += scratch.rows
     report_html.write(rep, out)
     return out

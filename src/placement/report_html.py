@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import csv
 import html
+import io
+import os
+import re
+import tempfile
 from pathlib import Path
 
 from .report_build import Report
@@ -43,6 +47,22 @@ def _table_html(t: Table) -> str:
     return "".join(out)
 
 
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+_EM = re.compile(r"(?<![*\w])\*([^*\s][^*]*?)\*(?![*\w])")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _prose_html(text: str) -> str:
+    """A discussion's Markdown as HTML: paragraphs, **bold**, *italic* and `code`."""
+    out = []
+    for para in re.split(r"\n\s*\n", text.strip()):
+        h = html.escape(" ".join(para.split()))
+        h = _STRONG.sub(r"<strong>\1</strong>", h)
+        h = _CODE.sub(r"<code>\1</code>", _EM.sub(r"<em>\1</em>", h))
+        out.append(f"<p>{h}</p>")
+    return "\n".join(out)
+
+
 def to_html(rep: Report) -> str:
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{html.escape(rep.title)}</title><style>{_CSS}</style></head><body>",
@@ -54,6 +74,8 @@ def to_html(rep: Report) -> str:
         parts.append(f'<section id="{s.id}"><h2>{html.escape(s.title)}</h2>')
         if s.text:
             parts.append(f"<p>{html.escape(s.text)}</p>")
+        if s.prose:
+            parts.append(_prose_html(s.prose))
         parts += [_table_html(t) for t in s.tables]
         for img, cap in s.images:
             parts.append(f'<figure><img src="{html.escape(img)}" alt="{html.escape(cap)}">'
@@ -89,6 +111,8 @@ def to_markdown(rep: Report) -> str:
         out += [f"## {s.title}", ""]
         if s.text:
             out += [s.text, ""]
+        if s.prose:
+            out += [s.prose, ""]
         out += [_table_md(t) for t in s.tables]
         out += [f"![{cap}]({img})" + "\n" for img, cap in s.images]
     out += ["## Provenance", "", "| | |", "|---|---|"]
@@ -97,17 +121,30 @@ def to_markdown(rep: Report) -> str:
 
 
 def write_csv(numbers: Numbers, path: Path) -> None:
-    with open(path, "w", newline="") as fp:
-        w = csv.DictWriter(fp, fieldnames=Numbers.COLUMNS)
-        w.writeheader()
-        for r in numbers.rows:
-            w.writerow({**r, "value": f"{r['value']:.6g}" if isinstance(r["value"], float)
-                        else r["value"]})
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=Numbers.COLUMNS)
+    w.writeheader()
+    for r in numbers.rows:
+        w.writerow({**r, "value": f"{r['value']:.6g}" if isinstance(r["value"], float)
+                    else r["value"]})
+    _write_atomic(path, buf.getvalue())
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write a temporary file beside ``path``, then rename: never a half-written file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w") as fp:
+            fp.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def write(rep: Report, out: Path) -> None:
     """Write the three text files (figures are already in ``out``)."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "index.html").write_text(to_html(rep))
-    (out / "README.md").write_text(to_markdown(rep))
+    _write_atomic(out / "index.html", to_html(rep))
+    _write_atomic(out / "README.md", to_markdown(rep))
     write_csv(rep.numbers, out / CSV_NAME)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import stats
+from . import guards, stats
 from .runreport import Case
 from .stats import Summary, fmt
 
@@ -203,7 +203,10 @@ def scaling_table(g: NpbGroup, numbers: Numbers) -> Table:
 # -- regressions ----------------------------------------------------------------------------
 
 def regression_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
-    """Each perfvar with a reference: deviation, threshold verdict, significance."""
+    """Each perfvar with a baseline reference: deviation, threshold verdict, significance.
+
+    Guards (:mod:`placement.guards`) have fixed limits, not baselines: :func:`guards_table`.
+    """
     t = Table("regressions", "Against the stored baseline (config/baselines/<system>.yaml)",
               ["test", "case", "system", "perfvar", "measured (mean ± CI)", "baseline",
                "difference", "threshold", "outside threshold", "significant (one-sample t, 95%)"],
@@ -214,7 +217,7 @@ def regression_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
     for c in sorted(cases, key=lambda c: (c.test, c.label())):
         for var in c.primary_vars():
             pv = c.perf[var]
-            if pv.ref is None or pv.ref == 0 or pv.value is None:
+            if var in guards.GUARD_VARS or pv.ref is None or pv.ref == 0 or pv.value is None:
                 continue
             s = c.summary(var) or Summary(pv.value)
             diff = (s.mean - pv.ref) / abs(pv.ref)
@@ -235,6 +238,35 @@ def regression_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
             if v.p_value is not None:
                 numbers.add("regression", "regressions", row, var, "p-value", v.p_value)
     return t if t.rows else None
+
+
+def guards_table(cases: list[Case], numbers: Numbers) -> tuple[Table | None, str]:
+    """The guards that tripped, and a sentence saying how many cases were guarded."""
+    judged = guards.guarded(cases)
+    if not judged:
+        return None, ""
+    tripped = guards.trips(judged)
+    n_cases = len({id(t.case) for t in tripped})
+    text = (f"{len(judged)} case(s) carried guards (fixed limits every system shares, not "
+            f"baselines); {n_cases} tripped at least one." if tripped else
+            f"{len(judged)} case(s) carried guards (fixed limits every system shares, not "
+            "baselines); none tripped.")
+    if not tripped:
+        return None, text
+    t = Table("guards", "Guards that tripped",
+              ["test", "case", "system", "guard", "value", "limit", "meaning"],
+              note="A tripped guard fails the case: its numbers are not a measurement to "
+                   "compare (unstable or stopped runs) or show a collapse.")
+    for tr in tripped:
+        pv = tr.value
+        t.add([tr.case.test, tr.case.label(), tr.case.sysenv, tr.var,
+               f"{fmt(pv.value)} {pv.unit or ''}", f"{fmt(pv.ref)} {pv.unit or ''}",
+               tr.meaning], "bad")
+        numbers.add("guards", "guards", f"{tr.case.test} {tr.case.label()}", tr.var, "value",
+                    pv.value, pv.unit)
+        numbers.add("guards", "guards", f"{tr.case.test} {tr.case.label()}", tr.var, "limit",
+                    pv.ref, pv.unit)
+    return t, text
 
 
 def _pct(x: float | None) -> str:

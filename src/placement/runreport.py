@@ -185,37 +185,9 @@ def _case(tc: dict[str, Any], session: str) -> Case:
             per_run.setdefault(m.group("base"), []).append((int(m.group("i")), pv.value))
     for base, vals in per_run.items():
         samples.setdefault(base, [v for _, v in sorted(vals)])
-    if not samples:
-        samples = _stdout_samples(tc)
     return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],
                 environ=tc["environ"], result=tc.get("result") or "", fail_phase=tc.get("fail_phase"),
                 perf=perf, samples=samples, index=index, session=session, raw=tc)
-
-
-_SAMPLE_LINE = re.compile(r"^sample .*?\b(?P<var>\w+)_s=(?P<v>\S+)", re.M)
-
-
-def _stdout_samples(tc: dict[str, Any]) -> dict[str, list[float]]:
-    """Per-run times from the kernels' ``sample ... time_s=`` lines, while the output is kept.
-
-    A fallback for tests that print every run but expose only its summary as
-    perfvars; it works only where ReFrame's output folder still exists.
-    """
-    out_dir, name = tc.get("outputdir"), tc.get("job_stdout")
-    if not out_dir or not name:
-        return {}
-    path = Path(out_dir) / name
-    try:
-        text = path.read_text(errors="replace") if path.is_file() else ""
-    except OSError:
-        return {}
-    found: dict[str, list[float]] = {}
-    for m in _SAMPLE_LINE.finditer(text):
-        try:
-            found.setdefault(m.group("var"), []).append(float(m.group("v")))
-        except ValueError:
-            pass
-    return found
 
 
 def _num(x: Any) -> float | None:

@@ -14,7 +14,7 @@ as hpctestlib's benchmark families do. Everything a case needs comes from here:
 * an oversubscribed case (more threads than PUs) first runs the same case at
   the full count and gives each of its runs ten times that wall time;
 * references: the system's ``$ref`` file (:mod:`placement.testlib.references`)
-  plus guard references every system gets (:data:`GUARD_PERFVARS`).
+  plus the guards every system gets (:mod:`placement.guards`).
 """
 
 from __future__ import annotations
@@ -31,35 +31,22 @@ from reframe.core.builtins import (parameter, performance_function, run_after, r
 from reframe.core.pipeline import RegressionTestDict
 
 from .. import launch, npb_budget, npb_locate, npb_output
-from ..errors import PlacementError
 from .paths import repo_root
 from .placed import PlacedRunMixin, partition_topology, read_map_file
 from .references import BaselineReferencesMixin
+from .samples import PerfSamplesMixin
 
 #: Thread counts every family draws from; symbolic ones resolve per partition.
 THREADS = [1, 2, 4, 8, 16, 32, 64, 'full', '2xfull']
 AFFINITIES = ['none', 'compact', 'scatter', 'explicit']
 POLICIES = ['first-touch', 'interleave', 'local', 'preferred']
 
-#: Performance variables judged by fixed limits on every system, never by a
-#: stored baseline: ``placement baseline record`` must not record them.
-GUARD_PERFVARS = ('time_cv', 'stopped', 'slowdown')
-#: Performance variables a baseline records and judges.
-BASELINE_PERFVARS = ('time', 'mops', 'wall')
 #: Output of the full-count comparison run of an oversubscribed case.
 FULL_RUN_OUTPUT = 'npb-full.out'
 
 
-def resolve_threads(threads: int | str, pus: int) -> int:
-    """A thread parameter on a partition with ``pus`` PUs: ``full``, ``2xfull`` or a number."""
-    if threads == 'full':
-        return pus
-    if threads == '2xfull':
-        return 2 * pus
-    return int(threads)
-
-
-class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin):
+class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin,
+              PerfSamplesMixin):
     """One NPB 3.x OpenMP benchmark, repeated, placed and verified."""
 
     benchmark = parameter(list(npb_locate.BENCHMARKS))
@@ -84,6 +71,8 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     min_judged_s = variable(float, value=1.0)
     #: The binary this case runs (set at setup).
     npb_binary = variable(typ.Str[r'.*'], value='')
+    #: NPB's ``Version`` line of the runs (set after the run), for the report's provenance.
+    npb_version = variable(str, value='')
 
     reference_index = ['benchmark', 'npb_class', 'num_threads', 'affinity', 'policy']
     valid_systems = ['*']
@@ -97,23 +86,6 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     def describe(self):
         self.descr = (f'NPB {self.benchmark} class {self.npb_class}, {self.threads} threads, '
                       f'{self.affinity} affinity, {self.policy} memory')
-
-    # Overrides the mixin's hook by name: the thread count must be known before placement.
-    @run_after('setup')
-    def apply_placement(self):
-        try:
-            topo = partition_topology(self.current_partition.extras.get('topology'))
-        except PlacementError as err:
-            self.skip(f'no topology for {self.current_partition.fullname}: {err}')
-        pus = len(topo.pus)
-        n = resolve_threads(self.threads, pus)
-        if not isinstance(self.threads, str):
-            self.skip_if(n in (pus, 2 * pus),
-                         f'{n} threads is this partition\'s '
-                         f'{"full" if n == pus else "2xfull"} count, run as that case')
-            self.skip_if(n > 2 * pus, f'{n} threads is over twice the {pus} PUs here')
-        self.num_threads = n
-        PlacedRunMixin.apply_placement(self)
 
     @run_after('setup')
     def find_binary(self):
@@ -267,6 +239,17 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         """Slowest oversubscribed run over the full-count run's wall time."""
         marker, _ = self._full_run
         return max(r.wall_s for r in self._runs) / max(marker[2], 1e-3)
+
+    @run_before('performance')
+    def record_runs(self):
+        """Each run's time, Mop/s and wall time, and the NPB version, into the run report."""
+        if self.is_dry_run():
+            return
+        done = npb_output.completed(self._runs)
+        samples = {'time': [r.time_s for r in done], 'mops': [r.mops_total for r in done],
+                   'wall': [r.wall_s for r in self._runs if not r.stopped]}
+        self.perf_samples = {k: [float(x) for x in v if x is not None] for k, v in samples.items()}
+        self.npb_version = next((r.version for r in done if r.version), '')
 
     @run_before('performance')
     def add_guards(self):

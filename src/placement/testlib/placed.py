@@ -1,7 +1,7 @@
 """The placed-run base class: every check that runs under a thread map and memory policy.
 
-A subclass sets ``num_threads``, ``affinity`` and ``policy`` (usually as
-parameters) and its executable. Before the run the placement engine computes
+A subclass sets ``threads`` (or ``num_threads``), ``affinity`` and ``policy``
+(usually as parameters) and its executable. Before the run the placement engine computes
 the environment and the launch prefix for the partition's topology; the binding
 probe runs in the same job, under the same launcher, environment and prefix,
 and ``assert_placed()`` checks what it saw.
@@ -15,7 +15,7 @@ import shlex
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import fixture, run_after, run_before, sanity_function
+from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 
 from .. import launch, probe, topology
 from ..errors import PlacementError
@@ -48,17 +48,45 @@ def read_map_file(path: str) -> str:
         return ' '.join(line.split('#', 1)[0] for line in fp)
 
 
+def resolve_threads(threads: int | str, pus: int) -> int:
+    """A thread parameter on a partition with ``pus`` PUs: ``full``, ``2xfull`` or a number."""
+    if threads == 'full':
+        return pus
+    if threads == '2xfull':
+        return 2 * pus
+    return int(threads)
+
+
 class PlacedRunMixin(rfm.RegressionTestPlugin):
     """Adds placement, the memory policy and the binding check to a run-only test.
 
-    The test declares, as parameters or variables, any of: ``num_threads``
-    (0 or absent: one thread per PU), ``affinity`` (a strategy of
-    :mod:`placement.maps`, default ``none``), ``policy`` (default
-    ``first-touch``) and ``binder`` (gomp, omp, kmp, likwid, numactl, taskset,
-    hwloc; default ``gomp``, what the studies used).
+    The test declares, as parameters or variables, any of: ``threads`` (a
+    number, ``full`` or ``2xfull``: resolved per partition into
+    ``num_threads``, which the test then declares as an ``int`` variable so the
+    run report records it), else ``num_threads`` (0 or absent: one thread per PU),
+    ``affinity`` (a strategy of :mod:`placement.maps`, default ``none``),
+    ``policy`` (default ``first-touch``) and ``binder`` (gomp, omp, kmp,
+    likwid, numactl, taskset, hwloc; default ``gomp``, what the studies used).
     """
 
     bindprobe = fixture(BindProbeBuild, scope='environment')
+    #: Numeric ``threads`` above this many per PU are skipped (2: oversubscription up to 2x).
+    max_threads_per_pu = variable(int, value=2)
+
+    def _resolve_thread_parameter(self, pus: int) -> None:
+        """``threads`` into ``num_threads``; a number equal to a symbolic count runs as that case."""
+        threads = getattr(self, 'threads', None)
+        if threads is None:
+            return
+        n = resolve_threads(threads, pus)
+        if not isinstance(threads, str):
+            symbolic = {pus: 'full', 2 * pus: '2xfull'}
+            self.skip_if(n in symbolic and n <= self.max_threads_per_pu * pus,
+                         f'{n} threads is this partition\'s {symbolic.get(n)} count, '
+                         'run as that case')
+            self.skip_if(n > self.max_threads_per_pu * pus,
+                         f'{n} threads is over {self.max_threads_per_pu}x the {pus} PUs here')
+        self.num_threads = n
 
     @run_after('setup')
     def apply_placement(self):
@@ -67,6 +95,7 @@ class PlacedRunMixin(rfm.RegressionTestPlugin):
             topo = partition_topology(extras.get('topology'))
         except PlacementError as err:
             self.skip(f'no topology for {self.current_partition.fullname}: {err}')
+        self._resolve_thread_parameter(len(topo.pus))
         self.num_threads = getattr(self, 'num_threads', 0) or len(topo.pus)
         affinity = getattr(self, 'affinity', 'none')
         explicit = None

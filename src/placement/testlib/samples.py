@@ -1,0 +1,22 @@
+"""Per-run values in ReFrame's run report, so reports can show spread, not only means.
+
+A performance variable is one number per case. A check that measures a case
+several times (NPB's repeats, matmul's timed repetitions) sets
+``perf_samples`` to ``{perfvar: [one value per run]}`` before its
+performance stage; ReFrame stores the variable with the case in its run report,
+and :mod:`placement.runreport` turns it into confidence intervals and boxplots
+long after the stage folders are gone.
+"""
+
+from __future__ import annotations
+
+import reframe as rfm
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import variable
+
+
+class PerfSamplesMixin(rfm.RegressionTestPlugin):
+    """Adds ``perf_samples``: every run's value of the case's performance variables."""
+
+    #: ``{perfvar: [value of each run]}``, filled by the check after its run.
+    perf_samples = variable(typ.Dict[str, typ.List[float]], value={})
