@@ -120,6 +120,11 @@ def test_latest_picks_newest(tmp_path, monkeypatch, capsys):
     assert Path(capsys.readouterr().out.strip()).is_dir()
 
 
+def test_ratio_of_a_zero_time_has_no_spread():
+    zero, some = stats.summarize([0.0, 0.0, 0.0]), stats.summarize([0.01, 0.0, 0.01])
+    assert stats.ratio(zero, some).mean == 0 and stats.ratio(zero, some).half_width is None
+
+
 def test_stats_ci_and_tests():
     s = stats.summarize([1.0, 1.1, 0.9, 1.05, 0.95])
     assert s.mean == pytest.approx(1.0)
@@ -199,3 +204,14 @@ def test_discussion_survives_regeneration(tmp_path):
     page = (d / "index.html").read_text()
     assert "<p><strong>Pinning</strong> helps <code>EP</code> <em>here</em>.</p>" in page
     assert "<p>Second paragraph.</p>" in page
+
+
+def test_npb_boxplots_one_figure_per_benchmark_and_class(tmp_path):
+    d = _report(tmp_path, NPB_GUARDS)
+    figures = sorted(p.name for p in d.glob("runs-*.png"))
+    assert figures == ["runs-npbquickcheck-ep-s-time-generic-default-gnu.png",
+                       "runs-npbquickcheck-lu-s-time-generic-default-gnu.png"]
+    rows = [r for r in csv.DictReader(open(d / "numbers.csv")) if r["section"] == "runs"]
+    # Mop/s and wall time of every run stay in the CSV, with no figure of their own
+    assert {r["quantity"] for r in rows} == {"time", "mops", "wall"}
+    assert len([r for r in rows if r["quantity"] == "time"]) == 4 * 3

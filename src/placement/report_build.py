@@ -79,31 +79,44 @@ def npb_sections(cases: list[Case], out: Path, numbers: Numbers, figures: bool =
     return [tables, scal]
 
 
+#: Parameters that get a figure of their own (one NPB benchmark and class per figure).
+_FIGURE_PARAMS = ("benchmark", "npb_class")
+
+
 def boxplot_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:
-    """Per-run values of every test that has repeats, one figure per test and perfvar."""
-    by: dict[tuple[str, str, str], dict[str, list[float]]] = {}
-    units: dict[tuple[str, str, str], str] = {}
+    """Per-run values of every test that has repeats: one figure per test, perfvar and,
+    for NPB, benchmark and class; one box per remaining case (threads, placement).
+
+    Where a case has per-run ``time``, only ``time`` is drawn (its Mop/s and wall time
+    are other views of the same runs); every per-run value still goes to the CSV.
+    """
+    by: dict[tuple, list[Case]] = {}
     for c in cases:
-        for var, vals in c.samples.items():
-            if len(vals) < 2:
-                continue
-            k = (c.test, var, c.sysenv)
-            by.setdefault(k, {})[c.label(skip=_constant_params(cases, c.test))] = vals
-            units[k] = (c.perf.get(var).unit if c.perf.get(var) else None) or units.get(k, "")
+        vars_ = [v for v, vals in c.samples.items() if len(vals) >= 2]
+        for var in vars_:
+            split = tuple(str(c.params[k]) for k in _FIGURE_PARAMS if k in c.params)
+            by.setdefault((c.test, var, c.sysenv, split), []).append(c)
     if not by:
         return None
     sec = Section("runs", "Per-run values (boxplots)",
                   "Each box: the runs of one case (median, quartiles, whiskers at 1.5 IQR, "
                   "outliers as points). The studies showed matmul this way (50 runs per cell).")
-    for (test, var, sysenv), groups in sorted(by.items()):
-        for label, vals in groups.items():
+    for (test, var, sysenv, split), group in sorted(by.items()):
+        unit = next(((c.perf[var].unit or "") for c in group if var in c.perf), "")
+        const = _constant_params(group, test) | set(_FIGURE_PARAMS)
+        if any("num_threads" in c.params for c in group):
+            const.add("threads")      # the symbolic name of the same count
+        boxes = {c.label(skip=const): c.samples[var] for c in group}
+        what = " ".join([test, *split])
+        for label, vals in boxes.items():
             for i, v in enumerate(vals):
-                numbers.add("runs", f"{test}.{var}", label, str(i), var, v, units[(test, var, sysenv)])
-        if plots.available():
-            name = f"runs-{_slug(test)}-{_slug(var)}-{_slug(sysenv)}.png"
-            ylabel = f"{var} ({units[(test, var, sysenv)]})" if units[(test, var, sysenv)] else var
-            plots.boxplot(out, name, groups, ylabel, f"{test} ({sysenv}): {var} per run")
-            sec.images.append((name, f"{test}: {var} of each run, per case"))
+                numbers.add("runs", f"{what}.{var}", label, str(i), var, v, unit)
+        if not plots.available() or ("time" in group[0].samples and var != "time"):
+            continue
+        name = f"runs-{_slug(what)}-{_slug(var)}-{_slug(sysenv)}.png"
+        ylabel = f"{var} ({unit})" if unit else var
+        plots.boxplot(out, name, boxes, ylabel, f"{what} ({sysenv}): {var} per run")
+        sec.images.append((name, f"{what}: {var} of each run, per case"))
     return sec
 
 

@@ -72,10 +72,13 @@ def lines(out: Path, name: str, panels: Sequence[tuple[str, str, Series]], xlabe
 def boxplot(out: Path, name: str, groups: dict[str, list[float]], ylabel: str, title: str) -> str:
     """Per-run values of several cases side by side (the studies' matmul figures)."""
     labels = list(groups)
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(labels) + 2), 4.2))
+    many = len(labels) > 8
+    fig, ax = plt.subplots(figsize=(min(24.0, max(5.0, 1.1 * len(labels) + 2)), 4.6))
     ax.boxplot([groups[k] for k in labels])
-    ax.set_xticks(range(1, len(labels) + 1), labels, rotation=30 if len(labels) > 4 else 0,
-                  ha="right" if len(labels) > 4 else "center", fontsize=8)
+    # one parameter per line keeps labels of a few boxes apart; many boxes: slanted
+    ticks = labels if many else [k.replace(" ", "\n") for k in labels]
+    ax.set_xticks(range(1, len(labels) + 1), ticks, rotation=30 if many else 0,
+                  ha="right" if many else "center", fontsize=8)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)

@@ -71,7 +71,7 @@ def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tu
         if systems:
             rows.append((f"run {s.get('uuid', '?')[:8]} systems", ", ".join(systems)))
     rows.append(("NPB version", npb_version(reports) or "not recorded by the run"))
-    rows.append(("git commit", git_commit(root) or "not a git checkout"))
+    rows.append(("git commit (report written from)", git_commit(root) or "not a git checkout"))
     if not local:
         return rows
     rows.append(("report host", f"{platform.node()} ({platform.machine()}, "
@@ -80,7 +80,7 @@ def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tu
     for cc in COMPILERS:
         v = _first_line([cc, "--version"])
         if v:
-            rows.append((f"compiler {cc}", v))
+            rows.append((f"compiler {cc} (report host)", v))
     lock = spack_lock(root)
     if lock:
         rows.append(("spack.lock", lock))
@@ -90,5 +90,5 @@ def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tu
             pkgs.append(f"{p} {metadata.version(p)}")
         except metadata.PackageNotFoundError:
             pass
-    rows.append(("packages", ", ".join(pkgs) + f", Python {platform.python_version()}"))
+    rows.append(("packages (report host)", ", ".join(pkgs) + f", Python {platform.python_version()}"))
     return rows

@@ -103,7 +103,8 @@ class NpbGroup:
             if p == base:
                 continue
             ref = self.times.get((b, base, t))
-            if ref is not None and s.mean:
+            # a time below the timer's resolution (0.00 s) gives no speedup
+            if ref is not None and ref.mean and s.mean:
                 out[(b, p, t)] = stats.ratio(ref, s)
         return out
 

@@ -102,8 +102,8 @@ def ratio(num: Summary, den: Summary) -> Summary:
     :attr:`Summary.half_width`: the relative standard errors add in quadrature.
     """
     r = num.mean / den.mean
-    if num.half_width is None or den.half_width is None:
-        return Summary(r)
+    if num.half_width is None or den.half_width is None or num.mean == 0:
+        return Summary(r)   # no relative spread of a zero (e.g. NPB's 0.00 s timer reading)
     n = min(num.n, den.n)
     rel = math.sqrt((num.sd / num.mean) ** 2 / num.n + (den.sd / den.mean) ** 2 / den.n)
     return Summary(r, abs(r) * rel * math.sqrt(n), n)
