@@ -20,7 +20,7 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
 
 from placement import numa_pages
 from placement.testlib.builds import SourceTreeBuild
-from placement.testlib.placed import PlacedRunMixin, partition_topology
+from placement.testlib.placed import PlacedRunMixin, partition_topology, thread_sweep
 from placement.testlib.references import BaselineReferencesMixin
 from placement.testlib.samples import PerfSamplesMixin
 
@@ -148,7 +148,7 @@ class MemWriteThreadsBase(PlacedKernelBase):
 
     kernel = 'memwrite'
     affinity = parameter(['none', 'scatter', 'close-cores'])
-    threads = parameter([1, 2, 4, 8, 16, 32, 'full'])
+    threads = parameter(thread_sweep(oversubscribe=False))
     scale = parameter([SMALL, LARGE])
     #: resolved from ``threads`` at setup
     num_threads = variable(int, value=0)

@@ -4,8 +4,9 @@ Three families of one base class (:class:`placement.testlib.npb.NpbBase`):
 ``quick`` (classes S/W, 1 thread and the full count: minutes on a laptop),
 ``acceptance`` (classes A/B, the whole thread sweep, the studies' maps,
 first-touch and interleave) and ``full`` (classes A/C, every map and policy).
-Thread counts: powers of two below the partition's PU count, ``full`` and
-``2xfull`` (oversubscription, where the Bulldozer study saw placement matter most).
+Thread counts: powers of two below the system's largest PU count, ``full`` and
+``2xfull`` (oversubscription, where the Bulldozer study saw placement matter most),
+computed for the system ReFrame selected (:func:`placement.testlib.placed.thread_sweep`).
 
 NPB comes from ``-S npb_dir=DIR``, ``NPB_DIR``, the Spack view or PATH; without
 it every case is skipped with the way to install it.
@@ -14,7 +15,8 @@ it every case is skipped with the way to install it.
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from placement.testlib.npb import AFFINITIES, POLICIES, THREADS, NpbBase
+from placement.testlib.npb import AFFINITIES, POLICIES, NpbBase
+from placement.testlib.placed import thread_sweep
 
 
 @rfm.simple_test
@@ -35,7 +37,7 @@ class NpbAcceptanceCheck(NpbBase):
     """The Xeon study's sweep (class B) and the Bulldozer study's class A, on any machine."""
 
     npb_class = parameter(['A', 'B'])
-    threads = parameter(THREADS)
+    threads = parameter(thread_sweep())
     affinity = parameter(AFFINITIES)
     policy = parameter(['first-touch', 'interleave'])
     tags = {'acceptance', 'npb'}
@@ -46,7 +48,7 @@ class NpbFullCheck(NpbBase):
     """The Bulldozer study's classes A and C under every map and memory policy."""
 
     npb_class = parameter(['A', 'C'])
-    threads = parameter(THREADS)
+    threads = parameter(thread_sweep())
     affinity = parameter(AFFINITIES)
     policy = parameter(POLICIES)
     tags = {'full', 'npb'}

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from placement import launch, topology
-from placement.testlib.npb import THREADS
-from placement.testlib.placed import read_map_file, resolve_threads
+from placement.testlib.placed import read_map_file, resolve_threads, sweep_for
 
 pytestmark = pytest.mark.reframe
 
@@ -45,9 +44,12 @@ def listing(reframe_bin, root, tmp_path_factory):
 def test_list_shows_the_matrix(listing):
     assert listing.returncode == 0, listing.stderr
     out = listing.stdout
+    # thread counts follow the selected system: here, this machine's PUs
+    threads = sweep_for([len(topology.load(None).pus)])
+    assert set(re.findall(r'%threads=(\w+)', out)) == {str(t) for t in threads}
     per_class = {'NpbQuickCheck': 8 * 2 * 2 * 2,
-                 'NpbAcceptanceCheck': 8 * 2 * len(THREADS) * 4 * 2,
-                 'NpbFullCheck': 8 * 2 * len(THREADS) * 4 * 4}
+                 'NpbAcceptanceCheck': 8 * 2 * len(threads) * 4 * 2,
+                 'NpbFullCheck': 8 * 2 * len(threads) * 4 * 4}
     for name, count in per_class.items():
         assert len(re.findall(rf'^- {name} ', out, re.M)) == count, name
     assert f'Found {sum(per_class.values())} check(s)' in out
@@ -106,6 +108,20 @@ def test_dry_run_job_scripts_match_the_placement_engine(dry_run):
             assert 'npb-full threads=' in script
         checked += 1
     assert checked > 0, 'no NPB job script was written'
+
+
+def test_thread_sweep_per_system(reframe_bin, root, tmp_path):
+    """The study's 64-PU node gets 1 ... 32, full and 2xfull; without a system, up to 64."""
+    assert sweep_for([64]) == [1, 2, 4, 8, 16, 32, 'full', '2xfull']
+    assert sweep_for([16, 12], oversubscribe=False) == [1, 2, 4, 8, 'full']
+    assert sweep_for([2]) == [1, 'full', '2xfull'] and sweep_for([1]) == ['full', '2xfull']
+    assert sweep_for([]) == [1, 2, 4, 8, 16, 32, 64, 'full', '2xfull']
+    proc = _reframe(reframe_bin, root, tmp_path, '--system', 'bulldozer', '-l', '-n',
+                    r'NpbAcceptanceCheck.*%benchmark=CG.*%npb_class=A.*%affinity=none'
+                    r'.*%policy=first-touch')
+    assert proc.returncode == 0, proc.stderr
+    assert re.findall(r'%threads=(\w+)', proc.stdout) == \
+        ['1', '2', '4', '8', '16', '32', 'full', '2xfull']
 
 
 def test_bulldozer_explicit_map_and_oversubscription(reframe_bin, root, tmp_path):

@@ -36,8 +36,6 @@ from .placed import PlacedRunMixin, partition_topology, read_map_file
 from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
 
-#: Thread counts every family draws from; symbolic ones resolve per partition.
-THREADS = [1, 2, 4, 8, 16, 32, 64, 'full', '2xfull']
 AFFINITIES = ['none', 'compact', 'scatter', 'explicit']
 POLICIES = ['first-touch', 'interleave', 'local', 'preferred']
 

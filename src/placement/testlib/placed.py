@@ -57,6 +57,43 @@ def resolve_threads(threads: int | str, pus: int) -> int:
     return int(threads)
 
 
+def sweep_for(pus: list[int], oversubscribe: bool = True) -> list[int | str]:
+    """1, 2, 4, ... below the largest PU count, then ``full`` (and ``2xfull``).
+
+    With no PU count known, every power of two up to 64 (partitions up to 128 PUs).
+    """
+    top = max(pus) if pus else 128
+    counts: list[int | str] = [1 << i for i in range(top.bit_length()) if 1 << i < top]
+    return counts + ['full'] + (['2xfull'] if oversubscribe else [])
+
+
+def _loaded_system_pus() -> list[int]:
+    """PU counts of the partitions of the system ReFrame selected; empty outside ReFrame."""
+    try:
+        from reframe.core.runtime import runtime
+        partitions = runtime().system.partitions
+    except Exception:       # no runtime: imported by documentation or unit tests
+        return []
+    pus = []
+    for part in partitions:
+        try:
+            pus.append(len(partition_topology(part.extras.get('topology')).pus))
+        except PlacementError:
+            pass            # the case skips at setup with the reason
+    return pus
+
+
+def thread_sweep(oversubscribe: bool = True) -> list[int | str]:
+    """The ``threads`` parameter for the system ReFrame loaded (see :func:`sweep_for`).
+
+    Called in a test class body: ReFrame selects the system before it loads test
+    files, so listings and runs hold only thread counts this system can run (a
+    2-PU laptop gets 1, full, 2xfull; a 64-PU node 1 ... 32, full, 2xfull), and
+    loading is faster than with every count everywhere.
+    """
+    return sweep_for(_loaded_system_pus(), oversubscribe)
+
+
 class PlacedRunMixin(rfm.RegressionTestPlugin):
     """Adds placement, the memory policy and the binding check to a run-only test.
 
