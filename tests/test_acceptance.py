@@ -4,7 +4,8 @@ Proves: a crash, a missing tool, a failed verification and a time limit are
 each a FAIL with the stage directory (job script, stdout, stderr) kept while the
 rest of the run goes on; the summary line and exit status; the comparison with
 the previous run flags a slowdown; ``--restore-session REPORT --failed -r``
-re-runs exactly the failures.
+re-runs exactly the failures; a time box leaves the run unfinished and
+``--resume`` runs only what had not finished.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ COMMANDS = {
     'crash': 'echo rate={rate}; kill -SEGV $$',
     'missing_tool': 'no-such-tool-placement-test --run',
     'timeout': 'sleep 60',
+    'slow': 'sleep 20; echo rate={rate}',
 }
 
 
@@ -47,6 +49,8 @@ class AcceptanceCase(rfm.RunOnlyRegressionTest):
     @run_before('run')
     def command(self):
         self.executable_opts = ['-c', shlex.quote(COMMANDS[self.case].format(rate=self.rate))]
+        if self.case == 'slow':
+            self.time_limit = '60s'
 
     @sanity_function
     def validate(self):
@@ -59,7 +63,7 @@ class AcceptanceCase(rfm.RunOnlyRegressionTest):
         return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
 '''
 
-SUMMARY = re.compile(r'^ACCEPTANCE generic quick: (PASS|FAIL) (\d+) passed, (\d+) failed '
+SUMMARY = re.compile(r'^ACCEPTANCE generic quick: (PASS|FAIL|UNFINISHED) (\d+) passed, (\d+) failed '
                      r'\((\d+) perf regressions\) report=(\S+)', re.M)
 
 
@@ -71,10 +75,10 @@ def acceptance(root, tmp_path):
     env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
            'PLACEMENT_REPORTS': str(tmp_path / 'reports')}
 
-    def run(*args: str):
+    def run(*args: str, opts: tuple[str, ...] = ()):
         proc = subprocess.run(
-            [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
-             '-c', str(checks), '--prefix', str(tmp_path / 'rfm'), *args],
+            [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', *opts,
+             '--', '-c', str(checks), '--prefix', str(tmp_path / 'rfm'), *args],
             cwd=root, env=env, capture_output=True, text=True, timeout=900)
         m = SUMMARY.search(proc.stdout)
         assert m, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -87,7 +91,7 @@ def acceptance(root, tmp_path):
 def test_failures_are_kept_and_the_run_goes_on(acceptance, root, reframe_bin, tmp_path):
     proc, m = acceptance()
     assert proc.returncode == 1
-    assert m.group(1, 2, 3) == ('FAIL', '1', '4'), proc.stdout[-2000:]
+    assert m.group(1, 2, 3) == ('FAIL', '2', '4'), proc.stdout[-2000:]
     report = json.loads(Path(m.group(5)).read_text())
     failed = {tc['display_name']: tc for tc in report['runs'][0]['testcases']
               if tc['result'] == 'fail'}
@@ -121,3 +125,34 @@ def test_slowdown_against_the_previous_run_is_a_regression(acceptance):
     assert 'regression vs previous run: AcceptanceCase %case=pass' in proc.stdout
     proc, m = acceptance(*only_pass, '-S', 'rate=100')        # better than the last: fine
     assert (proc.returncode, m.group(1, 4)) == (0, ('PASS', '0'))
+
+
+def test_time_box_then_resume(acceptance, root, tmp_path):
+    """A maintenance window cuts the run; --resume runs only what had not finished."""
+    runs = Path(acceptance.env['PLACEMENT_RESULTS']) / 'runs'
+    unfinished = runs / 'unfinished-acceptance-generic-quick.run'
+    select = ('-n', '%case=(pass|slow)')
+    proc, m = acceptance(*select, opts=('-t', '10'))          # 'slow' needs 20 s
+    assert (proc.returncode, m.group(1)) == (3, 'UNFINISHED'), proc.stdout[-3000:]
+    assert 'continue with --resume' in proc.stdout and m.group(3) == '0'
+    first = [ln for ln in unfinished.read_text().splitlines() if ln]
+    assert first == [m.group(5)]
+    done_first = {tc['display_name'] for r in json.loads(Path(first[0]).read_text())['runs']
+                  for tc in r['testcases'] if tc['result'] == 'pass'}
+
+    proc, m = acceptance(*select, opts=('--resume',))
+    assert (proc.returncode, m.group(1, 2, 3)) == (0, ('PASS', '2', '0')), proc.stdout[-3000:]
+    assert 'parts=2' in proc.stdout and not unfinished.exists()
+    ran_now = {tc['display_name'] for r in json.loads(Path(m.group(5)).read_text())['runs']
+               for tc in r['testcases'] if not tc.get('fixture')}
+    assert 'AcceptanceCase %case=slow' in ran_now and not (ran_now & done_first)
+    (whole,) = runs.glob('acceptance-generic-quick-*.run')
+    assert whole.read_text().split() == first + [m.group(5)]
+
+    again = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s',
+                            'generic', '--resume'], cwd=root, env=acceptance.env,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 2 and 'nothing to resume' in again.stderr
+    bad = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), '-t', '0'], cwd=root,
+                         env=acceptance.env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and 'bad time box' in bad.stderr
