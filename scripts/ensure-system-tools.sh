@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make sure the system tools the suite runs are present.
 #   ensure-system-tools.sh run    hwloc, numactl, compilers, likwid, Open MPI
-#   ensure-system-tools.sh test   the same plus Slurm, munge and Chromium (for the test suite)
+#   ensure-system-tools.sh test   the same plus Slurm, munge, Grid Engine and Chromium
+#                                 (for the test suite)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise the script names what is missing and how to get it, and exits 2.
 set -euo pipefail
@@ -15,6 +16,8 @@ declare -A need=(
 )
 if [ "$what" = test ]; then
   need+=([slurmctld]=slurmctld [slurmd]=slurmd [srun]=slurm-client [munged]=munge
+         [qsub]=gridengine-client [/usr/lib/gridengine/sge_qmaster]=gridengine-master
+         [/usr/lib/gridengine/sge_execd]=gridengine-exec
          [chromium]=chromium [pdftoppm]=poppler-utils)
 fi
 
@@ -33,6 +36,10 @@ pkgs=$(printf '%s\n' "${missing_pkgs[@]}" | sort -u | tr '\n' ' ')
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing missing system packages: $pkgs"
   export DEBIAN_FRONTEND=noninteractive
+  if [[ " $pkgs" == *" gridengine-"* ]]; then
+    # no system-wide cell: the tests start their own (tests/sge_cluster.py)
+    echo 'gridengine-common shared/gridengineconfig boolean false' | debconf-set-selections
+  fi
   apt-get update -q >/dev/null
   # shellcheck disable=SC2086
   apt-get install -y -q --no-install-recommends $pkgs >/dev/null
