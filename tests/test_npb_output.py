@@ -97,3 +97,13 @@ def test_full_count_marker():
 def test_summary_of_nothing_says_why():
     with pytest.raises(ValueError, match="no measurements"):
         npb_output.summarize([])
+
+
+def test_build_is_read_from_npb_own_report():
+    """Compiler, flags and compile date: what a rebuild changes, kept with every result."""
+    cg = npb_output.parse_result((LOGS / "cg.A.t2.log").read_text())
+    assert cg.build == ("F77=gfortran FFLAGS=-O3 -fopenmp -fallow-invalid-boz RAND=randi8; "
+                        "compiled 22 Nov 2026")
+    is_ = npb_output.parse_result((LOGS / "is.S.t1.log").read_text())   # IS is C
+    assert is_.build == "CC=gcc CFLAGS=-O3 -fopenmp; compiled 22 Nov 2026"
+    assert npb_output.parse_result((LOGS / "bt.W.t2.truncated.log").read_text()).build is None

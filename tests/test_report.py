@@ -147,6 +147,10 @@ def test_npb_cases_carry_every_run_and_the_npb_version():
         assert c.summary("time").mean == pytest.approx(c.perf["time"].value, rel=1e-9)
         assert c.summary("time").n == 3
     assert report_provenance.npb_version([rep]) == "3.4"
+    # LU's build has no RAND line: two builds, each as NPB reported it
+    builds = report_provenance.npb_builds([rep])
+    assert len(builds) == 2 and all(b.startswith("F77=gfortran FFLAGS=-O3 -fopenmp")
+                                    and b.endswith("; compiled 22 Nov 2026") for b in builds)
 
 
 def _report(tmp_path: Path, *runs: Path) -> Path:

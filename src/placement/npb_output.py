@@ -25,8 +25,11 @@ from dataclasses import dataclass
 WATCHDOG_STATUS = (124, 137)
 
 _FIELD = re.compile(r"^\s*(Class|Size|Iterations|Time in seconds|Total threads|Avail threads|"
-                    r"Mop/s total|Mop/s/thread|Operation type|Verification|Version)\s*=\s*(.*?)\s*$",
-                    re.M)
+                    r"Mop/s total|Mop/s/thread|Operation type|Verification|Version|"
+                    r"Compile date)\s*=\s*(.*?)\s*$", re.M)
+#: The compiler and flags lines of NPB's ``Compile options:`` block that say how it was built.
+_BUILD_KEYS = ("F77", "CC", "FFLAGS", "CFLAGS", "RAND")
+_OPTION = re.compile(r"^\s{2,}(\w+)\s*=\s*(.*?)\s*$", re.M)
 _COMPLETED = re.compile(r"^\s*(\w+) Benchmark Completed\.?\s*$", re.M)
 _RUN = re.compile(r"^npb-run rep=(\d+) rc=(-?\d+) limit=(\S+) wall=(\S+)\s*$", re.M)
 _FULL = re.compile(r"^npb-full threads=(\d+) rc=(-?\d+) wall=(\S+)\s*$", re.M)
@@ -46,6 +49,8 @@ class NpbResult:
     mops_total: float | None
     verification: str | None
     version: str | None
+    #: How the binary was built, from NPB's own report (compiler, flags, compile date).
+    build: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -98,7 +103,19 @@ def parse_result(text: str) -> NpbResult:
         mops_total=_num(fields.get("Mop/s total"), float),
         verification=fields.get("Verification"),
         version=fields.get("Version"),
+        build=_build(text, fields.get("Compile date")),
     )
+
+
+def _build(text: str, date: str | None) -> str | None:
+    """``F77=gfortran FFLAGS=-O3 -fopenmp RAND=randi8; compiled 22 Nov 2026`` (the last run's)."""
+    start = text.rfind("Compile options:")
+    if start < 0:
+        return None
+    block = text[start:].split("\n\n", 1)[0]
+    opts = dict(_OPTION.findall(block))
+    flags = " ".join(f"{k}={opts[k]}" for k in _BUILD_KEYS if opts.get(k) not in (None, "(none)"))
+    return "; ".join(p for p in (flags, f"compiled {date}" if date else "") if p) or None
 
 
 def parse_runs(text: str) -> list[RunRecord]:

@@ -39,6 +39,17 @@ def topology_summary() -> str:
         return f"unknown ({exc})"
 
 
+def npb_builds(reports: list[RunReport]) -> list[str]:
+    """Every distinct NPB build the runs used (Fortran and C benchmarks differ)."""
+    seen: dict[str, None] = {}
+    for r in reports:
+        for c in r.cases:
+            v = c.raw.get("npb_build")
+            if v:
+                seen.setdefault(str(v), None)
+    return list(seen)
+
+
 def npb_version(reports: list[RunReport]) -> str | None:
     for r in reports:
         for c in r.cases:
@@ -71,6 +82,7 @@ def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tu
         if systems:
             rows.append((f"run {s.get('uuid', '?')[:8]} systems", ", ".join(systems)))
     rows.append(("NPB version", npb_version(reports) or "not recorded by the run"))
+    rows += [("NPB build", b) for b in npb_builds(reports)]
     rows.append(("git commit (report written from)", git_commit(root) or "not a git checkout"))
     if not local:
         return rows

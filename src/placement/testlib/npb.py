@@ -71,6 +71,8 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     npb_binary = variable(typ.Str[r'.*'], value='')
     #: NPB's ``Version`` line of the runs (set after the run), for the report's provenance.
     npb_version = variable(str, value='')
+    #: How the binary was built, from NPB's own report: compiler, flags, compile date.
+    npb_build = variable(str, value='')
 
     reference_index = ['benchmark', 'npb_class', 'num_threads', 'affinity', 'policy']
     valid_systems = ['*']
@@ -240,7 +242,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
 
     @run_before('performance')
     def record_runs(self):
-        """Each run's time, Mop/s and wall time, and the NPB version, into the run report."""
+        """Each run's time, Mop/s and wall time, NPB's version and build, into the run report."""
         if self.is_dry_run():
             return
         done = npb_output.completed(self._runs)
@@ -248,6 +250,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
                    'wall': [r.wall_s for r in self._runs if not r.stopped]}
         self.perf_samples = {k: [float(x) for x in v if x is not None] for k, v in samples.items()}
         self.npb_version = next((r.version for r in done if r.version), '')
+        self.npb_build = next((r.build for r in done if r.build), '')
 
     @run_before('performance')
     def add_guards(self):
