@@ -17,6 +17,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
+
+from placement import cli
 
 pytestmark = pytest.mark.reframe
 
@@ -127,7 +130,7 @@ def test_slowdown_against_the_previous_run_is_a_regression(acceptance):
     assert (proc.returncode, m.group(1, 4)) == (0, ('PASS', '0'))
 
 
-def test_time_box_then_resume(acceptance, root, tmp_path):
+def test_time_box_then_resume(acceptance, root, tmp_path, monkeypatch):
     """A maintenance window cuts the run; --resume runs only what had not finished."""
     runs = Path(acceptance.env['PLACEMENT_RESULTS']) / 'runs'
     unfinished = runs / 'unfinished-acceptance-generic-quick.run'
@@ -148,6 +151,15 @@ def test_time_box_then_resume(acceptance, root, tmp_path):
     assert 'AcceptanceCase %case=slow' in ran_now and not (ran_now & done_first)
     (whole,) = runs.glob('acceptance-generic-quick-*.run')
     assert whole.read_text().split() == first + [m.group(5)]
+
+    # the run list records one baseline from every part
+    monkeypatch.setenv('PLACEMENT_BASELINES', str(tmp_path / 'baselines'))
+    assert cli.main(['baseline', 'record', '--system', 'generic', '--from', str(whole)]) == 0
+    data = yaml.safe_load((tmp_path / 'baselines' / 'generic.yaml').read_text())
+    uuids = [json.loads(Path(p).read_text())['session_info']['uuid'] for p in first + [m.group(5)]]
+    assert data['_provenance']['run_parts'] == uuids
+    assert data['AcceptanceCase']['$index'] == ['case']
+    assert {'pass', 'slow'} <= set(data['AcceptanceCase'])      # one from each part
 
     again = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s',
                             'generic', '--resume'], cwd=root, env=acceptance.env,

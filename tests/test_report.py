@@ -219,3 +219,18 @@ def test_npb_boxplots_one_figure_per_benchmark_and_class(tmp_path):
     # Mop/s and wall time of every run stay in the CSV, with no figure of their own
     assert {r["quantity"] for r in rows} == {"time", "mops", "wall"}
     assert len([r for r in rows if r["quantity"] == "time"]) == 4 * 3
+
+
+def test_run_lists_pool_their_parts(tmp_path, capsys):
+    """An acceptance run's .run list stands for all its parts; a bad list is a clear error."""
+    lst = tmp_path / "acceptance-generic-quick-1.run"
+    lst.write_text(f"{FIRST}\n{NPB_GUARDS}\n")
+    assert runreport.expand(str(lst)) == [FIRST, NPB_GUARDS]
+    d = _report(tmp_path / "out", lst)
+    assert "from 2 run(s)" in (d / "README.md").read_text()
+    empty = tmp_path / "empty.run"
+    empty.write_text("\n")
+    for bad, says in ((empty, "empty run list"), (tmp_path / "missing.run", "not found")):
+        assert cli.main(["report", "--run", str(bad), "--output", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err
+        assert says in err and "Traceback" not in err

@@ -29,7 +29,7 @@ def _target(args: argparse.Namespace) -> Path:
 
 
 def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunReport]:
-    report = runreport.load(runreport.resolve(args.source))
+    report = runreport.pool([runreport.load(p) for p in runreport.expand(args.source)])
     path = _target(args)
     old = baselines.load(path)  # corrupt: error before anything is written
     new = baselines.from_run(report, args.system)
@@ -78,7 +78,8 @@ def register(sub) -> None:
         q = bs.add_parser(name, help=helptext)
         q.add_argument("--system", required=True, help="system name (the file's name)")
         q.add_argument("--from", dest="source", default="latest",
-                       help="run report path, or 'latest' (newest in results/runs; default)")
+                       help="run report path, 'latest' (newest in results/runs; default), or "
+                            "an acceptance run's .run list (all its parts)")
         q.add_argument("--replace", action="store_true",
                        help="drop entries the run does not have, instead of keeping them")
         q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)

@@ -244,6 +244,7 @@ def provenance(report: RunReport, system: str, thresholds: dict[str, int]) -> di
         "host": s.get("hostname"),
         "recorded": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "run_session": s.get("uuid"),
+        **({"run_parts": s["parts"]} if s.get("parts") else {}),
         "run_started": s.get("time_start"),
         "run_report": str(report.path),
         "reframe_version": s.get("version"),

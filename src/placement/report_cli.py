@@ -111,7 +111,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                                Path(args.output or "reports/reference"))
         print(out)
         return 0
-    paths = [runreport.resolve(p) for p in args.run]
+    paths = [p for spec in args.run for p in runreport.expand(spec)]
     if args.latest:
         paths.append(runreport.latest(runreport.results_dir() / "runs"))
     if not paths:
@@ -129,7 +129,8 @@ def register(sub) -> None:
     p.add_argument("--latest", action="store_true",
                    help="the newest run report in results/runs ($PLACEMENT_RESULTS)")
     p.add_argument("--run", action="append", default=[], metavar="FILE",
-                   help="a run report (repeatable; 'latest' allowed); runs are pooled")
+                   help="a run report, 'latest', or an acceptance run's .run list "
+                        "(repeatable); runs are pooled")
     p.add_argument("--output", metavar="DIR",
                    help="parent folder (default reports/; with --reference: the folder, "
                         "default reports/reference)")

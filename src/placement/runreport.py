@@ -242,8 +242,30 @@ def results_dir() -> Path:
     return Path(os.environ.get("PLACEMENT_RESULTS", repo_root() / "results"))
 
 
-def resolve(spec: str) -> Path:
-    """A ``--from``/``--run`` argument: a path, or ``latest`` (newest in results/runs)."""
+def expand(spec: str) -> list[Path]:
+    """A ``--from``/``--run`` argument as run report paths.
+
+    ``latest`` (the newest in results/runs), a run report, or a ``.run`` list that
+    ``scripts/acceptance.sh`` writes for one acceptance run (every part of a run a
+    time box cut and ``--resume`` finished; one path per line).
+    """
     if spec == "latest":
-        return latest(results_dir() / "runs")
-    return Path(spec)
+        return [latest(results_dir() / "runs")]
+    path = Path(spec)
+    if path.suffix != ".run":
+        return [path]
+    if not path.is_file():
+        raise PlacementError(f"run list {spec!r} not found")
+    parts = [Path(ln.strip()) for ln in path.read_text().splitlines() if ln.strip()]
+    if not parts:
+        raise PlacementError(f"{spec}: an empty run list (expected one run report path per line)")
+    return parts
+
+
+def pool(reports: list[RunReport]) -> RunReport:
+    """The parts of one run as one report; a case run again replaces its aborted attempt."""
+    if len(reports) == 1:
+        return reports[0]
+    last = reports[-1]
+    session = {**last.session, "parts": [r.uuid for r in reports]}
+    return RunReport(last.path, session, _merge_reruns([c for r in reports for c in r.cases]))
