@@ -168,3 +168,4 @@ def test_quick_npb_run_verifies_and_places(reframe_bin, root, tmp_path):
             # every run's values and NPB's version go into the run report
             assert len(tc['perf_samples']['time']) == 3 and tc['npb_version'].startswith('3.')
             assert tc['npb_build'].startswith(('F77=', 'CC=')) and 'compiled' in tc['npb_build']
+            assert 'npb_spec' in tc      # the Spack spec; empty for a build outside Spack

@@ -39,15 +39,20 @@ def topology_summary() -> str:
         return f"unknown ({exc})"
 
 
-def npb_builds(reports: list[RunReport]) -> list[str]:
-    """Every distinct NPB build the runs used (Fortran and C benchmarks differ)."""
+def distinct(reports: list[RunReport], key: str) -> list[str]:
+    """Every distinct non-empty value of a recorded variable, in run order."""
     seen: dict[str, None] = {}
     for r in reports:
         for c in r.cases:
-            v = c.raw.get("npb_build")
+            v = c.raw.get(key)
             if v:
                 seen.setdefault(str(v), None)
     return list(seen)
+
+
+def npb_builds(reports: list[RunReport]) -> list[str]:
+    """Every distinct NPB build the runs used (Fortran and C benchmarks differ)."""
+    return distinct(reports, "npb_build")
 
 
 def npb_version(reports: list[RunReport]) -> str | None:
@@ -83,6 +88,7 @@ def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tu
             rows.append((f"run {s.get('uuid', '?')[:8]} systems", ", ".join(systems)))
     rows.append(("NPB version", npb_version(reports) or "not recorded by the run"))
     rows += [("NPB build", b) for b in npb_builds(reports)]
+    rows += [("NPB Spack spec", spec) for spec in distinct(reports, "npb_spec")]
     rows.append(("git commit (report written from)", git_commit(root) or "not a git checkout"))
     if not local:
         return rows

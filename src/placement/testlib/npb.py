@@ -30,7 +30,7 @@ from reframe.core.builtins import (parameter, performance_function, run_after, r
                                    sanity_function, variable)
 from reframe.core.pipeline import RegressionTestDict
 
-from .. import launch, npb_budget, npb_locate, npb_output
+from .. import launch, npb_budget, npb_locate, npb_output, spack_spec
 from .paths import repo_root
 from .placed import PlacedRunMixin, partition_topology, read_map_file
 from .references import BaselineReferencesMixin
@@ -73,6 +73,8 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     npb_version = variable(str, value='')
     #: How the binary was built, from NPB's own report: compiler, flags, compile date.
     npb_build = variable(str, value='')
+    #: The Spack spec NPB was installed with (set at setup); empty when not from Spack.
+    npb_spec = variable(str, value='')
 
     reference_index = ['benchmark', 'npb_class', 'num_threads', 'affinity', 'policy']
     valid_systems = ['*']
@@ -93,6 +95,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
                                   repo_root())
         if found.path:
             self.npb_binary = found.path
+            self.npb_spec = spack_spec.of_program(found.path, 'npb')
         elif self.is_dry_run():
             # dry runs write job scripts on machines without NPB (CI): name it for PATH
             self.npb_binary = npb_locate.binary_name(self.benchmark, self.npb_class)
