@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
-import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from . import atomic
 from .errors import PlacementError
 from .guards import GUARD_VARS
 from .runreport import Case, RunReport
@@ -278,29 +277,15 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
     Returns the path of the kept previous version, if any. A crash leaves
     either the old or the new file, never a half-written one.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
     check = yaml.safe_load(text)  # what we write must read back the same
     if entries(check) != entries(data):
         raise PlacementError(f"{path}: internal error, YAML does not round-trip; nothing written")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     prev = None
-    try:
-        with os.fdopen(fd, "w") as fp:
-            fp.write(text)
-            fp.flush()
-            os.fsync(fp.fileno())
-        # mkstemp makes the file private; a reference file is meant to be shared
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        os.chmod(tmp, mode)
-        if path.exists():
-            prev = path.with_name(path.name + ".prev")
-            shutil.copy2(path, prev)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    if path.exists():
+        prev = path.with_name(path.name + ".prev")
+        shutil.copy2(path, prev)
+    atomic.write_text(path, text)
     return prev
 
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import __version__, launch, renderings, topology
+from . import __version__, atomic, launch, renderings, topology
 from .errors import PlacementError
 from .maps import STRATEGIES
 from .policies import POLICIES
@@ -63,10 +63,7 @@ def cmd_topo(args: argparse.Namespace) -> int:
             raise PlacementError(f"synthetic description {str(desc_file)!r} not found")
         xml = generate_xml(desc_file.read_text())
         if args.output:
-            out = Path(args.output)
-            tmp = out.with_suffix(out.suffix + ".tmp")
-            tmp.write_text(xml)
-            tmp.replace(out)
+            atomic.write_text(Path(args.output), xml)
         else:
             sys.stdout.write(xml)
         return 0

@@ -55,12 +55,12 @@ def npb_sections(cases: list[Case], out: Path, numbers: Numbers, figures: bool =
                    "Speedup T(1)/T(p) against the same placement's one-thread time; "
                    "efficiency = speedup / p (1 is perfect scaling; the dotted line is ideal).")
     for g in groups:
-        t = scaling_table(g, numbers)
+        sc = scaling(g)
+        t = scaling_table(g, sc, numbers)
         if t.rows:
             scal.tables.append(t)
         if not (figures and plots.available()):
             continue
-        sc = scaling(g)
         for b in g.benchmarks:
             sp = {p: [(n, s, None) for n, s, _ in pts] for (bb, p), pts in sc.items() if bb == b}
             ef = {p: [(n, e, None) for n, _, e in pts] for (bb, p), pts in sc.items() if bb == b}
@@ -104,8 +104,8 @@ def boxplot_section(cases: list[Case], out: Path, numbers: Numbers) -> Section |
     for (test, var, sysenv, split), group in sorted(by.items()):
         unit = next(((c.perf[var].unit or "") for c in group if var in c.perf), "")
         const = _constant_params(group, test) | set(_FIGURE_PARAMS)
-        if any("num_threads" in c.params for c in group):
-            const.add("threads")      # the symbolic name of the same count
+        for c in group:
+            const |= _thread_aliases(c.params)
         boxes = {c.label(skip=const): c.samples[var] for c in group}
         what = " ".join([test, *split])
         for label, vals in boxes.items():
@@ -227,8 +227,7 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
             xkey = next((k for k in keys if k in c.params), None)
             if xkey is None:
                 continue
-            # the symbolic `threads` parameter names the same axis as num_threads
-            axis_keys = {xkey, "threads"} if axis == "num_threads" else {xkey}
+            axis_keys = {xkey} | (_thread_aliases(c.params) if axis == "num_threads" else set())
             ctx = _context(c, set(_MODE_PARAMS) | const | axis_keys)
             x = block_bytes(str(c.params[xkey])) if axis == "block" else _num(c.params[xkey])
             series.setdefault((axis, c.test, ctx), {}).setdefault(mode, []).append(
@@ -261,8 +260,12 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
 
 def _context(c: Case, skip: set[str]) -> str:
     """What a series is about beyond its axis and mode: the system, and any other parameter."""
-    rest = " ".join(f"{k}={v}" for k, v in c.params.items() if k not in skip)
-    return f"{c.sysenv} {rest}".strip()
+    return f"{c.sysenv} {c.label(skip, default='')}".strip()
+
+
+def _thread_aliases(params: dict) -> set[str]:
+    """``threads`` (full, 2xfull, a number) names the same count as ``num_threads``."""
+    return {"threads"} if "num_threads" in params else set()
 
 
 def _size(x: float) -> str:

@@ -9,11 +9,10 @@ from __future__ import annotations
 import csv
 import html
 import io
-import os
 import re
-import tempfile
 from pathlib import Path
 
+from . import atomic
 from .report_build import Report
 from .report_tables import Numbers, Table
 
@@ -127,24 +126,12 @@ def write_csv(numbers: Numbers, path: Path) -> None:
     for r in numbers.rows:
         w.writerow({**r, "value": f"{r['value']:.6g}" if isinstance(r["value"], float)
                     else r["value"]})
-    _write_atomic(path, buf.getvalue())
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Write a temporary file beside ``path``, then rename: never a half-written file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as fp:
-            fp.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    atomic.write_text(path, buf.getvalue())
 
 
 def write(rep: Report, out: Path) -> None:
     """Write the three text files (figures are already in ``out``)."""
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / "index.html", to_html(rep))
-    _write_atomic(out / "README.md", to_markdown(rep))
+    atomic.write_text(out / "index.html", to_html(rep))
+    atomic.write_text(out / "README.md", to_markdown(rep))
     write_csv(rep.numbers, out / CSV_NAME)

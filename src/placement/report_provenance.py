@@ -56,13 +56,9 @@ def npb_builds(reports: list[RunReport]) -> list[str]:
 
 
 def npb_version(reports: list[RunReport]) -> str | None:
-    for r in reports:
-        for c in r.cases:
-            for k in ("npb_version", "NPB_VERSION"):
-                v = c.raw.get(k) or (c.raw.get("env_vars") or {}).get(k)
-                if v:
-                    return str(v)
-    return None
+    """The NPB version the runs recorded (the first, if several)."""
+    versions = distinct(reports, "npb_version")
+    return versions[0] if versions else None
 
 
 def spack_lock(root: Path) -> str | None:

@@ -187,11 +187,13 @@ def scaling(g: NpbGroup) -> dict[tuple[str, str], list[tuple[int, float, float]]
     return out
 
 
-def scaling_table(g: NpbGroup, numbers: Numbers) -> Table:
+def scaling_table(g: NpbGroup, points: dict[tuple[str, str], list[tuple[int, float, float]]],
+                  numbers: Numbers) -> Table:
+    """Speedup and efficiency rows of ``points`` (:func:`scaling` of ``g``)."""
     tid = f"scaling-{g.npb_class}-{_slug(g.sysenv)}"
     t = Table(tid, f"NPB {g.name}: speedup T(1)/T(p) and parallel efficiency speedup/p",
               ["benchmark", "placement", "quantity"] + [str(n) for n in g.threads])
-    for (b, p), pts in scaling(g).items():
+    for (b, p), pts in points.items():
         by_n = {n: (s, e) for n, s, e in pts}
         t.add([b, p, "speedup"] + [fmt(by_n[n][0]) if n in by_n else "" for n in g.threads])
         t.add([b, p, "efficiency"] + [fmt(by_n[n][1], 2) if n in by_n else "" for n in g.threads])
@@ -249,9 +251,7 @@ def guards_table(cases: list[Case], numbers: Numbers) -> tuple[Table | None, str
     tripped = guards.trips(judged)
     n_cases = len({id(t.case) for t in tripped})
     text = (f"{len(judged)} case(s) carried guards (fixed limits every system shares, not "
-            f"baselines); {n_cases} tripped at least one." if tripped else
-            f"{len(judged)} case(s) carried guards (fixed limits every system shares, not "
-            "baselines); none tripped.")
+            f"baselines); {f'{n_cases} tripped at least one' if tripped else 'none tripped'}.")
     if not tripped:
         return None, text
     t = Table("guards", "Guards that tripped",

@@ -76,9 +76,11 @@ class Case:
         return (self.test, tuple(sorted((k, str(v)) for k, v in self.params.items())),
                 self.system, self.partition, self.environ)
 
-    def label(self, skip: Iterable[str] = ()) -> str:
+    def label(self, skip: Iterable[str] = (), default: str | None = None) -> str:
+        """``k=v`` for each parameter not skipped; none left: ``default``, else the test name."""
         skip = set(skip)
-        return " ".join(f"{k}={v}" for k, v in self.params.items() if k not in skip) or self.test
+        text = " ".join(f"{k}={v}" for k, v in self.params.items() if k not in skip)
+        return text or (self.test if default is None else default)
 
     def primary_vars(self) -> list[str]:
         """Perfvars that are measurements of their own (not per-run copies or spreads)."""

@@ -248,10 +248,9 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         """Each run's time, Mop/s and wall time, NPB's version and build, into the run report."""
         if self.is_dry_run():
             return
-        done = npb_output.completed(self._runs)
-        samples = {'time': [r.time_s for r in done], 'mops': [r.mops_total for r in done],
-                   'wall': [r.wall_s for r in self._runs if not r.stopped]}
-        self.perf_samples = {k: [float(x) for x in v if x is not None] for k, v in samples.items()}
+        done = npb_output.completed(self._runs)     # complete: time and Mop/s are set
+        self.perf_samples = {'time': [r.time_s for r in done], 'mops': [r.mops_total for r in done],
+                             'wall': [r.wall_s for r in self._runs if not r.stopped]}
         self.npb_version = next((r.version for r in done if r.version), '')
         self.npb_build = next((r.build for r in done if r.build), '')
 
