@@ -21,7 +21,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function
 
 from placement.cpulist import parse_list
-from placement.testlib.placed import BindProbeBuild, partition_topology
+from placement.testlib.placed import BindProbeBuild, PartitionTopologyMixin
 
 _LINE = re.compile(r'^\s*(\d+): (bindprobe|slurmbind) (.*)$', re.M)
 
@@ -39,7 +39,7 @@ def _slurm_sets(bind_type: str, bind_list: str, localid: int) -> frozenset[int]:
 
 
 @rfm.simple_test
-class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest):
+class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
     """Slurm's own CPU binding (map_cpu, mask_cpu, cores) reaches every task and thread."""
 
     descr = 'srun --cpu-bind binds tasks where Slurm reports'
@@ -52,8 +52,7 @@ class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest):
 
     @run_after('setup')
     def plan(self):
-        topo = partition_topology(self.current_partition.extras.get('topology'))
-        self.cpus = sorted(pu.os_index for pu in topo.pus)
+        self.cpus = sorted(pu.os_index for pu in self.topology.pus)
         rev = list(reversed(self.cpus))
         opts = ['--label']
         if self.cpu_bind == 'cores':

@@ -16,6 +16,7 @@ from . import report_plots as plots
 from .report_tables import (Numbers, Table, all_values_table, guards_table, npb_groups,
                             npb_tables, regression_table, scaling, scaling_table, _slug)
 from .runreport import Case
+from .sizes import size_bytes
 from .stats import Summary, fmt
 
 
@@ -187,9 +188,8 @@ _MODE_PARAMS = ("affinity", "binder", "policy", "store")
 
 
 def block_bytes(text: str) -> float:
-    """``512K``/``16M``/``1G``/``4096`` as bytes."""
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return float(text[:-1]) * mult[text[-1]] if text[-1] in mult else float(text)
+    """``512K``/``16M``/``1G``/``4096`` as bytes (a plot coordinate)."""
+    return float(size_bytes(text))
 
 
 def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:

@@ -94,7 +94,16 @@ def thread_sweep(oversubscribe: bool = True) -> list[int | str]:
     return sweep_for(_loaded_system_pus(), oversubscribe)
 
 
-class PlacedRunMixin(rfm.RegressionTestPlugin):
+class PartitionTopologyMixin(rfm.RegressionTestPlugin):
+    """The ``topology`` of the partition a case runs on (from setup on)."""
+
+    @property
+    def topology(self) -> topology.Topology:
+        """The node topology named by ``extras['topology']``, else this machine's (cached)."""
+        return partition_topology(self.current_partition.extras.get('topology'))
+
+
+class PlacedRunMixin(PartitionTopologyMixin):
     """Adds placement, the memory policy and the binding check to a run-only test.
 
     The test declares, as parameters or variables, any of: ``threads`` (a
@@ -129,7 +138,7 @@ class PlacedRunMixin(rfm.RegressionTestPlugin):
     def apply_placement(self):
         extras = self.current_partition.extras
         try:
-            topo = partition_topology(extras.get('topology'))
+            topo = self.topology
         except PlacementError as err:
             self.skip(f'no topology for {self.current_partition.fullname}: {err}')
         self._resolve_thread_parameter(len(topo.pus))
