@@ -37,6 +37,11 @@ _SAMPLE_VAR = re.compile(r"^(?P<base>.+?)_(?:run|rep)(?P<i>\d+)$")
 _SPREAD_VAR = re.compile(r"(^|_)(stddev|std|sd|cv|ci|min|max|n|nrep|repeats)$")
 
 
+def is_primary_var(name: str) -> bool:
+    """A perfvar that is a measurement of its own, not a per-run copy or another's spread."""
+    return not _SAMPLE_VAR.match(name) and not _SPREAD_VAR.search(name)
+
+
 @dataclass(frozen=True)
 class PerfValue:
     """One performance variable of one case, as ReFrame evaluated it."""
@@ -84,7 +89,7 @@ class Case:
 
     def primary_vars(self) -> list[str]:
         """Perfvars that are measurements of their own (not per-run copies or spreads)."""
-        return [v for v in self.perf if not _SAMPLE_VAR.match(v) and not _SPREAD_VAR.search(v)]
+        return [v for v in self.perf if is_primary_var(v)]
 
     def summary(self, var: str) -> Summary | None:
         """Mean with spread of ``var``: from per-run values, else from exposed sd and n."""
