@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PlacementError
-from .stats import Summary, summarize
+from .stats import Summary, number, summarize
 
 #: Attributes that identify a case when its test declares no ``reference_index``
 #: and that the tables know how to lay out.
@@ -180,7 +180,8 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     for key, tup in (tc.get("perfvalues") or {}).items():
         var = key[len(prefix):] if key.startswith(prefix) else key.rsplit(":", 1)[-1]
         value, ref, lower, upper, unit, result = (list(tup) + [None] * 6)[:6]
-        perf[var] = PerfValue(_num(value), _num(ref), _num(lower), _num(upper), unit, result)
+        perf[var] = PerfValue(number(value), number(ref), number(lower), number(upper), unit,
+                              result)
     samples: dict[str, list[float]] = {}
     given = tc.get("perf_samples")
     if isinstance(given, dict):
@@ -195,15 +196,6 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],
                 environ=tc["environ"], result=tc.get("result") or "", fail_phase=tc.get("fail_phase"),
                 perf=perf, samples=samples, index=index, session=session, raw=tc)
-
-
-def _num(x: Any) -> float | None:
-    if x is None or isinstance(x, bool):
-        return None
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
 
 
 def _merge_reruns(cases: list[Case]) -> list[Case]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from . import plots
 from ..runreport import Case
 from ..sizes import size_bytes
-from ..stats import Summary, fmt
+from ..stats import Summary, fmt, number
 from .tables import (Numbers, Table, all_values_table, guards_table, npb_groups, npb_tables,
                      regression_table, scaling, scaling_table, slug)
 
@@ -229,7 +229,8 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
                 continue
             axis_keys = {xkey} | (_thread_aliases(c.params) if axis == "num_threads" else set())
             ctx = _context(c, set(_MODE_PARAMS) | const | axis_keys)
-            x = block_bytes(str(c.params[xkey])) if axis == "block" else _num(c.params[xkey])
+            x = block_bytes(str(c.params[xkey])) if axis == "block" else number(c.params[xkey],
+                                                                             default=math.nan)
             series.setdefault((axis, c.test, ctx), {}).setdefault(mode, []).append(
                 (x, s.mean, s.half_width))
     labels = {"block": "block size (bytes)", "num_threads": "threads"}
@@ -273,13 +274,6 @@ def _size(x: float) -> str:
         if x >= m and x % m == 0:
             return f"{int(x // m)}{unit}"
     return fmt(x)
-
-
-def _num(x) -> float:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 def build(title: str, subtitle: str, cases: list[Case], out: Path,

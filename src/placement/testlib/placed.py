@@ -42,6 +42,12 @@ def partition_topology(path: str | None) -> topology.Topology:
     return topology.load(path)
 
 
+def stdout_text(test: rfm.RegressionTest) -> str:
+    """A finished test's whole standard output (hooks and properties run outside its stage)."""
+    with open(os.path.join(test.stagedir, sn.evaluate(test.stdout))) as fp:
+        return fp.read()
+
+
 def read_map_file(path: str) -> str:
     """An explicit map file: numbers separated by blanks, ``#`` comments allowed."""
     with open(path) as fp:
