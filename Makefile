@@ -13,7 +13,7 @@ USE_SPACK := $(shell command -v spack >/dev/null 2>&1 && [ "$${PLACEMENT_SPACK:-
 SYSTEM_TOOLS := $(if $(USE_SPACK),spack -e . install && echo "using the Spack view: .spack-env/view",scripts/ensure-system-tools.sh)
 export PATH := $(CURDIR)/.spack-env/view/bin:$(PATH)
 
-.PHONY: setup setup-test venv run test quick reframe-list dry-run bench acceptance clean
+.PHONY: setup setup-test venv run test quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -51,6 +51,8 @@ bench: setup
 acceptance: setup
 	scripts/acceptance.sh -m $(or $(MODE),acceptance) $(if $(SYSTEM),-s $(SYSTEM)) $(RFM_ARGS)
 
+# results/ (run reports, ReFrame's results database, perflogs) is kept: baselines and the
+# comparison with the previous run read it
 clean:
-	rm -rf $(VENV) output stage perflogs
+	rm -rf $(VENV) output stage
 	$(MAKE) -s -C src clean
