@@ -98,7 +98,8 @@ OMP_NUM_THREADS=1 "$view/bin/ep.S.x" >"$work/ep.S.out" 2>&1 || fail "ep.S.x exit
 grep -q 'Verification *= *SUCCESSFUL' "$work/ep.S.out" || { cat "$work/ep.S.out"; fail "ep.S.x did not verify"; }
 say "ep.S.x: $(grep -m1 'Verification' "$work/ep.S.out" | tr -s ' ')"
 "$view/bin/bindprobe" >/dev/null 2>&1 || fail "bindprobe exited $?"
-say "reframe: $("$view/bin/reframe" -V 2>&1 | tail -1)"
+rfm=$("$view/bin/reframe" -V 2>&1) || { echo "$rfm" | tail -5; fail "reframe -V exited with an error"; }
+say "reframe -V: $(echo "$rfm" | tail -1)"
 
 after=$(cd "$root" && sha256sum spack.yaml spack.lock)
 [ "$before" = "$after" ] || fail "the checkout's spack.yaml or spack.lock changed"

@@ -60,4 +60,5 @@ def test_the_environment_installs_and_ep_verifies(tmp_path):
     out = res.stdout + res.stderr
     assert res.returncode == 0, out[-4000:]
     assert 'spack-check: ep.S.x: Verification = SUCCESSFUL' in out
+    assert 'spack-check: reframe -V: 4.10.4' in out
     assert 'spack-check: PASS' in out
