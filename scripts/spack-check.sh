@@ -67,10 +67,13 @@ YAML
 sp() { spack -C "$work/scope" "$@"; }
 
 # A copy of the environment (Spack makes its relative repo and develop paths
-# absolute); a site's spack-site.yaml comes along.
+# absolute); the site scope config/spack-site/*.yaml comes along.
 sp env create -d "$work/env" "$root/spack.yaml" >"$work/create.log" 2>&1 \
   || { cat "$work/create.log"; fail "spack env create"; }
-[ -f "$root/spack-site.yaml" ] && cp "$root/spack-site.yaml" "$work/env/"
+mkdir -p "$work/env/config/spack-site"
+for f in "$root"/config/spack-site/*.yaml; do
+  [ -f "$f" ] && cp "$f" "$work/env/config/spack-site/"
+done
 
 say "concretizing the full environment"
 sp -e "$work/env" concretize -f >"$work/concretize-full.log" 2>&1 \
@@ -96,7 +99,7 @@ done
 say "view holds bin/ep.S.x, bin/cg.W.x, bin/bindprobe, bin/reframe"
 OMP_NUM_THREADS=1 "$view/bin/ep.S.x" >"$work/ep.S.out" 2>&1 || fail "ep.S.x exited $?"
 grep -q 'Verification *= *SUCCESSFUL' "$work/ep.S.out" || { cat "$work/ep.S.out"; fail "ep.S.x did not verify"; }
-say "ep.S.x: $(grep -m1 'Verification' "$work/ep.S.out" | tr -s ' ')"
+say "ep.S.x: $(grep -m1 'Verification' "$work/ep.S.out" | tr -s ' ' | sed 's/^ //')"
 "$view/bin/bindprobe" >/dev/null 2>&1 || fail "bindprobe exited $?"
 rfm=$("$view/bin/reframe" -V 2>&1) || { echo "$rfm" | tail -5; fail "reframe -V exited with an error"; }
 say "reframe -V: $(echo "$rfm" | tail -1)"
