@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Checks that the project's Spack environment installs for real on this machine.
+#
+#   scripts/spack-check.sh MIRROR_DIR [WORK_DIR]
+#
+# 1. concretizes the full environment (a copy of spack.yaml; the checkout's
+#    spack.yaml and spack.lock are left as they are),
+# 2. installs the reduced set (PLACEMENT_SPACK_SET=check: npb names=ep,cg
+#    classes=S,W, placement-kernels, reframe) from MIRROR_DIR, a local Spack
+#    source mirror the caller provides (npb/npb-3.4.1.tar.gz, reframe's PyPI
+#    sdists ...), with whatever externals the caller's site/user scopes
+#    declare for the rest,
+# 3. checks the environment's view holds bin/ep.S.x and bin/bindprobe, that
+#    ep.S.x verifies and that reframe runs.
+#
+# Sources come from MIRROR_DIR only when the mirror holds them; the install runs
+# with --no-checksum because an NPB tarball made from another copy of NPB 3.4
+# cannot match the checksum of NASA's NPB3.4.1.tar.gz.
+#
+# Exit: 0 every step passed; 1 a step failed (its output says which);
+#       2 not checked: spack is not on PATH, or bad arguments.
+set -u -o pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+say() { echo "spack-check: $*"; }
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  say "usage: scripts/spack-check.sh MIRROR_DIR [WORK_DIR] (MIRROR_DIR: a local Spack source mirror)" >&2
+  exit 2
+fi
+if ! command -v spack >/dev/null 2>&1; then
+  say "not checked: spack is not on PATH (install Spack v1.1+ and put its bin/ on PATH)" >&2
+  exit 2
+fi
+mirror=$1
+if [ ! -d "$mirror" ]; then
+  say "not checked: mirror directory '$mirror' does not exist (expected a Spack source mirror folder)" >&2
+  exit 2
+fi
+mirror=$(cd "$mirror" && pwd)
+if [ $# -eq 2 ]; then
+  work=$2
+  if [ -e "$work" ]; then
+    say "not checked: work directory '$work' already exists (give a new path)" >&2
+    exit 2
+  fi
+  mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/placement-spack-check.XXXXXX")
+fi
+work=$(cd "$work" && pwd)
+
+fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
+
+say "$(spack --version | head -1), environment copy and logs in $work"
+before=$(cd "$root" && sha256sum spack.yaml spack.lock)
+
+# The mirror as a command-line configuration scope: nothing of the caller's
+# configuration is changed.
+mkdir -p "$work/scope"
+cat > "$work/scope/mirrors.yaml" <<YAML
+mirrors:
+  placement-check:
+    url: file://$mirror
+    signed: false
+YAML
+sp() { spack -C "$work/scope" "$@"; }
+
+# A copy of the environment (Spack makes its relative repo and develop paths
+# absolute); the site scope config/spack-site/*.yaml comes along.
+sp env create -d "$work/env" "$root/spack.yaml" >"$work/create.log" 2>&1 \
+  || { cat "$work/create.log"; fail "spack env create"; }
+mkdir -p "$work/env/config/spack-site"
+for f in "$root"/config/spack-site/*.yaml; do
+  [ -f "$f" ] && cp "$f" "$work/env/config/spack-site/"
+done
+
+say "concretizing the full environment"
+sp -e "$work/env" concretize -f >"$work/concretize-full.log" 2>&1 \
+  || { tail -30 "$work/concretize-full.log"; fail "the full environment does not concretize"; }
+roots=$(sed -n 's/^==> Concretized \([0-9]*\) specs.*/\1/p' "$work/concretize-full.log")
+n=$(grep -cE '^( -|\[[e+^]\]) +[a-z0-9]{7} ' "$work/concretize-full.log" || true)
+say "full environment concretized: ${roots:-?} root specs, $n specs in all"
+
+say "concretizing and installing the reduced set (npb ep,cg S,W; placement-kernels; reframe)"
+export PLACEMENT_SPACK_SET=check
+sp -e "$work/env" concretize -f >"$work/concretize-check.log" 2>&1 \
+  || { tail -30 "$work/concretize-check.log"; fail "the reduced set does not concretize"; }
+sp -e "$work/env" install --no-checksum --fail-fast >"$work/install.log" 2>&1
+rc=$?
+grep -E '^(==> (Installing|Error|Warning)|\[\+\]|Error|[a-z0-9-]+: Successfully installed)' "$work/install.log" \
+  | sed 's/^/  /' | tail -60
+[ $rc -eq 0 ] || { tail -15 "$work/install.log"; fail "spack install exited $rc"; }
+
+view="$work/env/.spack-env/view"
+for prog in ep.S.x cg.W.x bindprobe reframe; do
+  [ -x "$view/bin/$prog" ] || fail "the view has no bin/$prog"
+done
+say "view holds bin/ep.S.x, bin/cg.W.x, bin/bindprobe, bin/reframe"
+OMP_NUM_THREADS=1 "$view/bin/ep.S.x" >"$work/ep.S.out" 2>&1 || fail "ep.S.x exited $?"
+grep -q 'Verification *= *SUCCESSFUL' "$work/ep.S.out" || { cat "$work/ep.S.out"; fail "ep.S.x did not verify"; }
+say "ep.S.x: $(grep -m1 'Verification' "$work/ep.S.out" | tr -s ' ' | sed 's/^ //')"
+"$view/bin/bindprobe" >/dev/null 2>&1 || fail "bindprobe exited $?"
+rfm=$("$view/bin/reframe" -V 2>&1) || { echo "$rfm" | tail -5; fail "reframe -V exited with an error"; }
+say "reframe -V: $(echo "$rfm" | tail -1)"
+
+after=$(cd "$root" && sha256sum spack.yaml spack.lock)
+[ "$before" = "$after" ] || fail "the checkout's spack.yaml or spack.lock changed"
+say "the checkout's spack.yaml and spack.lock are unchanged"
+say "PASS"
