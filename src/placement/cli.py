@@ -99,7 +99,7 @@ REGISTRARS: list[Callable] = [_register_core]
 
 
 def _load_extra_registrars() -> None:
-    for name in ("report_cli", "baseline_cli"):
+    for name in ("report_cli", "baseline_cli", "acceptance"):
         try:
             mod = __import__(f"placement.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:
