@@ -7,6 +7,7 @@ traceback; each subcommand module exposes ``register(subparsers)``.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ def _fail(message: str) -> int:
 
 
 def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
     return int(text)
 
@@ -94,11 +95,11 @@ def _register_core(sub) -> None:
 
 
 def _registrars() -> list[Callable]:
-    """Each subcommand group's ``register``: the engine's here, ``report`` and ``baseline``
+    """Each subcommand group's ``register``: the engine's here, ``report``, ``baseline`` and ``acceptance``
     from their own modules (imported only when the parser is built)."""
-    from . import baseline_cli
+    from . import acceptance, baseline_cli
     from .report import cli as report_cli
-    return [_register_core, report_cli.register, baseline_cli.register]
+    return [_register_core, report_cli.register, baseline_cli.register, acceptance.register]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,7 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminated(signum, _frame):
+    # SIGTERM (a time box, a kill) unwinds like Ctrl-C: temporary files are removed
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _terminated)
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .stats import Summary, number
 from .stats import summarize as stats_summarize
@@ -130,10 +131,23 @@ def parse_runs(text: str) -> list[RunRecord]:
     return out
 
 
-def parse_full_run(text: str) -> tuple[int, int, float] | None:
-    """The full-count comparison run's (threads, rc, wall seconds), if the job made one."""
+class FullRun(NamedTuple):
+    """The marker of an oversubscribed case's full-count comparison run."""
+
+    threads: int
+    rc: int
+    wall_s: float
+
+    @property
+    def stopped(self) -> bool:
+        """The watchdog ended the comparison run."""
+        return self.rc in WATCHDOG_STATUS
+
+
+def parse_full_run(text: str) -> FullRun | None:
+    """The full-count comparison run's marker, if the job made one."""
     m = _FULL.search(text)
-    return (int(m.group(1)), int(m.group(2)), float(m.group(3))) if m else None
+    return FullRun(int(m.group(1)), int(m.group(2)), float(m.group(3))) if m else None
 
 
 def run_problems(runs: list[RunRecord], repeats: int, npb_class: str, threads: int) -> list[str]:
@@ -143,7 +157,9 @@ def run_problems(runs: list[RunRecord], repeats: int, npb_class: str, threads: i
     performance check (``stopped``), as the slow run it is.
     """
     out: list[str] = []
-    if len(runs) != repeats:
+    if not runs:
+        out.append(f"no run reported ({repeats} asked)")
+    elif len(runs) != repeats:
         out.append(f"{len(runs)} of {repeats} runs reported (job cut short?)")
     for r in runs:
         res = r.result
