@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from . import atomic
+from . import atomic, baseline_samples
 from .errors import PlacementError
 from .guards import GUARD_VARS
 from .runreport import Case, RunReport
@@ -83,6 +83,7 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
         raise PlacementError(f"{report.path}: no test cases for system {system!r} "
                              f"(systems in this run: {', '.join(report.systems) or 'none'})")
     out: dict[str, Any] = {}
+    runs: dict[str, Any] = {}  # the same tree with each judged variable's launches
     spread: dict[str, tuple[set, set]] = {}
     for c in cases:
         parts, envs = spread.setdefault(c.test, (set(), set()))
@@ -91,7 +92,7 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
     for c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
             continue
-        leaves = {}
+        leaves, sample_leaves = {}, {}
         for var in c.primary_vars():
             if var in GUARD_VARS:
                 continue
@@ -102,13 +103,20 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
             t, _ = threshold_for(c, var)
             # ReFrame rejects lower thresholds below -1 (a value can't drop below zero)
             leaves[var] = [_round(s.mean), -min(t, 1.0), t, pv.unit]
+            sl = baseline_samples.leaf(c, var)
+            if sl:
+                sample_leaves[var] = sl
         if not leaves:
             continue
         index = case_index(c, *(len(x) for x in spread[c.test]))
         if not index:  # no index: ReFrame's own 'system:partition' scoping
             out.setdefault(c.test, {}).setdefault(f"{c.system}:{c.partition}", {}).update(leaves)
+            if sample_leaves:
+                runs.setdefault(c.test, {}).setdefault(
+                    f"{c.system}:{c.partition}", {}).update(sample_leaves)
             continue
         node = out.setdefault(c.test, {"$index": index})
+        snode = runs.setdefault(c.test, {"$index": index}) if sample_leaves else {}
         if node.get("$index") != index:
             raise PlacementError(f"test {c.test}: cases disagree on reference_index "
                                  f"({node.get('$index')} vs {index})")
@@ -117,10 +125,14 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
                 raise PlacementError(f"test {c.test}: reference_index names {attr!r}, "
                                      "which the run report does not record")
             node = node.setdefault(_yaml_key(_attr(c, attr)), {})
+            snode = snode.setdefault(_yaml_key(_attr(c, attr)), {})
         node.update(leaves)
+        snode.update(sample_leaves)
     if not out:
         raise PlacementError(f"{report.path}: no performance values for system {system!r} "
                              "(did the performance tests run and pass sanity?)")
+    if runs:
+        out[baseline_samples.SAMPLES_KEY] = runs
     return out
 
 
@@ -141,6 +153,7 @@ def load(path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise PlacementError(f"{path}: a reference file must be a mapping of test names")
+    baseline_samples.entries(data, str(path))  # malformed runs: error, nothing written
     return data
 
 
@@ -148,8 +161,8 @@ def entries(data: dict[str, Any]) -> dict[Entry, list]:
     """Flatten a reference mapping to ``{(test, index values, perfvar): [v, lo, hi, unit]}``."""
     flat: dict[Entry, list] = {}
     for test, node in data.items():
-        if test == PROVENANCE_KEY or not isinstance(node, dict):
-            continue
+        if str(test).startswith("_") or not isinstance(node, dict):
+            continue  # _provenance, _samples: never a test ReFrame looks up
         depth = len(node.get("$index") or []) or 1  # no $index: 'system:partition' level
 
         def walk(n: Any, keys: tuple, level: int) -> None:
@@ -179,17 +192,32 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     longer be found by ReFrame).
     """
     out = copy.deepcopy({k: v for k, v in old.items() if k != PROVENANCE_KEY})
+    _merge_tests(out, new)
+    key = baseline_samples.SAMPLES_KEY
+    fresh = new.get(key) if isinstance(new.get(key), dict) else {}
+    runs = out.setdefault(key, {})
+    for test in new:  # a test recorded again without runs keeps no stale ones
+        if not str(test).startswith("_") and test not in fresh:
+            runs.pop(test, None)
+    _merge_tests(runs, fresh)
+    if not runs:
+        del out[key]
+    return out
+
+
+def _merge_tests(out: dict[str, Any], new: dict[str, Any]) -> None:
     for test, node in new.items():
+        if test == baseline_samples.SAMPLES_KEY:
+            continue
         if test not in out or index_of(out, test) != index_of(new, test):
-            out[test] = node
+            out[test] = copy.deepcopy(node)
             continue
         _deep_update(out[test], node)
-    return out
 
 
 def _deep_update(dst: dict, src: dict) -> None:
     for k, v in src.items():
-        if isinstance(v, dict) and isinstance(dst.get(k), dict):
+        if isinstance(v, dict) and isinstance(dst.get(k), dict) and "runs" not in v:
             _deep_update(dst[k], v)
         else:
             dst[k] = v
@@ -279,7 +307,8 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
     """
     text = header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
     check = yaml.safe_load(text)  # what we write must read back the same
-    if entries(check) != entries(data):
+    if (entries(check) != entries(data) or baseline_samples.entries(check)
+            != baseline_samples.entries(data)):
         raise PlacementError(f"{path}: internal error, YAML does not round-trip; nothing written")
     prev = None
     if path.exists():

@@ -98,7 +98,7 @@ REGISTRARS: list[Callable] = [_register_core]
 
 
 def _load_extra_registrars() -> None:
-    for name in ("report_cli", "baseline_cli"):
+    for name in ("report_cli", "baseline_cli", "judge_cli"):
         try:
             mod = __import__(f"placement.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:

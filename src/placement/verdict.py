@@ -127,6 +127,8 @@ def ratio_interval(new: Sequence[float], base: Sequence[float],
     if np.ptp(a) == 0 and np.ptp(b) == 0:
         r = float(np.median(a) / np.median(b))
         return r, r
+    if len(a) < 2 or len(b) < 2:  # nothing to resample: every ratio the runs allow
+        return float(a.min() / b.max()), float(a.max() / b.min())
 
     def stat(x, y, axis=-1):
         return np.median(x, axis=axis) / np.median(y, axis=axis)
