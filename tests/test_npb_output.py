@@ -91,6 +91,7 @@ def test_watchdog_stop_is_not_a_sanity_problem():
 def test_full_count_marker():
     text = "npb-full threads=64 rc=0 wall=4.512\n"
     assert npb_output.parse_full_run(text) == (64, 0, 4.512)
+    assert npb_output.parse_full_run(text).wall_s == 4.512
     assert npb_output.parse_full_run("nothing") is None
 
 

@@ -99,7 +99,7 @@ def test_dry_run_job_scripts_match_the_placement_engine(dry_run):
         # the probe runs first, in the same environment, under the same prefix
         probe = [ln for ln in script.splitlines() if ln.endswith('/bindprobe')]
         assert probe and probe[0].startswith(shlex.join(ls.prefix)), script_path
-        assert 'for npb_rep in $(seq 1 5); do' in script
+        assert 'while [ "$npb_rep" -lt 5 ]; do' in script
         if n > pus:       # oversubscribed: the full-count run comes first, from the engine too
             full = launch.settings(topo, pus, affinity, policy, binder='gomp', oversubscribe=True)
             line = next(ln for ln in script.splitlines() if ln.startswith('env '))
@@ -169,3 +169,13 @@ def test_quick_npb_run_verifies_and_places(reframe_bin, root, tmp_path):
             assert len(tc['perf_samples']['time']) == 3 and tc['npb_version'].startswith('3.')
             assert tc['npb_build'].startswith(('F77=', 'CC=')) and 'compiled' in tc['npb_build']
             assert 'npb_spec' in tc      # the Spack spec; empty for a build outside Spack
+
+
+def test_repeats_below_one_is_refused_at_setup(reframe_bin, root, tmp_path):
+    """Zero runs would verify nothing: the case fails at setup with one line, never passes."""
+    proc = _reframe(reframe_bin, root, tmp_path, '-n',
+                    r'NpbQuickCheck.*EP.*npb_class=S.*threads=1.*affinity=none',
+                    '-S', 'repeats=0', '-r', env={'NPB_DIR': str(tmp_path / 'none')})
+    assert proc.returncode != 0
+    assert "repeats=0 is not accepted: NPB cases run at least once" in proc.stdout
+    assert 'Failing phase: setup' in proc.stdout and '1 failure(s)' in proc.stdout

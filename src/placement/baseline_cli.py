@@ -3,7 +3,9 @@
 ``record`` merges the run's measured values into ``config/baselines/<system>.yaml``
 (``PLACEMENT_BASELINES`` moves the folder): cases in the run replace theirs,
 others stay (``--replace`` starts from scratch). The previous file is kept as
-``<system>.yaml.prev``; the write is a temporary file and a rename.
+``<system>.yaml.prev`` (itself written whole or not at all); each write is a
+temporary file and a rename, and two records of one system at once take turns
+(a lock on ``.<system>.yaml.lock``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import argparse
 import re
 from pathlib import Path
 
-from . import baseline_samples, baselines, runreport, verdict
+from . import atomic, baseline_samples, baselines, runreport, verdict
 from .errors import PlacementError
 
 _SYSTEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -68,12 +70,16 @@ def _index(*datas: dict) -> dict[str, list[str]]:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    path, old, merged, report = _plan(args)
-    d = baselines.diff(old, merged)
-    verdicts = _verdicts(path, old, report, args.system, args, detail=False)
-    data = {baselines.PROVENANCE_KEY: baselines.provenance(
-        report, args.system, baselines.thresholds_used(report, args.system)), **merged}
-    prev = baselines.write_atomic(path, data, HEADER)
+    path = _target(args)
+    # read, merge and write under one lock: two records at once must not drop either's entries
+    with atomic.locked(path):
+        atomic.remove_leftovers(path)
+        path, old, merged, report = _plan(args)
+        d = baselines.diff(old, merged)
+        verdicts = _verdicts(path, old, report, args.system, args, detail=False)
+        data = {baselines.PROVENANCE_KEY: baselines.provenance(
+            report, args.system, baselines.thresholds_used(report, args.system)), **merged}
+        prev = baselines.write_atomic(path, data, HEADER)
     print(f"wrote {path}: {len(d.added)} added, {len(d.changed)} changed, "
           f"{len(d.removed)} removed" + (f" (previous version: {prev})" if prev else ""))
     for line in verdicts:

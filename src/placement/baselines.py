@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
-import shutil
+import math
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,9 +98,11 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
                 continue
             pv = c.perf[var]
             s = c.summary(var)
-            if pv.value is None or s is None:
-                continue
+            if pv.value is None or s is None or not math.isfinite(s.mean):
+                continue            # nothing measured (NaN, inf): no reference to judge against
             t, _ = threshold_for(c, var)
+            if not math.isfinite(t):
+                continue
             # ReFrame rejects lower thresholds below -1 (a value can't drop below zero)
             leaves[var] = [_round(s.mean), -min(t, 1.0), t, pv.unit]
             sl = baseline_samples.leaf(c, var)
@@ -313,7 +315,7 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
     prev = None
     if path.exists():
         prev = path.with_name(path.name + ".prev")
-        shutil.copy2(path, prev)
+        atomic.copy_text(path, prev)     # whole or untouched: a torn backup would lose entries
     atomic.write_text(path, text)
     return prev
 

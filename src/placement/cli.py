@@ -7,6 +7,7 @@ traceback; each subcommand module exposes ``register(subparsers)``.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ def _fail(message: str) -> int:
 
 
 def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
     return int(text)
 
@@ -119,7 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminated(signum, _frame):
+    # SIGTERM (a time box, a kill) unwinds like Ctrl-C: temporary files are removed
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _terminated)
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

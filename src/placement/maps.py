@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cpulist import parse_list
+from .cpulist import format_ranges, parse_list
 from .errors import PlacementError
 from .topology import Topology
+
+#: Oversubscription beyond this many threads per PU is a typo, not a study: refused
+#: before any map is built (the suite's own cases go to 2x).
+MAX_THREADS_PER_PU = 64
 
 STRATEGIES = ("none", "compact", "scatter", "explicit",
               "spread-cores", "close-cores", "spread-threads", "close-threads")
@@ -95,14 +99,14 @@ def _take(order: list[int], threads: int, oversubscribe: bool, what: str) -> lis
 
 def explicit_order(topo: Topology, spec: str | list[int]) -> list[int]:
     """Validate a user CPU list: numbers only, each PU of the topology, no duplicates."""
-    cpus = parse_list(spec) if isinstance(spec, str) else list(spec)
     valid = set(topo.cpus)
+    cpus = parse_list(spec, valid=valid) if isinstance(spec, str) else list(spec)
     seen: set[int] = set()
     for cpu in cpus:
         if cpu not in valid:
             raise PlacementError(
                 f"explicit list names CPU {cpu}, which is not in the topology "
-                f"(valid PUs: {min(valid)}-{max(valid)} as listed by `placement topo`)")
+                f"(valid PUs: {format_ranges(valid)} as listed by `placement topo`)")
         if cpu in seen:
             raise PlacementError(f"explicit list names CPU {cpu} twice: each CPU may appear once")
         seen.add(cpu)
@@ -119,6 +123,10 @@ def compute(topo: Topology, threads: int, strategy: str, *,
     if strategy not in STRATEGIES:
         raise PlacementError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")
     over = threads > len(topo.pus)
+    if threads > MAX_THREADS_PER_PU * len(topo.pus):
+        raise PlacementError(
+            f"{threads} threads is over {MAX_THREADS_PER_PU} per PU on {len(topo.pus)} PUs: "
+            f"at most {MAX_THREADS_PER_PU * len(topo.pus)} threads, even with --oversubscribe")
     if over and not oversubscribe:
         raise PlacementError(
             f"{threads} threads but the topology has {len(topo.pus)} PUs: pass --oversubscribe "

@@ -20,6 +20,7 @@ import math
 import re
 import statistics
 from dataclasses import dataclass
+from typing import NamedTuple
 
 #: The exit status ``timeout(1)`` gives when it stopped the run (TERM, then KILL).
 WATCHDOG_STATUS = (124, 137)
@@ -132,10 +133,23 @@ def parse_runs(text: str) -> list[RunRecord]:
     return out
 
 
-def parse_full_run(text: str) -> tuple[int, int, float] | None:
-    """The full-count comparison run's (threads, rc, wall seconds), if the job made one."""
+class FullRun(NamedTuple):
+    """The marker of an oversubscribed case's full-count comparison run."""
+
+    threads: int
+    rc: int
+    wall_s: float
+
+    @property
+    def stopped(self) -> bool:
+        """The watchdog ended the comparison run."""
+        return self.rc in WATCHDOG_STATUS
+
+
+def parse_full_run(text: str) -> FullRun | None:
+    """The full-count comparison run's marker, if the job made one."""
     m = _FULL.search(text)
-    return (int(m.group(1)), int(m.group(2)), float(m.group(3))) if m else None
+    return FullRun(int(m.group(1)), int(m.group(2)), float(m.group(3))) if m else None
 
 
 def run_problems(runs: list[RunRecord], repeats: int, npb_class: str, threads: int) -> list[str]:
@@ -145,7 +159,9 @@ def run_problems(runs: list[RunRecord], repeats: int, npb_class: str, threads: i
     performance check (``stopped``), as the slow run it is.
     """
     out: list[str] = []
-    if len(runs) != repeats:
+    if not runs:
+        out.append(f"no run reported ({repeats} asked)")
+    elif len(runs) != repeats:
         out.append(f"{len(runs)} of {repeats} runs reported (job cut short?)")
     for r in runs:
         res = r.result

@@ -153,9 +153,14 @@ def load(path: str | Path) -> RunReport:
         raise PlacementError(f"{path}: not a ReFrame run report (unreadable JSON: {exc})") from None
     if not isinstance(data, dict) or "session_info" not in data or "runs" not in data:
         raise PlacementError(f"{path}: not a ReFrame run report (no session_info/runs)")
-    session = data["session_info"]
+    session, runs = data["session_info"], data["runs"]
+    if not (isinstance(session, dict) and isinstance(runs, list)
+            and all(isinstance(r, dict) and isinstance(r.get("testcases", []), list)
+                    and all(isinstance(tc, dict) for tc in r.get("testcases", [])) for r in runs)):
+        raise PlacementError(f"{path}: not a ReFrame run report (expected session_info an "
+                             "object, runs a list of runs, each with a list of testcases)")
     cases: list[Case] = []
-    for run in data["runs"]:
+    for run in runs:
         for tc in run.get("testcases", []):
             if tc.get("fixture"):
                 continue

@@ -8,6 +8,7 @@ memory children, so they are read from their cpusets, not from the tree).
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -62,6 +63,14 @@ class Topology:
     source: str
     cache_sizes: dict[str, int] = field(default_factory=dict)
     description: str = ""
+    #: The machine's PUs when this topology was cut to the process's CPU set (else empty).
+    restricted_from: frozenset[int] = frozenset()
+
+    def restriction(self) -> str:
+        """One sentence saying the topology was cut to the CPUs this process may use."""
+        return (f"{self.source}: placing on the {len(self.pus)} CPU(s) this process may use "
+                f"({format_ranges(self.cpus)} of {format_ranges(self.restricted_from)}: "
+                "taskset, a cgroup or a job allocation)")
 
     def __post_init__(self) -> None:
         self.by_os = {pu.os_index: pu for pu in self.pus}
@@ -100,6 +109,8 @@ class Topology:
     def summary(self) -> str:
         """A short readable description, for `placement topo` and report provenance."""
         lines = [f"topology: {self.source}"]
+        if self.restricted_from:
+            lines.append(f"restricted: {self.restriction()}")
         if self.description:
             lines.append(f"synthetic: {self.description}")
         counts = [f"{self.count('Package')} package(s)"]
@@ -125,6 +136,15 @@ class Topology:
         return "\n".join(lines)
 
 
+def _int_attr(obj: ET.Element, name: str) -> int:
+    """A non-negative integer attribute of an hwloc object, or an error naming it."""
+    text = obj.get(name, "")
+    if not (text.isascii() and text.isdigit()):
+        raise PlacementError(f"{obj.get('type', 'object')} {name}={text!r} is not a "
+                             "non-negative whole number: not a valid hwloc topology")
+    return int(text)
+
+
 def _walk(elem: ET.Element, path: tuple, counters: dict, out: list, caches: dict) -> None:
     """Depth-first walk of the CPU tree, recording each PU's ancestry."""
     rank = 0
@@ -136,13 +156,14 @@ def _walk(elem: ET.Element, path: tuple, counters: dict, out: list, caches: dict
             kind = typ
             size = child.get("cache_size")
             if size and kind not in caches:
-                caches[kind] = int(size)
+                caches[kind] = _int_attr(child, "cache_size")
         logical = counters.get(typ, 0)
         counters[typ] = logical + 1
         entry = (typ, logical, rank)
         rank += 1
         if typ == "PU":
-            out.append((int(child.get("os_index", logical)), path + (entry,)))
+            os_index = _int_attr(child, "os_index") if "os_index" in child.attrib else logical
+            out.append((os_index, path + (entry,)))
         else:
             _walk(child, path + (entry,), counters, out, caches)
 
@@ -158,14 +179,31 @@ def from_xml(text: str, source: str = "<xml>") -> Topology:
         raise PlacementError(f"{source}: not an hwloc topology (expected <topology><object ...>)")
     found: list[tuple[int, tuple]] = []
     caches: dict[str, int] = {}
-    _walk(machine, (), {}, found, caches)
+    try:
+        _walk(machine, (), {}, found, caches)
+    except PlacementError as err:
+        raise PlacementError(f"{source}: {err}") from None
     if not found:
         raise PlacementError(f"{source}: the topology has no PUs")
+    seen: set[int] = set()
+    for os_index, _ in found:
+        if os_index in seen:
+            raise PlacementError(f"{source}: PU os_index {os_index} appears twice: "
+                                 "each PU of an hwloc topology has its own number")
+        seen.add(os_index)
     numa: dict[int, frozenset[int]] = {}
     for obj in root.iter("object"):
         if obj.get("type") == "NUMANode":
-            numa[int(obj.get("os_index", len(numa)))] = parse_bitmask(obj.get("cpuset", ""))
-    all_cpus = {os for os, _ in found}
+            try:
+                node = _int_attr(obj, "os_index") if "os_index" in obj.attrib else len(numa)
+            except PlacementError as err:
+                raise PlacementError(f"{source}: {err}") from None
+            try:
+                numa[node] = parse_bitmask(obj.get("cpuset", ""))
+            except ValueError:
+                raise PlacementError(f"{source}: NUMANode {node} cpuset "
+                                     f"{obj.get('cpuset')!r} is not an hwloc bitmap") from None
+    all_cpus = seen
     if not numa:  # hwloc always has one; be lenient with hand-written files
         numa = {0: frozenset(all_cpus)}
     node_of = {}
@@ -195,12 +233,36 @@ def live_xml() -> str:
         "or pass --topology FILE.xml")
 
 
+def restrict_to(topo: Topology, allowed: set[int]) -> Topology:
+    """The topology cut to the PUs in ``allowed`` (unchanged when it holds them all)."""
+    keep = [pu for pu in topo.pus if pu.os_index in allowed]
+    if len(keep) == len(topo.pus) or not keep:
+        return topo
+    pus = [PU(os_index=pu.os_index, logical=i, numa=pu.numa, path=pu.path)
+           for i, pu in enumerate(keep)]
+    cpus = {pu.os_index for pu in keep}
+    numa = {n: frozenset(c & cpus) for n, c in topo.numa_nodes.items() if c & cpus}
+    return Topology(pus=pus, numa_nodes=numa, source=topo.source, cache_sizes=topo.cache_sizes,
+                    description=topo.description, restricted_from=frozenset(topo.cpus))
+
+
 def load(path: str | Path | None = None) -> Topology:
-    """Load a topology from an hwloc XML file, or from the live machine when path is None."""
+    """Load a topology from an hwloc XML file, or from the live machine when path is None.
+
+    The live machine's is cut to the CPUs this process may use: lstopo shows every
+    PU of the node, but under ``taskset`` or in a smaller allocation only some run.
+    """
     if path is None or str(path) in ("", "live"):
-        return from_xml(live_xml(), source="live machine")
+        return restrict_to(from_xml(live_xml(), source="live machine"),
+                           os.sched_getaffinity(0))
     p = Path(path)
-    if not p.is_file():
-        raise PlacementError(f"topology file {str(p)!r} not found: give an hwloc XML file "
-                             "(make one with `lstopo mynode.xml`) or omit it for the live machine")
-    return from_xml(p.read_text(), source=str(p))
+    hint = "give an hwloc XML file (make one with `lstopo mynode.xml`) or omit it for the live machine"
+    if p.is_dir():
+        raise PlacementError(f"topology {str(p)!r} is a directory: {hint}")
+    if not p.exists():
+        raise PlacementError(f"topology file {str(p)!r} not found: {hint}")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise PlacementError(f"{p}: not hwloc XML (not UTF-8 text): {hint}") from None
+    return from_xml(text, source=str(p))

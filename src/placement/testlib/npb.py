@@ -28,9 +28,10 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, performance_function, run_after, run_before,
                                    sanity_function, variable)
+from reframe.core.exceptions import ReframeError
 from reframe.core.pipeline import RegressionTestDict
 
-from .. import launch, npb_budget, npb_locate, npb_output, spack_spec
+from .. import launch, npb_budget, npb_locate, npb_loop, npb_output, spack_spec
 from .paths import repo_root
 from .placed import PlacedRunMixin, partition_topology, read_map_file
 from .references import BaselineReferencesMixin
@@ -90,6 +91,13 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
                       f'{self.affinity} affinity, {self.policy} memory')
 
     @run_after('setup')
+    def check_repeats(self):
+        """Zero runs would pass vacuously: refuse a count below one before anything runs."""
+        if self.repeats < 1:
+            raise ReframeError(f'repeats={self.repeats} is not accepted: '
+                               'NPB cases run at least once (-S repeats=N, N >= 1)')
+
+    @run_after('setup')
     def find_binary(self):
         found = npb_locate.locate(self.benchmark, self.npb_class, self.npb_dir or None,
                                   repo_root())
@@ -115,19 +123,8 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     def set_program(self):
         # the watchdog is the program; the mixin puts the launch prefix before it
         self.executable = 'timeout'
-        self.executable_opts = ['--kill-after=10', '"$npb_limit"', self.npb_binary]
-        budget = npb_budget.run_budget(self.benchmark, self.npb_class, self.num_threads,
-                                       self.topology_pus)
-        self.prerun_cmds = [
-            'npb_elapsed() { awk -v t0="$1" -v t1="$(date +%s.%N)" '
-            "'BEGIN { printf \"%.3f\", t1 - t0 }'; }",
-            f'npb_limit={budget:.0f}',
-        ]
-        self.postrun_cmds = [
-            'npb_rc=$?',
-            'echo "npb-run rep=$npb_rep rc=$npb_rc limit=$npb_limit wall=$(npb_elapsed $npb_t0)"',
-            'done',
-        ]
+        self.executable_opts = ['--kill-after=10', npb_loop.LIMIT_ARG,
+                                shlex.quote(self.npb_binary)]
 
     def _full_count_command(self) -> str:
         """The same case at the full count, through the placement engine and the same launcher."""
@@ -145,23 +142,17 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         return shlex.join(cmd) + f' > {FULL_RUN_OUTPUT} 2>&1'
 
     @run_before('run')
-    def open_repeat_loop(self):
+    def write_repeat_loop(self):
+        """The whole repeat loop (:mod:`placement.npb_loop`) around the launched program."""
         # after the mixin's hook: the probe line stays first
-        cmds = list(self.prerun_cmds)
-        if self.oversubscribed:
-            cmds += [
-                'npb_t0=$(date +%s.%N)',
-                self._full_count_command(),
-                'npb_rc=$?',
-                'npb_full=$(npb_elapsed $npb_t0)',
-                f'echo "npb-full threads={self.topology_pus} rc=$npb_rc wall=$npb_full"',
-                # the collapse rule: each oversubscribed run gets 10x the full-count time
-                'npb_limit=$(awk -v w="$npb_full" -v f=%g -v m=%g '
-                "'BEGIN { l = f * w; if (l < m) l = m; printf \"%%.2f\", l }')"
-                % (npb_budget.COLLAPSE_FACTOR, npb_budget.MIN_COLLAPSE_S),
-            ]
-        cmds += [f'for npb_rep in $(seq 1 {self.repeats}); do', 'npb_t0=$(date +%s.%N)']
-        self.prerun_cmds = cmds
+        budget = npb_budget.run_budget(self.benchmark, self.npb_class, self.num_threads,
+                                       self.topology_pus)
+        loop = npb_loop.script(
+            npb_loop.RepeatLoop.fixed(self.repeats), budget,
+            full_count=self._full_count_command() if self.oversubscribed else None,
+            full_threads=self.topology_pus)
+        self.prerun_cmds = list(self.prerun_cmds) + loop.before
+        self.postrun_cmds = loop.after + list(self.postrun_cmds)
 
     # --- reading the output -------------------------------------------------------------
 
@@ -171,7 +162,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
             return npb_output.parse_runs(fp.read())
 
     @functools.cached_property
-    def _full_run(self) -> tuple[tuple[int, int, float] | None, npb_output.NpbResult | None]:
+    def _full_run(self) -> tuple[npb_output.FullRun | None, npb_output.NpbResult | None]:
         with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
             marker = npb_output.parse_full_run(fp.read())
         path = os.path.join(self.stagedir, FULL_RUN_OUTPUT)
@@ -187,10 +178,10 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         marker, result = self._full_run
         if marker is None:
             return ['the full-count comparison run did not report']
-        if marker[1] in npb_output.WATCHDOG_STATUS:
+        if marker.stopped:
             return []          # too slow: judged by `stopped`
         if result is None or not result.complete or not result.verified:
-            return [f'the full-count comparison run did not verify (exit status {marker[1]}, '
+            return [f'the full-count comparison run did not verify (exit status {marker.rc}, '
                     f'see {FULL_RUN_OUTPUT})']
         return []
 
@@ -235,13 +226,13 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     def stopped(self):
         """Runs the watchdog ended (a collapse or a run over its budget)."""
         marker, _ = self._full_run if self.oversubscribed else (None, None)
-        full_stopped = bool(marker and marker[1] in npb_output.WATCHDOG_STATUS)
+        full_stopped = bool(marker and marker.stopped)
         return sum(r.stopped for r in self._runs) + int(full_stopped)
 
     def _slowdown(self) -> float:
         """Slowest oversubscribed run over the full-count run's wall time."""
         marker, _ = self._full_run
-        return max(r.wall_s for r in self._runs) / max(marker[2], 1e-3)
+        return max(r.wall_s for r in self._runs) / max(marker.wall_s, 1e-3)
 
     @run_before('performance')
     def record_runs(self):
@@ -268,7 +259,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         except ValueError:
             pass                # no completed run: `stopped` fails the case
         marker, _ = self._full_run if self.oversubscribed else (None, None)
-        if marker and marker[2] >= self.min_judged_s:
+        if marker and marker.wall_s >= self.min_judged_s:
             guards['slowdown'] = (npb_budget.COLLAPSE_FACTOR, None, 0, 'x')
         stored = self._stored_references()
         self.reference = {self.current_partition.fullname: {**stored, **guards}}
