@@ -74,3 +74,21 @@ def register(sub) -> None:
     p.add_argument("--word", action="store_true", help="print stop|continue, exit 0")
     p.add_argument("runs", nargs="*", help="the values of the runs made so far")
     p.set_defaults(func=cmd_judge)
+
+
+def shell_condition(baseline: Path, entry: str, values: str, min_runs: int, max_runs: int,
+                    python: str | None = None) -> str:
+    """A shell condition that succeeds while the judge says ``continue``, for a job's loop.
+
+    ``values`` is a shell command printing the runs' values so far. The judge
+    runs with the Python that loaded the checks and this package's source on
+    ``PYTHONPATH``, so it works from the venv and from a Spack view alike; if
+    it fails it prints nothing, and the loop stops.
+    """
+    import shlex
+    import sys
+    src = Path(__file__).resolve().parents[1]
+    cmd = ["env", f"PYTHONPATH={src}", python or sys.executable, "-m", "placement", "judge",
+           "--baseline", str(baseline), "--entry", entry, "--min-runs", str(min_runs),
+           "--max-runs", str(max_runs), "--word"]
+    return f'[ "$({shlex.join(cmd)} $({values}))" = continue ]'
