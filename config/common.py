@@ -12,6 +12,8 @@ from reframe.core.backends import register_scheduler
 from reframe.core.exceptions import ConfigError
 from reframe.core.schedulers.sge import SgeJobScheduler
 
+from placement.reframe_workarounds import SGE_ACCESS, enabled
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.environ.get('PLACEMENT_RESULTS', os.path.join(ROOT, 'results'))
 os.makedirs(RESULTS, exist_ok=True)
@@ -59,11 +61,17 @@ class SgeAccessScheduler(SgeJobScheduler):
     Why: ReFrame 4.10's ``sge`` scheduler silently drops ``access`` (only the
     Slurm, PBS, LSF and OAR backends emit it), so ``-l exclusive=true`` or
     ``-pe smp 64`` on an SGE partition would never reach ``qsub``. Use
-    ``'scheduler': 'sge-access'`` on Grid Engine partitions.
+    ``'scheduler': 'sge-access'`` on Grid Engine partitions. On ReFrame versions
+    outside ``SGE_ACCESS`` (README, ReFrame workarounds) it is the stock backend;
+    options the stock preamble already holds are never written twice.
     """
 
     def emit_preamble(self, job):
-        return super().emit_preamble(job) + [self._format_option(o) for o in job.sched_access]
+        preamble = super().emit_preamble(job)
+        if not enabled(SGE_ACCESS):
+            return preamble
+        return preamble + [line for line in map(self._format_option, job.sched_access)
+                           if line not in preamble]
 
 
 try:   # the configuration may be loaded more than once in one process

@@ -14,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.append(HERE)   # append: ReFrame pops its own temporary entry by position
 
 import common  # noqa: E402
+from placement.reframe_workarounds import QUIET_GENERIC, enabled  # noqa: E402
 
 
 def _systems():
@@ -36,7 +37,10 @@ def _quiet_generic_redefinition():
     name, so ``--system generic`` and stored results read as usual); ReFrame
     warns on every load. Only those two lines are dropped, nothing else, and
     only while this file is being loaded (ReFrame then builds its own logger).
+    Only on the ReFrame versions of ``QUIET_GENERIC`` (README, ReFrame workarounds).
     """
+    if not enabled(QUIET_GENERIC):
+        return
     try:
         from reframe.core.logging import getlogger
         logger = getlogger().logger

@@ -9,6 +9,8 @@ import shutil
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, sanity_function
 
+from placement.launch import BINDERS
+from placement.policies import POLICIES
 from placement.testlib.placed import PlacedRunMixin
 
 
@@ -33,7 +35,7 @@ class BindingRenderingCheck(BindingProbeBase):
     """Each way of stating a map (env var or launcher tool) binds each thread as computed."""
 
     descr = 'Thread binding through every rendering of the map'
-    binder = parameter(['gomp', 'omp', 'kmp', 'numactl', 'taskset', 'hwloc', 'likwid'])
+    binder = parameter(BINDERS)
     affinity = parameter(['compact', 'scatter', 'spread-cores'])
     tags = {'quick', 'acceptance', 'full', 'binding'}
 
@@ -52,6 +54,6 @@ class MemoryPolicyCheck(BindingProbeBase):
     """Each memory policy is in force in the placed process, on the nodes computed."""
 
     descr = 'NUMA memory policy applied through numactl'
-    policy = parameter(['first-touch', 'local', 'interleave', 'preferred', 'bind'])
+    policy = parameter(POLICIES)
     affinity = parameter(['none', 'scatter'])
     tags = {'quick', 'acceptance', 'full', 'binding'}

@@ -13,17 +13,17 @@ from ``scontrol show job -d`` are kept in the output for the logs.
 
 from __future__ import annotations
 
-import os
 import re
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function
 
-from placement.cpulist import parse_list
-from placement.testlib.placed import BindProbeBuild, partition_topology
+from placement.probe import parse as parse_probe
+from placement.testlib.placed import BindProbeBuild, PartitionTopologyMixin, stdout_text
 
-_LINE = re.compile(r'^\s*(\d+): (bindprobe|slurmbind) (.*)$', re.M)
+#: a line of one task, as ``srun --label`` prefixes it
+_LABELLED = re.compile(r'^\s*(\d+): (.*)$', re.M)
 
 
 def _slurm_sets(bind_type: str, bind_list: str, localid: int) -> frozenset[int]:
@@ -39,7 +39,7 @@ def _slurm_sets(bind_type: str, bind_list: str, localid: int) -> frozenset[int]:
 
 
 @rfm.simple_test
-class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest):
+class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
     """Slurm's own CPU binding (map_cpu, mask_cpu, cores) reaches every task and thread."""
 
     descr = 'srun --cpu-bind binds tasks where Slurm reports'
@@ -52,8 +52,7 @@ class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest):
 
     @run_after('setup')
     def plan(self):
-        topo = partition_topology(self.current_partition.extras.get('topology'))
-        self.cpus = sorted(pu.os_index for pu in topo.pus)
+        self.cpus = sorted(pu.os_index for pu in self.topology.pus)
         rev = list(reversed(self.cpus))
         opts = ['--label']
         if self.cpu_bind == 'cores':
@@ -82,18 +81,18 @@ class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest):
 
     def problems(self) -> list[str]:
         """Every task whose CPUs differ between request, Slurm's report and the probe."""
-        with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
-            text = fp.read()
-        probe: dict[int, dict[int, frozenset[int]]] = {}
+        lines: dict[int, list[str]] = {}
+        for rank, line in _LABELLED.findall(stdout_text(self)):
+            lines.setdefault(int(rank), []).append(line)
         slurm: dict[int, frozenset[int]] = {}
-        for rank, kind, rest in _LINE.findall(text):
-            rank = int(rank)
-            if kind == 'slurmbind':
-                f = dict(kv.split('=', 1) for kv in rest.split())
-                slurm[rank] = _slurm_sets(f.get('type', ''), f.get('list', ''),
-                                          int(f.get('localid') or 0))
-            elif (m := re.match(r'thread=(\d+) cpu=-?\d+ allowed=(\S*)', rest)):
-                probe.setdefault(rank, {})[int(m.group(1))] = frozenset(parse_list(m.group(2)))
+        for rank, task in lines.items():
+            for line in task:
+                if line.startswith('slurmbind '):
+                    f = dict(kv.split('=', 1) for kv in line.split()[1:])
+                    slurm[rank] = _slurm_sets(f.get('type', ''), f.get('list', ''),
+                                              int(f.get('localid') or 0))
+        # each task's threads and the CPUs each may run on, as the probe reports them
+        probe = {rank: parse_probe('\n'.join(task)).allowed for rank, task in lines.items()}
         out = []
         for rank, want in self.expected.items():
             threads = probe.get(rank, {})

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from placement import cli, guards, report_provenance, runreport, stats
-from placement.report_build import npb_sections
-from placement.report_tables import Numbers, regression_table
+from placement import cli, guards, runreport, stats
+from placement.report import provenance as report_provenance
+from placement.report.sections import npb_sections
+from placement.report.tables import Numbers, regression_table
 from placement.errors import PlacementError
 
 FIX = Path(__file__).parent / "fixtures" / "runreports"

@@ -94,28 +94,19 @@ def _register_core(sub) -> None:
     t.set_defaults(func=cmd_topo)
 
 
-#: Subcommand registrars; other modules append theirs (report, baseline).
-REGISTRARS: list[Callable] = [_register_core]
-
-
-def _load_extra_registrars() -> None:
-    for name in ("report_cli", "baseline_cli", "judge_cli"):
-        try:
-            mod = __import__(f"placement.{name}", fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != f"placement.{name}":
-                raise
-            continue
-        if mod.register not in REGISTRARS:
-            REGISTRARS.append(mod.register)
+def _registrars() -> list[Callable]:
+    """Each subcommand group's ``register``: the engine's here, ``report``, ``baseline`` and
+    ``judge`` from their own modules (imported only when the parser is built)."""
+    from . import baseline_cli, judge_cli
+    from .report import cli as report_cli
+    return [_register_core, report_cli.register, baseline_cli.register, judge_cli.register]
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="placement", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"placement {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    _load_extra_registrars()
-    for reg in REGISTRARS:
+    for reg in _registrars():
         reg(sub)
     return parser
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import math
 import re
-import statistics
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from .stats import Summary, number
+from .stats import summarize as stats_summarize
 
 #: The exit status ``timeout(1)`` gives when it stopped the run (TERM, then KILL).
 WATCHDOG_STATUS = (124, 137)
@@ -80,11 +82,7 @@ class RunRecord:
         return self.rc in WATCHDOG_STATUS
 
 
-def _num(text: str | None, kind: type):
-    try:
-        return kind(text) if text is not None else None
-    except ValueError:  # NPB prints ****** when a number overflows its field
-        return None
+_num = number   # NPB prints ****** when a number overflows its field: None
 
 
 def parse_result(text: str) -> NpbResult:
@@ -181,26 +179,12 @@ def run_problems(runs: list[RunRecord], repeats: int, npb_class: str, threads: i
     return out
 
 
-@dataclass(frozen=True)
-class Summary:
-    """Mean, sample standard deviation and coefficient of variation (percent) of some values."""
-
-    n: int
-    mean: float
-    stddev: float
-
-    @property
-    def cv_percent(self) -> float:
-        return 100.0 * self.stddev / self.mean if self.mean > 0 else 0.0
-
-
-def summarize(values: list[float]) -> Summary:
-    """Summary of repeated measurements; stddev is 0 for a single value."""
+def summarize(values: list[float | None]) -> Summary:
+    """:func:`placement.stats.summarize` of the runs that gave a number."""
     vals = [v for v in values if v is not None and not math.isnan(v)]
     if not vals:
         raise ValueError("no measurements to summarize (every run failed or was stopped)")
-    sd = statistics.stdev(vals) if len(vals) > 1 else 0.0
-    return Summary(len(vals), statistics.fmean(vals), sd)
+    return stats_summarize(vals)
 
 
 def completed(runs: list[RunRecord]) -> list[NpbResult]:

@@ -15,7 +15,6 @@ from .errors import PlacementError
 from .maps import Placement
 
 FORMATS = ("gomp", "omp", "kmp", "likwid", "numactl", "taskset", "hwloc", "json", "env")
-PER_THREAD = ("gomp", "omp", "kmp", "likwid")
 
 
 def _place(p: frozenset[int]) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PlacementError
-from .stats import Summary, summarize
+from .stats import Summary, number, summarize
 
 #: Attributes that identify a case when its test declares no ``reference_index``
 #: and that the tables know how to lay out.
@@ -40,6 +40,11 @@ KNOWN_PARAMS = ("benchmark", "npb_class", "num_threads", "affinity", "policy", "
 _SAMPLE_VAR = re.compile(r"^(?P<base>.+?)_(?:run|rep)(?P<i>\d+)$")
 #: Perfvars that describe another's spread, never references of their own.
 _SPREAD_VAR = re.compile(r"(^|_)(stddev|std|sd|cv|ci|min|max|n|nrep|repeats)$")
+
+
+def is_primary_var(name: str) -> bool:
+    """A perfvar that is a measurement of its own, not a per-run copy or another's spread."""
+    return not _SAMPLE_VAR.match(name) and not _SPREAD_VAR.search(name)
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ class Case:
 
     def primary_vars(self) -> list[str]:
         """Perfvars that are measurements of their own (not per-run copies or spreads)."""
-        return [v for v in self.perf if not _SAMPLE_VAR.match(v) and not _SPREAD_VAR.search(v)]
+        return [v for v in self.perf if is_primary_var(v)]
 
     def summary(self, var: str) -> Summary | None:
         """Mean with spread of ``var``: from per-run values, else from exposed sd and n."""
@@ -187,7 +192,8 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     for key, tup in (tc.get("perfvalues") or {}).items():
         var = key[len(prefix):] if key.startswith(prefix) else key.rsplit(":", 1)[-1]
         value, ref, lower, upper, unit, result = (list(tup) + [None] * 6)[:6]
-        perf[var] = PerfValue(_num(value), _num(ref), _num(lower), _num(upper), unit, result)
+        perf[var] = PerfValue(number(value), number(ref), number(lower), number(upper), unit,
+                              result)
     samples: dict[str, list[float]] = {}
     given = tc.get("perf_samples")
     if isinstance(given, dict):
@@ -209,15 +215,6 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],
                 environ=tc["environ"], result=tc.get("result") or "", fail_phase=tc.get("fail_phase"),
                 perf=perf, samples=samples, launches=launches, index=index, session=session, raw=tc)
-
-
-def _num(x: Any) -> float | None:
-    if x is None or isinstance(x, bool):
-        return None
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
 
 
 def _merge_reruns(cases: list[Case]) -> list[Case]:

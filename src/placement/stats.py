@@ -29,6 +29,17 @@ _T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 
 
+def number(x, kind: type = float, default=None):
+    """``x`` as a ``kind`` (float or int), else ``default``: absent, a bool, or not a number
+    (NPB prints ``******`` when a value overflows its field)."""
+    if x is None or isinstance(x, bool):
+        return default
+    try:
+        return kind(x)
+    except (TypeError, ValueError):
+        return default
+
+
 def t_quantile(df: float) -> float:
     """Two-sided 95 % Student-t quantile for ``df`` degrees of freedom."""
     if df <= 0:

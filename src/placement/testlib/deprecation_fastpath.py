@@ -6,7 +6,8 @@ deprecated ``variables`` alias inside ``suppress_deprecations()``. Its
 filter drops the warning: about 20 ms per case, a minute for the NPB matrix on
 every ``reframe`` command. When the innermost warning filter ignores ReFrame
 deprecations, the warning would be dropped anyway, so it returns at once; in every
-other case ReFrame's own function runs unchanged.
+other case ReFrame's own function runs unchanged. Installed only on the ReFrame
+versions of :data:`placement.reframe_workarounds.DEPRECATION_FASTPATH`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import warnings
 
 from reframe.core import fields, variables
 from reframe.core import warnings as rfm_warnings
+
+from ..reframe_workarounds import DEPRECATION_FASTPATH, enabled
 
 _original = rfm_warnings.user_deprecation_warning
 
@@ -34,6 +37,8 @@ def user_deprecation_warning(message, from_version="0.0.0"):
 
 def install() -> None:
     """Use the fast path in the modules that warn while tests are instantiated."""
+    if not enabled(DEPRECATION_FASTPATH):
+        return
     for module in (variables, fields):
         if getattr(module, "user_deprecation_warning", None) is _original:
             module.user_deprecation_warning = user_deprecation_warning

@@ -33,7 +33,7 @@ from reframe.core.pipeline import RegressionTestDict
 
 from .. import judge_cli, launch, npb_budget, npb_locate, npb_loop, npb_output, spack_spec
 from .paths import baseline_dir, repo_root
-from .placed import PlacedRunMixin, partition_topology, read_map_file
+from .placed import PlacedRunMixin, partition_topology, read_map_file, stdout_text
 from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
 
@@ -182,13 +182,11 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
 
     @functools.cached_property
     def _runs(self) -> list[npb_output.RunRecord]:
-        with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
-            return npb_output.parse_runs(fp.read())
+        return npb_output.parse_runs(stdout_text(self))
 
     @functools.cached_property
     def _full_run(self) -> tuple[npb_output.FullRun | None, npb_output.NpbResult | None]:
-        with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
-            marker = npb_output.parse_full_run(fp.read())
+        marker = npb_output.parse_full_run(stdout_text(self))
         path = os.path.join(self.stagedir, FULL_RUN_OUTPUT)
         result = None
         if os.path.exists(path):
@@ -230,12 +228,12 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
 
     @performance_function('s')
     def time_sd(self):
-        return self._times().stddev
+        return self._times().sd or 0.0
 
     @performance_function('%')
     def time_cv(self):
         """Coefficient of variation of the run times; above ``cv_limit`` the case is unstable."""
-        return self._times().cv_percent
+        return 100.0 * (self._times().cv or 0.0)
 
     @performance_function('Mop/s')
     def mops(self):

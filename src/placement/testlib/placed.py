@@ -42,6 +42,12 @@ def partition_topology(path: str | None) -> topology.Topology:
     return topology.load(path)
 
 
+def stdout_text(test: rfm.RegressionTest) -> str:
+    """A finished test's whole standard output (hooks and properties run outside its stage)."""
+    with open(os.path.join(test.stagedir, sn.evaluate(test.stdout))) as fp:
+        return fp.read()
+
+
 def read_map_file(path: str) -> str:
     """An explicit map file: numbers separated by blanks, ``#`` comments allowed."""
     with open(path) as fp:
@@ -94,7 +100,16 @@ def thread_sweep(oversubscribe: bool = True) -> list[int | str]:
     return sweep_for(_loaded_system_pus(), oversubscribe)
 
 
-class PlacedRunMixin(rfm.RegressionTestPlugin):
+class PartitionTopologyMixin(rfm.RegressionTestPlugin):
+    """The ``topology`` of the partition a case runs on (from setup on)."""
+
+    @property
+    def topology(self) -> topology.Topology:
+        """The node topology named by ``extras['topology']``, else this machine's (cached)."""
+        return partition_topology(self.current_partition.extras.get('topology'))
+
+
+class PlacedRunMixin(PartitionTopologyMixin):
     """Adds placement, the memory policy and the binding check to a run-only test.
 
     The test declares, as parameters or variables, any of: ``threads`` (a
@@ -129,7 +144,7 @@ class PlacedRunMixin(rfm.RegressionTestPlugin):
     def apply_placement(self):
         extras = self.current_partition.extras
         try:
-            topo = partition_topology(extras.get('topology'))
+            topo = self.topology
         except PlacementError as err:
             self.skip(f'no topology for {self.current_partition.fullname}: {err}')
         self._resolve_thread_parameter(len(topo.pus))

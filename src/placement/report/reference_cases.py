@@ -10,9 +10,9 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from . import baselines
-from .errors import PlacementError
-from .runreport import Case, PerfValue
+from .. import baselines
+from ..errors import PlacementError
+from ..runreport import Case, PerfValue
 
 
 def from_baseline(path: Path) -> list[Case]:

@@ -1,7 +1,7 @@
 """Assembling a report from cases: which sections exist follows which tests ran.
 
 A :class:`Report` is a list of :class:`Section` (text, tables, figures) plus
-provenance and the numbers CSV; :mod:`placement.report_html` writes it out.
+provenance and the numbers CSV; :mod:`.files` writes it out.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import report_plots as plots
-from .report_tables import (Numbers, Table, all_values_table, guards_table, npb_groups,
-                            npb_tables, regression_table, scaling, scaling_table, _slug)
-from .runreport import Case
-from .stats import Summary, fmt
+from . import plots
+from ..runreport import Case
+from ..sizes import size_bytes
+from ..stats import Summary, fmt, number
+from .tables import (Numbers, Table, all_values_table, guards_table, npb_groups, npb_tables,
+                     regression_table, scaling, scaling_table, slug)
 
 
 @dataclass
@@ -66,7 +67,7 @@ def npb_sections(cases: list[Case], out: Path, numbers: Numbers, figures: bool =
             ef = {p: [(n, e, None) for n, _, e in pts] for (bb, p), pts in sc.items() if bb == b}
             if not sp:
                 continue
-            name = f"scaling-{_slug(g.npb_class)}-{_slug(b)}-{_slug(g.sysenv)}.png"
+            name = f"scaling-{slug(g.npb_class)}-{slug(b)}-{slug(g.sysenv)}.png"
             plots.lines(out, name, [("speedup", "speedup T(1)/T(p)", sp),
                                     ("efficiency", "parallel efficiency", ef)],
                         "threads", f"NPB {b} class {g.npb_class} ({g.sysenv})",
@@ -113,7 +114,7 @@ def boxplot_section(cases: list[Case], out: Path, numbers: Numbers) -> Section |
                 numbers.add("runs", f"{what}.{var}", label, str(i), var, v, unit)
         if not plots.available() or ("time" in group[0].samples and var != "time"):
             continue
-        name = f"runs-{_slug(what)}-{_slug(var)}-{_slug(sysenv)}.png"
+        name = f"runs-{slug(what)}-{slug(var)}-{slug(sysenv)}.png"
         ylabel = f"{var} ({unit})" if unit else var
         plots.boxplot(out, name, boxes, ylabel, f"{what} ({sysenv}): {var} per run")
         sec.images.append((name, f"{what}: {var} of each run, per case"))
@@ -162,7 +163,7 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | No
     for (test, sysenv), cells in sorted(mats.items()):
         srcs = sorted({k[0] for k in cells})
         dsts = sorted({k[1] for k in cells})
-        tid = f"numa-{_slug(test)}-{_slug(sysenv)}"
+        tid = f"numa-{slug(test)}-{slug(sysenv)}"
         t = Table(tid, f"{test} ({sysenv}): GB/s, rows source node, columns destination",
                   ["source \\ destination"] + [str(d) for d in dsts])
         for s_ in srcs:
@@ -172,7 +173,7 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | No
                     numbers.add_summary("numa", tid, str(s_), str(d), "bandwidth", cells[(s_, d)], "GB/s")
         sec.tables.append(t)
         if plots.available():
-            name = f"numa-{_slug(test)}-{_slug(sysenv)}.png"
+            name = f"numa-{slug(test)}-{slug(sysenv)}.png"
             plots.heatmap(out, name, [[cells[(s_, d)].mean if (s_, d) in cells else None
                                        for d in dsts] for s_ in srcs],
                           [str(s_) for s_ in srcs], [str(d) for d in dsts], "GB/s",
@@ -187,9 +188,8 @@ _MODE_PARAMS = ("affinity", "binder", "policy", "store")
 
 
 def block_bytes(text: str) -> float:
-    """``512K``/``16M``/``1G``/``4096`` as bytes."""
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return float(text[:-1]) * mult[text[-1]] if text[-1] in mult else float(text)
+    """``512K``/``16M``/``1G``/``4096`` as bytes (a plot coordinate)."""
+    return float(size_bytes(text))
 
 
 def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:
@@ -229,14 +229,15 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
                 continue
             axis_keys = {xkey} | (_thread_aliases(c.params) if axis == "num_threads" else set())
             ctx = _context(c, set(_MODE_PARAMS) | const | axis_keys)
-            x = block_bytes(str(c.params[xkey])) if axis == "block" else _num(c.params[xkey])
+            x = block_bytes(str(c.params[xkey])) if axis == "block" else number(c.params[xkey],
+                                                                             default=math.nan)
             series.setdefault((axis, c.test, ctx), {}).setdefault(mode, []).append(
                 (x, s.mean, s.half_width))
     labels = {"block": "block size (bytes)", "num_threads": "threads"}
     for (axis, test, ctx), ser in sorted(series.items()):
         if sum(len(v) for v in ser.values()) < 2:
             continue
-        tid = f"bw-{axis}-{_slug(test)}-{_slug(ctx)}"
+        tid = f"bw-{axis}-{slug(test)}-{slug(ctx)}"
         xs = sorted({p[0] for v in ser.values() for p in v})
         t = Table(tid, f"{test} {ctx}: GB/s vs {labels[axis]}",
                   ["mode"] + [_size(x) if axis == "block" else f"{x:g}" for x in xs])
@@ -273,13 +274,6 @@ def _size(x: float) -> str:
         if x >= m and x % m == 0:
             return f"{int(x // m)}{unit}"
     return fmt(x)
-
-
-def _num(x) -> float:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 def build(title: str, subtitle: str, cases: list[Case], out: Path,

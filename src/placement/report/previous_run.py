@@ -19,8 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .report_tables import Numbers, Table
-from .runreport import _SAMPLE_VAR, _SPREAD_VAR, RunReport
+from ..runreport import RunReport, is_primary_var
+from .tables import Numbers, Table
 
 
 def reframe_cmd(root: Path) -> list[str] | None:
@@ -76,8 +76,7 @@ def compare(report: RunReport, root: Path, numbers: Numbers) -> tuple[Table | No
         rows = _csv(_run(base + [f"--performance-compare={spec}", "--term-lhs=this",
                                  "--term-rhs=previous"], root))
         # per-run copies and spreads are in the boxplots, not worth a comparison row
-        rows = [r for r in rows if not _SAMPLE_VAR.match(r.get("pvar", ""))
-                and not _SPREAD_VAR.search(r.get("pvar", ""))]
+        rows = [r for r in rows if is_primary_var(r.get("pvar", ""))]
     except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
         return None, f"ReFrame's performance comparison failed: {exc}"
     note = (f"Previous run: session {prev[:8]} (`reframe --performance-compare={spec}`; "

@@ -1,4 +1,4 @@
-"""Writing a report folder: ``index.html`` (static, no JavaScript), ``README.md``, ``numbers.csv``.
+"""A report as ``index.html``: static, no JavaScript, figures inline.
 
 Images are referenced by relative paths so the folder can be opened from
 disk, copied, or browsed on a forge.
@@ -6,17 +6,12 @@ disk, copied, or browsed on a forge.
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import re
-from pathlib import Path
 
-from . import atomic
-from .report_build import Report
-from .report_tables import Numbers, Table
-
-CSV_NAME = "numbers.csv"
+from .numbers_csv import CSV_NAME
+from .sections import Report
+from .tables import Table
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;color:#222;padding:0 1em}
@@ -85,53 +80,3 @@ def to_html(rep: Report) -> str:
               for k, v in rep.provenance]
     parts.append("</tbody></table></section></body></html>")
     return "\n".join(parts)
-
-
-def _md_cell(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
-
-
-def _table_md(t: Table) -> str:
-    lines = [f"**{t.title}**", "", "| " + " | ".join(_md_cell(h) for h in t.header) + " |",
-             "|" + "---|" * len(t.header)]
-    for cells, cls in zip(t.rows, t.row_classes):
-        cells = [f"*{c}*" if cls == "speedup" and c else c for c in cells]
-        lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
-    if t.note:
-        lines += ["", f"_{t.note}_"]
-    return "\n".join(lines) + "\n"
-
-
-def to_markdown(rep: Report) -> str:
-    out = [f"# {rep.title}", "", rep.subtitle, "",
-           f"Open `index.html` for the same content with figures inline; every number is in "
-           f"`{CSV_NAME}`.", ""]
-    for s in rep.sections:
-        out += [f"## {s.title}", ""]
-        if s.text:
-            out += [s.text, ""]
-        if s.prose:
-            out += [s.prose, ""]
-        out += [_table_md(t) for t in s.tables]
-        out += [f"![{cap}]({img})" + "\n" for img, cap in s.images]
-    out += ["## Provenance", "", "| | |", "|---|---|"]
-    out += [f"| {_md_cell(k)} | {_md_cell(v)} |" for k, v in rep.provenance]
-    return "\n".join(out) + "\n"
-
-
-def write_csv(numbers: Numbers, path: Path) -> None:
-    buf = io.StringIO(newline="")
-    w = csv.DictWriter(buf, fieldnames=Numbers.COLUMNS)
-    w.writeheader()
-    for r in numbers.rows:
-        w.writerow({**r, "value": f"{r['value']:.6g}" if isinstance(r["value"], float)
-                    else r["value"]})
-    atomic.write_text(path, buf.getvalue())
-
-
-def write(rep: Report, out: Path) -> None:
-    """Write the three text files (figures are already in ``out``)."""
-    out.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(out / "index.html", to_html(rep))
-    atomic.write_text(out / "README.md", to_markdown(rep))
-    write_csv(rep.numbers, out / CSV_NAME)

@@ -14,7 +14,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from .runreport import RunReport
+from ..runreport import RunReport
 
 COMPILERS = ("gcc", "gfortran", "clang", "icx", "ifx")
 
@@ -70,7 +70,7 @@ def spack_lock(root: Path) -> str | None:
 
 def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tuple[str, str]]:
     """(label, value) rows for the provenance table."""
-    from .baselines import git_commit
+    from ..baselines import git_commit
     rows: list[tuple[str, str]] = []
     for r in reports:
         s = r.session

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import guards, stats
-from .runreport import Case
-from .stats import Summary, fmt
+from .. import guards, stats
+from ..runreport import Case
+from ..stats import Summary, fmt
 
 #: The placement the speedup row divides by: the OS's own (the studies' "Não").
 NO_AFFINITY = "none"
@@ -136,7 +136,7 @@ def npb_tables(groups: list[NpbGroup], numbers: Numbers) -> list[Table]:
     """Per class: rows benchmark × placement then the speedup rows; columns: threads."""
     tables = []
     for g in groups:
-        tid = f"npb-{g.npb_class}-{_slug(g.sysenv)}"
+        tid = f"npb-{g.npb_class}-{slug(g.sysenv)}"
         t = Table(tid, f"NPB {g.name}: mean time (s) ± 95% CI",
                   ["benchmark", "placement"] + [str(n) for n in g.threads],
                   note="speedup = time without affinity / time with it "
@@ -190,7 +190,7 @@ def scaling(g: NpbGroup) -> dict[tuple[str, str], list[tuple[int, float, float]]
 def scaling_table(g: NpbGroup, points: dict[tuple[str, str], list[tuple[int, float, float]]],
                   numbers: Numbers) -> Table:
     """Speedup and efficiency rows of ``points`` (:func:`scaling` of ``g``)."""
-    tid = f"scaling-{g.npb_class}-{_slug(g.sysenv)}"
+    tid = f"scaling-{g.npb_class}-{slug(g.sysenv)}"
     t = Table(tid, f"NPB {g.name}: speedup T(1)/T(p) and parallel efficiency speedup/p",
               ["benchmark", "placement", "quantity"] + [str(n) for n in g.threads])
     for (b, p), pts in points.items():
@@ -291,5 +291,5 @@ def all_values_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
     return t if t.rows else None
 
 
-def _slug(s: str) -> str:
+def slug(s: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in s).strip("-").lower()

@@ -14,16 +14,17 @@ import argparse
 import datetime as _dt
 from pathlib import Path
 
-from . import report_html, report_provenance, runreport
-from .errors import PlacementError
-from .report_build import Report, build, npb_sections
-from .report_compare import compare
-from .report_tables import Numbers
-from .runreport import Case, RunReport
+from .. import runreport
+from ..errors import PlacementError
+from ..runreport import Case, RunReport
+from . import files, provenance
+from .previous_run import compare
+from .sections import Report, build, npb_sections
+from .tables import Numbers
 
 
 def _root() -> Path:
-    from .testlib.paths import repo_root
+    from ..testlib.paths import repo_root
     return repo_root()
 
 
@@ -69,16 +70,16 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
     rep = build(f"Placement report: {name}",
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
                 f"{newest.uuid} ({newest.session.get('time_start', '?')}).",
-                cases, out, report_provenance.collect(reports, root), table, note,
+                cases, out, provenance.collect(reports, root), table, note,
                 discussion=notes.read_text() if notes.is_file() else "")
     rep.numbers.rows += scratch.rows
-    report_html.write(rep, out)
+    files.write(rep, out)
     return out
 
 
 def report_reference(baseline_files: list[Path], seed_files: list[Path], output: Path) -> Path:
-    from .baselines import git_commit
-    from .report_reference import from_baseline, from_seed_csv
+    from ..baselines import git_commit
+    from .reference_cases import from_baseline, from_seed_csv
     cases: list[Case] = []
     prov: list[tuple[str, str]] = []
     for f in baseline_files:
@@ -97,7 +98,7 @@ def report_reference(baseline_files: list[Path], seed_files: list[Path], output:
                  "Xeon E5620: Tables 1–2 of seed 002, class B). Single values: no CI.")
     rep.sections += npb_sections(cases, out, rep.numbers)
     rep.provenance = prov + [("git commit", git_commit(_root()) or "not a git checkout")]
-    report_html.write(rep, out)
+    files.write(rep, out)
     return out
 
 
@@ -105,7 +106,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.reference:
         bl = [Path(p) for p in args.baseline]
         if not bl and not args.seed_csv:
-            from .testlib.paths import baseline_dir
+            from ..testlib.paths import baseline_dir
             bl = sorted(baseline_dir().glob("*.yaml"))
         out = report_reference(bl, [Path(p) for p in args.seed_csv],
                                Path(args.output or "reports/reference"))

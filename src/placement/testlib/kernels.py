@@ -1,0 +1,477 @@
+"""The kernels of the studies as unregistered ReFrame base classes.
+
+``reframe_tests/kernels.py`` only registers them, as ``reframe_tests/npb.py``
+does for :class:`~placement.testlib.npb.NpbBase`. Everything a case needs is here:
+
+* the build: :class:`KernelsBuild` builds every kernel of ``src/kernels`` once
+  per environment (a fixture of :class:`KernelRunBase`);
+* sanity: every kernel prints ``result`` lines (one per measurement) and
+  ``check`` lines (its own verification of the result); every check needs all
+  ``check`` lines to say ``ok=1``. A kernel run with ``KERNEL_CORRUPT=1``
+  (``-S corrupt=true``) damages its result and must fail;
+* sizes: :class:`ScaledKernelMixin` gives the ``scale`` parameter (``small``
+  runs under the ``quick`` tag, ``large`` under ``acceptance`` and ``full``) and
+  fills each size ``variable`` left empty with that scale's default, so ``-S``
+  can still set any of them;
+* placement: :class:`PlacedKernelBase` adds the placed-run mixin, whose binding
+  probe runs in the same job.
+
+The performance-variable names ``gbps_<block>`` (:func:`block_var`) and
+``gbps_<i>_<j>`` (:func:`pair_var`) are read back by the report's memory-write
+and NUMA-copy sections.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import reframe as rfm
+import reframe.utility.osext as osext
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
+                                   run_before, sanity_function, variable)
+
+from .. import numa_pages
+from ..sizes import size_bytes
+from .builds import SourceTreeBuild
+from .placed import PartitionTopologyMixin, PlacedRunMixin, thread_sweep
+from .references import BaselineReferencesMixin
+from .samples import PerfSamplesMixin
+
+KERNELS = ('pthread_ops', 'memwrite', 'numacopy', 'matmul', 'datamap')
+#: sizes per scale; `small` runs under the quick tag
+SMALL, LARGE = 'small', 'large'
+SCALES = [SMALL, LARGE]
+SCALE_TAGS = {SMALL: {'quick', 'kernels'}, LARGE: {'acceptance', 'full', 'kernels'}}
+
+
+def block_var(block: str) -> str:
+    """The performance variable of the write bandwidth for one block size (``gbps_16M``)."""
+    return f'gbps_{block}'
+
+
+def pair_var(run_node: int, dst_node: int) -> str:
+    """The performance variable of the copy bandwidth from node i to node j (``gbps_0_1``)."""
+    return f'gbps_{run_node}_{dst_node}'
+
+
+@sn.deferrable
+def _locality(lines):
+    return numa_pages.datamap_locality('\n'.join(lines))
+
+
+@sn.deferrable
+def _exclusivity(page_csv, nodes):
+    return numa_pages.application_exclusivity(numa_pages.read_page_csv(page_csv), nodes)
+
+
+class KernelsBuild(SourceTreeBuild):
+    """Builds every kernel of src/kernels once per environment (pingpong where mpicc is)."""
+
+    source_subdir = 'kernels'
+
+    @sanity_function
+    def built(self):
+        return sn.all([sn.assert_true(os.path.exists(self.path(k)), msg=f'{k} was not built')
+                       for k in KERNELS])
+
+
+class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, PartitionTopologyMixin):
+    """Runs one kernel from the environment's build; checks its `check` lines."""
+
+    kernels = fixture(KernelsBuild, scope='environment')
+    valid_systems = ['*']
+    valid_prog_environs = ['+openmp']
+    time_limit = '10m'
+    #: the kernel to run (a name of KERNELS or pingpong)
+    kernel = variable(str)
+    #: damage the result on purpose (KERNEL_CORRUPT=1): the sanity must fail
+    corrupt = variable(bool, value=False)
+    #: samples of the first round of the measurement loop
+    statloop_iters = variable(int, value=16)
+    #: minimum number of `check` lines expected
+    checks_expected = variable(int, value=1)
+
+    @run_after('setup')
+    def set_kernel(self):
+        self.executable = self.kernels.path(self.kernel)
+        self.skip_if(not os.path.exists(self.executable),
+                     f'{self.kernel} was not built in {self.current_environ.name}')
+        self.env_vars['STATLOOP_ITERS'] = str(self.statloop_iters)
+        if self.corrupt:
+            self.env_vars['KERNEL_CORRUPT'] = '1'
+
+    @sn.deferrable
+    def checks_ok(self):
+        oks = sn.extractall(rf'^check kernel={self.kernel} .*ok=(\d)', self.stdout, 1, int)
+        return sn.all([
+            sn.assert_ge(sn.count(oks), self.checks_expected,
+                         msg=f'{self.kernel} printed fewer than {{1}} check lines'),
+            sn.assert_eq(sn.count(sn.filter(lambda v: v != 1, oks)), 0,
+                         msg=f'{self.kernel} found a wrong result (a check line has ok=0)'),
+        ])
+
+    def field(self, key: str, select: str = '', conv=float):
+        """Values of `key=` on this kernel's result lines that contain `select`."""
+        return sn.extractall(rf'^result kernel={self.kernel} .*{select}.*\b{key}=(\S+)',
+                             self.stdout, 1, conv)
+
+    @sanity_function
+    def validate(self):
+        return self.checks_ok()
+
+
+class ScaledKernelMixin(rfm.RegressionTestPlugin):
+    """The ``scale`` parameter: tags, and the defaults of the class's size variables.
+
+    A class declares ``scale = parameter(SCALES)`` after its own parameters
+    (the order of a case's name and hash, which stored results and baselines
+    keep), and lists its size variables in ``scaled_defaults`` as
+    ``{name: (small, large)}``; a variable still empty after ``-S`` gets the
+    value of the case's scale.
+    """
+
+    scaled_defaults: dict = {}
+
+    @run_after('init')
+    def apply_scale(self):
+        self.tags = set(self.tags) | SCALE_TAGS[self.scale]
+        for name, (small, large) in self.scaled_defaults.items():
+            if not getattr(self, name):
+                setattr(self, name, small if self.scale == SMALL else large)
+
+
+class PlacedKernelBase(KernelRunBase, PlacedRunMixin):
+    """A kernel run under a thread map and memory policy; the probe checks the binding."""
+
+    @sanity_function
+    def validate(self):
+        return sn.all([self.checks_ok(), self.assert_placed()])
+
+
+# ---- memory write (Golenkov et al., Fig. 1 and 2) ----
+
+class MemWriteSingleBase(PlacedKernelBase, ScaledKernelMixin):
+    """One thread writes a large array in blocks of k bytes over a sweep of k."""
+
+    kernel = 'memwrite'
+    num_threads = 1
+    affinity = 'compact'
+    scale = parameter(SCALES)
+    #: Block sizes swept (one ``gbps_<block>`` each); empty: the scale's.
+    blocks = variable(typ.List[str], value=[])
+    #: Array size; empty: ``memory_fraction`` of the node's memory (the large scale).
+    array_size = variable(str, value='')
+    #: Share of the node's memory written when ``array_size`` is empty.
+    memory_fraction = variable(float, value=0.1)
+    scaled_defaults = {'blocks': (['1M', '4M', '16M'],
+                                  ['512K', '1M', '3M', '8M', '32M', '128M', '512M']),
+                       'array_size': ('64M', '')}
+    reference_index = ['$environ', 'scale']
+
+    @run_after('init')
+    def set_options(self):
+        size = (['--size', self.array_size] if self.array_size else
+                ['--fraction', f'{self.memory_fraction:g}'])
+        self.executable_opts = ['--mode', 'single', *size, '--blocks', ','.join(self.blocks)]
+
+    @run_before('performance')
+    def set_perf(self):
+        self.perf_variables = {
+            block_var(b): sn.make_performance_function(
+                sn.getitem(self.field('gbps', f'block_bytes={size_bytes(b)} '), 0), 'GB/s')
+            for b in self.blocks}
+
+
+class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
+    """N threads each write their own block, N from one to every PU; three binding modes.
+
+    ``none``: the OS places threads; ``scatter``: round-robin over packages
+    (its "thread bound to a processor"); ``close-cores``: cores filled in order
+    (its "thread bound to a core"). Thread counts above the partition's PUs
+    are skipped: the study measured bandwidth as threads are added, not
+    oversubscription.
+    """
+
+    kernel = 'memwrite'
+    affinity = parameter(['none', 'scatter', 'close-cores'])
+    threads = parameter(thread_sweep(oversubscribe=False))
+    scale = parameter(SCALES)
+    #: resolved from ``threads`` at setup
+    num_threads = variable(int, value=0)
+    #: Block each thread writes; empty: the scale's.
+    block = variable(str, value='')
+    scaled_defaults = {'block': ('16M', '500M')}
+    max_threads_per_pu = 1
+    reference_index = ['$environ', 'scale', 'affinity', 'num_threads']
+
+    @run_after('init')
+    def set_options(self):
+        self.executable_opts = ['--mode', 'threads', '--block', self.block]
+
+    @performance_function('GB/s')
+    def gbps(self):
+        return sn.getitem(self.field('gbps'), 0)
+
+
+# ---- NUMA copy matrix ----
+
+class NumaCopyBase(KernelRunBase, ScaledKernelMixin):
+    """Run on node i, source on node i, destination on node j: every (i, j)."""
+
+    kernel = 'numacopy'
+    scale = parameter(SCALES)
+    #: Bytes copied per pair; empty: the scale's.
+    copy_size = variable(str, value='')
+    #: The partition's NUMA nodes (set at setup): the matrix is every pair of them.
+    numa_nodes = variable(typ.List[int], value=[])
+    scaled_defaults = {'copy_size': ('32M', '500M')}
+    reference_index = ['$environ', 'scale']
+
+    @run_after('init')
+    def set_options(self):
+        self.executable_opts = ['--size', self.copy_size]
+
+    @run_after('setup')
+    def expect_matrix(self):
+        self.numa_nodes = sorted(self.topology.numa_nodes)
+        self.checks_expected = len(self.numa_nodes) ** 2
+
+    @sanity_function
+    def validate(self):
+        return sn.all([self.checks_ok(),
+                       sn.assert_found(r'^matrix kernel=numacopy .*ok=1', self.stdout)])
+
+    @run_before('performance')
+    def set_perf(self):
+        pairs = [(i, j) for i in self.numa_nodes for j in self.numa_nodes]
+        self.perf_variables = {
+            pair_var(i, j): sn.make_performance_function(
+                sn.getitem(self.field('gbps', f'run_node={i} src_node={i} dst_node={j} '), 0),
+                'GB/s')
+            for i, j in pairs}
+
+
+# ---- MPI ping-pong ----
+
+class PingPongBase(KernelRunBase, ScaledKernelMixin):
+    """Two ranks, small and large messages, on one node or on two nodes."""
+
+    kernel = 'pingpong'
+    valid_prog_environs = ['gnu']
+    num_tasks = 2
+    #: Where the two ranks run: both on one node, or one per node.
+    rank_layout = parameter(['same-node', 'two-nodes'])
+    scale = parameter(SCALES)
+    #: Message sizes (a latency and a bandwidth each); empty: the scale's.
+    message_sizes = variable(typ.List[str], value=[])
+    scaled_defaults = {'message_sizes': (['1K', '8M'], ['1K', '128M'])}
+    tags = {'mpi'}
+    env_vars = {'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1'}
+    reference_index = ['$environ', 'scale', 'rank_layout']
+
+    @run_after('init')
+    def set_options(self):
+        self.executable_opts = ['--sizes', ','.join(self.message_sizes)]
+        self.checks_expected = len(self.message_sizes)
+        self.num_tasks_per_node = 2 if self.rank_layout == 'same-node' else 1
+
+    @run_after('setup')
+    def one_or_two_nodes(self):
+        part = self.current_partition
+        single = part.scheduler.registered_name == 'local' or part.extras.get('nodes', 2) < 2
+        self.skip_if(self.rank_layout == 'two-nodes' and single,
+                     f'{part.fullname} has one node: the two-node ping-pong needs two')
+        self.skip_if(shutil.which('mpirun') is None and part.scheduler.registered_name == 'local',
+                     'mpirun is not installed here')
+
+    @run_before('run')
+    def use_mpirun(self):
+        if self.current_partition.scheduler.registered_name == 'local':
+            self.job.launcher = getlauncher('mpirun')()
+            if (os.cpu_count() or 1) < 2:
+                self.job.launcher.options = ['--oversubscribe']
+
+    @sanity_function
+    def validate(self):
+        # the kernel reports the layout it saw as `placement=`
+        return sn.all([self.checks_ok(),
+                       sn.assert_found(rf'^result kernel=pingpong .*placement={self.rank_layout}',
+                                       self.stdout,
+                                       msg=f'the ranks were not placed {self.rank_layout}')])
+
+    @run_before('performance')
+    def set_perf(self):
+        perf = {}
+        for s in self.message_sizes:
+            nbytes = size_bytes(s)
+            perf[f'latency_{s}'] = sn.make_performance_function(
+                sn.getitem(self.field('latency_us', f'bytes={nbytes} '), 0), 'us')
+            perf[f'bandwidth_{s}'] = sn.make_performance_function(
+                sn.getitem(self.field('gbps', f'bytes={nbytes} '), 0), 'GB/s')
+        self.perf_variables = perf
+
+
+# ---- matrix multiply (the Comet Lake report) ----
+
+class MatmulBase(PlacedKernelBase, ScaledKernelMixin, PerfSamplesMixin):
+    """Dense OpenMP matmul, 50 timed repetitions; every time goes to the run report."""
+
+    kernel = 'matmul'
+    affinity = parameter(['none', 'compact', 'scatter'])
+    scale = parameter(SCALES)
+    #: Timed repetitions, each kept in the run report.
+    reps = variable(int, value=50)
+    #: Matrix order; 0: the scale's.
+    matrix_order = variable(int, value=0)
+    scaled_defaults = {'matrix_order': (200, 1500)}
+    reference_index = ['$environ', 'scale', 'affinity']
+
+    @run_after('init')
+    def set_options(self):
+        self.executable_opts = ['--n', str(self.matrix_order), '--reps', str(self.reps)]
+
+    def times(self):
+        return sn.extractall(r'^sample kernel=matmul .*time_s=(\S+)', self.stdout, 1, float)
+
+    @sanity_function
+    def validate(self):
+        return sn.all([self.checks_ok(), self.assert_placed(),
+                       sn.assert_eq(sn.count(self.times()), self.reps,
+                                    msg='expected {1} timed runs, got {0}')])
+
+    @run_before('performance')
+    def record_runs(self):
+        # the study's boxplots: every repetition, not only the mean
+        with osext.change_dir(self.stagedir):   # hooks run outside the stage folder
+            self.perf_samples = {'mean_time': list(sn.evaluate(self.times()))}
+
+    @performance_function('s')
+    def mean_time(self):
+        return sn.getitem(self.field('mean_s'), 0)
+
+    @performance_function('s')
+    def min_time(self):
+        return sn.getitem(self.field('min_s'), 0)
+
+    @performance_function('s')
+    def max_time(self):
+        return sn.getitem(self.field('max_s'), 0)
+
+    @performance_function('Gflop/s')
+    def gflops(self):
+        return sn.getitem(self.field('gflops'), 0)
+
+
+# ---- pthread operations (Golenkov et al., Table 1) ----
+
+class PthreadOpsBase(PlacedKernelBase, ScaledKernelMixin):
+    """Every pthread operation of Table 1 under a background load, threads pinned or not.
+
+    With a bound ``affinity`` the kernel pins its threads to the placement's
+    CPU list (``--cpus``), round-robin; ``none`` leaves them to the OS.
+    """
+
+    kernel = 'pthread_ops'
+    affinity = parameter(['none', 'compact'])
+    load = parameter([0, 1])
+    scale = parameter(SCALES)
+    #: Blocked threads woken at once, one ``wake_<n>`` each; empty: the scale's.
+    waiters = variable(typ.List[int], value=[])
+    #: Length of the create-then-join chain; 0: the scale's.
+    chain = variable(int, value=0)
+    scaled_defaults = {'waiters': ([100, 200], [100, 200, 500, 1000]),
+                       'chain': (1000, 15000)}
+    reference_index = ['$environ', 'scale', 'affinity', 'load']
+    OPS = ('create', 'create_join', 'chain', 'mutex_init', 'mutex_destroy', 'mutex_lock',
+           'mutex_unlock')
+
+    @run_after('init')
+    def expect_checks(self):
+        self.checks_expected = len(self.OPS) + len(self.waiters)
+
+    @run_after('setup')
+    def pin_to_map(self):
+        placement = self.launch_settings.placement
+        pin = ['--affinity', 'on', '--cpus', ','.join(map(str, placement.cpus))] \
+            if placement.bound else ['--affinity', 'off']
+        self.executable_opts = ['--load', str(self.load), '--chain', str(self.chain),
+                                '--waiters', ','.join(map(str, self.waiters))] + pin
+
+    @run_before('performance')
+    def set_perf(self):
+        perf = {op: sn.make_performance_function(
+            sn.getitem(self.field('time_s', f'op={op} '), 0), 's') for op in self.OPS}
+        for w in self.waiters:
+            perf[f'wake_{w}'] = sn.make_performance_function(
+                sn.getitem(self.field('time_s', f'op=wake .*waiters={w} '), 0), 's')
+        self.perf_variables = perf
+
+
+# ---- data mapping (Trindade et al.) ----
+
+class DataMapBase(PlacedKernelBase, ScaledKernelMixin):
+    """LBM-style stencil, arrays initialised serially or with the compute schedule."""
+
+    kernel = 'datamap'
+    affinity = 'compact'
+    init = parameter(['serial', 'parallel'])
+    policy = parameter(['first-touch', 'interleave'])
+    scale = parameter(SCALES)
+    #: Grid points per side (nx = ny); 0: the scale's.
+    grid = variable(int, value=0)
+    scaled_defaults = {'grid': (256, 4096)}
+    reference_index = ['$environ', 'scale', 'init', 'policy']
+
+    @run_after('init')
+    def set_options(self):
+        self.executable_opts = ['--nx', str(self.grid), '--ny', str(self.grid),
+                                '--init', self.init]
+
+    @sanity_function
+    def validate(self):
+        return sn.all([self.checks_ok(), self.assert_placed(),
+                       sn.assert_found(r'^numa_maps kernel=datamap array=f ', self.stdout),
+                       sn.assert_found(r'^numa_maps kernel=datamap array=g ', self.stdout)])
+
+    @performance_function('MLUP/s')
+    def mlups(self):
+        return sn.getitem(self.field('mlups'), 0)
+
+    @performance_function('%')
+    def locality(self):
+        return _locality(sn.extractall(r'^(?:numa_maps|thread) kernel=datamap .*$', self.stdout))
+
+
+class DataMapNumalizeBase(KernelRunBase):
+    """The kernel under numalize (Pin): page exclusivity from ``datamap.full.page.csv``.
+
+    Needs Pin's ``pin`` on PATH and ``NUMALIZE_TOOL`` naming numalize's tool library.
+    """
+
+    kernel = 'datamap'
+    init = parameter(['serial', 'parallel'])
+    tags = {'full', 'numalize', 'kernels'}
+    #: numalize's page table of the run (set at setup).
+    page_csv = variable(str, value='')
+
+    @run_after('init')
+    def need_numalize(self):
+        self.skip_if(shutil.which('pin') is None or not os.environ.get('NUMALIZE_TOOL'),
+                     'numalize is not installed here (needs Intel Pin `pin` on PATH and '
+                     'NUMALIZE_TOOL=/path/to/numalize.so)')
+
+    @run_after('setup')
+    def under_pin(self):
+        exe = self.executable
+        self.executable = 'pin'
+        self.executable_opts = ['-t', os.environ['NUMALIZE_TOOL'], '--', exe,
+                                '--nx', '128', '--ny', '128', '--init', self.init]
+        self.page_csv = os.path.join(self.stagedir, 'datamap.full.page.csv')
+
+    @performance_function('%')
+    def exclusivity(self):
+        return _exclusivity(self.page_csv, len(self.topology.numa_nodes))
