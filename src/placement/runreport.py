@@ -158,6 +158,11 @@ def load(path: str | Path) -> RunReport:
         raise PlacementError(f"{path}: not a ReFrame run report (unreadable JSON: {exc})") from None
     if not isinstance(data, dict) or "session_info" not in data or "runs" not in data:
         raise PlacementError(f"{path}: not a ReFrame run report (no session_info/runs)")
+    return from_data(data, path)
+
+
+def from_data(data: dict[str, Any], path: Path) -> RunReport:
+    """A run report already parsed from JSON (a file, or a session ReFrame's storage describes)."""
     session, runs = data["session_info"], data["runs"]
     if not (isinstance(session, dict) and isinstance(runs, list)
             and all(isinstance(r, dict) and isinstance(r.get("testcases", []), list)

@@ -278,7 +278,8 @@ def _size(x: float) -> str:
 
 def build(title: str, subtitle: str, cases: list[Case], out: Path,
           provenance: list[tuple[str, str]], compare: Table | None = None,
-          compare_note: str = "", discussion: str = "") -> Report:
+          compare_note: str = "", discussion: str = "",
+          history: tuple[Table | None, str] | None = None) -> Report:
     """All sections the data allows, in reading order; a person's discussion first."""
     rep = Report(title, subtitle, provenance=provenance)
     n = rep.numbers
@@ -292,6 +293,12 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     reg = Section("regressions", "Regression summary",
                   "Each case against its stored baseline, then against the previous run of "
                   "the same system (ReFrame's --performance-compare on its results storage).")
+    from .verdicts import verdict_table
+    vt, vtext = verdict_table(cases, n)
+    if vtext:
+        reg.text += " " + vtext
+    if vt:
+        reg.tables.append(vt)
     t = regression_table(cases, n)
     if t:
         reg.tables.append(t)
@@ -301,6 +308,10 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
         reg.tables.append(compare)
     if compare_note:
         reg.text += " " + compare_note
+    if history is not None:
+        reg.text += " " + history[1]
+        if history[0] is not None:
+            reg.tables.append(history[0])
     guard, guard_text = guards_table(cases, n)
     if guard_text:
         reg.text += " " + guard_text
