@@ -12,6 +12,10 @@ RFM := $(REFRAME) -C config/settings.py -c reframe_tests -R
 USE_SPACK := $(shell command -v spack >/dev/null 2>&1 && [ "$${PLACEMENT_SPACK:-1}" = 1 ] && echo yes)
 SYSTEM_TOOLS := $(if $(USE_SPACK),spack -e . install && echo "using the Spack view: .spack-env/view",scripts/ensure-system-tools.sh)
 export PATH := $(CURDIR)/.spack-env/view/bin:$(PATH)
+# ReFrame's job scripts cannot run from a path with a blank (scripts/ensure-system-tools.sh)
+ifneq ($(word 2,$(CURDIR)),)
+$(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
+endif
 
 .PHONY: setup setup-test venv run test quick reframe-list dry-run bench acceptance clean
 
@@ -49,7 +53,7 @@ bench: setup
 	$(PY) benchmarks/run_all.py
 
 acceptance: setup
-	scripts/acceptance.sh -m $(or $(MODE),acceptance) $(if $(SYSTEM),-s $(SYSTEM)) $(RFM_ARGS)
+	scripts/acceptance.sh -m $(or $(MODE),acceptance) $(if $(SYSTEM),-s $(SYSTEM)) -- $(RFM_ARGS)
 
 clean:
 	rm -rf $(VENV) output stage perflogs

@@ -8,6 +8,15 @@
 set -euo pipefail
 what=${1:-run}
 
+# ReFrame's job scripts fail in a stage directory whose path has a blank, with only
+# "Permission denied" naming the path's first word: refuse such a checkout up front
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+case $root in *[[:space:]]*)
+  echo "error: the checkout path '$root' contains a blank, which ReFrame's job scripts" \
+       "cannot run from: move or clone the checkout to a path without blanks" >&2
+  exit 2 ;;
+esac
+
 # command-or-file -> Debian package
 declare -A need=(
   [lstopo-no-graphics]=hwloc [numactl]=numactl [/usr/include/numaif.h]=libnuma-dev

@@ -168,3 +168,35 @@ def test_time_box_then_resume(acceptance, root, tmp_path, monkeypatch):
     bad = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), '-t', '0'], cwd=root,
                          env=acceptance.env, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and 'bad time box' in bad.stderr
+
+
+def test_resume_with_a_corrupt_earlier_part(acceptance, tmp_path):
+    """The earlier part is cut off (a full disk, a kill): dropped with one line, summary written."""
+    runs = Path(acceptance.env['PLACEMENT_RESULTS']) / 'runs'
+    select = ('-n', '%case=(pass|slow)')
+    proc, m = acceptance(*select, opts=('-t', '10'))
+    assert (proc.returncode, m.group(1)) == (3, 'UNFINISHED'), proc.stdout[-3000:]
+    first = Path(m.group(5))
+    first.write_text(first.read_text()[:200])
+    proc, m = acceptance(*select, opts=('--resume',))
+    assert 'Traceback' not in proc.stdout + proc.stderr
+    dropped = [ln for ln in proc.stderr.splitlines() if 'dropped part' in ln]
+    assert len(dropped) == 1 and str(first) in dropped[0]
+    assert m.group(1) == 'PASS' and 'parts=' not in proc.stdout.splitlines()[-1]
+    (whole,) = runs.glob('acceptance-generic-quick-*.run')
+    assert str(first) not in whole.read_text()
+
+
+@pytest.mark.parametrize('args,message', [
+    (['-m'], 'option -m needs a value'),
+    (['-s'], 'option -s needs a value'),
+    (['-m', '-s', 'generic'], 'option -m needs a value'),
+    (['--bogus'], "unknown option '--bogus'"),
+    (['-s', 'nosuch'], "unknown system 'nosuch'"),
+    (['-m', 'nope'], "unknown mode 'nope'"),
+])
+def test_usage_errors_exit_2(root, args, message):
+    proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), *args], cwd=root,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1

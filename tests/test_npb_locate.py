@@ -85,3 +85,12 @@ def test_studies_fit_their_budgets():
         for row in read_rows(seed / name):
             budget = npb_budget.run_budget(row["benchmark"], row["class"], 1, 1)
             assert float(row["time_s"]) < budget, row
+
+
+def test_mistyped_npb_dir_is_named_as_missing(tmp_path):
+    typo = tmp_path / "NPB3.4-OMP" / "bni"
+    found = npb_locate.locate("BT", "A", None, None, {"NPB_DIR": str(typo), "PATH": ""})
+    assert f"NPB_DIR {typo} (no such folder)" in found.why_missing("BT", "A")
+    typo.mkdir(parents=True)      # an existing folder without the binary is not called missing
+    found = npb_locate.locate("BT", "A", None, None, {"NPB_DIR": str(typo), "PATH": ""})
+    assert "no such folder" not in found.why_missing("BT", "A")

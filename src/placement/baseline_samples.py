@@ -34,9 +34,14 @@ _EXTREME = re.compile(r"(^|_)(max|min|maximum|minimum)($|_)")
 Entry = tuple[str, tuple, str]
 
 
+def is_extreme(var: str) -> bool:
+    """The maximum or minimum of a run's iterations: one outlier moves it, never referenced."""
+    return bool(_EXTREME.search(var))
+
+
 def higher_is_better(var: str, unit: str | None) -> bool | None:
     """True for a rate, False for a time, None for what is not worth judging."""
-    if _EXTREME.search(var):
+    if is_extreme(var):
         return None
     u = (unit or "").strip()
     if u.endswith("/s"):

@@ -72,8 +72,11 @@ def _yaml_key(v: Any) -> Any:
     return v if isinstance(v, (int, float, bool)) else str(v)
 
 
-def from_run(report: RunReport, system: str) -> dict[str, Any]:
+def from_run(report: RunReport, system: str,
+             cases_of: dict[Entry, Case] | None = None) -> dict[str, Any]:
     """Reference entries (no provenance) for ``system`` from a run's measured values.
+
+    ``cases_of``, when given, is filled with the case each entry came from.
 
     Only cases whose sanity passed are recorded (a failed performance check
     still measured); per-run copies and spread variables get no reference.
@@ -94,8 +97,8 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
             continue
         leaves, sample_leaves = {}, {}
         for var in c.primary_vars():
-            if var in GUARD_VARS:
-                continue
+            if var in GUARD_VARS or baseline_samples.is_extreme(var):
+                continue        # guards have fixed limits; extremes follow one outlier
             pv = c.perf[var]
             s = c.summary(var)
             if pv.value is None or s is None or not math.isfinite(s.mean):
@@ -116,6 +119,8 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
             if sample_leaves:
                 runs.setdefault(c.test, {}).setdefault(
                     f"{c.system}:{c.partition}", {}).update(sample_leaves)
+            if cases_of is not None:
+                cases_of.update({(c.test, (f"{c.system}:{c.partition}",), v): c for v in leaves})
             continue
         node = out.setdefault(c.test, {"$index": index})
         snode = runs.setdefault(c.test, {"$index": index}) if sample_leaves else {}
@@ -130,6 +135,9 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
             snode = snode.setdefault(_yaml_key(_attr(c, attr)), {})
         node.update(leaves)
         snode.update(sample_leaves)
+        if cases_of is not None:
+            keys = tuple(_yaml_key(_attr(c, a)) for a in index)
+            cases_of.update({(c.test, keys, v): c for v in leaves})
     if not out:
         raise PlacementError(f"{report.path}: no performance values for system {system!r} "
                              "(did the performance tests run and pass sanity?)")

@@ -71,7 +71,10 @@ def locate(benchmark: str, npb_class: str, npb_dir: str | None = None,
     env = os.environ if environ is None else environ
     searched: list[str] = []
     for label, folder in candidate_dirs(npb_dir, repo, env):
-        searched.append(f"{label} {folder}")
+        named = label in ("npb_dir variable", "NPB_DIR")
+        # a folder the user named that does not exist is most likely a typo: say so
+        searched.append(f"{label} {folder}" + (" (no such folder)"
+                                               if named and not os.path.isdir(folder) else ""))
         path = os.path.join(folder, name)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return Located(os.path.abspath(path), label, tuple(searched))

@@ -241,8 +241,11 @@ def _merge_reruns(cases: list[Case]) -> list[Case]:
                             if var in c.perf and c.perf[var].value is not None]
                     if len(vals) > 1:
                         head.samples[var] = vals
+        # every launch that measured counts, also one outside ReFrame's interval
+        measured = [c for c in group if c.result == "pass" or c.fail_phase == "performance"]
+        if len(measured) > 1:
             for var in head.launches:
-                head.launches[var] = [x for c in ok for x in c.launches.get(var, [])]
+                head.launches[var] = [x for c in measured for x in c.launches.get(var, [])]
         merged.append(head)
     return merged
 

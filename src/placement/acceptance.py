@@ -1,0 +1,321 @@
+"""What an acceptance run found: its final cases, its regressions and its one summary line.
+
+``scripts/acceptance.sh`` runs ReFrame within a time box and keeps the run
+reports of one run (one or more parts, when ``--resume`` went on after a time
+box); everything it concludes from them is here, behind ``placement
+acceptance``:
+
+* ``resume LIST``: the earlier parts that can be read (a corrupt one is dropped
+  with one line) and the checks that already finished (``-x /HASH`` for ReFrame);
+* ``sessions PART...``: ReFrame's session filter selecting a run's parts;
+* ``summary PART... --compare CSV``: a ``FAIL`` line per failed case, ``SKIP``
+  lines counting skipped cases by reason, then the ``ACCEPTANCE`` line; exit 0
+  (pass), 1 (failures or regressions) or 3 (the time box cut the run).
+
+The regression rule is :func:`find_regressions`, one function. A value whose
+baseline keeps its runs (``_samples``) is judged by the verdict
+(:mod:`placement.verdict`: rank tests against the stored runs, the minimum
+effect, Benjamini-Hochberg over the run): only ``regressed`` counts, and
+neither ReFrame's interval nor the previous run's percentage is asked again.
+Other values keep the old rules: a performance check that failed against its
+reference, and a value worse than the previous run by more than a percentage. A run the watchdog stopped (``stopped`` > 0) is a
+failure to finish, never a performance regression.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import json
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import baseline_samples, baselines, runreport, verdict
+from .errors import PlacementError
+
+#: Units where a larger value is better: a drop is the regression.
+HIGHER_IS_BETTER = re.compile(r"/s$|flop|ops|^%$|speedup|efficiency", re.I)
+#: The guard counting runs the watchdog ended (placement.guards).
+STOPPED_VAR = "stopped"
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One value judged worse: which case, which variable, and why."""
+
+    case: str
+    sysenv: str
+    var: str
+    why: str
+    against: str = "previous run"
+
+    def line(self) -> str:
+        return f"regression vs {self.against}: {self.case} @{self.sysenv} {self.var} {self.why}"
+
+
+#: (display name, system:partition+environ, perfvar) -> the value's verdict
+Judged = dict[tuple[str, str, str], verdict.Verdict]
+
+
+def judge_values(parts: list[Path], system: str) -> Judged:
+    """Verdicts of the run's values that the system's baseline keeps runs for (BH-corrected)."""
+    from .testlib.paths import baseline_dir
+    path = baseline_dir() / f"{system.split(':')[0]}.yaml"
+    old = baselines.load(path)
+    if not old or not parts:
+        return {}
+    report = runreport.pool([runreport.load(p) for p in parts])
+    cases_of: dict = {}
+    try:
+        new = baselines.from_run(report, system.split(":")[0], cases_of)
+    except PlacementError:
+        return {}       # no values of this system in the run
+    out: Judged = {}
+    for j in baseline_samples.judge_run(old, new, str(path)):
+        if j.verdict is not None:
+            c = cases_of[j.entry]
+            out[(c.raw.get("display_name", c.test), c.sysenv, j.entry[2])] = j.verdict
+    return out
+
+
+def _failed_vars(tc: dict[str, Any]) -> list[str]:
+    return [k.rsplit(":", 1)[-1] for k, tup in (tc.get("perfvalues") or {}).items()
+            if isinstance(tup, list) and len(tup) > 5 and tup[5] == "fail"]
+
+
+def judged_by_verdict(tc: dict[str, Any], judged: Judged) -> bool:
+    """A performance failure whose every failing value has a verdict: the verdict decides."""
+    sysenv = f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}"
+    failing = _failed_vars(tc)
+    return bool(failing) and all((tc.get("display_name"), sysenv, v) in judged for v in failing)
+
+
+def _raw(path: Path) -> dict[str, Any]:
+    opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+    with opener(path, "rt") as fp:
+        return json.load(fp)
+
+
+def readable(parts: list[Path]) -> tuple[list[Path], list[str]]:
+    """The parts that are ReFrame run reports, and one line for each that is not."""
+    good, dropped = [], []
+    for p in parts:
+        try:
+            runreport.load(p)          # the one check of a run report's shape
+            good.append(p)
+        except PlacementError as err:
+            dropped.append(f"dropped part {p}: {err}")
+    return good, dropped
+
+
+def final_cases(parts: list[Path]) -> dict[tuple, dict[str, Any]]:
+    """Every test case of a run, fixtures included, as its last attempt left it.
+
+    Fixtures count: a failed build skips every case that needs it, and a run
+    whose cases were all skipped must not read as passed.
+    """
+    final: dict[tuple, dict[str, Any]] = {}
+    for path in parts:                   # earlier parts, then retries: the last one decides
+        for run in _raw(path)["runs"]:
+            for tc in run.get("testcases", []):
+                final[(tc.get("unique_name"), tc.get("system"), tc.get("environ"))] = tc
+    return final
+
+
+def stopped_runs(tc: dict[str, Any]) -> int:
+    """Runs of this case the watchdog ended (its ``stopped`` guard), 0 without one."""
+    for key, tup in (tc.get("perfvalues") or {}).items():
+        if key.rsplit(":", 1)[-1] == STOPPED_VAR and tup and isinstance(tup[0], (int, float)):
+            return int(tup[0])
+    return 0
+
+
+def classify(tc: dict[str, Any], cut_short: bool, judged: Judged | None = None) -> str:
+    """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended) or ``interrupted``.
+
+    A case the time box interrupted is ``interrupted``: ``--resume`` runs it again.
+    """
+    result = tc.get("result")
+    if result in ("pass", "skip"):
+        return result
+    if result == "abort" and cut_short:
+        return "interrupted"
+    if tc.get("fail_phase") == "performance" and stopped_runs(tc) > 0:
+        return "unfinished"
+    if tc.get("fail_phase") == "performance" and judged and judged_by_verdict(tc, judged):
+        return "pass"       # outside ReFrame's interval, but the verdict has the last word
+    return "fail"
+
+
+def compare_rows(path: Path | None) -> list[dict[str, str]]:
+    """Rows of ReFrame's ``--performance-compare`` CSV (empty when absent or unreadable)."""
+    if path is None:
+        return []
+    try:
+        rows = list(csv.reader(path.open()))
+    except OSError:
+        return []
+    start = next((i for i, row in enumerate(rows) if row[:1] == ["name"]), None)
+    if start is None:
+        return []
+    head = rows[start]
+    return [dict(zip(head, row)) for row in rows[start + 1:] if len(row) == len(head)]
+
+
+def find_regressions(cases: list[dict[str, Any]], rows: list[dict[str, str]],
+                     max_slowdown: float, judged: Judged | None = None) -> list[Regression]:
+    """The regression rule, in one place.
+
+    * a value with a verdict (its baseline keeps runs): regressed, or not at all;
+
+    * a case that failed its performance check against a reference (not a
+      watchdog stop: that is a failure to finish);
+    * a comparison row worse than the previous run by more than ``max_slowdown``
+      percent (``pdiff`` = 100 * (now - previous) / previous; a drop is worse for
+      rates, a rise for times).
+    """
+    judged = judged or {}
+    out = [Regression(name, sysenv, var, v.text(), "baseline runs")
+           for (name, sysenv, var), v in sorted(judged.items()) if v.outcome == verdict.REGRESSED]
+    for tc in cases:
+        if tc.get("fail_phase") == "performance" and tc.get("result") == "fail" \
+                and stopped_runs(tc) == 0 and not judged_by_verdict(tc, judged):
+            out.append(Regression(tc.get("display_name", "?"),
+                                  f"{tc.get('system')}+{tc.get('environ')}", "reference",
+                                  " ".join((tc.get("fail_reason") or "").split())[:200]))
+    for r in rows:
+        pdiff = next((k for k in r if k.startswith("pdiff")), None)
+        try:
+            diff = float(r[pdiff]) if pdiff else None
+        except ValueError:
+            continue
+        if diff is None or (r.get("name"), r.get("sysenv"), r.get("pvar")) in judged:
+            continue
+        worse = -diff if HIGHER_IS_BETTER.search(r.get("punit", "")) else diff
+        if worse > max_slowdown:
+            out.append(Regression(r.get("name", "?"), r.get("sysenv", "?"), r.get("pvar", "?"),
+                                  f"{diff:+.1f}% {r.get('punit', '')}".rstrip()))
+    return out
+
+
+def _skip_reason(tc: dict[str, Any]) -> str:
+    """A skip reason with case-specific names folded (``bt.A.x`` -> ``*.x``), for counting."""
+    reason = (tc.get("fail_reason") or "no reason given").splitlines()[0]
+    reason = re.sub(r"\b\w+\.[A-Z]\.x\b", "*.x", reason)
+    return reason[:300]
+
+
+def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
+            max_slowdown: float, cut_short: bool, notes: list[str]) -> tuple[list[str], int]:
+    """The lines to print and the exit status (0 pass, 1 fail, 3 unfinished)."""
+    good, dropped = readable(parts)
+    notes = dropped + notes
+    if not good:
+        return [f"ACCEPTANCE {system} {mode}: FAIL no readable run report "
+                f"({'; '.join(notes)})"], 1
+    final = final_cases(good)
+    judged = judge_values(good, system)
+    kinds = {key: classify(tc, cut_short, judged) for key, tc in final.items()}
+    failed = [final[k] for k, v in kinds.items() if v in ("fail", "unfinished")]
+    skipped = [final[k] for k, v in kinds.items() if v == "skip"]
+    passed = sum(v == "pass" for v in kinds.values())
+    regressions = find_regressions(list(final.values()), compare_rows(compare), max_slowdown,
+                                   judged)
+    lines = [r.line() for r in regressions if r.var != "reference"]
+    for tc in failed:
+        what = (f"did not finish: the watchdog stopped {stopped_runs(tc)} run(s)"
+                if classify(tc, cut_short) == "unfinished" else tc.get("fail_phase"))
+        lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+                     f"[{what}] stage={tc.get('stagedir')}")
+    for reason, n in Counter(_skip_reason(tc) for tc in skipped).most_common():
+        lines.append(f"SKIP {n} case(s): {reason}")
+    if not passed and not failed:
+        notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
+    ok = passed > 0 and not failed and not regressions
+    counts = verdict.counts(list(judged.values()))
+    extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
+             (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.UNDECIDED]} "
+              f"undecided, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.IMPROVED]} "
+              f"improved of {len(judged)} (Benjamini-Hochberg)" if judged else "") +
+             (f" ({'; '.join(notes)})" if notes else ""))
+    outcome = "UNFINISHED" if cut_short else "PASS" if ok else "FAIL"
+    lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
+                 f"({len(regressions)} perf regressions) report={good[-1]}{extra}")
+    return lines, 3 if cut_short else 0 if ok else 1
+
+
+def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
+    """Readable earlier parts, ReFrame's ``-x /HASH`` options for finished checks, dropped lines.
+
+    A check with a finished case is excluded by its hash; one with an aborted case
+    runs again.
+    """
+    if not unfinished.is_file() or not unfinished.read_text().strip():
+        raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
+    parts = [Path(ln.strip()) for ln in unfinished.read_text().splitlines() if ln.strip()]
+    good, dropped = readable(parts)
+    done, aborted = set(), set()
+    for tc in final_cases(good).values():
+        if not tc.get("fixture") and tc.get("hashcode"):
+            (aborted if tc.get("result") == "abort" else done).add(tc["hashcode"])
+    skip = [opt for h in sorted(done - aborted) for opt in ("-x", f"/{h}")]
+    return good, skip, dropped
+
+
+def session_filter(parts: list[Path]) -> str:
+    """ReFrame's filter selecting the sessions of one run: ``?uuid in ('...',)``."""
+    good, _ = readable(parts)
+    return "?uuid in (%s,)" % ",".join(repr(runreport.load(p).uuid) for p in good)
+
+
+def cmd_acceptance(args: argparse.Namespace) -> int:
+    if args.action == "resume":
+        good, skip, dropped = resume_plan(Path(args.paths[0]))
+        for line in dropped:
+            print(f"acceptance: {line}", file=sys.stderr)
+        for p in good:
+            print(f"part {p}")
+        for opt in skip:
+            print(f"skip {opt}")
+        return 0
+    parts = [Path(p) for p in args.paths]
+    if args.action == "sessions":
+        print(session_filter(parts))
+        return 0
+    lines, status = summary(parts, args.system, args.mode,
+                            Path(args.compare) if args.compare else None,
+                            args.max_slowdown, args.cut_short, args.note)
+    print("\n".join(lines))
+    return status
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:      # also NaN
+        raise argparse.ArgumentTypeError(f"expected a percentage of 0 or more, got {text!r}")
+    return value
+
+
+def register(sub) -> None:
+    p = sub.add_parser("acceptance", help="conclusions of an acceptance run (for acceptance.sh)")
+    p.add_argument("action", choices=("summary", "resume", "sessions"),
+                   help="summary: FAIL/SKIP lines and the ACCEPTANCE line; resume: the "
+                        "readable parts and finished checks of an unfinished run list; "
+                        "sessions: ReFrame's filter for the parts' sessions")
+    p.add_argument("paths", nargs="+", help="run reports (resume: the unfinished .run list)")
+    p.add_argument("--system", default="unknown")
+    p.add_argument("--mode", default="acceptance")
+    p.add_argument("--compare", help="ReFrame --performance-compare CSV against the previous run")
+    p.add_argument("--max-slowdown", type=_percent, default=10.0,
+                   help="percent worse than the previous run that is a regression (default 10)")
+    p.add_argument("--cut-short", action="store_true", help="the time box ended the run")
+    p.add_argument("--note", action="append", default=[], help="added to the summary line")
+    p.set_defaults(func=cmd_acceptance)

@@ -1,0 +1,123 @@
+"""`placement acceptance`: the acceptance run's counting on real run reports, without ReFrame."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from placement import acceptance, cli
+
+FIX = Path(__file__).parent / "fixtures" / "runreports"
+GUARDS = FIX / "generic-npb-guards.json"        # three unstable (time_cv) failures
+COLLAPSE = FIX / "xeon16-lu-collapse.json"       # the watchdog stopped 3 runs; one case aborted
+FIRST = FIX / "generic-first-run.json"          # every case passed
+
+
+def _summary(*parts: Path, compare: Path | None = None, cut_short=False, slowdown=10.0):
+    return acceptance.summary(list(parts), "generic", "quick", compare, slowdown, cut_short, [])
+
+
+def test_all_passed():
+    lines, status = _summary(FIRST)
+    assert status == 0 and lines[-1].startswith("ACCEPTANCE generic quick: PASS 20 passed, "
+                                                "0 failed (0 perf regressions)")
+
+
+def test_hang_is_a_failure_to_finish_not_a_regression():
+    lines, status = _summary(COLLAPSE)
+    assert status == 1
+    hang = next(ln for ln in lines if "%threads=2xfull" in ln and "did not finish" in ln)
+    assert "[did not finish: the watchdog stopped 3 run(s)]" in hang
+    assert "(0 perf regressions)" in lines[-1] and "2 failed" in lines[-1]
+
+
+def test_reference_failures_are_regressions():
+    lines, status = _summary(GUARDS)
+    assert status == 1 and "3 failed (3 perf regressions)" in lines[-1]
+
+
+def test_comparison_with_previous_run(tmp_path):
+    csv = tmp_path / "compare.csv"
+    csv.write_text("name,sysenv,pvar,punit,pval_A,pval_B,pdiff\n"
+                   "Case %x=1,generic:default+gnu,rate,MB/s,50,100,-50.0\n"
+                   "Case %x=2,generic:default+gnu,time,s,1.05,1.0,5.0\n"
+                   "Case %x=3,generic:default+gnu,time,s,1.5,1.0,50.0\n"
+                   "Case %x=4,generic:default+gnu,rate,MB/s,150,100,50.0\n")
+    regs = acceptance.find_regressions([], acceptance.compare_rows(csv), 10.0)
+    assert [(r.case, r.var) for r in regs] == [("Case %x=1", "rate"), ("Case %x=3", "time")]
+    lines, status = _summary(FIRST, compare=csv)
+    assert status == 1 and "(2 perf regressions)" in lines[-1]
+    assert "regression vs previous run: Case %x=1 @generic:default+gnu rate -50.0% MB/s" in lines
+
+
+def test_interrupted_case_is_not_a_failure_when_cut_short():
+    lines, status = _summary(COLLAPSE, cut_short=True)
+    assert status == 3 and "UNFINISHED 1 passed, 1 failed" in lines[-1]
+
+
+def _skipped_report(tmp_path: Path, reasons: list[str]) -> Path:
+    data = json.loads(FIRST.read_text())
+    cases = data["runs"][0]["testcases"]
+    for tc, reason in zip(cases[2:], reasons):
+        tc.update(result="skip", fail_phase="setup", fail_reason=reason)
+    out = tmp_path / "skips.json"
+    out.write_text(json.dumps(data))
+    return out
+
+
+def test_skipped_cases_are_counted_with_their_reasons(tmp_path):
+    why = "NPB binary {} not found (searched: NPB_DIR /opt/npb/bni (no such folder); PATH)"
+    report = _skipped_report(tmp_path, [why.format("bt.A.x"), why.format("cg.B.x"),
+                                        "likwid-pin is not installed here"])
+    lines, status = _summary(report)
+    assert f"SKIP 2 case(s): {why.format('*.x')}" in lines
+    assert "SKIP 1 case(s): likwid-pin is not installed here" in lines
+    assert "skipped=3" in lines[-1]
+
+
+def test_nothing_ran_is_not_a_pass(tmp_path):
+    data = json.loads(FIRST.read_text())
+    for tc in data["runs"][0]["testcases"]:
+        tc.update(result="skip", fail_reason="no NPB")
+    report = tmp_path / "none.json"
+    report.write_text(json.dumps(data))
+    lines, status = _summary(report)
+    assert status == 1 and "FAIL 0 passed, 0 failed" in lines[-1] and "no case ran" in lines[-1]
+
+
+def _corrupt(tmp_path: Path) -> Path:
+    bad = tmp_path / "run-report-corrupt.json"
+    bad.write_text(FIRST.read_text()[:5000])           # cut off, as a killed writer leaves it
+    return bad
+
+
+def test_resume_drops_a_corrupt_part(tmp_path, capsys):
+    bad = _corrupt(tmp_path)
+    listing = tmp_path / "unfinished-acceptance-generic-quick.run"
+    listing.write_text(f"{COLLAPSE}\n{bad}\n")
+    assert cli.main(["acceptance", "resume", str(listing)]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == f"part {COLLAPSE}" and str(bad) not in out
+    assert out.count("skip -x") == 1 and "skip /" in out    # the stopped case finished
+    assert len(err.splitlines()) == 1 and f"dropped part {bad}" in err
+
+
+def test_summary_still_written_with_a_corrupt_part(tmp_path):
+    lines, status = _summary(FIRST, _corrupt(tmp_path))
+    assert status == 0 and lines[-1].startswith("ACCEPTANCE generic quick: PASS 20 passed")
+    assert "dropped part" in lines[-1] and "not a ReFrame run report" in lines[-1]
+
+
+def test_nothing_to_resume_and_bad_options(tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "placement", "acceptance", *args],
+                              capture_output=True, text=True)
+    p = run("resume", str(tmp_path / "none.run"))
+    assert p.returncode == 2 and "nothing to resume" in p.stderr
+    p = run("summary", str(FIRST), "--max-slowdown", "nan")
+    assert p.returncode == 2 and "percentage" in p.stderr and "Traceback" not in p.stderr
