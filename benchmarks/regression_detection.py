@@ -43,7 +43,7 @@ CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%
 START, CAP = verdict.MIN_RUNS, verdict.MAX_RUNS
 
 #: keys of a test case the verdict and the reports' loader read
-_KEEP = ("name", "display_name", "system", "partition", "environ", "result", "fail_phase",
+_KEEP = ("name", "unique_name", "hashcode", "display_name", "system", "partition", "environ", "result", "fail_phase",
          "fixture", "perfvalues", "reference_index", "perf_launches")
 
 
