@@ -124,3 +124,15 @@ def test_change_point_finds_the_session_where_a_step_started():
     flat = [list(rng.normal(10.0, 0.05, 3)) for _ in range(8)]
     assert changepoints.step(sessions, flat) is None
     assert changepoints.step(sessions[:3], runs[:3]) is None  # too short a history
+
+
+def test_two_mode_runs_are_marked_in_the_boxplot_section(tmp_path):
+    from placement.report.sections import boxplot_section
+    from placement.report.tables import Numbers
+    from placement.runreport import Case, PerfValue
+    runs = [1.00, 1.01, 1.02, 1.00, 1.80, 1.82, 1.01, 1.81]
+    case = Case("NpbLike", {"affinity": "none"}, "sys", "part", "gnu", "pass", None,
+                {"time": PerfValue(1.2, None, None, None, "s", None)}, samples={"time": runs})
+    sec = boxplot_section([case], tmp_path, Numbers())
+    caption = sec.images[0][1] if sec.images else ""
+    assert "[two modes]" in caption and "two modes: 1.01 and 1.81" in caption
