@@ -55,7 +55,8 @@ def leaf(case: Case, var: str) -> dict[str, Any] | None:
     """The samples entry of one variable of one case, or None when it is not judged."""
     pv = case.perf.get(var)
     better = higher_is_better(var, pv.unit if pv else None)
-    runs = case.launches.get(var) or []
+    # a zero or NaN launch measured nothing: never stored (the reader refuses it)
+    runs = [x for x in case.launches.get(var) or [] if math.isfinite(x) and x > 0]
     if better is None or not runs:
         return None
     return {"higher_is_better": better, "runs": [float(f"{x:.6g}") for x in runs],
