@@ -40,13 +40,18 @@ class BindingRenderingCheck(BindingProbeBase):
     tags = {'quick', 'acceptance', 'full', 'binding'}
 
     @run_after('init')
+    def runtimes(self):
+        # KMP_AFFINITY is read by Intel/LLVM OpenMP runtimes only
+        self.valid_prog_environs = ['intel', 'clang'] if self.binder == 'kmp' else ['+openmp']
+
+    @run_after('setup')
     def tools_present(self):
+        # at setup, not init: a missing tool is a SKIP in the run and its summary,
+        # not a case that silently vanishes when the file loads
         tool = {'numactl': 'numactl', 'taskset': 'taskset', 'hwloc': 'hwloc-bind',
                 'likwid': 'likwid-pin'}.get(self.binder)
         self.skip_if(tool is not None and shutil.which(tool) is None,
                      f'{tool} is not installed here')
-        # KMP_AFFINITY is read by Intel/LLVM OpenMP runtimes only
-        self.valid_prog_environs = ['intel', 'clang'] if self.binder == 'kmp' else ['+openmp']
 
 
 @rfm.simple_test

@@ -23,6 +23,7 @@
 #
 # Output, under $PLACEMENT_RESULTS/runs/:
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.json   ReFrame's run report
+#   run-report-acceptance-<system>-<mode>-<UTC stamp>.out    its output (skip reasons)
 #   compare-acceptance-<system>-<mode>-<UTC stamp>.csv       vs. the previous run
 #   acceptance-<system>-<mode>-<UTC stamp>.run   the run reports of one whole run
 #   unfinished-acceptance-<system>-<mode>.run    those of a run its time box cut short
@@ -34,7 +35,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-usage() { sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad_usage() { echo "acceptance.sh: $* (see --help)" >&2; exit 2; }
 value_of() {   # value_of OPTION "$@": the option's value, or a usage error
   [ $# -ge 2 ] && [ -n "$2" ] && [ "${2:0:1}" != - ] || bad_usage "option $1 needs a value"
@@ -110,9 +111,10 @@ fi
 boxed=()
 [ -n "$time_box" ] && boxed=(timeout -s INT -k 300 "$time_box")
 echo "== acceptance: system=$sysname mode=$mode results=$PLACEMENT_RESULTS${time_box:+ time box=${time_box}s}"
+# ReFrame's output is kept beside its report: the run report has no skip reasons, the output has
 "${boxed[@]}" "${RFM[@]}" -R "${sysopt[@]}" --mode "$mode" --report-file "$report" -r \
-  "${skip_done[@]}" "${extra[@]}"
-rc=$?
+  "${skip_done[@]}" "${extra[@]}" | tee "${report%.json}.out"
+rc=${PIPESTATUS[0]}
 if [ ! -s "$report" ]; then
   echo "ACCEPTANCE $sysname $mode: FAIL reframe exited $rc without a report report=$report"
   exit 1

@@ -135,3 +135,12 @@ def test_restricted_cpu_set_is_placed_within_and_said(tmp_path):
     maps = subprocess.run(base + ["maps", "--threads", "2", "--oversubscribe", "--strategy",
                                   "compact"], capture_output=True, text=True, cwd=ROOT)
     assert maps.returncode == 0 and maps.stdout.split() == [str(cpu), str(cpu)], maps.stderr
+
+
+def test_probe_that_printed_nothing_is_not_called_zero_threads():
+    # what a job's stdout holds when likwid-pin (or another binder) failed before the probe ran
+    from placement import maps, probe
+    placement = maps.compute(topology.load(XEON), 2, "compact")
+    (msg,) = probe.problems(probe.parse("likwid-pin: error\n"), placement)
+    assert "printed no report" in msg and "launch command or binding tool failed" in msg
+    assert "0 threads" not in msg

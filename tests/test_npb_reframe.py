@@ -179,3 +179,54 @@ def test_repeats_below_one_is_refused_at_setup(reframe_bin, root, tmp_path):
     assert proc.returncode != 0
     assert "repeats=0 is not accepted: NPB cases run at least once" in proc.stdout
     assert 'Failing phase: setup' in proc.stdout and '1 failure(s)' in proc.stdout
+
+
+def test_binary_in_a_folder_with_a_blank_and_a_command_substitution(reframe_bin, root, tmp_path):
+    """Every string reaching the job script is quoted: the folder name is data, never run."""
+    folder = tmp_path / 'npb bin $(touch INJECTED)'
+    folder.mkdir()
+    log = root / 'tests' / 'fixtures' / 'npb-logs' / 'is.S.t1.log'
+    fake = folder / 'is.S.x'            # a stand-in printing a real NPB log, not NPB
+    fake.write_text(f'#!/bin/sh\ncat {shlex.quote(str(log))}\n')
+    fake.chmod(0o755)
+    proc = _reframe(reframe_bin, root, tmp_path, '-n',
+                    r'NpbQuickCheck.*IS.*npb_class=S.*threads=1.*affinity=none', '-S', 'repeats=2',
+                    '-r', env={'NPB_DIR': str(folder)})
+    assert not list(tmp_path.rglob('INJECTED')) and not (root / 'INJECTED').exists()
+    assert proc.returncode == 0 and 'Ran 2/2 test case(s)' in proc.stdout, proc.stdout[-3000:]
+    assert '(0 failure(s)' in proc.stdout and 'PASSED' in proc.stdout
+    script = next(tmp_path.glob('output/*/*/*/NpbQuickCheck_*/rfm_job.sh')).read_text()
+    assert shlex.quote(str(fake)) in script
+
+
+@pytest.mark.parametrize('content,message', [
+    (None, 'No such file or directory'),
+    ('0 0\n', 'names CPU 0 twice'),
+    ('0 x\n', "bad CPU entry 'x'"),
+])
+def test_broken_explicit_map_fails_the_case(reframe_bin, root, tmp_path, content, message):
+    """A configuration mistake is an error naming the map, never a skip that reads as green."""
+    map_file = tmp_path / 'node.map'
+    if content is not None:
+        map_file.write_text(content)
+    settings = tmp_path / 'settings.py'
+    settings.write_text(
+        'import importlib.util\n'
+        f'spec = importlib.util.spec_from_file_location("s", {str(root / "config" / "settings.py")!r})\n'
+        'mod = importlib.util.module_from_spec(spec)\n'
+        'spec.loader.exec_module(mod)\n'
+        'site_configuration = mod.site_configuration\n'
+        'for system in site_configuration["systems"]:\n'
+        '    if system["name"] == "generic":\n'
+        '        for part in system["partitions"]:\n'
+        f'            part.setdefault("extras", {{}})["explicit_map"] = {str(map_file)!r}\n')
+    cmd = [reframe_bin, '-C', str(settings), '-c', str(root / 'reframe_tests' / 'npb.py'),
+           '--prefix', str(tmp_path), '--system', 'generic', '-n',
+           r'NpbAcceptanceCheck.*CG.*npb_class=A.*threads=1.*affinity=explicit.*first-touch',
+           '--dry-run']
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
+           'NPB_DIR': str(tmp_path / 'none')}
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=600)
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert f"extras['explicit_map'] {str(map_file)!r}: " in proc.stdout, proc.stdout[-3000:]
+    assert message in proc.stdout and '1 failure(s)' in proc.stdout and '0 skipped' in proc.stdout

@@ -203,10 +203,32 @@ def find_regressions(cases: list[dict[str, Any]], rows: list[dict[str, str]],
     return out
 
 
-def _skip_reason(tc: dict[str, Any]) -> str:
+#: ReFrame's line for a skipped case: ``[     SKIP ] (2/3) NAME /HASH @SYS:PART+ENV [reason]``.
+_SKIP_LINE = re.compile(r"^\[\s*SKIP\s*\] \(\d+/\d+\) .*? /([0-9a-f]{8}) @(\S+) \[(.*)\]\s*$", re.M)
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def skip_reasons(parts: list[Path]) -> dict[tuple[str, str], str]:
+    """Why each case was skipped, keyed by (hash, system:partition+environ).
+
+    ReFrame's run report does not keep the message a test skipped with; its
+    output does, and acceptance.sh keeps that output beside each report (``.out``).
+    """
+    out: dict[tuple[str, str], str] = {}
+    for part in parts:
+        log = part.with_suffix(".out")
+        if log.is_file():
+            text = _COLOUR.sub("", log.read_text(errors="replace"))
+            for m in _SKIP_LINE.finditer(text):
+                out[(m.group(1), m.group(2))] = m.group(3)
+    return out
+
+
+def _skip_reason(tc: dict[str, Any], reasons: dict[tuple[str, str], str]) -> str:
     """A skip reason with case-specific names folded (``bt.A.x`` -> ``*.x``), for counting."""
-    reason = (tc.get("fail_reason") or "no reason given").splitlines()[0]
-    reason = re.sub(r"\b\w+\.[A-Z]\.x\b", "*.x", reason)
+    key = (tc.get("hashcode", ""), f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}")
+    reason = reasons.get(key) or tc.get("fail_reason") or "reason not recorded"
+    reason = re.sub(r"\b\w+\.[A-Z]\.x\b", "*.x", reason.splitlines()[0], count=1)
     return reason[:300]
 
 
@@ -224,6 +246,8 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     failed = [final[k] for k, v in kinds.items() if v in ("fail", "unfinished")]
     skipped = [final[k] for k, v in kinds.items() if v == "skip"]
     passed = sum(v == "pass" for v in kinds.values())
+    ran = sum(v in ("pass", "fail", "unfinished") and not final[k].get("fixture")
+              for k, v in kinds.items())
     regressions = find_regressions(list(final.values()), compare_rows(compare), max_slowdown,
                                    judged)
     lines = [r.line() for r in regressions if r.var != "reference"]
@@ -232,11 +256,12 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
                 if classify(tc, cut_short) == "unfinished" else tc.get("fail_phase"))
         lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
                      f"[{what}] stage={tc.get('stagedir')}")
-    for reason, n in Counter(_skip_reason(tc) for tc in skipped).most_common():
+    reasons = skip_reasons(good)
+    for reason, n in Counter(_skip_reason(tc, reasons) for tc in skipped).most_common():
         lines.append(f"SKIP {n} case(s): {reason}")
-    if not passed and not failed:
+    if not ran:
         notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
-    ok = passed > 0 and not failed and not regressions
+    ok = ran > 0 and not failed and not regressions
     counts = verdict.counts(list(judged.values()))
     extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
              (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.UNDECIDED]} "

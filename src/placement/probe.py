@@ -52,6 +52,10 @@ def problems(report: ProbeReport, placement: Placement,
     a set), every thread must be allowed on exactly the placement's whole set.
     """
     out: list[str] = []
+    if report.threads == 0 and not report.cpu:
+        # no report line at all: the probe never ran under the launcher or binding tool
+        return ["the binding probe printed no report: the launch command or binding tool "
+                "failed before it ran (see the job's stderr)"]
     if report.threads != placement.threads or len(report.cpu) != placement.threads:
         out.append(f"probe saw {report.threads} threads ({len(report.cpu)} reported), "
                    f"expected {placement.threads}")

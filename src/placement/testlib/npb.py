@@ -8,9 +8,10 @@ as hpctestlib's benchmark families do. Everything a case needs comes from here:
   probe in the same job; ``assert_placed()`` is part of the sanity;
 * binaries: :mod:`placement.npb_locate` (``-S npb_dir=``, ``NPB_DIR``, the Spack
   view, PATH); without them the case is skipped with the way to install NPB;
-* repeats: the job runs the binary ``repeats`` times in a shell loop, each run
-  under a ``timeout`` watchdog (:mod:`placement.npb_budget`) and followed by a
-  marker line (:mod:`placement.npb_output`);
+* repeats: the job runs the binary ``repeats`` times in a shell loop written by
+  :mod:`placement.npb_loop`, each run under a ``timeout`` watchdog
+  (:mod:`placement.npb_budget`) and followed by a marker line
+  (:mod:`placement.npb_output`);
 * an oversubscribed case (more threads than PUs) first runs the same case at
   the full count and gives each of its runs ten times that wall time;
 * references: the system's ``$ref`` file (:mod:`placement.testlib.references`)

@@ -16,8 +16,9 @@ import shlex
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
+from reframe.core.exceptions import ReframeError
 
-from .. import launch, probe, topology
+from .. import launch, maps, probe, topology
 from ..errors import PlacementError
 from .builds import SourceTreeBuild
 
@@ -38,8 +39,16 @@ class BindProbeBuild(SourceTreeBuild):
 
 @functools.lru_cache(maxsize=None)
 def partition_topology(path: str | None) -> topology.Topology:
-    """The topology named by a partition's ``extras['topology']``, or the live machine's."""
-    return topology.load(path)
+    """The topology named by a partition's ``extras['topology']``, or the live machine's.
+
+    The live machine's is cut to the CPUs this process may use (``taskset``, a
+    cgroup, a Slurm allocation smaller than the node), and ReFrame says so once.
+    """
+    topo = topology.load(path)
+    if topo.restricted_from:
+        from reframe.core.logging import getlogger
+        getlogger().warning(f'placement: {topo.restriction()}')
+    return topo
 
 
 def stdout_text(test: rfm.RegressionTest) -> str:
@@ -156,7 +165,7 @@ class PlacedRunMixin(PartitionTopologyMixin):
             self.skip_if(not map_file,
                          f'{self.current_partition.fullname} defines no explicit map '
                          "(set extras['explicit_map'] to a map file)")
-            explicit = read_map_file(map_file)
+            explicit = self._explicit_map(map_file, topo)
         try:
             self.launch_settings = launch.settings(
                 topo, self.num_threads, affinity, getattr(self, 'policy', 'first-touch'),
@@ -168,17 +177,34 @@ class PlacedRunMixin(PartitionTopologyMixin):
         # ReFrame writes `export K=V` verbatim: quote values with blanks or braces
         self.env_vars.update({k: shlex.quote(v) for k, v in self.launch_settings.env.items()})
 
+    def _explicit_map(self, map_file: str, topo: topology.Topology) -> str:
+        """The partition's explicit map, checked: a broken one fails the case, never skips it."""
+        where = f"{self.current_partition.fullname}: extras['explicit_map'] {map_file!r}"
+        try:
+            text = read_map_file(map_file)
+            maps.explicit_order(topo, text)
+        except OSError as err:
+            raise ReframeError(f'{where}: {err.strerror}') from None
+        except (PlacementError, UnicodeDecodeError) as err:
+            raise ReframeError(f'{where}: {err}') from None
+        return text
+
     @run_before('run')
     def wrap_with_prefix(self):
         prefix = self.launch_settings.prefix
         launcher = ' '.join(self.job.launcher.command(self.job))
         probe_cmd = ' '.join(filter(None, [launcher, shlex.join(prefix),
-                                          self.bindprobe.executable_path]))
+                                          shlex.quote(self.bindprobe.executable_path)]))
         if self.executable != self.bindprobe.executable_path:
             self.prerun_cmds = [probe_cmd] + list(self.prerun_cmds)
+        # ReFrame writes the program line verbatim: quote every word placed here
+        executable = shlex.quote(self.executable)
         if prefix:
-            self.executable_opts = prefix[1:] + [self.executable] + list(self.executable_opts)
-            self.executable = prefix[0]
+            self.executable_opts = ([shlex.quote(w) for w in prefix[1:]] + [executable] +
+                                    list(self.executable_opts))
+            self.executable = shlex.quote(prefix[0])
+        else:
+            self.executable = executable
 
     @sn.deferrable
     def binding_problems(self):
