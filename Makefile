@@ -17,7 +17,7 @@ ifneq ($(word 2,$(CURDIR)),)
 $(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
 endif
 
-.PHONY: setup setup-test venv run test quick reframe-list dry-run bench acceptance clean
+.PHONY: setup setup-test venv run test quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -55,6 +55,8 @@ bench: setup
 acceptance: setup
 	scripts/acceptance.sh -m $(or $(MODE),acceptance) $(if $(SYSTEM),-s $(SYSTEM)) -- $(RFM_ARGS)
 
+# results/ (run reports, ReFrame's results database, perflogs) is kept: baselines and the
+# comparison with the previous run read it
 clean:
-	rm -rf $(VENV) output stage perflogs
+	rm -rf $(VENV) output stage
 	$(MAKE) -s -C src clean

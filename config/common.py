@@ -23,8 +23,9 @@ def _present(*tools):
     return all(shutil.which(t) for t in tools)
 
 
-#: Environments a partition may list; those whose compilers are absent are dropped
-#: from partitions by settings.py so a check never fails for a missing compiler.
+#: Environments a partition may list. Each system file lists those its nodes have; local
+#: partitions use ``available_environs()`` (the ones whose compilers are on PATH here), so a
+#: check never fails for a missing compiler.
 environments = [
     {
         'name': 'gnu',

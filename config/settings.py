@@ -2,7 +2,9 @@
 
 Puts ``common.py`` together with every system file in ``config/systems/``.
 Systems are tried in file order, ``generic.py`` (which matches any host) last,
-so a site adds its cluster by dropping one file into ``config/systems/``.
+so a site adds its cluster by dropping one file into ``config/systems/``. A system
+file holds ``systems`` only: anything else it defines is refused (environments,
+logging, storage and modes are shared, in ``common.py``), never silently ignored.
 """
 
 import glob
@@ -14,19 +16,32 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.append(HERE)   # append: ReFrame pops its own temporary entry by position
 
 import common  # noqa: E402
+from reframe.core.exceptions import ConfigError  # noqa: E402
 from placement.reframe_workarounds import QUIET_GENERIC, enabled  # noqa: E402
 
 
-def _systems():
+def _system_files():
     files = sorted(glob.glob(os.path.join(HERE, 'systems', '*.py')))
     files.sort(key=lambda f: os.path.basename(f) == 'generic.py')   # catch-all last
+    return files
+
+
+def _systems(files):
+    """The ``systems`` of every file; a file defining anything else is an error."""
     out = []
     for path in files:
         name = 'placement_system_' + os.path.basename(path)[:-3]
         spec = importlib.util.spec_from_file_location(name, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        out.extend(mod.site_configuration['systems'])
+        conf = getattr(mod, 'site_configuration', {})
+        extra = sorted(set(conf) - {'systems'})
+        if extra or 'systems' not in conf:
+            raise ConfigError(
+                f'{path}: a system file defines only site_configuration["systems"] '
+                f'(found: {", ".join(sorted(conf)) or "nothing"}); put environments, '
+                'logging, storage, general and modes in config/common.py')
+        out.extend(conf['systems'])
     return out
 
 
@@ -59,7 +74,7 @@ def _quiet_generic_redefinition():
 _quiet_generic_redefinition()
 
 site_configuration = {
-    'systems': _systems(),
+    'systems': _systems(_system_files()),
     'environments': common.environments,
     'logging': common.logging,
     'general': common.general,

@@ -3,7 +3,8 @@
 Three families of one base class (:class:`placement.testlib.npb.NpbBase`):
 ``quick`` (classes S/W, 1 thread and the full count: minutes on a laptop),
 ``acceptance`` (classes A/B, the whole thread sweep, the studies' maps,
-first-touch and interleave) and ``full`` (classes A/C, every map and policy).
+first-touch and interleave) and ``full`` (classes A/C, every map; every memory policy
+but ``bind``, see :data:`placement.testlib.npb.NPB_POLICIES`).
 Thread counts: powers of two below the system's largest PU count, ``full`` and
 ``2xfull`` (oversubscription, where the Bulldozer study saw placement matter most),
 computed for the system ReFrame selected (:func:`placement.testlib.placed.thread_sweep`).
@@ -15,7 +16,7 @@ it every case is skipped with the way to install it.
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from placement.testlib.npb import AFFINITIES, POLICIES, NpbBase
+from placement.testlib.npb import AFFINITIES, NPB_POLICIES, NpbBase
 from placement.testlib.placed import thread_sweep
 
 
@@ -45,10 +46,10 @@ class NpbAcceptanceCheck(NpbBase):
 
 @rfm.simple_test
 class NpbFullCheck(NpbBase):
-    """The Bulldozer study's classes A and C under every map and memory policy."""
+    """The Bulldozer study's classes A and C under every map and memory policy but bind."""
 
     npb_class = parameter(['A', 'C'])
     threads = parameter(thread_sweep())
     affinity = parameter(AFFINITIES)
-    policy = parameter(POLICIES)
+    policy = parameter(NPB_POLICIES)
     tags = {'full', 'npb'}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -73,3 +74,20 @@ def test_testcluster_takes_slurm_conf(reframe_bin, root, tmp_path):
     parts = show(reframe_bin, root, 'testcluster', 'systems/0/partitions',
                  PLACEMENT_TEST_SLURM_CONF=conf)
     assert all(['SLURM_CONF', conf] in p['env_vars'] for p in parts)
+
+
+def test_system_file_with_more_than_systems_is_refused(reframe_bin, root, tmp_path):
+    """settings.py takes only ``systems`` from a system file; anything else is an error."""
+    config = tmp_path / 'config'
+    shutil.copytree(root / 'config', config, ignore=shutil.ignore_patterns(
+        'baselines', 'maps', 'spack-repo', 'schedules', '__pycache__'))
+    (config / 'systems' / 'site.py').write_text(
+        "site_configuration = {'systems': [], 'modes': [{'name': 'x', 'options': []}]}\n")
+    out = subprocess.run([reframe_bin, '-C', str(config / 'settings.py'), '-c',
+                          str(root / 'reframe_tests' / 'binding_probe.py'), '-l'],
+                         capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results')})
+    assert out.returncode != 0
+    errors = [ln for ln in (out.stdout + out.stderr).splitlines() if 'ERROR' in ln]
+    assert len(errors) == 1 and 'site.py' in errors[0] and 'modes' in errors[0]
+    assert 'Traceback' not in out.stdout + out.stderr

@@ -28,12 +28,12 @@ def warnings(topo: Topology, placement: Placement) -> list[str]:
     if not placement.bound:
         return []
     out: list[str] = []
-    checks = [("Package", topo.groups("Package"), "package")]
+    checks = [(topo.groups("Package"), "package")]
     if len(topo.numa_nodes) > 1:
-        checks.append(("numa", {n: sorted(c) for n, c in topo.numa_nodes.items()}, "NUMA node"))
-    checks.append(("module", topo.modules(), "module"))
-    checks.append(("Core", topo.groups("Core"), "core"))
-    for kind, units, what in checks:
+        checks.append(({n: sorted(c) for n, c in topo.numa_nodes.items()}, "NUMA node"))
+    checks.append((topo.modules(), "module"))
+    checks.append((topo.groups("Core"), "core"))
+    for units, what in checks:
         if len(units) < 2:
             continue
         owner = {cpu: u for u, cpus in units.items() for cpu in cpus}

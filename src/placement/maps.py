@@ -8,7 +8,7 @@ GOMP_CPU_AFFINITY-style tools take.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .cpulist import format_ranges, parse_list
 from .errors import PlacementError
@@ -33,7 +33,6 @@ class Placement:
     threads: int
     places: tuple[frozenset[int], ...]
     oversubscribed: bool = False
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def bound(self) -> bool:
@@ -78,12 +77,10 @@ def _core_places(topo: Topology) -> list[frozenset[int]]:
 def _omp_assign(places: list[frozenset[int]], threads: int, kind: str) -> list[frozenset[int]]:
     """OpenMP 5 proc_bind semantics over a place list, primary thread on place 0."""
     n = len(places)
-    if kind == "spread" and threads <= n:
-        # T subpartitions of consecutive places; each thread on its subpartition's first place
-        return [places[(i * n) // threads] for i in range(threads)]
-    if threads <= n:
+    if kind != "spread" and threads <= n:
         return places[:threads]
-    # more threads than places: consecutive threads share a place, as evenly as possible
+    # spread: T subpartitions of consecutive places, each thread on its subpartition's first
+    # place; more threads than places: consecutive threads share a place, as evenly as possible
     return [places[(i * n) // threads] for i in range(threads)]
 
 

@@ -138,7 +138,9 @@ def _constant_params(cases: list[Case], test: str) -> set[str]:
     return {k for k, v in vals.items() if len(v) == 1}
 
 
-_PAIR_VAR = re.compile(r"^(?:copy_|bw_|gbps_)?n?(?P<src>\d+)(?:_to_|_|->)n?(?P<dst>\d+)$")
+#: A perfvar per (source, destination) node pair: NumaCopyCheck's ``gbps_<i>_<j>``
+#: (:func:`placement.testlib.kernels.pair_var`), and the spellings of other copy tests.
+PAIR_VAR = re.compile(r"^(?:copy_|bw_|gbps_)?n?(?P<src>\d+)(?:_to_|_|->)n?(?P<dst>\d+)$")
 _BW_VARS = ("gbps", "bw", "bandwidth", "copy_bw", "copy_gbps")
 
 
@@ -156,7 +158,7 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | No
                     (int(c.params["src_node"]), int(c.params["dst_node"]))] = s
             continue
         for var in c.primary_vars():
-            m = _PAIR_VAR.match(var)
+            m = PAIR_VAR.match(var)
             if m and (c.perf[var].unit or "").lower().startswith(("gb", "mb")):
                 s = c.summary(var)
                 if s:
@@ -191,7 +193,9 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | No
 
 
 _BLOCK_PARAMS = ("block_size", "block_bytes", "block_kb", "block")
-_BLOCK_VAR = re.compile(r"^(?:gbps|bw|bandwidth)_(?P<size>\d+(?:\.\d+)?[KMG]?)$")
+#: A perfvar per block size: MemWriteSingleCheck's ``gbps_<block>``
+#: (:func:`placement.testlib.kernels.block_var`).
+BLOCK_VAR = re.compile(r"^(?:gbps|bw|bandwidth)_(?P<size>\d+(?:\.\d+)?[KMG]?)$")
 _MODE_PARAMS = ("affinity", "binder", "policy", "store")
 
 
@@ -221,13 +225,13 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
         mode = " ".join(f"{k}={c.params[k]}" for k in _MODE_PARAMS if k in c.params) or "default"
         gb = [v for v in c.primary_vars() if (c.perf[v].unit or "").lower().startswith("gb")]
         for v in gb:  # a sweep inside one run
-            m = _BLOCK_VAR.match(v)
+            m = BLOCK_VAR.match(v)
             s = c.summary(v)
             if m and s:
                 ctx = _context(c, set(_MODE_PARAMS) | const)
                 series.setdefault(("block", c.test, ctx), {}).setdefault(mode, []).append(
                     (block_bytes(m.group("size")), s.mean, s.half_width))
-        plain = [v for v in gb if not _BLOCK_VAR.match(v)]
+        plain = [v for v in gb if not BLOCK_VAR.match(v)]
         s = c.summary(plain[0]) if plain else None
         if s is None:
             continue

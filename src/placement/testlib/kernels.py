@@ -349,21 +349,14 @@ class MatmulBase(PlacedKernelBase, ScaledKernelMixin, PerfSamplesMixin):
         with osext.change_dir(self.stagedir):   # hooks run outside the stage folder
             self.perf_samples = {'mean_time': list(sn.evaluate(self.times()))}
 
-    @performance_function('s')
-    def mean_time(self):
-        return sn.getitem(self.field('mean_s'), 0)
-
-    @performance_function('s')
-    def min_time(self):
-        return sn.getitem(self.field('min_s'), 0)
-
-    @performance_function('s')
-    def max_time(self):
-        return sn.getitem(self.field('max_s'), 0)
-
-    @performance_function('Gflop/s')
-    def gflops(self):
-        return sn.getitem(self.field('gflops'), 0)
+    @run_before('performance')
+    def set_perf(self):
+        # mean_time, min_time, max_time (of the repetitions), then gflops
+        perf = {f'{stat}_time': sn.make_performance_function(
+            sn.getitem(self.field(f'{stat}_s'), 0), 's') for stat in ('mean', 'min', 'max')}
+        perf['gflops'] = sn.make_performance_function(sn.getitem(self.field('gflops'), 0),
+                                                      'Gflop/s')
+        self.perf_variables = perf
 
 
 # ---- pthread operations (Golenkov et al., Table 1) ----

@@ -39,7 +39,11 @@ from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
 
 AFFINITIES = ['none', 'compact', 'scatter', 'explicit']
-POLICIES = ['first-touch', 'interleave', 'local', 'preferred']
+#: Memory policies of the full family: every policy of :mod:`placement.policies` but ``bind``,
+#: which keeps memory on the placement's nodes, where ``local`` puts NPB's first-touch arrays
+#: too, and differs from it only once those nodes run out of memory (MemoryPolicyCheck checks
+#: that it applies).
+NPB_POLICIES = ['first-touch', 'interleave', 'local', 'preferred']
 
 #: Output of the full-count comparison run of an oversubscribed case.
 FULL_RUN_OUTPUT = 'npb-full.out'

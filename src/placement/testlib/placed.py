@@ -84,10 +84,11 @@ def sweep_for(pus: list[int], oversubscribe: bool = True) -> list[int | str]:
 
 def _loaded_system_pus() -> list[int]:
     """PU counts of the partitions of the system ReFrame selected; empty outside ReFrame."""
+    from reframe.core.exceptions import ReframeFatalError
     try:
         from reframe.core.runtime import runtime
         partitions = runtime().system.partitions
-    except Exception:       # no runtime: imported by documentation or unit tests
+    except (Exception, ReframeFatalError):  # no runtime: imported by documentation or unit tests
         return []
     pus = []
     for part in partitions:

@@ -1,0 +1,32 @@
+"""Run every benchmark of this folder, one after the other: ``make bench``.
+
+Each benchmark prints its own table and writes ``benchmarks/results/<name>.json``;
+the README quotes them. Each runs with its defaults, the settings of the
+README's figures. Exit status: 0 when every benchmark met its target, else 1
+(naming those that did not).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: In the README's order.
+BENCHMARKS = ("map_speed.py", "kernels_vs_likwid.py")
+
+
+def main() -> int:
+    failed = []
+    for name in BENCHMARKS:
+        print(f"== {name}", flush=True)
+        if subprocess.run([sys.executable, str(HERE / name)], cwd=HERE.parent).returncode:
+            failed.append(name)
+    if failed:
+        print(f"missed its target or failed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
