@@ -136,3 +136,14 @@ def test_two_mode_runs_are_marked_in_the_boxplot_section(tmp_path):
     sec = boxplot_section([case], tmp_path, Numbers())
     caption = sec.images[0][1] if sec.images else ""
     assert "[two modes]" in caption and "two modes: 1.01 and 1.81" in caption
+
+
+def test_candidate_steps_of_flat_series_do_not_survive_the_correction():
+    from placement import changepoints
+    rng = np.random.default_rng(5)
+    sessions = [f"s{i:02d}" for i in range(8)]
+    flat = [changepoints.step(sessions, [list(rng.normal(10.0, 0.3, 3)) for _ in range(8)],
+                              candidates=True) for _ in range(30)]
+    assert all(s is not None for s in flat)
+    fixed = V.correct([s.verdict for s in flat])
+    assert not [v for v in fixed if v.outcome == V.REGRESSED]

@@ -39,8 +39,13 @@ class Step:
 
 
 def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_better: bool = False,
-         alpha: float = verdict.ALPHA, min_effect: float = verdict.MIN_EFFECT) -> Step | None:
-    """The step in ``runs`` (one list of runs per session, oldest first), if a real one."""
+         alpha: float = verdict.ALPHA, min_effect: float = verdict.MIN_EFFECT,
+         candidates: bool = False) -> Step | None:
+    """The step in ``runs`` (one list of runs per session, oldest first), if a real one.
+
+    ``candidates``: return the most likely step whatever its verdict, for a
+    correction over many series (:func:`placement.verdict.correct`).
+    """
     if len(sessions) != len(runs):
         raise ValueError("one list of runs per session")
     kept = [(s, list(r)) for s, r in zip(sessions, runs) if len(r)]
@@ -54,6 +59,7 @@ def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_bet
     before = [x for _, r in kept[:k] for x in r]
     after = [x for _, r in kept[k:] for x in r]
     v = verdict.judge(after, before, higher_is_better, alpha, min_effect)
-    if v.outcome not in (verdict.REGRESSED, verdict.IMPROVED):
+    if v.outcome not in (verdict.REGRESSED, verdict.IMPROVED) and not candidates:
         return None
     return Step(k, kept[k][0], v)
+

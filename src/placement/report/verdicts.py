@@ -114,12 +114,19 @@ def history_table(sessions: list[RunReport], numbers: Numbers) -> tuple[Table | 
               ["test", "case", "perfvar", "first session after the step", "verdict"],
               note="The single most likely step in the session medians (ruptures, dynamic "
                    "programming), kept when the runs after it differ from the runs before "
-                   "(the same verdict, minimum effect 3%, p <= 0.01).")
+                   "(the same verdict, minimum effect 3%), q <= 0.01 after Benjamini-Hochberg "
+                   "over every value's candidate step.")
+    found: list[tuple[tuple, changepoints.Step]] = []
     for key in sorted(series, key=lambda k: (k[1], k[2], k[3])):
         got = series[key]
         ids = [u for u in uuids if u in got]
-        s = changepoints.step(ids, [got[u] for u in ids], better[key])
+        s = changepoints.step(ids, [got[u] for u in ids], better[key], candidates=True)
         if s:
+            found.append((key, s))
+    # one correction over every value's candidate step: many series, few false steps
+    for (key, s), v in zip(found, verdict.correct([s.verdict for _, s in found])):
+        if v.outcome in (verdict.REGRESSED, verdict.IMPROVED):
+            s = changepoints.Step(s.index, s.session, v)
             t.add([key[1], key[2], key[3], s.session[:8], s.verdict.text()],
                   "bad" if s.verdict.outcome == verdict.REGRESSED else "")
             numbers.add("history", "history", f"{key[1]} {key[2]}", key[3],
