@@ -12,9 +12,13 @@ acceptance``:
   lines counting skipped cases by reason, then the ``ACCEPTANCE`` line; exit 0
   (pass), 1 (failures or regressions) or 3 (the time box cut the run).
 
-The regression rule is :func:`find_regressions`, one function: a performance
-check that failed against its reference, and a value worse than the previous
-run by more than a percentage. A run the watchdog stopped (``stopped`` > 0) is a
+The regression rule is :func:`find_regressions`, one function. A value whose
+baseline keeps its runs (``_samples``) is judged by the verdict
+(:mod:`placement.verdict`: rank tests against the stored runs, the minimum
+effect, Benjamini-Hochberg over the run): only ``regressed`` counts, and
+neither ReFrame's interval nor the previous run's percentage is asked again.
+Other values keep the old rules: a performance check that failed against its
+reference, and a value worse than the previous run by more than a percentage. A run the watchdog stopped (``stopped`` > 0) is a
 failure to finish, never a performance regression.
 """
 
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import runreport
+from . import baseline_samples, baselines, runreport, verdict
 from .errors import PlacementError
 
 #: Units where a larger value is better: a drop is the regression.
@@ -48,9 +52,47 @@ class Regression:
     sysenv: str
     var: str
     why: str
+    against: str = "previous run"
 
     def line(self) -> str:
-        return f"regression vs previous run: {self.case} @{self.sysenv} {self.var} {self.why}"
+        return f"regression vs {self.against}: {self.case} @{self.sysenv} {self.var} {self.why}"
+
+
+#: (display name, system:partition+environ, perfvar) -> the value's verdict
+Judged = dict[tuple[str, str, str], verdict.Verdict]
+
+
+def judge_values(parts: list[Path], system: str) -> Judged:
+    """Verdicts of the run's values that the system's baseline keeps runs for (BH-corrected)."""
+    from .testlib.paths import baseline_dir
+    path = baseline_dir() / f"{system.split(':')[0]}.yaml"
+    old = baselines.load(path)
+    if not old or not parts:
+        return {}
+    report = runreport.pool([runreport.load(p) for p in parts])
+    cases_of: dict = {}
+    try:
+        new = baselines.from_run(report, system.split(":")[0], cases_of)
+    except PlacementError:
+        return {}       # no values of this system in the run
+    out: Judged = {}
+    for j in baseline_samples.judge_run(old, new, str(path)):
+        if j.verdict is not None:
+            c = cases_of[j.entry]
+            out[(c.raw.get("display_name", c.test), c.sysenv, j.entry[2])] = j.verdict
+    return out
+
+
+def _failed_vars(tc: dict[str, Any]) -> list[str]:
+    return [k.rsplit(":", 1)[-1] for k, tup in (tc.get("perfvalues") or {}).items()
+            if isinstance(tup, list) and len(tup) > 5 and tup[5] == "fail"]
+
+
+def judged_by_verdict(tc: dict[str, Any], judged: Judged) -> bool:
+    """A performance failure whose every failing value has a verdict: the verdict decides."""
+    sysenv = f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}"
+    failing = _failed_vars(tc)
+    return bool(failing) and all((tc.get("display_name"), sysenv, v) in judged for v in failing)
 
 
 def _raw(path: Path) -> dict[str, Any]:
@@ -93,7 +135,7 @@ def stopped_runs(tc: dict[str, Any]) -> int:
     return 0
 
 
-def classify(tc: dict[str, Any], cut_short: bool) -> str:
+def classify(tc: dict[str, Any], cut_short: bool, judged: Judged | None = None) -> str:
     """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended) or ``interrupted``.
 
     A case the time box interrupted is ``interrupted``: ``--resume`` runs it again.
@@ -105,6 +147,8 @@ def classify(tc: dict[str, Any], cut_short: bool) -> str:
         return "interrupted"
     if tc.get("fail_phase") == "performance" and stopped_runs(tc) > 0:
         return "unfinished"
+    if tc.get("fail_phase") == "performance" and judged and judged_by_verdict(tc, judged):
+        return "pass"       # outside ReFrame's interval, but the verdict has the last word
     return "fail"
 
 
@@ -124,8 +168,10 @@ def compare_rows(path: Path | None) -> list[dict[str, str]]:
 
 
 def find_regressions(cases: list[dict[str, Any]], rows: list[dict[str, str]],
-                     max_slowdown: float) -> list[Regression]:
+                     max_slowdown: float, judged: Judged | None = None) -> list[Regression]:
     """The regression rule, in one place.
+
+    * a value with a verdict (its baseline keeps runs): regressed, or not at all;
 
     * a case that failed its performance check against a reference (not a
       watchdog stop: that is a failure to finish);
@@ -133,10 +179,12 @@ def find_regressions(cases: list[dict[str, Any]], rows: list[dict[str, str]],
       percent (``pdiff`` = 100 * (now - previous) / previous; a drop is worse for
       rates, a rise for times).
     """
-    out = []
+    judged = judged or {}
+    out = [Regression(name, sysenv, var, v.text(), "baseline runs")
+           for (name, sysenv, var), v in sorted(judged.items()) if v.outcome == verdict.REGRESSED]
     for tc in cases:
         if tc.get("fail_phase") == "performance" and tc.get("result") == "fail" \
-                and stopped_runs(tc) == 0:
+                and stopped_runs(tc) == 0 and not judged_by_verdict(tc, judged):
             out.append(Regression(tc.get("display_name", "?"),
                                   f"{tc.get('system')}+{tc.get('environ')}", "reference",
                                   " ".join((tc.get("fail_reason") or "").split())[:200]))
@@ -146,7 +194,7 @@ def find_regressions(cases: list[dict[str, Any]], rows: list[dict[str, str]],
             diff = float(r[pdiff]) if pdiff else None
         except ValueError:
             continue
-        if diff is None:
+        if diff is None or (r.get("name"), r.get("sysenv"), r.get("pvar")) in judged:
             continue
         worse = -diff if HIGHER_IS_BETTER.search(r.get("punit", "")) else diff
         if worse > max_slowdown:
@@ -193,13 +241,15 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         return [f"ACCEPTANCE {system} {mode}: FAIL no readable run report "
                 f"({'; '.join(notes)})"], 1
     final = final_cases(good)
-    kinds = {key: classify(tc, cut_short) for key, tc in final.items()}
+    judged = judge_values(good, system)
+    kinds = {key: classify(tc, cut_short, judged) for key, tc in final.items()}
     failed = [final[k] for k, v in kinds.items() if v in ("fail", "unfinished")]
     skipped = [final[k] for k, v in kinds.items() if v == "skip"]
     passed = sum(v == "pass" for v in kinds.values())
     ran = sum(v in ("pass", "fail", "unfinished") and not final[k].get("fixture")
               for k, v in kinds.items())
-    regressions = find_regressions(list(final.values()), compare_rows(compare), max_slowdown)
+    regressions = find_regressions(list(final.values()), compare_rows(compare), max_slowdown,
+                                   judged)
     lines = [r.line() for r in regressions if r.var != "reference"]
     for tc in failed:
         what = (f"did not finish: the watchdog stopped {stopped_runs(tc)} run(s)"
@@ -212,10 +262,14 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     if not ran:
         notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
     ok = ran > 0 and not failed and not regressions
+    counts = verdict.counts(list(judged.values()))
     extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
+             (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.UNDECIDED]} "
+              f"undecided, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.IMPROVED]} "
+              f"improved of {len(judged)} (Benjamini-Hochberg)" if judged else "") +
              (f" ({'; '.join(notes)})" if notes else ""))
-    verdict = "UNFINISHED" if cut_short else "PASS" if ok else "FAIL"
-    lines.append(f"ACCEPTANCE {system} {mode}: {verdict} {passed} passed, {len(failed)} failed "
+    outcome = "UNFINISHED" if cut_short else "PASS" if ok else "FAIL"
+    lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
                  f"({len(regressions)} perf regressions) report={good[-1]}{extra}")
     return lines, 3 if cut_short else 0 if ok else 1
 

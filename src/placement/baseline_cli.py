@@ -14,13 +14,34 @@ import argparse
 import re
 from pathlib import Path
 
-from . import atomic, baselines, runreport
+from . import atomic, baseline_samples, baselines, runreport, verdict
 from .errors import PlacementError
 
 _SYSTEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 HEADER = ("# ReFrame reference file ($ref), written by `placement baseline record`.\n"
-          "# Leaves: perfvar: [value, lower, upper, unit]; lower/upper are fractions of value.\n")
+          "# Leaves: perfvar: [value, lower, upper, unit]; lower/upper are fractions of value.\n"
+          "# _samples: each judged variable's runs (one per launch), for the verdict.\n")
+
+
+def _verdicts(path: Path, old: dict, report: runreport.RunReport, system: str,
+              args: argparse.Namespace, detail: bool) -> list[str]:
+    """The run judged against the stored runs: a summary line, then the cases worth a look."""
+    if not old:
+        return []
+    new = baselines.from_run(report, system)
+    judged = baseline_samples.judge_run(old, new, str(path), args.min_effect)
+    if not judged:
+        return [f"verdict: no variable of this run has stored runs in {path}"]
+    out = [f"verdict against {path} (Benjamini-Hochberg over {len(judged)} values, minimum "
+           f"effect {args.min_effect:.0%}): {baseline_samples.summary(judged)}"]
+    if detail:
+        for j in judged:
+            if j.verdict is None or j.verdict.outcome != "unchanged":
+                test, keys, var = j.entry
+                text = j.verdict.text() if j.verdict else j.note
+                out.append(f"  {test}[{','.join(map(str, keys))}].{var}: {text}")
+    return out
 
 
 def _target(args: argparse.Namespace) -> Path:
@@ -55,17 +76,22 @@ def cmd_record(args: argparse.Namespace) -> int:
         atomic.remove_leftovers(path)
         path, old, merged, report = _plan(args)
         d = baselines.diff(old, merged)
+        verdicts = _verdicts(path, old, report, args.system, args, detail=False)
         data = {baselines.PROVENANCE_KEY: baselines.provenance(
             report, args.system, baselines.thresholds_used(report, args.system)), **merged}
         prev = baselines.write_atomic(path, data, HEADER)
     print(f"wrote {path}: {len(d.added)} added, {len(d.changed)} changed, "
           f"{len(d.removed)} removed" + (f" (previous version: {prev})" if prev else ""))
+    for line in verdicts:
+        print(line)
     return 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    path, old, merged, _ = _plan(args)
+    path, old, merged, report = _plan(args)
     d = baselines.diff(old, merged)
+    for line in _verdicts(path, old, report, args.system, args, detail=True):
+        print(line)
     if d.empty:
         print(f"{path}: no change")
         return 0
@@ -73,6 +99,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for line in d.lines(_index(old, merged)):
         print(line)
     return 0
+
+
+def _fraction(text: str) -> float:
+    try:
+        x = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        x = -1.0
+    if not 0 < x < 1:
+        raise argparse.ArgumentTypeError(f"invalid minimum effect {text!r} "
+                                         "(a fraction such as 0.03, or 3%)")
+    return x
 
 
 def register(sub) -> None:
@@ -88,5 +125,7 @@ def register(sub) -> None:
                             "an acceptance run's .run list (all its parts)")
         q.add_argument("--replace", action="store_true",
                        help="drop entries the run does not have, instead of keeping them")
+        q.add_argument("--min-effect", type=_fraction, default=verdict.MIN_EFFECT,
+                       help="smallest change of the median a regression needs (default 3%%)")
         q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)
         q.set_defaults(func=func)

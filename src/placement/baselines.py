@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from . import atomic
+from . import atomic, baseline_samples
 from .errors import PlacementError
 from .guards import GUARD_VARS
 from .runreport import Case, RunReport
@@ -72,8 +72,11 @@ def _yaml_key(v: Any) -> Any:
     return v if isinstance(v, (int, float, bool)) else str(v)
 
 
-def from_run(report: RunReport, system: str) -> dict[str, Any]:
+def from_run(report: RunReport, system: str,
+             cases_of: dict[Entry, Case] | None = None) -> dict[str, Any]:
     """Reference entries (no provenance) for ``system`` from a run's measured values.
+
+    ``cases_of``, when given, is filled with the case each entry came from.
 
     Only cases whose sanity passed are recorded (a failed performance check
     still measured); per-run copies and spread variables get no reference.
@@ -83,6 +86,7 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
         raise PlacementError(f"{report.path}: no test cases for system {system!r} "
                              f"(systems in this run: {', '.join(report.systems) or 'none'})")
     out: dict[str, Any] = {}
+    runs: dict[str, Any] = {}  # the same tree with each judged variable's launches
     spread: dict[str, tuple[set, set]] = {}
     for c in cases:
         parts, envs = spread.setdefault(c.test, (set(), set()))
@@ -91,10 +95,10 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
     for c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
             continue
-        leaves = {}
+        leaves, sample_leaves = {}, {}
         for var in c.primary_vars():
-            if var in GUARD_VARS:
-                continue
+            if var in GUARD_VARS or baseline_samples.is_extreme(var):
+                continue        # guards have fixed limits; extremes follow one outlier
             pv = c.perf[var]
             s = c.summary(var)
             if pv.value is None or s is None or not math.isfinite(s.mean):
@@ -104,13 +108,22 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
                 continue
             # ReFrame rejects lower thresholds below -1 (a value can't drop below zero)
             leaves[var] = [_round(s.mean), -min(t, 1.0), t, pv.unit]
+            sl = baseline_samples.leaf(c, var)
+            if sl:
+                sample_leaves[var] = sl
         if not leaves:
             continue
         index = case_index(c, *(len(x) for x in spread[c.test]))
         if not index:  # no index: ReFrame's own 'system:partition' scoping
             out.setdefault(c.test, {}).setdefault(f"{c.system}:{c.partition}", {}).update(leaves)
+            if sample_leaves:
+                runs.setdefault(c.test, {}).setdefault(
+                    f"{c.system}:{c.partition}", {}).update(sample_leaves)
+            if cases_of is not None:
+                cases_of.update({(c.test, (f"{c.system}:{c.partition}",), v): c for v in leaves})
             continue
         node = out.setdefault(c.test, {"$index": index})
+        snode = runs.setdefault(c.test, {"$index": index}) if sample_leaves else {}
         if node.get("$index") != index:
             raise PlacementError(f"test {c.test}: cases disagree on reference_index "
                                  f"({node.get('$index')} vs {index})")
@@ -119,10 +132,17 @@ def from_run(report: RunReport, system: str) -> dict[str, Any]:
                 raise PlacementError(f"test {c.test}: reference_index names {attr!r}, "
                                      "which the run report does not record")
             node = node.setdefault(_yaml_key(_attr(c, attr)), {})
+            snode = snode.setdefault(_yaml_key(_attr(c, attr)), {})
         node.update(leaves)
+        snode.update(sample_leaves)
+        if cases_of is not None:
+            keys = tuple(_yaml_key(_attr(c, a)) for a in index)
+            cases_of.update({(c.test, keys, v): c for v in leaves})
     if not out:
         raise PlacementError(f"{report.path}: no performance values for system {system!r} "
                              "(did the performance tests run and pass sanity?)")
+    if runs:
+        out[baseline_samples.SAMPLES_KEY] = runs
     return out
 
 
@@ -143,6 +163,7 @@ def load(path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise PlacementError(f"{path}: a reference file must be a mapping of test names")
+    baseline_samples.entries(data, str(path))  # malformed runs: error, nothing written
     return data
 
 
@@ -150,8 +171,8 @@ def entries(data: dict[str, Any]) -> dict[Entry, list]:
     """Flatten a reference mapping to ``{(test, index values, perfvar): [v, lo, hi, unit]}``."""
     flat: dict[Entry, list] = {}
     for test, node in data.items():
-        if test == PROVENANCE_KEY or not isinstance(node, dict):
-            continue
+        if str(test).startswith("_") or not isinstance(node, dict):
+            continue  # _provenance, _samples: never a test ReFrame looks up
         depth = len(node.get("$index") or []) or 1  # no $index: 'system:partition' level
 
         def walk(n: Any, keys: tuple, level: int) -> None:
@@ -181,17 +202,32 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     longer be found by ReFrame).
     """
     out = copy.deepcopy({k: v for k, v in old.items() if k != PROVENANCE_KEY})
+    _merge_tests(out, new)
+    key = baseline_samples.SAMPLES_KEY
+    fresh = new.get(key) if isinstance(new.get(key), dict) else {}
+    runs = out.setdefault(key, {})
+    for test in new:  # a test recorded again without runs keeps no stale ones
+        if not str(test).startswith("_") and test not in fresh:
+            runs.pop(test, None)
+    _merge_tests(runs, fresh)
+    if not runs:
+        del out[key]
+    return out
+
+
+def _merge_tests(out: dict[str, Any], new: dict[str, Any]) -> None:
     for test, node in new.items():
+        if test == baseline_samples.SAMPLES_KEY:
+            continue
         if test not in out or index_of(out, test) != index_of(new, test):
-            out[test] = node
+            out[test] = copy.deepcopy(node)
             continue
         _deep_update(out[test], node)
-    return out
 
 
 def _deep_update(dst: dict, src: dict) -> None:
     for k, v in src.items():
-        if isinstance(v, dict) and isinstance(dst.get(k), dict):
+        if isinstance(v, dict) and isinstance(dst.get(k), dict) and "runs" not in v:
             _deep_update(dst[k], v)
         else:
             dst[k] = v
@@ -281,7 +317,8 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
     """
     text = header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
     check = yaml.safe_load(text)  # what we write must read back the same
-    if entries(check) != entries(data):
+    if (entries(check) != entries(data) or baseline_samples.entries(check)
+            != baseline_samples.entries(data)):
         raise PlacementError(f"{path}: internal error, YAML does not round-trip; nothing written")
     prev = None
     if path.exists():

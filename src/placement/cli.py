@@ -95,11 +95,12 @@ def _register_core(sub) -> None:
 
 
 def _registrars() -> list[Callable]:
-    """Each subcommand group's ``register``: the engine's here, ``report``, ``baseline`` and ``acceptance``
-    from their own modules (imported only when the parser is built)."""
-    from . import acceptance, baseline_cli
+    """Each subcommand group's ``register``: the engine's here, the others (report,
+    baseline, judge, acceptance) from their own modules (imported when the parser is built)."""
+    from . import acceptance, baseline_cli, judge_cli
     from .report import cli as report_cli
-    return [_register_core, report_cli.register, baseline_cli.register, acceptance.register]
+    return [_register_core, report_cli.register, baseline_cli.register, judge_cli.register,
+            acceptance.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,6 +7,11 @@ as top-level keys and ``perfvalues`` as ``{"sys:part:var": [value, ref,
 lower, upper, unit, result]}``. Everything else reads :class:`Case` objects,
 so a change in ReFrame's format is absorbed here.
 
+Per-launch values (the verdict's samples: one value per whole run of the
+program) come from a test variable ``perf_launches`` (``{var: [values]}``),
+else from the same case appearing several times (``--reruns``), else from the
+case's one value.
+
 Per-run values (for confidence intervals and boxplots) come from, in order:
 a test variable ``perf_samples`` (``{var: [values]}``), perfvars named
 ``<var>_run<N>`` / ``<var>_rep<N>``, or the same case appearing several times
@@ -67,6 +72,8 @@ class Case:
     fail_phase: str | None
     perf: dict[str, PerfValue]
     samples: dict[str, list[float]] = field(default_factory=dict)
+    #: one value per launch of the program (never iterations inside one launch)
+    launches: dict[str, list[float]] = field(default_factory=dict)
     index: list[str] = field(default_factory=list)
     session: str = ""
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -151,6 +158,11 @@ def load(path: str | Path) -> RunReport:
         raise PlacementError(f"{path}: not a ReFrame run report (unreadable JSON: {exc})") from None
     if not isinstance(data, dict) or "session_info" not in data or "runs" not in data:
         raise PlacementError(f"{path}: not a ReFrame run report (no session_info/runs)")
+    return from_data(data, path)
+
+
+def from_data(data: dict[str, Any], path: Path) -> RunReport:
+    """A run report already parsed from JSON (a file, or a session ReFrame's storage describes)."""
     session, runs = data["session_info"], data["runs"]
     if not (isinstance(session, dict) and isinstance(runs, list)
             and all(isinstance(r, dict) and isinstance(r.get("testcases", []), list)
@@ -191,6 +203,13 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     given = tc.get("perf_samples")
     if isinstance(given, dict):
         samples = {k: [float(x) for x in v] for k, v in given.items() if isinstance(v, list)}
+    launches: dict[str, list[float]] = {}
+    given = tc.get("perf_launches")
+    if isinstance(given, dict):
+        launches = {k: [float(x) for x in v] for k, v in given.items() if isinstance(v, list)}
+    for var, pv in perf.items():
+        if var not in launches and pv.value is not None and not _SAMPLE_VAR.match(var):
+            launches[var] = [pv.value]
     per_run: dict[str, list[tuple[int, float]]] = {}
     for var, pv in perf.items():
         m = _SAMPLE_VAR.match(var)
@@ -200,7 +219,7 @@ def _case(tc: dict[str, Any], session: str) -> Case:
         samples.setdefault(base, [v for _, v in sorted(vals)])
     return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],
                 environ=tc["environ"], result=tc.get("result") or "", fail_phase=tc.get("fail_phase"),
-                perf=perf, samples=samples, index=index, session=session, raw=tc)
+                perf=perf, samples=samples, launches=launches, index=index, session=session, raw=tc)
 
 
 def _merge_reruns(cases: list[Case]) -> list[Case]:
@@ -222,6 +241,11 @@ def _merge_reruns(cases: list[Case]) -> list[Case]:
                             if var in c.perf and c.perf[var].value is not None]
                     if len(vals) > 1:
                         head.samples[var] = vals
+        # every launch that measured counts, also one outside ReFrame's interval
+        measured = [c for c in group if c.result == "pass" or c.fail_phase == "performance"]
+        if len(measured) > 1:
+            for var in head.launches:
+                head.launches[var] = [x for c in measured for x in c.launches.get(var, [])]
         merged.append(head)
     return merged
 

@@ -19,6 +19,7 @@ from ..errors import PlacementError
 from ..runreport import Case, RunReport
 from . import files, provenance
 from .previous_run import compare
+from .verdicts import history
 from .sections import Report, build, npb_sections
 from .tables import Numbers
 
@@ -64,14 +65,16 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
     out = _fresh_dir(output / f"{name}-{_run_date(newest)}")
     root = _root()
     table, note, scratch = None, "", Numbers()
+    hist = None
     if compare_previous:
         table, note = compare(newest, root, scratch)
+        hist = history(newest, root, scratch)
     notes = out / DISCUSSION
     rep = build(f"Placement report: {name}",
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
                 f"{newest.uuid} ({newest.session.get('time_start', '?')}).",
                 cases, out, provenance.collect(reports, root), table, note,
-                discussion=notes.read_text() if notes.is_file() else "")
+                discussion=notes.read_text() if notes.is_file() else "", history=hist)
     rep.numbers.rows += scratch.rows
     files.write(rep, out)
     return out

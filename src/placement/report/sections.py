@@ -16,6 +16,7 @@ from . import plots
 from ..runreport import Case
 from ..sizes import size_bytes
 from ..stats import Summary, fmt, number
+from ..verdict import two_modes
 from .tables import (Numbers, Table, all_values_table, guards_table, npb_groups, npb_tables,
                      regression_table, scaling, scaling_table, slug)
 
@@ -107,7 +108,13 @@ def boxplot_section(cases: list[Case], out: Path, numbers: Numbers) -> Section |
         const = _constant_params(group, test) | set(_FIGURE_PARAMS)
         for c in group:
             const |= _thread_aliases(c.params)
-        boxes = {c.label(skip=const): c.samples[var] for c in group}
+        boxes, modes = {}, []
+        for c in group:
+            label, m = c.label(skip=const), two_modes(c.samples[var])
+            if m:           # flagged in the figure and the caption, not averaged away
+                label += " [two modes]"
+                modes.append(f"{label}: {m.text()}")
+            boxes[label] = c.samples[var]
         what = " ".join([test, *split])
         for label, vals in boxes.items():
             for i, v in enumerate(vals):
@@ -117,7 +124,8 @@ def boxplot_section(cases: list[Case], out: Path, numbers: Numbers) -> Section |
         name = f"runs-{slug(what)}-{slug(var)}-{slug(sysenv)}.png"
         ylabel = f"{var} ({unit})" if unit else var
         plots.boxplot(out, name, boxes, ylabel, f"{what} ({sysenv}): {var} per run")
-        sec.images.append((name, f"{what}: {var} of each run, per case"))
+        sec.images.append((name, f"{what}: {var} of each run, per case"
+                           + (f"; {'; '.join(modes)}" if modes else "")))
     return sec
 
 
@@ -282,7 +290,8 @@ def _size(x: float) -> str:
 
 def build(title: str, subtitle: str, cases: list[Case], out: Path,
           provenance: list[tuple[str, str]], compare: Table | None = None,
-          compare_note: str = "", discussion: str = "") -> Report:
+          compare_note: str = "", discussion: str = "",
+          history: tuple[Table | None, str] | None = None) -> Report:
     """All sections the data allows, in reading order; a person's discussion first."""
     rep = Report(title, subtitle, provenance=provenance)
     n = rep.numbers
@@ -296,6 +305,12 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     reg = Section("regressions", "Regression summary",
                   "Each case against its stored baseline, then against the previous run of "
                   "the same system (ReFrame's --performance-compare on its results storage).")
+    from .verdicts import verdict_table
+    vt, vtext = verdict_table(cases, n)
+    if vtext:
+        reg.text += " " + vtext
+    if vt:
+        reg.tables.append(vt)
     t = regression_table(cases, n)
     if t:
         reg.tables.append(t)
@@ -305,6 +320,10 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
         reg.tables.append(compare)
     if compare_note:
         reg.text += " " + compare_note
+    if history is not None:
+        reg.text += " " + history[1]
+        if history[0] is not None:
+            reg.tables.append(history[0])
     guard, guard_text = guards_table(cases, n)
     if guard_text:
         reg.text += " " + guard_text

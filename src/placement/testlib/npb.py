@@ -32,8 +32,8 @@ from reframe.core.builtins import (parameter, performance_function, run_after, r
 from reframe.core.exceptions import ReframeError
 from reframe.core.pipeline import RegressionTestDict
 
-from .. import launch, npb_budget, npb_locate, npb_loop, npb_output, spack_spec
-from .paths import repo_root
+from .. import judge_cli, launch, npb_budget, npb_locate, npb_loop, npb_output, spack_spec
+from .paths import baseline_dir, repo_root
 from .placed import PlacedRunMixin, stdout_text
 from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
@@ -64,8 +64,13 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     binder = variable(str, value='gomp')
     #: The thread count this case runs with, resolved from ``threads`` at setup.
     num_threads = variable(int, value=0)
-    #: Runs per case; the studies averaged five.
+    #: Runs per case; the studies averaged five. With ``max_repeats`` above it, the
+    #: runs always made before the judge is asked.
     repeats = variable(int, value=5)
+    #: Adaptive repeats: above ``repeats``, the job asks ``placement judge`` after each
+    #: run whether the verdict against the baseline's stored runs (``wall``) is still
+    #: undecided, and runs again up to this cap. 0: exactly ``repeats`` runs.
+    max_repeats = variable(int, value=0)
     #: Folder with NPB binaries; empty: ``$NPB_DIR``, the Spack view, PATH.
     npb_dir = variable(str, value='')
     #: A case whose run times vary more than this (percent) is unstable.
@@ -118,7 +123,8 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     @run_after('setup')
     def set_time_limit(self):
         self.time_limit = npb_budget.job_time_limit(
-            self.benchmark, self.npb_class, self.num_threads, self.topology_pus, self.repeats)
+            self.benchmark, self.npb_class, self.num_threads, self.topology_pus,
+            max(self.repeats, self.max_repeats))  # room for every run the judge may ask
 
     @property
     def oversubscribed(self) -> bool:
@@ -153,11 +159,29 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         budget = npb_budget.run_budget(self.benchmark, self.npb_class, self.num_threads,
                                        self.topology_pus)
         loop = npb_loop.script(
-            npb_loop.RepeatLoop.fixed(self.repeats), budget,
+            self._repeat_loop(), budget,
             full_count=self._full_count_command() if self.oversubscribed else None,
             full_threads=self.topology_pus)
         self.prerun_cmds = list(self.prerun_cmds) + loop.before
         self.postrun_cmds = loop.after + list(self.postrun_cmds)
+
+    def _repeat_loop(self) -> npb_loop.RepeatLoop:
+        """Fixed runs, or runs until the judge decides when a cap and a baseline exist."""
+        ref = baseline_dir() / f'{self.current_system.name}.yaml'
+        if self.max_repeats <= self.repeats or not ref.is_file():
+            return npb_loop.RepeatLoop.fixed(self.repeats)
+        keys = ','.join(str(getattr(self, a)) for a in self.reference_index)
+        walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
+                 + shlex.quote(sn.evaluate(self.stdout)))
+        more = judge_cli.shell_condition(ref, f'{type(self).__name__}[{keys}].wall', walls,
+                                         self.repeats, self.max_repeats)
+        return npb_loop.RepeatLoop(self.repeats, self.max_repeats, more)
+
+    @property
+    def expected_runs(self) -> int:
+        """Runs the job should have reported: any count the adaptive loop may stop at."""
+        n = len(self._runs)
+        return n if self.repeats <= n <= max(self.repeats, self.max_repeats) else self.repeats
 
     # --- reading the output -------------------------------------------------------------
 
@@ -191,7 +215,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     @sn.deferrable
     def assert_runs_verified(self):
         """Every run verified, for the class and thread count asked, and none is missing."""
-        issues = npb_output.run_problems(self._runs, self.repeats, self.npb_class,
+        issues = npb_output.run_problems(self._runs, self.expected_runs, self.npb_class,
                                          self.num_threads) + self._full_run_problems()
         return sn.assert_false(issues, msg='; '.join(issues))
 
@@ -245,6 +269,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         done = npb_output.completed(self._runs)     # complete: time and Mop/s are set
         self.perf_samples = {'time': [r.time_s for r in done], 'mops': [r.mops_total for r in done],
                              'wall': [r.wall_s for r in self._runs if not r.stopped]}
+        self.perf_launches = dict(self.perf_samples)  # each NPB run is its own process
         self.npb_version = next((r.version for r in done if r.version), '')
         self.npb_build = next((r.build for r in done if r.build), '')
 

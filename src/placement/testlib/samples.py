@@ -16,7 +16,12 @@ from reframe.core.builtins import variable
 
 
 class PerfSamplesMixin(rfm.RegressionTestPlugin):
-    """Adds ``perf_samples``: every run's value of the case's performance variables."""
+    """Adds ``perf_samples`` (every run's values) and ``perf_launches`` (one per launch)."""
 
     #: ``{perfvar: [value of each run]}``, filled by the check after its run.
     perf_samples = variable(typ.Dict[str, typ.List[float]], value={})
+
+    #: ``{perfvar: [value of each launch]}``: one value per whole run of the program (a
+    #: process), the samples a verdict judges; set only where one job launches the program
+    #: several times (NPB's repeats). Unset, each appearance of the case (``--reruns``) is one.
+    perf_launches = variable(typ.Dict[str, typ.List[float]], value={})

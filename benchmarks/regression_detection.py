@@ -1,0 +1,242 @@
+"""False alarms and power of the verdict against plain ±10 % and ±max(3·CV, 5 %), on real runs.
+
+    python benchmarks/regression_detection.py [RUN_REPORT ...]
+
+Input: ReFrame run reports of separate sessions of the same selection on the
+same machine, each case launched several times (``--reruns``); by default
+the stripped copies in ``tests/fixtures/aa-runs/``.
+``--strip SRC... --out DIR`` writes such copies (only what the verdict reads).
+
+* **A/A**: every session judged against a baseline recorded from another
+  (the next one, cyclically). A false alarm is a case called regressed (the
+  verdict, after Benjamini-Hochberg over the session) or a value outside its
+  interval (the interval rules: what ReFrame reports as a failed performance
+  check, in either direction).
+* **Power**: the same pairs with every new run made worse by 2, 3, 5 and 10 %
+  (times multiplied, rates divided); the fraction detected, per CV class of
+  the case (the CV of the baseline's runs).
+* **Runs**: the verdict starts with 3 runs of the new session and, while
+  undecided, adds runs up to 10; the added runs are the launches of the
+  following sessions (other times of day: no easier than runs in one job).
+  The interval rules judge the mean of the first 3 runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from placement import runreport, verdict  # noqa: E402
+from placement.baseline_samples import higher_is_better  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "fixtures" / "aa-runs"
+FACTORS = (1.02, 1.03, 1.05, 1.10)
+CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%"),
+              (0.20, float("inf"), "> 20%"))
+START, CAP = verdict.MIN_RUNS, verdict.MAX_RUNS
+
+#: keys of a test case the verdict and the reports' loader read
+_KEEP = ("name", "unique_name", "hashcode", "display_name", "system", "partition", "environ", "result", "fail_phase",
+         "fixture", "perfvalues", "reference_index", "perf_launches")
+
+
+def strip(sources: list[Path], out: Path) -> None:
+    """Copies of run reports with only the session header and what each case needs."""
+    out.mkdir(parents=True, exist_ok=True)
+    for src in sources:
+        opener = gzip.open if src.read_bytes()[:2] == b"\x1f\x8b" else open
+        with opener(src, "rt") as fp:
+            data = json.load(fp)
+        session = {k: data["session_info"].get(k) for k in
+                   ("uuid", "hostname", "time_start", "time_end", "version", "cmdline")}
+        runs = []
+        for run in data["runs"]:
+            cases = []
+            for tc in run["testcases"]:
+                if tc.get("fixture"):
+                    continue
+                keep = {k: tc[k] for k in _KEEP if k in tc}
+                keep.update({k: tc[k] for k in (tc.get("reference_index") or [])
+                             if k in tc and not k.startswith("$")})
+                keep.update({k: tc[k] for k in runreport.KNOWN_PARAMS if k in tc})
+                cases.append(keep)
+            runs.append({"testcases": cases})
+        name = f"run-{session['time_start']}.json"
+        (out / name).write_text(json.dumps({"session_info": session, "runs": runs},
+                                           separators=(",", ":")) + "\n")
+        print(out / name)
+
+
+Key = tuple  # (case key, var)
+
+
+def sessions(paths: list[Path]) -> list[dict[Key, tuple[list[float], bool]]]:
+    """Per session, oldest first: ``{(case, var): (launch values, higher is better)}``."""
+    reports = sorted((runreport.load(p) for p in paths),
+                     key=lambda r: r.session.get("time_start", ""))
+    out = []
+    for r in reports:
+        vals = {}
+        for c in r.cases:
+            for var in c.primary_vars():
+                pv = c.perf[var]
+                better = higher_is_better(var, pv.unit)
+                runs = [x for x in c.launches.get(var, []) if x > 0]
+                if better is not None and runs:
+                    vals[(c.key, var)] = (runs, better)
+        out.append(vals)
+    return out
+
+
+def _worse(runs: list[float], f: float, better: bool) -> list[float]:
+    return [x / f if better else x * f for x in runs]
+
+
+def _cv(runs: list[float]) -> float:
+    return statistics.stdev(runs) / statistics.mean(runs) if len(runs) > 1 else 0.0
+
+
+def _outside(new: list[float], base: list[float], t: float) -> bool:
+    """ReFrame's symmetric interval: the new mean outside base mean ± t."""
+    m = statistics.mean(base)
+    return abs(statistics.mean(new) - m) > t * m
+
+
+def _interval_worse(new: list[float], base: list[float], t: float, better: bool) -> bool:
+    m, x = statistics.mean(base), statistics.mean(new)
+    return (x < m * (1 - t)) if better else (x > m * (1 + t))
+
+
+def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
+    """Alarms (factor 1) or detections (factor > 1) of the three rules over all pairs.
+
+    The baseline of session i is recorded from the ``pooled`` sessions after it
+    (``placement baseline record --from`` a list of several runs).
+    """
+    n = len(data)
+    res = {"pairs": 0, "runs_any": {"verdict": 0, "10%": 0, "3cv": 0},
+           "cases": 0, "alarms": {"verdict": 0, "10%": 0, "3cv": 0}, "improved": 0,
+           "undecided": 0, "runs_spent": [], "by_cv": {}}
+    for i in range(n):
+        used = {(i + m) % n for m in range(1, pooled + 1)}
+        new = data[i]
+        base = {}
+        for j in sorted(used, key=lambda j: (j - i) % n):
+            for k, (runs, better) in data[j].items():
+                base.setdefault(k, ([], better))[0].extend(runs)
+        keys = sorted(k for k in new if k in base and len(base[k][0]) >= 2)
+        verdicts, flags10, flags3 = [], [], []
+        for k in keys:
+            b_runs, better = base[k]
+            runs = list(new[k][0][:START])
+            extra = [x for m in range(1, n) for x in data[(i + m) % n].get(k, ([], 0))[0]
+                     if (i + m) % n not in used]
+            runs = _worse(runs, factor, better)
+            extra = _worse(extra, factor, better)
+            while True:
+                d = verdict.judge_repeats(b_runs, runs, better, START, CAP)
+                if d.stop or not extra:
+                    break
+                runs.append(extra.pop(0))
+            v = d.verdict or verdict.judge(runs, b_runs, better)
+            verdicts.append(v)
+            res["runs_spent"].append(len(runs))
+            first = _worse(new[k][0][:START], factor, better)
+            t3 = max(3 * _cv(b_runs), 0.05)
+            if factor == 1.0:
+                flags10.append(_outside(first, b_runs, 0.10))
+                flags3.append(_outside(first, b_runs, t3))
+            else:
+                flags10.append(_interval_worse(first, b_runs, 0.10, better))
+                flags3.append(_interval_worse(first, b_runs, t3, better))
+        corrected = verdict.correct(verdicts)
+        reg = [v.outcome == verdict.REGRESSED for v in corrected]
+        res["pairs"] += 1
+        res["cases"] += len(keys)
+        for name, flags in (("verdict", reg), ("10%", flags10), ("3cv", flags3)):
+            res["alarms"][name] += sum(flags)
+            res["runs_any"][name] += any(flags)
+        res["improved"] += sum(v.outcome == verdict.IMPROVED for v in corrected)
+        res["undecided"] += sum(v.outcome == verdict.UNDECIDED for v in corrected)
+        for k, r, f10, f3 in zip(keys, reg, flags10, flags3):
+            cv = _cv(base[k][0])
+            cls = next(c[2] for c in CV_CLASSES if c[0] <= cv < c[1])
+            row = res["by_cv"].setdefault(cls, {"n": 0, "verdict": 0, "10%": 0, "3cv": 0})
+            row["n"] += 1
+            row["verdict"] += r
+            row["10%"] += f10
+            row["3cv"] += f3
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("reports", nargs="*", type=Path)
+    ap.add_argument("--strip", nargs="+", type=Path, help="run reports to copy, stripped")
+    ap.add_argument("--out", type=Path, default=FIXTURES)
+    ap.add_argument("--pooled", type=int, default=1,
+                    help="sessions each baseline is recorded from (default 1)")
+    args = ap.parse_args(argv)
+    if args.strip:
+        strip(args.strip, args.out)
+        return 0
+    paths = args.reports or sorted(FIXTURES.glob("*.json"))
+    data = sessions(paths)
+    if len(data) < 3:
+        print(f"need at least 3 sessions, got {len(data)}", file=sys.stderr)
+        return 2
+    aa = evaluate(data, pooled=args.pooled)
+    spent = aa["runs_spent"]
+    print(f"{len(data)} sessions, {aa['cases']} judged values over {aa['pairs']} pairs "
+          f"(each session against a baseline recorded from the next {args.pooled})")
+    print("\nA/A (no change):")
+    print("| rule | sessions with any false alarm | per-value false alarms | runs per case |")
+    print("|---|---|---|---|")
+    names = (("verdict", "verdict (KS/MWU, 3% min effect, BH)"), ("10%", "plain ±10%"),
+             ("3cv", "±max(3·CV, 5%)"))
+    for key, label in names:
+        runs = (f"{statistics.mean(spent):.1f} (3-{max(spent)})" if key == "verdict" else "3")
+        print(f"| {label} | {aa['runs_any'][key]}/{aa['pairs']} "
+              f"({aa['runs_any'][key] / aa['pairs']:.0%}) | {aa['alarms'][key]}/{aa['cases']} "
+              f"({aa['alarms'][key] / aa['cases']:.1%}) | {runs} |")
+    print(f"verdict outcomes: {aa['improved']} improved, {aa['undecided']} undecided "
+          f"({aa['undecided'] / aa['cases']:.0%}) of {aa['cases']}")
+    result = {"sessions": len(data), "pooled": args.pooled, "values": aa["cases"],
+              "aa": {k: {"runs_with_alarm": aa["runs_any"][k], "alarms": int(aa["alarms"][k])}
+                     for k, _ in names},
+              "pairs": aa["pairs"], "verdict_mean_runs": statistics.mean(spent), "power": {}}
+    cls_counts = {c: r["n"] for c, r in aa["by_cv"].items()}
+    print("\nPower (every new run made worse by the factor), detected / values per CV class:")
+    classes = [c[2] for c in CV_CLASSES if c[2] in cls_counts]
+    print("| slowdown | rule | " + " | ".join(f"{c} (n={cls_counts[c]})" for c in classes)
+          + " | runs per case |")
+    print("|---|---|" + "---|" * len(classes) + "---|")
+    for f in FACTORS:
+        r = evaluate(data, f, args.pooled)
+        result["power"][f"{f:.2f}"] = {c: {k: int(v[k]) for k in ("n", "verdict", "10%", "3cv")}
+                                       for c, v in r["by_cv"].items()}
+        for key, label in names:
+            cells = [f"{r['by_cv'][c][key] / r['by_cv'][c]['n']:.0%}" for c in classes]
+            runs = (f"{statistics.mean(r['runs_spent']):.1f}" if key == "verdict" else "3")
+            print(f"| {f - 1:.0%} | {label} | " + " | ".join(cells) + f" | {runs} |")
+    out = ROOT / "benchmarks" / "results" / "regression_detection.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    # the goal: <= 1% of runs with any false alarm; 5% slower found 90% of the time at CV <= 2%
+    quiet = result["aa"]["verdict"]["runs_with_alarm"] <= 0.01 * aa["pairs"]
+    tight = result["power"]["1.05"].get(CV_CLASSES[0][2])
+    found = bool(tight) and tight["verdict"] >= 0.9 * tight["n"]
+    print(f"target: false alarms {'met' if quiet else 'MISSED'}, power at CV <= 2% "
+          f"{'met' if found else 'MISSED' if tight else 'not measured (no such values)'}")
+    return 0 if quiet and found else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

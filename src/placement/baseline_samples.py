@@ -1,0 +1,156 @@
+"""Per-launch samples in a reference file, beside the intervals ReFrame reads, and their verdict.
+
+A reference file keeps ReFrame's ``[value, lower, upper, unit]`` leaves
+under the test names, which ReFrame's own interval check reads; the runs
+themselves go under one more top-level key, ``_samples`` (ReFrame reads only
+its test's own key, so it never sees them), mirroring the same ``$index``
+tree down to::
+
+    gbps: {higher_is_better: true, runs: [9.61, 9.88, 9.70], session: <uuid>}
+
+Only variables worth judging get samples: a rate (unit ``.../s``, higher is
+better) or a time (lower is better); extremes (``max_time``, ``min_time``),
+spreads and counts never. A file without ``_samples`` (recorded before, or by
+hand) still works: its cases get ReFrame's interval check only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from . import verdict
+from .errors import PlacementError
+from .runreport import Case
+
+SAMPLES_KEY = "_samples"
+#: time units: lower is better
+_TIME_UNITS = {"s", "ms", "us", "ns", "µs", "cycles"}
+#: extremes of a run's iterations: never judged
+_EXTREME = re.compile(r"(^|_)(max|min|maximum|minimum)($|_)")
+
+Entry = tuple[str, tuple, str]
+
+
+def is_extreme(var: str) -> bool:
+    """The maximum or minimum of a run's iterations: one outlier moves it, never referenced."""
+    return bool(_EXTREME.search(var))
+
+
+def higher_is_better(var: str, unit: str | None) -> bool | None:
+    """True for a rate, False for a time, None for what is not worth judging."""
+    if is_extreme(var):
+        return None
+    u = (unit or "").strip()
+    if u.endswith("/s"):
+        return True
+    if u in _TIME_UNITS:
+        return False
+    return None
+
+
+def leaf(case: Case, var: str) -> dict[str, Any] | None:
+    """The samples entry of one variable of one case, or None when it is not judged."""
+    pv = case.perf.get(var)
+    better = higher_is_better(var, pv.unit if pv else None)
+    # a zero or NaN launch measured nothing: never stored (the reader refuses it)
+    runs = [x for x in case.launches.get(var) or [] if math.isfinite(x) and x > 0]
+    if better is None or not runs:
+        return None
+    return {"higher_is_better": better, "runs": [float(f"{x:.6g}") for x in runs],
+            "session": case.session}
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A stored variable's runs and direction."""
+
+    runs: list[float]
+    higher_is_better: bool
+    session: str | None
+
+
+def entries(data: dict[str, Any], where: str = "reference file") -> dict[Entry, Samples]:
+    """``{(test, index values, var): Samples}``; a malformed entry is a one-line error."""
+    tree = data.get(SAMPLES_KEY)
+    if tree is None:
+        return {}
+    if not isinstance(tree, dict):
+        raise PlacementError(f"{where}: {SAMPLES_KEY} must be a mapping of test names "
+                             "(hand-edited?); fix it or record again, nothing was written")
+    out: dict[Entry, Samples] = {}
+    for test, node in tree.items():
+        if not isinstance(node, dict):
+            raise PlacementError(f"{where}: {SAMPLES_KEY}.{test} must be a mapping")
+        depth = len(node.get("$index") or []) or 1
+
+        def walk(n: Any, keys: tuple, level: int) -> None:
+            for k, v in n.items():
+                if k == "$index" and level == 0:
+                    continue
+                if level == depth:
+                    out[(test, keys, str(k))] = _check(v, test, keys, k, where)
+                elif isinstance(v, dict):
+                    walk(v, keys + (k,), level + 1)
+                else:
+                    raise PlacementError(f"{where}: {SAMPLES_KEY}.{test}."
+                                         f"{'.'.join(map(str, keys + (k,)))} must be a mapping")
+        walk(node, (), 0)
+    return out
+
+
+def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
+    name = f"{SAMPLES_KEY}.{test}.{'.'.join(map(str, keys + (var,)))}"
+    accepted = "expected {higher_is_better: true|false, runs: [numbers > 0], session: id}"
+    if not isinstance(v, dict) or not isinstance(v.get("higher_is_better"), bool):
+        raise PlacementError(f"{where}: {name}: {accepted}; nothing was written")
+    runs = v.get("runs")
+    if (not isinstance(runs, list) or not runs
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                       and math.isfinite(x) and x > 0 for x in runs)):
+        raise PlacementError(f"{where}: {name}: runs {runs!r} are not a list of positive "
+                             f"numbers; {accepted}; nothing was written")
+    return Samples([float(x) for x in runs], v["higher_is_better"], v.get("session"))
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One variable of a new run against the stored file: a verdict, or why there is none."""
+
+    entry: Entry
+    verdict: verdict.Verdict | None
+    note: str = ""
+
+
+def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
+              min_effect: float = verdict.MIN_EFFECT,
+              alpha: float = verdict.ALPHA) -> list[Judged]:
+    """Every judged variable of ``new`` (a run's entries) against ``old``'s stored runs.
+
+    The verdicts are corrected together (Benjamini-Hochberg over the run).
+    Variables whose stored entry has no runs are listed with the note
+    ``interval only``; new variables with no stored entry at all are left out.
+    """
+    from .baselines import entries as intervals
+    stored, fresh, old_iv = entries(old, where), entries(new, "run"), intervals(old)
+    judged, rest = [], []
+    for e, s in sorted(fresh.items(), key=lambda it: (it[0][0], tuple(map(str, it[0][1])),
+                                                      it[0][2])):
+        if e in stored:
+            b = stored[e]
+            judged.append((e, verdict.judge(s.runs, b.runs, b.higher_is_better, alpha,
+                                            min_effect)))
+        elif e in old_iv:
+            rest.append(Judged(e, None, "interval only (baseline without runs)"))
+    corrected = verdict.correct([v for _, v in judged], alpha)
+    return [Judged(e, v) for (e, _), v in zip(judged, corrected)] + rest
+
+
+def summary(judged: list[Judged]) -> str:
+    """``N regressed, M improved, K unchanged, U undecided`` (+ interval-only count)."""
+    c = verdict.counts([j.verdict for j in judged if j.verdict])
+    text = ", ".join(f"{c[o]} {o}" for o in verdict.OUTCOMES)
+    only = sum(j.verdict is None for j in judged)
+    return text + (f", {only} interval only" if only else "")

@@ -1,0 +1,113 @@
+"""Per-launch samples in reference files, on real sessions of the quick kernel set.
+
+The fixtures in ``fixtures/aa-runs/`` are stripped run reports of separate
+ReFrame sessions on one machine, each case launched three times
+(``--reruns 2``); sessions after the first ran with ``generic-baseline.yaml``
+(recorded from the first, with ``_samples``) as ReFrame's reference file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from placement import baseline_samples, baselines, cli, runreport
+
+AA = Path(__file__).parent / "fixtures" / "aa-runs"
+RUNS = sorted(AA.glob("*.json"))
+OLD = Path(__file__).parent / "fixtures" / "runreports" / "generic-first-run.json"
+
+
+def _cli(*args: str) -> int:
+    return cli.main(list(args))
+
+
+def test_record_keeps_launches_of_judged_variables_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[0])) == 0
+    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
+    runs = baseline_samples.entries(data)
+    by_var = {(t, v): s for (t, _, v), s in runs.items()}
+    assert by_var[("MatmulCheck", "gflops")].higher_is_better is True
+    assert by_var[("MatmulCheck", "mean_time")].higher_is_better is False
+    assert all(len(s.runs) == 3 for s in runs.values())  # three launches, not 50 iterations
+    assert not [v for (_, _, v) in runs if v in ("max_time", "min_time")]
+    # ReFrame's intervals stay for every recorded value; extremes get none either
+    intervals = baselines.entries(data)
+    assert set(runs) <= set(intervals)
+    assert ("MatmulCheck", ("gnu", "small", "none"), "gflops") in intervals
+    assert not [v for (_, _, v) in intervals if v in ("max_time", "min_time")]
+
+
+def test_reframe_read_a_reference_file_with_samples():
+    # sessions after the first ran with generic-baseline.yaml: every interval was found
+    data = yaml.safe_load((AA / "generic-baseline.yaml").read_text())
+    assert baseline_samples.SAMPLES_KEY in data
+    refd = baselines.entries(data)
+    later = runreport.load(RUNS[1])
+    with_ref = {(c.test, v) for c in later.cases for v in c.primary_vars()
+                if c.perf[v].ref is not None}
+    assert with_ref and with_ref == {(t, v) for (t, _, v) in refd}
+
+
+def test_diff_prints_the_verdict(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[0])) == 0
+    capsys.readouterr()
+    assert _cli("baseline", "diff", "--system", "generic", "--from", str(RUNS[1])) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("verdict against") and "Benjamini-Hochberg" in first
+    assert " regressed, " in first and " undecided" in first
+
+
+def test_old_file_without_samples_is_interval_only(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[0])) == 0
+    path = tmp_path / "generic.yaml"
+    data = yaml.safe_load(path.read_text())
+    del data[baseline_samples.SAMPLES_KEY]
+    path.write_text(yaml.safe_dump(data))
+    capsys.readouterr()
+    assert _cli("baseline", "diff", "--system", "generic", "--from", str(RUNS[1])) == 0
+    out = capsys.readouterr().out
+    assert "interval only" in out.splitlines()[0]
+    assert "interval only (baseline without runs)" in out
+
+
+def test_hand_edited_samples_are_refused_and_nothing_written(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[0])) == 0
+    path = tmp_path / "generic.yaml"
+    for bad in ("[9.5, fast, 9.7]", "[]", "[9.5, -1.0]", "9.5"):
+        text = path.read_text().replace(
+            "runs: [", f"runs: {bad}\n          was: [", 1)
+        path.write_text(text)
+        before = path.read_text()
+        capsys.readouterr()
+        assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[1])) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "_samples." in err[0] and "nothing was written" in err[0]
+        assert path.read_text() == before
+        assert not (tmp_path / "generic.yaml.prev").exists() or \
+            (tmp_path / "generic.yaml.prev").read_text() != before
+        path.write_text(before.replace(f"runs: {bad}\n          was: [", "runs: [", 1))
+
+
+def test_judge_in_a_job(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[0])) == 0
+    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
+    (test, keys, var), s = next(iter(baseline_samples.entries(data).items()))
+    entry = f"{test}[{','.join(map(str, keys))}].{var}"
+    ref = str(tmp_path / "generic.yaml")
+    assert _cli("judge", "--baseline", ref, "--entry", entry, str(s.runs[0])) == 1
+    far = [str(x * (0.5 if s.higher_is_better else 2.0)) for x in s.runs] * 4
+    assert _cli("judge", "--baseline", ref, "--entry", entry, *far[:10]) == 0  # at the cap
+    capsys.readouterr()
+    assert _cli("judge", "--baseline", ref, "--entry", entry, "--word", "1.0") == 0
+    assert capsys.readouterr().out.strip() == "continue"
+    assert _cli("judge", "--baseline", ref, "--entry", "Nope[x].y", "1", "2", "3") == 0
+    assert _cli("judge", "--baseline", ref, "--entry", entry, "--min-runs", "0", "1") == 2
+    assert _cli("judge", "--baseline", ref, "--entry", "no brackets", "1") == 2

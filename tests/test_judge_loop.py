@@ -1,0 +1,40 @@
+"""Adaptive repeats end to end: the NPB job loop run by bash, asking `placement judge`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from placement import judge_cli, npb_loop, npb_output
+
+
+def _job(tmp: Path, base_runs: list[float], sleep_s: float, cap: int) -> list:
+    ref = tmp / "sys.yaml"
+    ref.write_text(yaml.safe_dump({
+        "T": {"$index": ["k"], "a": {"wall": [0.1, -0.1, 0.1, "s"]}},
+        "_samples": {"T": {"$index": ["k"], "a": {"wall": {
+            "higher_is_better": False, "runs": base_runs, "session": "x"}}}}}))
+    walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
+             "job.out")
+    more = judge_cli.shell_condition(ref, "T[a].wall", walls, 3, cap, python=sys.executable)
+    loop = npb_loop.script(npb_loop.RepeatLoop(3, cap, more), 30)
+    script = tmp / "job.sh"
+    script.write_text("\n".join(["#!/bin/bash"] + loop.lines(f"sleep {sleep_s}")) + "\n")
+    subprocess.run(f"bash {script} > job.out 2> job.err", shell=True, cwd=tmp, timeout=120,
+                   check=True)
+    return npb_output.parse_runs((tmp / "job.out").read_text())
+
+
+def test_a_clear_slowdown_stops_at_the_minimum(tmp_path):
+    # ten stored runs near 10 ms, runs of 0.3 s: regressed after three runs
+    runs = _job(tmp_path, [0.010 + i * 1e-4 for i in range(10)], 0.3, 8)
+    assert len(runs) == 3
+
+
+def test_an_undecided_case_runs_to_the_cap(tmp_path):
+    # stored runs spread from far below to far above: three runs decide nothing
+    runs = _job(tmp_path, [0.01, 5.0, 0.02, 4.0], 0.05, 5)
+    assert len(runs) == 5

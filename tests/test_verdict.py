@@ -1,0 +1,149 @@
+"""The verdict's statistics against SciPy itself, on fixed samples."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from placement import verdict as V
+
+# fixed run times (s): a baseline of 10 runs with ~1% spread
+BASE = [10.02, 9.97, 10.05, 9.99, 10.10, 9.94, 10.01, 10.03, 9.96, 10.08]
+SAME = [10.00, 10.04, 9.98, 10.02, 9.95]
+SLOW = [x * 1.10 for x in SAME]
+
+
+def test_p_is_min_of_ks_and_mann_whitney_as_scipy_computes_them():
+    p, ks, mwu = V.pvalues(SLOW, BASE)
+    assert ks == pytest.approx(stats.ks_2samp(SLOW, BASE).pvalue)
+    assert mwu == pytest.approx(stats.mannwhitneyu(SLOW, BASE, alternative="two-sided").pvalue)
+    assert p == min(ks, mwu)
+    # exact small-sample p: 5 runs all above 10 runs -> 2 / C(15, 5)
+    assert mwu == pytest.approx(2 / 3003)
+
+
+def test_identical_values_give_no_evidence():
+    assert V.pvalues([1.0, 1.0, 1.0], [1.0, 1.0]) == (1.0, 1.0, 1.0)
+
+
+def test_slower_times_regress_and_faster_improve():
+    v = V.judge(SLOW, BASE)
+    assert v.outcome == V.REGRESSED and v.change == pytest.approx(0.10, abs=0.01)
+    faster = V.judge([x / 1.10 for x in SAME], BASE)
+    assert faster.outcome == V.IMPROVED and faster.change < 0
+
+
+def test_direction_follows_higher_is_better():
+    gbps_base = [10.0 / x for x in BASE]
+    gbps_low = [10.0 / x for x in SLOW]  # 10% less bandwidth
+    assert V.judge(gbps_low, gbps_base, higher_is_better=True).outcome == V.REGRESSED
+    assert V.judge(gbps_low, gbps_base, higher_is_better=False).outcome == V.IMPROVED
+
+
+def test_unchanged_needs_the_interval_inside_the_minimum_effect():
+    v = V.judge(SAME, BASE)
+    assert v.outcome == V.UNCHANGED
+    assert 0.97 < v.ci[0] <= v.ratio <= v.ci[1] < 1.03
+
+
+def test_a_significant_change_below_the_minimum_effect_is_not_a_regression():
+    tiny = [x * 1.01 for x in BASE]  # every run 1% slower: p small, effect under 3%
+    v = V.judge(tiny, [x * 0.999 for x in BASE][::-1])
+    assert v.outcome != V.REGRESSED
+    assert V.judge(tiny, BASE, min_effect=0.005).outcome in (V.REGRESSED, V.UNDECIDED)
+
+
+def test_three_runs_against_three_cannot_be_different():
+    # the smallest two-sided exact p of 3 vs 3 is 0.1: a big shift stays undecided
+    v = V.judge([11.0, 11.1, 11.2], [10.0, 10.1, 10.2])
+    assert v.p == pytest.approx(0.1) and v.outcome == V.UNDECIDED
+
+
+def test_bootstrap_interval_is_scipys_and_reproducible():
+    lo, hi = V.ratio_interval(SLOW, BASE)
+    assert (lo, hi) == V.ratio_interval(SLOW, BASE)
+    ref = stats.bootstrap((np.array(SLOW), np.array(BASE)),
+                          lambda x, y, axis=-1: np.median(x, axis=axis) / np.median(y, axis=axis),
+                          n_resamples=2000, confidence_level=0.90, method="percentile",
+                          vectorized=True, paired=False,
+                          **{V._RNG_ARG: np.random.default_rng(0)}).confidence_interval
+    assert (lo, hi) == pytest.approx((ref.low, ref.high))
+
+
+def test_correction_is_benjamini_hochberg_and_demotes_lone_small_p():
+    lone = V.judge(SLOW, BASE)  # p = 2/3003
+    nulls = [V.judge(SAME, BASE)] * 40
+    out = V.correct([lone, *nulls])
+    expected = stats.false_discovery_control([v.p for v in [lone, *nulls]], method="bh")
+    assert [v.q for v in out] == pytest.approx(list(expected))
+    assert out[0].q > V.ALPHA and out[0].outcome == V.UNDECIDED
+    # among few cases it survives
+    assert V.correct([lone, *nulls[:2]])[0].outcome == V.REGRESSED
+    assert V.counts(out)[V.UNCHANGED] == 40
+
+
+def test_two_modes_found_and_reported_with_the_median():
+    runs = [1.00, 1.01, 1.02, 1.00, 1.80, 1.82, 1.01, 1.81]
+    m = V.two_modes(runs)
+    assert m is not None
+    assert m.low == pytest.approx(1.01) and m.high == pytest.approx(1.81)
+    assert m.share_high == pytest.approx(3 / 8) and m.median == pytest.approx(np.median(runs))
+    assert "two modes" in V.judge(runs, BASE).text()
+
+
+def test_one_mode_or_few_runs_is_not_two_modes():
+    assert V.two_modes(BASE) is None
+    assert V.two_modes([1.0, 1.0, 2.0, 2.0]) is None  # under 5 runs
+    assert V.two_modes([1.0, 1.01, 1.02, 1.03, 1.04, 1.9]) is None  # one outlier, not a mode
+
+
+def test_adaptive_repeats_continue_until_decided_or_capped():
+    assert not V.judge_repeats(BASE, SAME[:2]).stop  # fewer than 3 runs
+    assert V.judge_repeats(BASE, SLOW).stop  # regressed: stop
+    noisy = [10.0, 12.5, 9.0, 11.5]
+    d = V.judge_repeats(BASE, noisy)
+    assert not d.stop and d.verdict.outcome == V.UNDECIDED and d.word == "continue"
+    capped = V.judge_repeats(BASE, noisy * 3, max_runs=10)
+    assert capped.stop and "cap of 10" in capped.reason
+    assert V.judge_repeats([], SAME).stop  # nothing to judge against
+    with pytest.raises(ValueError):
+        V.judge_repeats(BASE, SAME, min_runs=0)
+
+
+def test_non_finite_runs_are_refused():
+    with pytest.raises(ValueError, match="finite"):
+        V.judge([1.0, float("nan")], BASE)
+
+
+def test_change_point_finds_the_session_where_a_step_started():
+    from placement import changepoints
+    rng = np.random.default_rng(3)
+    sessions = [f"s{i:02d}" for i in range(8)]
+    runs = [list(rng.normal(10.0, 0.05, 3) * (1.08 if i >= 5 else 1.0)) for i in range(8)]
+    s = changepoints.step(sessions, runs)
+    assert s is not None and s.session == "s05" and s.verdict.outcome == V.REGRESSED
+    flat = [list(rng.normal(10.0, 0.05, 3)) for _ in range(8)]
+    assert changepoints.step(sessions, flat) is None
+    assert changepoints.step(sessions[:3], runs[:3]) is None  # too short a history
+
+
+def test_two_mode_runs_are_marked_in_the_boxplot_section(tmp_path):
+    from placement.report.sections import boxplot_section
+    from placement.report.tables import Numbers
+    from placement.runreport import Case, PerfValue
+    runs = [1.00, 1.01, 1.02, 1.00, 1.80, 1.82, 1.01, 1.81]
+    case = Case("NpbLike", {"affinity": "none"}, "sys", "part", "gnu", "pass", None,
+                {"time": PerfValue(1.2, None, None, None, "s", None)}, samples={"time": runs})
+    sec = boxplot_section([case], tmp_path, Numbers())
+    caption = sec.images[0][1] if sec.images else ""
+    assert "[two modes]" in caption and "two modes: 1.01 and 1.81" in caption
+
+
+def test_candidate_steps_of_flat_series_do_not_survive_the_correction():
+    from placement import changepoints
+    rng = np.random.default_rng(5)
+    sessions = [f"s{i:02d}" for i in range(8)]
+    flat = [changepoints.step(sessions, [list(rng.normal(10.0, 0.3, 3)) for _ in range(8)],
+                              candidates=True) for _ in range(30)]
+    assert all(s is not None for s in flat)
+    fixed = V.correct([s.verdict for s in flat])
+    assert not [v for v in fixed if v.outcome == V.REGRESSED]
