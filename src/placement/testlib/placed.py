@@ -19,6 +19,7 @@ from reframe.core.builtins import fixture, run_after, run_before, sanity_functio
 
 from .. import launch, probe, topology
 from ..errors import PlacementError
+from . import node_topology
 from .builds import SourceTreeBuild
 
 
@@ -36,9 +37,18 @@ class BindProbeBuild(SourceTreeBuild):
         return self.path('bindprobe')
 
 
+def partition_topology(where) -> topology.Topology:
+    """A partition's compute-node topology (``node_topology``), or that of an XML path.
+
+    ``where`` is a ReFrame partition, or a path (None: the live machine).
+    """
+    if hasattr(where, 'extras'):
+        where = node_topology.topology_path(where)
+    return _load_topology(where)
+
+
 @functools.lru_cache(maxsize=None)
-def partition_topology(path: str | None) -> topology.Topology:
-    """The topology named by a partition's ``extras['topology']``, or the live machine's."""
+def _load_topology(path: str | None) -> topology.Topology:
     return topology.load(path)
 
 
@@ -77,7 +87,7 @@ def _loaded_system_pus() -> list[int]:
     pus = []
     for part in partitions:
         try:
-            pus.append(len(partition_topology(part.extras.get('topology')).pus))
+            pus.append(len(partition_topology(part).pus))
         except PlacementError:
             pass            # the case skips at setup with the reason
     return pus
@@ -129,7 +139,7 @@ class PlacedRunMixin(rfm.RegressionTestPlugin):
     def apply_placement(self):
         extras = self.current_partition.extras
         try:
-            topo = partition_topology(extras.get('topology'))
+            topo = partition_topology(self.current_partition)
         except PlacementError as err:
             self.skip(f'no topology for {self.current_partition.fullname}: {err}')
         self._resolve_thread_parameter(len(topo.pus))
