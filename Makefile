@@ -13,7 +13,7 @@ USE_SPACK := $(shell command -v spack >/dev/null 2>&1 && [ "$${PLACEMENT_SPACK:-
 SYSTEM_TOOLS := $(if $(USE_SPACK),spack -e . install && echo "using the Spack view: .spack-env/view",scripts/ensure-system-tools.sh)
 export PATH := $(CURDIR)/.spack-env/view/bin:$(PATH)
 
-.PHONY: setup setup-test venv run test quick reframe-list dry-run bench acceptance clean
+.PHONY: setup setup-test venv run test test-numa quick reframe-list dry-run bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -38,6 +38,10 @@ run: setup
 
 test: setup-test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The live checks on the emulated two-socket NUMA node alone (tests/numa_node.py boots it)
+test-numa: setup-test
+	$(PY) -m pytest -m numa tests/test_numa_live.py $(PYTEST_ARGS)
 
 quick: setup
 	$(RFM) --mode quick -r

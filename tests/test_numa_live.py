@@ -82,6 +82,23 @@ def test_topology_is_the_compute_nodes(run):
     assert os.cpu_count() != 8, 'this host must differ from the node for the test to mean much'
     probe = next(tc for tc in _named(cases, 'MemoryPolicyCheck') if tc['result'] == 'pass')
     assert re.search(r'^bindprobe threads=8$', _job_out(probe), re.M)
+    # the run report, and the report made from it, name the compute node's topology
+    assert probe['node_topology'].startswith('2 package(s), 2 NUMA node(s), 4 cores, 8 PUs, '
+                                             '2 thread(s) per core'), probe['node_topology']
+    assert 'testnuma-node.xml' in probe['node_topology']
+
+
+def test_report_provenance_names_the_compute_node(run, root):
+    _, _, share = run
+    out = share / 'reports'
+    proc = subprocess.run([str(root / '.venv' / 'bin' / 'placement'), 'report', '--run',
+                           str(share / 'report.json'), '--output', str(out)],
+                          capture_output=True, text=True, cwd=root)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (readme,) = out.glob('*/README.md')
+    text = readme.read_text()
+    assert re.search(r'topology \(compute node\).*8 PUs', text), text[-3000:]
+    assert re.search(r'kernel\.numa_balancing \(compute node\).*0', text), text[-3000:]
 
 
 def test_listing_sweeps_the_nodes_thread_counts(numa_node, reframe_bin, root):

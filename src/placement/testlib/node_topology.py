@@ -69,6 +69,14 @@ def capture(partition, dest: Path) -> Path:
     return dest
 
 
+def one_line(topo) -> str:
+    """What a run report records of the node: shape and where the description came from."""
+    smt = len(topo.pus) // max(1, topo.count('Core'))
+    return (f"{topo.count('Package')} package(s), {len(topo.numa_nodes)} NUMA node(s), "
+            f"{topo.count('Core')} cores, {len(topo.pus)} PUs, {smt} thread(s) per core "
+            f"({topo.source})")
+
+
 def topology_path(partition) -> str | None:
     """The hwloc XML for ``partition``'s compute node; None means this machine (local runs)."""
     named = partition.extras.get('topology')

@@ -119,6 +119,8 @@ class PlacedRunMixin(rfm.RegressionTestPlugin):
     bindprobe = fixture(BindProbeBuild, scope='environment')
     #: Numeric ``threads`` above this many per PU are skipped (2: oversubscription up to 2x).
     max_threads_per_pu = variable(int, value=2)
+    #: The topology the map was computed for (set at setup; the run report keeps it).
+    node_topology = variable(str, value='')
 
     def _resolve_thread_parameter(self, pus: int) -> None:
         """``threads`` into ``num_threads``; a number equal to a symbolic count runs as that case."""
@@ -142,6 +144,7 @@ class PlacedRunMixin(rfm.RegressionTestPlugin):
             topo = partition_topology(self.current_partition)
         except PlacementError as err:
             self.skip(f'no topology for {self.current_partition.fullname}: {err}')
+        self.node_topology = node_topology.one_line(topo)
         self._resolve_thread_parameter(len(topo.pus))
         self.num_threads = getattr(self, 'num_threads', 0) or len(topo.pus)
         affinity = getattr(self, 'affinity', 'none')
