@@ -27,9 +27,11 @@ pytestmark = [pytest.mark.numa, pytest.mark.reframe]
 
 SCATTER_8 = [0, 4, 2, 6, 1, 5, 3, 7]       # round-robin over packages, then cores, then threads
 COMPACT_8 = list(range(8))                 # siblings first: QEMU numbers them adjacently
-CHECKS = ('reframe_tests/binding_probe.py', 'reframe_tests/kernels.py', 'reframe_tests/npb.py')
+CHECKS = ('reframe_tests/binding_probe.py', 'reframe_tests/kernels.py', 'reframe_tests/npb.py',
+          'reframe_tests/numa_placement.py')
 SELECT = ['-n', r'BindingRenderingCheck.*affinity=(compact|scatter)|MemoryPolicyCheck'
-          r'|NumaCopyCheck.*scale=small|DataMapCheck.*scale=small|NpbQuickCheck.*benchmark=CG']
+          r'|NumaCopyCheck.*scale=small|DataMapCheck.*scale=small|NpbQuickCheck.*benchmark=CG'
+          r'|PagePlacementCheck']
 
 
 def _reframe(numa_node, reframe_bin, root, share: Path, *args: str, timeout: int = 900):
@@ -45,7 +47,9 @@ def run(numa_node, reframe_bin, root):
     """One ReFrame run of the selected checks on the node: (process, cases, share)."""
     share = numa_node.share
     report = share / 'report.json'
-    proc = _reframe(numa_node, reframe_bin, root, share, *SELECT, '-p', 'gnu',
+    # one retry: a copy to or from the node (scp) can be cut on this loaded machine;
+    # a check that fails on its own fails twice and stays a failure
+    proc = _reframe(numa_node, reframe_bin, root, share, *SELECT, '-p', 'gnu', '--max-retries=1',
                     '--prefix', str(share / 'rfm'), '--report-file', str(report), '-r')
     assert report.exists(), proc.stdout[-4000:] + proc.stderr[-3000:]
     cases = [tc for r in json.loads(report.read_text())['runs'] for tc in r['testcases']]
@@ -171,6 +175,20 @@ def test_data_mapping_first_touch_and_interleave(run):
         inter = _maps(dm[init, 'interleave'], 'numa_maps_init')
         half = sum(inter.values()) / 2
         assert all(abs(inter.get(n, 0) - half) <= 0.10 * half for n in (0, 1)), inter
+
+
+def test_pages_where_policies_and_first_touch_put_them(run):
+    """PagePlacementCheck judged every policy from numa_maps; the run report keeps the pages."""
+    _, cases, _ = run
+    pp = _named(cases, 'PagePlacementCheck')
+    assert len(pp) == 8 and all(tc['result'] == 'pass' for tc in pp), \
+        [(tc['display_name'], tc['fail_reason']) for tc in pp]
+    for tc in pp:
+        assert tc['numa_balancing'] == '0 (off)'
+        after = dict(kv.split('=') for kv in tc['pages_after_init'].split())
+        assert after and tc['pages_at_end'], tc['display_name']
+        if 'bind:1' in tc['display_name']:
+            assert set(after) == {'N1'}, after
 
 
 def test_numa_copy_matrix_2x2_pages_verified(run):

@@ -9,6 +9,8 @@ the report's provenance lists the balancing setting.
 
 from __future__ import annotations
 
+import os
+
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import run_before, variable
@@ -33,8 +35,9 @@ class DataMapPagesMixin(rfm.RegressionTestPlugin):
 
     @run_before('performance')
     def record_pages(self):
+        out = os.path.join(self.stagedir, str(sn.evaluate(self.stdout)))
         text = '\n'.join(sn.evaluate(sn.extractall(
-            r'^(?:numa_maps_init|numa_maps|sysctl) kernel=datamap .*$', self.stdout)))
+            r'^(?:numa_maps_init|numa_maps|sysctl) kernel=datamap .*$', out)))
         self.numa_balancing = page_placement.numa_balancing(text)
         self.pages_after_init = _pages(text, 'numa_maps_init')
         self.pages_at_end = _pages(text, 'numa_maps')
