@@ -17,7 +17,7 @@ ifneq ($(word 2,$(CURDIR)),)
 $(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
 endif
 
-.PHONY: setup setup-test venv run test quick reframe-list bench acceptance clean
+.PHONY: setup setup-test venv run test test-numa quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -42,6 +42,10 @@ run: setup
 
 test: setup-test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The live checks on the emulated two-socket NUMA node alone (tests/numa_node.py boots it)
+test-numa: setup-test
+	$(PY) -m pytest -m numa tests/test_numa_live.py $(PYTEST_ARGS)
 
 quick: setup
 	$(RFM) --mode quick -r

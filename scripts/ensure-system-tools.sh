@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Make sure the system tools the suite runs are present.
 #   ensure-system-tools.sh run    hwloc, numactl, compilers, likwid, Open MPI
-#   ensure-system-tools.sh test   the same plus Slurm, munge, Grid Engine and Chromium
-#                                 (for the test suite)
+#   ensure-system-tools.sh test   the same plus Slurm, munge, Grid Engine, Chromium and
+#                                 QEMU, a kernel, busybox and OpenSSH for the emulated
+#                                 NUMA node (for the test suite)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise the script names what is missing and how to get it, and exits 2.
 set -euo pipefail
@@ -27,7 +28,10 @@ if [ "$what" = test ]; then
   need+=([slurmctld]=slurmctld [slurmd]=slurmd [srun]=slurm-client [munged]=munge
          [qsub]=gridengine-client [/usr/lib/gridengine/sge_qmaster]=gridengine-master
          [/usr/lib/gridengine/sge_execd]=gridengine-exec
-         [chromium]=chromium [pdftoppm]=poppler-utils)
+         [chromium]=chromium [pdftoppm]=poppler-utils
+         [qemu-system-x86_64]=qemu-system-x86 [/vmlinuz]=linux-image-amd64
+         [/bin/busybox]=busybox-static [cpio]=cpio [ssh]=openssh-client
+         [/usr/sbin/sshd]=openssh-server)
 fi
 
 missing_pkgs=()

@@ -24,3 +24,25 @@ def reframe_bin() -> str:
         if cand and os.access(cand, os.X_OK):
             return str(cand)
     pytest.fail('reframe not found: run `make venv`')
+
+
+@pytest.fixture(scope='session')
+def numa_node(tmp_path_factory):
+    """The emulated two-socket NUMA node (``numa_node.py``), one boot for the whole session.
+
+    Skips with the reason where QEMU, the kernel, busybox or OpenSSH is missing;
+    QEMU and the shared ssh connection are stopped by pid at the end.
+    """
+    from numa_node import NumaNode, NumaNodeError, missing_tools
+
+    why = missing_tools()
+    if why:
+        pytest.skip(f'no emulated NUMA node: {why} (scripts/ensure-system-tools.sh test)')
+    node = NumaNode(tmp_path_factory.mktemp('numa-node'))
+    try:
+        node.start()
+    except NumaNodeError as err:
+        pytest.fail(f'the emulated NUMA node did not start: {err}', pytrace=False)
+    yield node
+    node.stop()
+    assert not node.running(), 'QEMU left running'

@@ -28,7 +28,7 @@ _common = {
     'environs': available_environs(),
     'max_jobs': 1,
     'time_limit': '5m',
-    'extras': {'topology': None, 'nodes': 1},      # the test node is this host
+    'extras': {'topology': 'live', 'nodes': 1},    # the test node is this host
 }
 
 site_configuration = {

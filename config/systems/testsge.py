@@ -34,7 +34,7 @@ site_configuration = {
                     'max_jobs': 1,
                     'time_limit': '5m',
                     'features': ['sge', 'exclusive'],
-                    'extras': {'topology': None, 'nodes': 1},     # the test host
+                    'extras': {'topology': 'live', 'nodes': 1},   # the test host
                 },
             ],
         },

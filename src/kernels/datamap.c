@@ -12,6 +12,10 @@
  * (`numa_maps` lines), each thread's node and rows (`thread` lines), from
  * which placement.numa_pages computes the locality share, and a `check`
  * line: the total mass is conserved (KERNEL_CORRUPT=1 adds mass).
+ * Right after initialisation it prints the same lines as `numa_maps_init`
+ * (where first touch put the pages, before the kernel's automatic NUMA
+ * balancing can move them during the run) and a `sysctl` line with
+ * kernel.numa_balancing (-1 where the kernel has none).
  */
 #define _GNU_SOURCE
 #include "kargs.h"
@@ -57,15 +61,17 @@ static double step(void *p) {
     return dt;
 }
 
-/* Its own mapping, with a PROT_NONE guard page after it so that the kernel
- * keeps it a VMA of its own (one numa_maps line per array). */
+/* Its own mapping, between PROT_NONE guard pages so that the kernel keeps
+ * it a VMA of its own (one numa_maps line per array, never merged with a
+ * neighbouring anonymous mapping). */
 static double *map_array(size_t bytes) {
     long page = sysconf(_SC_PAGESIZE);
     size_t len = (bytes + (size_t)page - 1) / (size_t)page * (size_t)page;
-    char *p = mmap(NULL, len + (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *p = mmap(NULL, len + 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) ka_die("cannot map %zu bytes: choose smaller --nx/--ny", bytes);
-    mprotect(p + len, (size_t)page, PROT_NONE);
-    return (double *)p;
+    mprotect(p, (size_t)page, PROT_NONE);
+    mprotect(p + page + len, (size_t)page, PROT_NONE);
+    return (double *)(p + page);
 }
 
 static void init_row(lattice *l, double *a, int y) {
@@ -73,17 +79,32 @@ static void init_row(lattice *l, double *a, int y) {
         for (int x = 0; x < l->nx; x++) a[idx(l, q, y, x)] = 1.0 + (double)((x * 7 + y * 3 + q) % 11) / 8.0;
 }
 
-static void print_numa_maps(const char *name, const void *addr) {
-    char want[32], line[4096];
-    snprintf(want, sizeof want, "%lx ", (unsigned long)addr);
+/* The numa_maps line of the mapping holding addr: the last one starting at or below it. */
+static void print_numa_maps_as(const char *tag, const char *name, const void *addr) {
+    char line[4096], best[4096] = "";
+    unsigned long want = (unsigned long)addr, bstart = 0;
     FILE *f = fopen("/proc/self/numa_maps", "r");
-    if (!f) { printf("numa_maps kernel=datamap array=%s unavailable\n", name); return; }
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, want, strlen(want)) == 0) {
-            line[strcspn(line, "\n")] = '\0';
-            printf("numa_maps kernel=datamap array=%s %s\n", name, line);
-        }
+    if (!f) { printf("%s kernel=datamap array=%s unavailable\n", tag, name); return; }
+    while (fgets(line, sizeof line, f)) {
+        unsigned long start = strtoul(line, NULL, 16);
+        if (start <= want && start >= bstart) { bstart = start; strcpy(best, line); }
+    }
     fclose(f);
+    best[strcspn(best, "\n")] = '\0';
+    if (best[0]) printf("%s kernel=datamap array=%s %s\n", tag, name, best);
+    else printf("%s kernel=datamap array=%s unavailable\n", tag, name);
+}
+
+static void print_numa_maps(const char *name, const void *addr) {
+    print_numa_maps_as("numa_maps", name, addr);
+}
+
+/* kernel.numa_balancing: 0 off, 1 on (pages migrate towards their users), -1 unknown. */
+static int numa_balancing(void) {
+    int v = -1;
+    FILE *f = fopen("/proc/sys/kernel/numa_balancing", "r");
+    if (f) { if (fscanf(f, "%d", &v) != 1) v = -1; fclose(f); }
+    return v;
 }
 
 int main(int argc, char **argv) {
@@ -111,6 +132,9 @@ int main(int argc, char **argv) {
 #pragma omp parallel for schedule(static)
         for (int y = 0; y < l.ny; y++) { init_row(&l, l.f, y); init_row(&l, l.g, y); }
     }
+    printf("sysctl kernel=datamap numa_balancing=%d\n", numa_balancing());
+    print_numa_maps_as("numa_maps_init", "f", f0);
+    print_numa_maps_as("numa_maps_init", "g", g0);
     double mass0 = 0.0;
     for (size_t i = 0; i < bytes / sizeof(double); i++) mass0 += l.f[i];
     sl_config cfg = sl_default_config();

@@ -82,6 +82,9 @@ def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tu
         systems = sorted({c.sysenv for c in r.cases})
         if systems:
             rows.append((f"run {s.get('uuid', '?')[:8]} systems", ", ".join(systems)))
+    rows += [("topology (compute node)", t) for t in distinct(reports, "node_topology")]
+    rows += [("kernel.numa_balancing (compute node)", b)
+             for b in distinct(reports, "numa_balancing")]
     rows.append(("NPB version", npb_version(reports) or "not recorded by the run"))
     rows += [("NPB build", b) for b in npb_builds(reports)]
     rows += [("NPB Spack spec", spec) for spec in distinct(reports, "npb_spec")]

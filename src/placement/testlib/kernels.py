@@ -37,6 +37,7 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
 from .. import numa_pages
 from ..sizes import size_bytes
 from .builds import SourceTreeBuild
+from .datamap_pages import DataMapPagesMixin
 from .placed import PartitionTopologyMixin, PlacedRunMixin, thread_sweep
 from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
@@ -406,7 +407,7 @@ class PthreadOpsBase(PlacedKernelBase, ScaledKernelMixin):
 
 # ---- data mapping (Trindade et al.) ----
 
-class DataMapBase(PlacedKernelBase, ScaledKernelMixin):
+class DataMapBase(PlacedKernelBase, ScaledKernelMixin, DataMapPagesMixin):
     """LBM-style stencil, arrays initialised serially or with the compute schedule."""
 
     kernel = 'datamap'

@@ -20,6 +20,7 @@ from reframe.core.exceptions import ReframeError
 
 from .. import launch, maps, probe, topology
 from ..errors import PlacementError
+from . import node_topology
 from .builds import SourceTreeBuild
 
 
@@ -37,9 +38,19 @@ class BindProbeBuild(SourceTreeBuild):
         return self.path('bindprobe')
 
 
+def partition_topology(where) -> topology.Topology:
+    """A partition's compute-node topology (``node_topology``), or that of an XML path.
+
+    ``where`` is a ReFrame partition, or a path (None: the live machine).
+    """
+    if hasattr(where, 'extras'):
+        where = node_topology.topology_path(where)
+    return _load_topology(where)
+
+
 @functools.lru_cache(maxsize=None)
-def partition_topology(path: str | None) -> topology.Topology:
-    """The topology named by a partition's ``extras['topology']``, or the live machine's.
+def _load_topology(path: str | None) -> topology.Topology:
+    """The topology at ``path``, or the live machine's.
 
     The live machine's is cut to the CPUs this process may use (``taskset``, a
     cgroup, a Slurm allocation smaller than the node), and ReFrame says so once.
@@ -93,7 +104,7 @@ def _loaded_system_pus() -> list[int]:
     pus = []
     for part in partitions:
         try:
-            pus.append(len(partition_topology(part.extras.get('topology')).pus))
+            pus.append(len(partition_topology(part).pus))
         except PlacementError:
             pass            # the case skips at setup with the reason
     return pus
@@ -115,8 +126,9 @@ class PartitionTopologyMixin(rfm.RegressionTestPlugin):
 
     @property
     def topology(self) -> topology.Topology:
-        """The node topology named by ``extras['topology']``, else this machine's (cached)."""
-        return partition_topology(self.current_partition.extras.get('topology'))
+        """The compute node's topology: ``extras['topology']``, else captured on the node
+        (:mod:`.node_topology`; ``'live'``: this machine's). Cached."""
+        return partition_topology(self.current_partition)
 
 
 class PlacedRunMixin(PartitionTopologyMixin):
@@ -134,6 +146,8 @@ class PlacedRunMixin(PartitionTopologyMixin):
     bindprobe = fixture(BindProbeBuild, scope='environment')
     #: Numeric ``threads`` above this many per PU are skipped (2: oversubscription up to 2x).
     max_threads_per_pu = variable(int, value=2)
+    #: The topology the map was computed for (set at setup; the run report keeps it).
+    node_topology = variable(str, value='')
 
     def _resolve_thread_parameter(self, pus: int) -> None:
         """``threads`` into ``num_threads``; a number equal to a symbolic count runs as that case."""
@@ -157,6 +171,7 @@ class PlacedRunMixin(PartitionTopologyMixin):
             topo = self.topology
         except PlacementError as err:
             self.skip(f'no topology for {self.current_partition.fullname}: {err}')
+        self.node_topology = node_topology.one_line(topo)
         self._resolve_thread_parameter(len(topo.pus))
         self.num_threads = getattr(self, 'num_threads', 0) or len(topo.pus)
         affinity = getattr(self, 'affinity', 'none')

@@ -1,0 +1,99 @@
+"""The topology of a partition's compute node, captured there once and cached.
+
+Why: maps must be computed for the node a job runs on. On a cluster ReFrame
+runs on the login node, whose topology can differ from the compute nodes' in
+every respect that matters to placement (packages, NUMA nodes, SMT). A
+partition names its node's hwloc XML in ``extras['topology']``; without it, a
+partition with a local scheduler is this machine, and any other partition gets
+one job, submitted through the partition's own scheduler and launcher, that runs
+``lstopo --of xml`` on the compute node (as ReFrame does for its own processor
+detection). The XML is cached as ``<results>/topologies/<system>-<partition>.xml``
+(``PLACEMENT_RESULTS``, default ``results/``); delete it to capture again.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .. import atomic
+from ..errors import PlacementError
+from .paths import repo_root
+
+#: Runs on the compute node; the first tool hwloc installed there wins.
+CAPTURE = ('for t in lstopo-no-graphics lstopo hwloc-ls; do '
+           'command -v $t >/dev/null && exec $t --of xml topology.xml; done; '
+           'echo "hwloc lstopo not found on $(hostname)" >&2; exit 1')
+
+
+def cache_path(system: str, partition: str) -> Path:
+    """Where the captured XML of ``system:partition`` is kept."""
+    results = Path(os.environ.get('PLACEMENT_RESULTS', repo_root() / 'results'))
+    return results / 'topologies' / f'{system}-{partition}.xml'
+
+
+def is_local(partition) -> bool:
+    """Jobs of this partition run on this machine (no batch system, no remote host)."""
+    return partition.scheduler.registered_name == 'local'
+
+
+def capture(partition, dest: Path) -> Path:
+    """Run the capture job on ``partition`` and store its XML at ``dest`` (atomically)."""
+    from reframe.core.schedulers import Job
+
+    with tempfile.TemporaryDirectory(prefix='placement-topology-') as tmp:
+        cwd = os.getcwd()
+        os.chdir(tmp)   # the ssh scheduler ships the current directory to the node
+        try:
+            job = Job.create(partition.scheduler, partition.launcher_type(),
+                             name='placement-topology', workdir=tmp,
+                             sched_access=partition.access)
+            job.prepare([CAPTURE], [partition.local_env], trap_errors=True)
+            job.submit()
+            job.wait()
+        except Exception as err:   # scheduler or connection errors of any kind
+            raise PlacementError(f'capturing the topology of {partition.fullname} on its '
+                                 f'compute node failed: {err}') from err
+        finally:
+            os.chdir(cwd)
+        xml = Path(tmp, 'topology.xml')
+        if not xml.is_file() or '<topology' not in xml.read_text(errors='replace'):
+            err = Path(tmp, job.stderr).read_text(errors='replace').strip() \
+                if Path(tmp, job.stderr).exists() else ''
+            raise PlacementError(
+                f'capturing the topology of {partition.fullname} on its compute node failed '
+                f'(exit code {job.exitcode}): {err[-300:] or "no topology.xml came back"}; '
+                "set extras['topology'] to an hwloc XML file of the node instead")
+        atomic.write_text(dest, xml.read_text())
+    return dest
+
+
+def one_line(topo) -> str:
+    """What a run report records of the node: shape and where the description came from."""
+    smt = len(topo.pus) // max(1, topo.count('Core'))
+    return (f"{topo.count('Package')} package(s), {len(topo.numa_nodes)} NUMA node(s), "
+            f"{topo.count('Core')} cores, {len(topo.pus)} PUs, {smt} thread(s) per core "
+            f"({topo.source})")
+
+
+def topology_path(partition) -> str | None:
+    """The hwloc XML for ``partition``'s compute node; None means this machine (local runs)."""
+    named = partition.extras.get('topology')
+    if named:
+        return named
+    if is_local(partition):
+        return None
+    dest = cache_path(partition.fullname.split(':')[0], partition.name)
+    if not dest.is_file():
+        if partition.fullname in _FAILED:   # one attempt per process, not one per case
+            raise _FAILED[partition.fullname]
+        try:
+            capture(partition, dest)
+        except PlacementError as err:
+            _FAILED[partition.fullname] = err
+            raise
+    return str(dest)
+
+
+_FAILED: dict[str, PlacementError] = {}
