@@ -3,8 +3,10 @@
     python benchmarks/regression_detection.py [RUN_REPORT ...]
 
 Input: ReFrame run reports of separate sessions of the same selection on the
-same machine, each case launched several times (``--reruns``); by default
-the stripped copies in ``tests/fixtures/aa-runs/``.
+same machine, each case launched several times (the kernels' ``-S launches=N``
+inside one job, or ``--reruns``); by default the stripped copies in
+``tests/fixtures/aa-launches/`` (10 launches per case in one job);
+``tests/fixtures/aa-runs/`` holds older sessions with 3 launches (``--reruns 2``).
 ``--strip SRC... --out DIR`` writes such copies (only what the verdict reads).
 
 * **A/A**: every session judged against a baseline recorded from another
@@ -16,9 +18,10 @@ the stripped copies in ``tests/fixtures/aa-runs/``.
   (times multiplied, rates divided); the fraction detected, per CV class of
   the case (the CV of the baseline's runs).
 * **Runs**: the verdict starts with 3 runs of the new session and, while
-  undecided, adds runs up to 10; the added runs are the launches of the
-  following sessions (other times of day: no easier than runs in one job).
-  The interval rules judge the mean of the first 3 runs.
+  undecided, adds runs up to 10: the session's own next launches (what the
+  job's adaptive loop would run), or, for sessions with fewer launches, the
+  launches of the following sessions. The interval rules judge the mean of
+  the first 3 runs.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from placement import runreport, verdict  # noqa: E402
 from placement.baseline_samples import higher_is_better  # noqa: E402
 
-FIXTURES = ROOT / "tests" / "fixtures" / "aa-runs"
+FIXTURES = ROOT / "tests" / "fixtures" / "aa-launches"
 FACTORS = (1.02, 1.03, 1.05, 1.10)
 CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%"),
               (0.20, float("inf"), "> 20%"))
@@ -135,9 +138,13 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
         verdicts, flags10, flags3 = [], [], []
         for k in keys:
             b_runs, better = base[k]
-            runs = list(new[k][0][:START])
-            extra = [x for m in range(1, n) for x in data[(i + m) % n].get(k, ([], 0))[0]
-                     if (i + m) % n not in used]
+            own = new[k][0]
+            runs = list(own[:START])
+            if len(own) >= CAP:       # launches in one job: the adaptive loop's next runs
+                extra = list(own[START:CAP])
+            else:                     # a few launches per session: the next sessions' ones
+                extra = [x for m in range(1, n) for x in data[(i + m) % n].get(k, ([], 0))[0]
+                         if (i + m) % n not in used]
             runs = _worse(runs, factor, better)
             extra = _worse(extra, factor, better)
             while True:

@@ -88,6 +88,7 @@ class Verdict:
     min_effect: float
     modes: Modes | None = None  # of the new runs
     q: float | None = None  # p after the run-wide correction
+    spread: tuple[float, float, float] | None = None  # new runs: CV, lowest, highest
 
     @property
     def change(self) -> float:
@@ -99,8 +100,13 @@ class Verdict:
         ci = f"[{self.ci[0] - 1:+.1%}, {self.ci[1] - 1:+.1%}]"
         p = f"p={self.p:.3g}" + (f" q={self.q:.3g}" if self.q is not None else "")
         modes = f"; {self.modes.text()}" if self.modes else ""
+        spread = ""
+        if self.outcome == UNDECIDED and self.spread is not None:
+            # what the `unstable` guard used to fail on, now part of the verdict
+            cv, lo, hi = self.spread
+            spread = f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
         return (f"{self.outcome}: median {self.ratio - 1:+.1%} {ci}, {p}, "
-                f"{self.n_new} vs {self.n_base} runs{modes}")
+                f"{self.n_new} vs {self.n_base} runs{modes}{spread}")
 
 
 def _clean(values: Sequence[float], what: str) -> np.ndarray:
@@ -190,9 +196,10 @@ def judge(new: Sequence[float], base: Sequence[float], higher_is_better: bool = 
     p, ks, mwu = pvalues(a, b)
     ratio = float(np.median(a) / np.median(b))
     ci = ratio_interval(a, b)
+    cv = float(np.std(a, ddof=1) / np.mean(a)) if len(a) > 1 else 0.0
     return Verdict(decide(p, ratio, ci, higher_is_better, alpha, min_effect), p, ks, mwu,
                    ratio, ci, len(a), len(b), higher_is_better, min_effect,
-                   two_modes(a, min_effect))
+                   two_modes(a, min_effect), spread=(cv, float(a.min()), float(a.max())))
 
 
 def correct(verdicts: Sequence[Verdict], alpha: float = ALPHA) -> list[Verdict]:
