@@ -3,8 +3,10 @@
     python benchmarks/regression_detection.py [RUN_REPORT ...]
 
 Input: ReFrame run reports of separate sessions of the same selection on the
-same machine, each case launched several times (``--reruns``); by default
-the stripped copies in ``tests/fixtures/aa-runs/``.
+same machine, each case launched several times (the kernels' ``-S launches=N``
+inside one job, or ``--reruns``); by default the stripped copies in
+``tests/fixtures/aa-launches/`` (10 launches per case in one job);
+``tests/fixtures/aa-runs/`` holds older sessions with 3 launches (``--reruns 2``).
 ``--strip SRC... --out DIR`` writes such copies (only what the verdict reads).
 
 * **A/A**: every session judged against a baseline recorded from another
@@ -16,9 +18,10 @@ the stripped copies in ``tests/fixtures/aa-runs/``.
   (times multiplied, rates divided); the fraction detected, per CV class of
   the case (the CV of the baseline's runs).
 * **Runs**: the verdict starts with 3 runs of the new session and, while
-  undecided, adds runs up to 10; the added runs are the launches of the
-  following sessions (other times of day: no easier than runs in one job).
-  The interval rules judge the mean of the first 3 runs.
+  undecided, adds runs up to 10: the session's own next launches (what the
+  job's adaptive loop would run), or, for sessions with fewer launches, the
+  launches of the following sessions. The interval rules judge the mean of
+  the first 3 runs.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from placement import runreport, verdict  # noqa: E402
 from placement.baseline_samples import higher_is_better  # noqa: E402
 
-FIXTURES = ROOT / "tests" / "fixtures" / "aa-runs"
+FIXTURES = ROOT / "tests" / "fixtures" / "aa-launches"
 FACTORS = (1.02, 1.03, 1.05, 1.10)
 CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%"),
               (0.20, float("inf"), "> 20%"))
@@ -103,14 +106,15 @@ def _cv(runs: list[float]) -> float:
     return statistics.stdev(runs) / statistics.mean(runs) if len(runs) > 1 else 0.0
 
 
-def _outside(new: list[float], base: list[float], t: float) -> bool:
-    """ReFrame's symmetric interval: the new mean outside base mean ± t."""
-    m = statistics.mean(base)
-    return abs(statistics.mean(new) - m) > t * m
+RULES = ("verdict", "10%", "3cv", "10%/N", "3cv/N")
 
 
-def _interval_worse(new: list[float], base: list[float], t: float, better: bool) -> bool:
-    m, x = statistics.mean(base), statistics.mean(new)
+def _flag(new: list[float], base: list[float], t: float, better: bool, factor: float,
+          centre) -> bool:
+    """An interval rule: A/A (factor 1) alarms either way, power counts the worse side."""
+    m, x = centre(base), centre(new)
+    if factor == 1.0:
+        return abs(x - m) > t * m
     return (x < m * (1 - t)) if better else (x > m * (1 + t))
 
 
@@ -121,9 +125,9 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
     (``placement baseline record --from`` a list of several runs).
     """
     n = len(data)
-    res = {"pairs": 0, "runs_any": {"verdict": 0, "10%": 0, "3cv": 0},
-           "cases": 0, "alarms": {"verdict": 0, "10%": 0, "3cv": 0}, "improved": 0,
-           "undecided": 0, "runs_spent": [], "by_cv": {}}
+    res = {"pairs": 0, "runs_any": dict.fromkeys(RULES, 0), "cases": 0,
+           "alarms": dict.fromkeys(RULES, 0), "tests": 0, "test_alarms": dict.fromkeys(RULES, 0),
+           "improved": 0, "undecided": 0, "runs_spent": [], "by_cv": {}}
     for i in range(n):
         used = {(i + m) % n for m in range(1, pooled + 1)}
         new = data[i]
@@ -132,12 +136,16 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
             for k, (runs, better) in data[j].items():
                 base.setdefault(k, ([], better))[0].extend(runs)
         keys = sorted(k for k in new if k in base and len(base[k][0]) >= 2)
-        verdicts, flags10, flags3 = [], [], []
+        verdicts, flags10, flags3, flags10n, flags3n = [], [], [], [], []
         for k in keys:
             b_runs, better = base[k]
-            runs = list(new[k][0][:START])
-            extra = [x for m in range(1, n) for x in data[(i + m) % n].get(k, ([], 0))[0]
-                     if (i + m) % n not in used]
+            own = new[k][0]
+            runs = list(own[:START])
+            if len(own) >= CAP:       # launches in one job: the adaptive loop's next runs
+                extra = list(own[START:CAP])
+            else:                     # a few launches per session: the next sessions' ones
+                extra = [x for m in range(1, n) for x in data[(i + m) % n].get(k, ([], 0))[0]
+                         if (i + m) % n not in used]
             runs = _worse(runs, factor, better)
             extra = _worse(extra, factor, better)
             while True:
@@ -150,29 +158,33 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
             res["runs_spent"].append(len(runs))
             first = _worse(new[k][0][:START], factor, better)
             t3 = max(3 * _cv(b_runs), 0.05)
-            if factor == 1.0:
-                flags10.append(_outside(first, b_runs, 0.10))
-                flags3.append(_outside(first, b_runs, t3))
-            else:
-                flags10.append(_interval_worse(first, b_runs, 0.10, better))
-                flags3.append(_interval_worse(first, b_runs, t3, better))
+            flags10.append(_flag(first, b_runs, 0.10, better, factor, statistics.mean))
+            flags3.append(_flag(first, b_runs, t3, better, factor, statistics.mean))
+            # what ReFrame judges when the job launches N times: the median of N launches
+            alln = _worse(own[:CAP], factor, better)
+            flags10n.append(_flag(alln, b_runs, 0.10, better, factor, statistics.median))
+            flags3n.append(_flag(alln, b_runs, t3, better, factor, statistics.median))
         corrected = verdict.correct(verdicts)
         reg = [v.outcome == verdict.REGRESSED for v in corrected]
         res["pairs"] += 1
         res["cases"] += len(keys)
-        for name, flags in (("verdict", reg), ("10%", flags10), ("3cv", flags3)):
+        tests = sorted({k[0] for k in keys})
+        res["tests"] += len(tests)
+        for name, flags in (("verdict", reg), ("10%", flags10), ("3cv", flags3),
+                            ("10%/N", flags10n), ("3cv/N", flags3n)):
             res["alarms"][name] += sum(flags)
             res["runs_any"][name] += any(flags)
+            hit = {k[0] for k, f in zip(keys, flags) if f}
+            res["test_alarms"][name] += len(hit)
         res["improved"] += sum(v.outcome == verdict.IMPROVED for v in corrected)
         res["undecided"] += sum(v.outcome == verdict.UNDECIDED for v in corrected)
-        for k, r, f10, f3 in zip(keys, reg, flags10, flags3):
+        for k, r, f10, f3, f10n, f3n in zip(keys, reg, flags10, flags3, flags10n, flags3n):
             cv = _cv(base[k][0])
             cls = next(c[2] for c in CV_CLASSES if c[0] <= cv < c[1])
-            row = res["by_cv"].setdefault(cls, {"n": 0, "verdict": 0, "10%": 0, "3cv": 0})
+            row = res["by_cv"].setdefault(cls, {"n": 0, **dict.fromkeys(RULES, 0)})
             row["n"] += 1
-            row["verdict"] += r
-            row["10%"] += f10
-            row["3cv"] += f3
+            for name, f in zip(RULES, (r, f10, f3, f10n, f3n)):
+                row[name] += f
     return res
 
 
@@ -194,23 +206,33 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     aa = evaluate(data, pooled=args.pooled)
     spent = aa["runs_spent"]
-    print(f"{len(data)} sessions, {aa['cases']} judged values over {aa['pairs']} pairs "
-          f"(each session against a baseline recorded from the next {args.pooled})")
+    launches = max(len(r) for d in data for r, _ in d.values())
+    n_all = min(launches, CAP)
+    print(f"{len(data)} sessions, {aa['cases']} judged values of {aa['tests']} cases over "
+          f"{aa['pairs']} pairs (each session against a baseline recorded from the next "
+          f"{args.pooled}); up to {launches} launches per case")
     print("\nA/A (no change):")
-    print("| rule | sessions with any false alarm | per-value false alarms | runs per case |")
-    print("|---|---|---|---|")
-    names = (("verdict", "verdict (KS/MWU, 3% min effect, BH)"), ("10%", "plain ±10%"),
-             ("3cv", "±max(3·CV, 5%)"))
-    for key, label in names:
-        runs = (f"{statistics.mean(spent):.1f} (3-{max(spent)})" if key == "verdict" else "3")
+    print("| rule | sessions with any false alarm | per-case false alarms | "
+          "per-value false alarms | runs per case |")
+    print("|---|---|---|---|---|")
+    names = (("verdict", "verdict (KS/MWU, 3% min effect, BH)", None),
+             ("10%", "plain ±10%, mean of 3", "3"),
+             ("3cv", "±max(3·CV, 5%), mean of 3", "3"),
+             ("10%/N", f"plain ±10%, median of {n_all}", str(n_all)),
+             ("3cv/N", f"±max(3·CV, 5%), median of {n_all}", str(n_all)))
+    for key, label, fixed in names:
+        runs = fixed or f"{statistics.mean(spent):.1f} (3-{max(spent)})"
         print(f"| {label} | {aa['runs_any'][key]}/{aa['pairs']} "
-              f"({aa['runs_any'][key] / aa['pairs']:.0%}) | {aa['alarms'][key]}/{aa['cases']} "
+              f"({aa['runs_any'][key] / aa['pairs']:.0%}) | {aa['test_alarms'][key]}/"
+              f"{aa['tests']} ({aa['test_alarms'][key] / aa['tests']:.1%}) | "
+              f"{aa['alarms'][key]}/{aa['cases']} "
               f"({aa['alarms'][key] / aa['cases']:.1%}) | {runs} |")
     print(f"verdict outcomes: {aa['improved']} improved, {aa['undecided']} undecided "
           f"({aa['undecided'] / aa['cases']:.0%}) of {aa['cases']}")
     result = {"sessions": len(data), "pooled": args.pooled, "values": aa["cases"],
-              "aa": {k: {"runs_with_alarm": aa["runs_any"][k], "alarms": int(aa["alarms"][k])}
-                     for k, _ in names},
+              "cases": aa["tests"], "launches": launches,
+              "aa": {k: {"runs_with_alarm": aa["runs_any"][k], "alarms": int(aa["alarms"][k]),
+                         "cases_with_alarm": aa["test_alarms"][k]} for k, _, _ in names},
               "pairs": aa["pairs"], "verdict_mean_runs": statistics.mean(spent), "power": {}}
     cls_counts = {c: r["n"] for c, r in aa["by_cv"].items()}
     print("\nPower (every new run made worse by the factor), detected / values per CV class:")
@@ -220,11 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|" + "---|" * len(classes) + "---|")
     for f in FACTORS:
         r = evaluate(data, f, args.pooled)
-        result["power"][f"{f:.2f}"] = {c: {k: int(v[k]) for k in ("n", "verdict", "10%", "3cv")}
+        result["power"][f"{f:.2f}"] = {c: {k: int(v[k]) for k in ("n",) + RULES}
                                        for c, v in r["by_cv"].items()}
-        for key, label in names:
+        for key, label, fixed in names:
             cells = [f"{r['by_cv'][c][key] / r['by_cv'][c]['n']:.0%}" for c in classes]
-            runs = (f"{statistics.mean(r['runs_spent']):.1f}" if key == "verdict" else "3")
+            runs = fixed or f"{statistics.mean(r['runs_spent']):.1f}"
             print(f"| {f - 1:.0%} | {label} | " + " | ".join(cells) + f" | {runs} |")
     out = ROOT / "benchmarks" / "results" / "regression_detection.json"
     out.parent.mkdir(exist_ok=True)

@@ -8,8 +8,10 @@ ReFrame sessions on one machine, each case launched three times
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
+import pytest
 import yaml
 
 from placement import baseline_samples, baselines, cli, runreport
@@ -111,3 +113,17 @@ def test_judge_in_a_job(tmp_path, monkeypatch, capsys):
     assert _cli("judge", "--baseline", ref, "--entry", "Nope[x].y", "1", "2", "3") == 0
     assert _cli("judge", "--baseline", ref, "--entry", entry, "--min-runs", "0", "1") == 2
     assert _cli("judge", "--baseline", ref, "--entry", "no brackets", "1") == 2
+
+
+LAUNCHES = sorted((Path(__file__).parent / "fixtures" / "aa-launches").glob("*.json"))
+
+
+def test_record_keeps_the_launches_made_inside_one_job(tmp_path, monkeypatch):
+    # sessions run with `-S launches=10`: ten launches per case from one job, no --reruns
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(LAUNCHES[0])) == 0
+    runs = baseline_samples.entries(yaml.safe_load((tmp_path / "generic.yaml").read_text()))
+    assert runs and all(len(s.runs) == 10 for s in runs.values())
+    # the recorded value is the median of those launches (what the check reports)
+    case = next(c for c in runreport.load(LAUNCHES[0]).cases if c.test == "MatmulCheck")
+    assert case.perf["gflops"].value == pytest.approx(statistics.median(case.launches["gflops"]))

@@ -147,3 +147,14 @@ def test_candidate_steps_of_flat_series_do_not_survive_the_correction():
     assert all(s is not None for s in flat)
     fixed = V.correct([s.verdict for s in flat])
     assert not [v for v in fixed if v.outcome == V.REGRESSED]
+
+
+def test_undecided_shows_the_spread_of_the_new_runs():
+    # what the `unstable` guard used to fail on: an undecided verdict carries the spread
+    v = V.judge([1.0, 1.3, 0.9, 1.6, 1.1], [1.0, 1.1, 0.95, 1.2, 1.05])
+    assert v.outcome == V.UNDECIDED
+    cv, lo, hi = v.spread
+    assert lo == 0.9 and hi == 1.6 and cv == pytest.approx(np.std([1.0, 1.3, 0.9, 1.6, 1.1], ddof=1) / 1.18)
+    assert "spread CV 23.5% (0.9 to 1.6)" in v.text()
+    clear = V.judge([2.0, 2.01, 2.02, 2.03, 2.04, 2.05], [1.0, 1.01, 1.02, 1.03, 1.04, 1.05])
+    assert clear.outcome == V.REGRESSED and "spread" not in clear.text()

@@ -11,17 +11,17 @@ line that :mod:`placement.npb_output` reads back::
 ReFrame writes a job script as ``prerun_cmds``, the launched program,
 ``postrun_cmds``; the loop opens before the program and closes after it, so
 :func:`script` returns both halves together and the check assigns them in one
-hook. The loop is a ``while`` with a counter: it runs ``min_runs`` times and,
-between ``min_runs`` and ``max_runs``, as long as the shell condition ``more``
-succeeds (default ``false``: exactly ``min_runs`` runs). That condition is the
-one place where a judge of the runs so far (adaptive repeats) plugs in.
+hook. The loop itself (a counter, a minimum, a cap and the condition where a
+judge of the runs so far plugs in) is :class:`placement.repeat_loop.RepeatLoop`,
+shared with the kernels.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import npb_budget
+from .repeat_loop import LoopScript, RepeatLoop
+
+__all__ = ['LIMIT_ARG', 'LoopScript', 'RepeatLoop', 'script']
 
 #: Shell functions the loop uses: elapsed seconds since a ``date +%s.%N`` stamp,
 #: and the collapse budget from the full-count wall time.
@@ -35,47 +35,6 @@ _FUNCTIONS = [
 
 #: How the program line refers to the current run's watchdog budget.
 LIMIT_ARG = '"$npb_limit"'
-
-
-@dataclass(frozen=True)
-class RepeatLoop:
-    """How many runs a job makes, and the hook that may ask for more."""
-
-    #: Runs always made.
-    min_runs: int
-    #: Runs never exceeded; equal to ``min_runs`` for a fixed count.
-    max_runs: int
-    #: Shell condition checked after each run from ``min_runs`` on: success runs once more.
-    more: str = 'false'
-
-    def __post_init__(self):
-        if self.min_runs < 1 or self.max_runs < self.min_runs:
-            raise ValueError(f'repeats must be at least 1 and min <= max '
-                             f'(got min {self.min_runs}, max {self.max_runs})')
-
-    @classmethod
-    def fixed(cls, repeats: int) -> 'RepeatLoop':
-        """Exactly ``repeats`` runs, as the studies did."""
-        return cls(repeats, repeats)
-
-    def condition(self) -> str:
-        """The ``while`` test: below the minimum, or below the cap and ``more`` says go on."""
-        low = f'[ "$npb_rep" -lt {self.min_runs} ]'
-        if self.max_runs == self.min_runs:
-            return low
-        return f'{low} || {{ [ "$npb_rep" -lt {self.max_runs} ] && {self.more}; }}'
-
-
-@dataclass(frozen=True)
-class LoopScript:
-    """The lines before and after the launched program (ReFrame's prerun and postrun)."""
-
-    before: list[str]
-    after: list[str]
-
-    def lines(self, program: str) -> list[str]:
-        """The whole loop around one program line, as the job script holds it."""
-        return self.before + [program] + self.after
 
 
 def script(loop: RepeatLoop, run_budget_s: float, full_count: str | None = None,
@@ -98,7 +57,7 @@ def script(loop: RepeatLoop, run_budget_s: float, full_count: str | None = None,
         ]
     before += [
         'npb_rep=0',
-        f'while {loop.condition()}; do',
+        f'while {loop.condition("npb_rep")}; do',
         'npb_rep=$((npb_rep + 1))',
         'npb_t0=$(date +%s.%N)',
     ]

@@ -48,6 +48,10 @@ MIN_EFFECT = 0.03
 EQUIV_CONFIDENCE = 0.90
 #: adaptive repeats: runs before the first verdict and the cap.
 MIN_RUNS, MAX_RUNS = 3, 10
+#: Adaptive repeats stop on a change only at this p: a change stopped at the smallest p
+#: its few runs allow (0.007 for 3 against 10) is undone by the run-wide correction, while
+#: more runs would have confirmed it. Regressions are rare, so this costs few runs.
+STOP_P = 0.001
 #: two-mode detection: the fewest runs, and the smallest share of runs in a mode.
 MODES_MIN_RUNS, MODES_MIN_SHARE = 5, 0.2
 
@@ -88,6 +92,7 @@ class Verdict:
     min_effect: float
     modes: Modes | None = None  # of the new runs
     q: float | None = None  # p after the run-wide correction
+    spread: tuple[float, float, float] | None = None  # new runs: CV, lowest, highest
 
     @property
     def change(self) -> float:
@@ -99,8 +104,13 @@ class Verdict:
         ci = f"[{self.ci[0] - 1:+.1%}, {self.ci[1] - 1:+.1%}]"
         p = f"p={self.p:.3g}" + (f" q={self.q:.3g}" if self.q is not None else "")
         modes = f"; {self.modes.text()}" if self.modes else ""
+        spread = ""
+        if self.outcome == UNDECIDED and self.spread is not None:
+            # what the `unstable` guard used to fail on, now part of the verdict
+            cv, lo, hi = self.spread
+            spread = f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
         return (f"{self.outcome}: median {self.ratio - 1:+.1%} {ci}, {p}, "
-                f"{self.n_new} vs {self.n_base} runs{modes}")
+                f"{self.n_new} vs {self.n_base} runs{modes}{spread}")
 
 
 def _clean(values: Sequence[float], what: str) -> np.ndarray:
@@ -190,9 +200,10 @@ def judge(new: Sequence[float], base: Sequence[float], higher_is_better: bool = 
     p, ks, mwu = pvalues(a, b)
     ratio = float(np.median(a) / np.median(b))
     ci = ratio_interval(a, b)
+    cv = float(np.std(a, ddof=1) / np.mean(a)) if len(a) > 1 else 0.0
     return Verdict(decide(p, ratio, ci, higher_is_better, alpha, min_effect), p, ks, mwu,
                    ratio, ci, len(a), len(b), higher_is_better, min_effect,
-                   two_modes(a, min_effect))
+                   two_modes(a, min_effect), spread=(cv, float(a.min()), float(a.max())))
 
 
 def correct(verdicts: Sequence[Verdict], alpha: float = ALPHA) -> list[Verdict]:
@@ -234,8 +245,12 @@ class Decision:
 
 def judge_repeats(base: Sequence[float], runs: Sequence[float], higher_is_better: bool = False,
                   min_runs: int = MIN_RUNS, max_runs: int = MAX_RUNS,
-                  alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> Decision:
+                  alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
+                  stop_p: float = STOP_P) -> Decision:
     """Adaptive repeats: after each run, stop once decided, at the cap, or with no baseline.
+
+    Unchanged stops at once; regressed or improved stops once p <= ``stop_p``
+    (see :data:`STOP_P`), so the change survives Benjamini-Hochberg over the run.
 
     A case starts with ``min_runs`` runs and runs again while its verdict is
     undecided, up to ``max_runs``: clear cases stay cheap and only ambiguous
@@ -249,7 +264,7 @@ def judge_repeats(base: Sequence[float], runs: Sequence[float], higher_is_better
     if len(base) == 0:
         return Decision(True, "no baseline runs: nothing to judge against", None)
     v = judge(runs, base, higher_is_better, alpha, min_effect)
-    if v.outcome != UNDECIDED:
+    if v.outcome == UNCHANGED or (v.outcome != UNDECIDED and v.p <= stop_p):
         return Decision(True, v.text(), v)
     if n >= max_runs:
         return Decision(True, f"cap of {max_runs} runs reached, {v.text()}", v)

@@ -15,7 +15,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import run_before, variable
 
-from .. import page_placement
+from .. import page_placement, repeat_loop
 
 
 def _pages(text: str, tag: str) -> str:
@@ -35,9 +35,12 @@ class DataMapPagesMixin(rfm.RegressionTestPlugin):
 
     @run_before('performance')
     def record_pages(self):
-        out = os.path.join(self.stagedir, str(sn.evaluate(self.stdout)))
-        text = '\n'.join(sn.evaluate(sn.extractall(
-            r'^(?:numa_maps_init|numa_maps|sysctl) kernel=datamap .*$', out)))
+        with open(os.path.join(self.stagedir, str(sn.evaluate(self.stdout)))) as fp:
+            text = fp.read()
+        # a job with several launches: the first launch's pages (each launch prints its own)
+        launches = repeat_loop.split_launches(text)
+        if launches:
+            text = launches[0][1]
         self.numa_balancing = page_placement.numa_balancing(text)
         self.pages_after_init = _pages(text, 'numa_maps_init')
         self.pages_at_end = _pages(text, 'numa_maps')

@@ -14,7 +14,13 @@ does for :class:`~placement.testlib.npb.NpbBase`. Everything a case needs is her
   fills each size ``variable`` left empty with that scale's default, so ``-S``
   can still set any of them;
 * placement: :class:`PlacedKernelBase` adds the placed-run mixin, whose binding
-  probe runs in the same job.
+  probe runs in the same job;
+* launches: one job launches the kernel ``launches`` times (the loop of
+  :mod:`placement.repeat_loop`, each launch followed by a ``kernel-launch n=K
+  rc=R`` line); each launch's ``result`` lines are read separately, a
+  performance variable is the **median over the launches**, and every launch's
+  value goes to ``perf_launches``: the samples the verdict judges (whole runs
+  of the program, not the iterations of its measurement loop).
 
 The performance-variable names ``gbps_<block>`` (:func:`block_var`) and
 ``gbps_<i>_<j>`` (:func:`pair_var`) are read back by the report's memory-write
@@ -24,17 +30,20 @@ and NUMA-copy sections.
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import statistics
 
 import reframe as rfm
 import reframe.utility.osext as osext
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
+from reframe.core.exceptions import ReframeError, SanityError
 from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
                                    run_before, sanity_function, variable)
 
-from .. import numa_pages
+from .. import numa_pages, repeat_loop
 from ..sizes import size_bytes
 from .builds import SourceTreeBuild
 from .datamap_pages import DataMapPagesMixin
@@ -59,8 +68,9 @@ def pair_var(run_node: int, dst_node: int) -> str:
     return f'gbps_{run_node}_{dst_node}'
 
 
-@sn.deferrable
-def _locality(lines):
+def _launch_locality(text: str) -> float:
+    """Page locality (%) of one datamap launch, from its ``numa_maps``/``thread`` lines."""
+    lines = [ln for ln in text.splitlines() if re.match(r'(?:numa_maps|thread) kernel=datamap ', ln)]
     return numa_pages.datamap_locality('\n'.join(lines))
 
 
@@ -80,8 +90,15 @@ class KernelsBuild(SourceTreeBuild):
                        for k in KERNELS])
 
 
-class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, PartitionTopologyMixin):
-    """Runs one kernel from the environment's build; checks its `check` lines."""
+class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, PartitionTopologyMixin,
+                    PerfSamplesMixin):
+    """Runs one kernel ``launches`` times in one job from the environment's build.
+
+    Sanity: every launch exited 0 and printed its ``check`` lines, all ``ok=1``.
+    A performance variable is the median of its launches' values (robust to the
+    one slow launch a shared node gives); each launch's value is kept in
+    ``perf_launches`` for the verdict.
+    """
 
     kernels = fixture(KernelsBuild, scope='environment')
     valid_systems = ['*']
@@ -93,8 +110,18 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
     corrupt = variable(bool, value=False)
     #: samples of the first round of the measurement loop
     statloop_iters = variable(int, value=16)
-    #: minimum number of `check` lines expected
+    #: minimum number of `check` lines expected per launch
     checks_expected = variable(int, value=1)
+    #: Launches of the kernel in the job (whole runs of the program: the verdict's
+    #: samples); at least 1. A rank test needs 5 or more per side to reach p <= 0.01.
+    launches = variable(int, value=3)
+
+    @run_after('setup')
+    def check_launches(self):
+        """Zero launches would pass vacuously: refuse a count below one before anything runs."""
+        if self.launches < 1:
+            raise ReframeError(f'launches={self.launches} is not accepted: a kernel case '
+                               'launches its program at least once (-S launches=N, N >= 1)')
 
     @run_after('setup')
     def set_kernel(self):
@@ -105,20 +132,75 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
         if self.corrupt:
             self.env_vars['KERNEL_CORRUPT'] = '1'
 
+    @run_before('run')
+    def write_launch_loop(self):
+        """The launch loop (:mod:`placement.repeat_loop`) around the launched program."""
+        loop = repeat_loop.launches_script(repeat_loop.RepeatLoop.fixed(self.launches))
+        self.prerun_cmds = list(self.prerun_cmds) + loop.before
+        self.postrun_cmds = loop.after + list(self.postrun_cmds)
+
+    def launch_outputs(self) -> list[tuple[int, str]]:
+        """``(exit status, output)`` of each launch made (read once, after the run)."""
+        cached = getattr(self, '_launch_outputs', None)
+        if cached is None:
+            with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
+                cached = repeat_loop.split_launches(fp.read())
+            self._launch_outputs = cached
+        return cached
+
+    @sn.deferrable
+    def launches_ok(self):
+        runs = self.launch_outputs()
+        failed = [n for n, (rc, _) in enumerate(runs, 1) if rc != 0]
+        return sn.all([
+            sn.assert_eq(len(runs), self.launches,
+                         msg=f'{self.kernel}: {{0}} launches finished, {{1}} expected'),
+            sn.assert_false(failed, msg=f'{self.kernel} exited non-zero in launch(es) {failed}'),
+        ])
+
     @sn.deferrable
     def checks_ok(self):
         oks = sn.extractall(rf'^check kernel={self.kernel} .*ok=(\d)', self.stdout, 1, int)
         return sn.all([
-            sn.assert_ge(sn.count(oks), self.checks_expected,
+            self.launches_ok(),
+            sn.assert_ge(sn.count(oks), self.checks_expected * self.launches,
                          msg=f'{self.kernel} printed fewer than {{1}} check lines'),
             sn.assert_eq(sn.count(sn.filter(lambda v: v != 1, oks)), 0,
                          msg=f'{self.kernel} found a wrong result (a check line has ok=0)'),
         ])
 
     def field(self, key: str, select: str = '', conv=float):
-        """Values of `key=` on this kernel's result lines that contain `select`."""
+        """Values of `key=` on this kernel's result lines that contain `select`, all launches."""
         return sn.extractall(rf'^result kernel={self.kernel} .*{select}.*\b{key}=(\S+)',
                              self.stdout, 1, conv)
+
+    def launch_values(self, key: str, select: str = '', conv=float) -> list[float]:
+        """`key=` of each launch's first result line containing `select` (one per launch)."""
+        pattern = re.compile(rf'^result kernel={self.kernel} .*{select}.*\b{key}=(\S+)', re.M)
+        values = []
+        for n, (_, text) in enumerate(self.launch_outputs(), 1):
+            m = pattern.search(text)
+            if m is None:
+                raise SanityError(f'launch {n} printed no result line with {select}{key}=')
+            values.append(conv(m.group(1)))
+        return values
+
+    def over_launches(self, var: str, key: str, select: str = '', per_launch=None):
+        """The performance value of ``var``: the median of its launches, each kept.
+
+        ``per_launch`` computes one launch's value from its output instead of a
+        ``key=`` field (e.g. page locality from ``numa_maps`` lines).
+        """
+        @sn.deferrable
+        def median():
+            if per_launch is not None:
+                values = [per_launch(text) for _, text in self.launch_outputs()]
+            else:
+                values = self.launch_values(key, select)
+            # a new dict: never mutate the variable's shared default
+            self.perf_launches = {**self.perf_launches, var: list(values)}
+            return statistics.median(values)
+        return median()
 
     @sanity_function
     def validate(self):
@@ -183,7 +265,8 @@ class MemWriteSingleBase(PlacedKernelBase, ScaledKernelMixin):
     def set_perf(self):
         self.perf_variables = {
             block_var(b): sn.make_performance_function(
-                sn.getitem(self.field('gbps', f'block_bytes={size_bytes(b)} '), 0), 'GB/s')
+                self.over_launches(block_var(b), 'gbps', f'block_bytes={size_bytes(b)} '),
+                'GB/s')
             for b in self.blocks}
 
 
@@ -215,7 +298,7 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
 
     @performance_function('GB/s')
     def gbps(self):
-        return sn.getitem(self.field('gbps'), 0)
+        return self.over_launches('gbps', 'gbps')
 
 
 # ---- NUMA copy matrix ----
@@ -251,8 +334,8 @@ class NumaCopyBase(KernelRunBase, ScaledKernelMixin):
         pairs = [(i, j) for i in self.numa_nodes for j in self.numa_nodes]
         self.perf_variables = {
             pair_var(i, j): sn.make_performance_function(
-                sn.getitem(self.field('gbps', f'run_node={i} src_node={i} dst_node={j} '), 0),
-                'GB/s')
+                self.over_launches(pair_var(i, j), 'gbps',
+                                   f'run_node={i} src_node={i} dst_node={j} '), 'GB/s')
             for i, j in pairs}
 
 
@@ -310,16 +393,16 @@ class PingPongBase(KernelRunBase, ScaledKernelMixin):
         for s in self.message_sizes:
             nbytes = size_bytes(s)
             perf[f'latency_{s}'] = sn.make_performance_function(
-                sn.getitem(self.field('latency_us', f'bytes={nbytes} '), 0), 'us')
+                self.over_launches(f'latency_{s}', 'latency_us', f'bytes={nbytes} '), 'us')
             perf[f'bandwidth_{s}'] = sn.make_performance_function(
-                sn.getitem(self.field('gbps', f'bytes={nbytes} '), 0), 'GB/s')
+                self.over_launches(f'bandwidth_{s}', 'gbps', f'bytes={nbytes} '), 'GB/s')
         self.perf_variables = perf
 
 
 # ---- matrix multiply (the Comet Lake report) ----
 
-class MatmulBase(PlacedKernelBase, ScaledKernelMixin, PerfSamplesMixin):
-    """Dense OpenMP matmul, 50 timed repetitions; every time goes to the run report."""
+class MatmulBase(PlacedKernelBase, ScaledKernelMixin):
+    """Dense OpenMP matmul, 50 timed repetitions per launch; every time goes to the run report."""
 
     kernel = 'matmul'
     affinity = parameter(['none', 'compact', 'scatter'])
@@ -341,7 +424,7 @@ class MatmulBase(PlacedKernelBase, ScaledKernelMixin, PerfSamplesMixin):
     @sanity_function
     def validate(self):
         return sn.all([self.checks_ok(), self.assert_placed(),
-                       sn.assert_eq(sn.count(self.times()), self.reps,
+                       sn.assert_eq(sn.count(self.times()), self.reps * self.launches,
                                     msg='expected {1} timed runs, got {0}')])
 
     @run_before('performance')
@@ -354,8 +437,9 @@ class MatmulBase(PlacedKernelBase, ScaledKernelMixin, PerfSamplesMixin):
     def set_perf(self):
         # mean_time, min_time, max_time (of the repetitions), then gflops
         perf = {f'{stat}_time': sn.make_performance_function(
-            sn.getitem(self.field(f'{stat}_s'), 0), 's') for stat in ('mean', 'min', 'max')}
-        perf['gflops'] = sn.make_performance_function(sn.getitem(self.field('gflops'), 0),
+            self.over_launches(f'{stat}_time', f'{stat}_s'), 's')
+            for stat in ('mean', 'min', 'max')}
+        perf['gflops'] = sn.make_performance_function(self.over_launches('gflops', 'gflops'),
                                                       'Gflop/s')
         self.perf_variables = perf
 
@@ -398,10 +482,10 @@ class PthreadOpsBase(PlacedKernelBase, ScaledKernelMixin):
     @run_before('performance')
     def set_perf(self):
         perf = {op: sn.make_performance_function(
-            sn.getitem(self.field('time_s', f'op={op} '), 0), 's') for op in self.OPS}
+            self.over_launches(op, 'time_s', f'op={op} '), 's') for op in self.OPS}
         for w in self.waiters:
             perf[f'wake_{w}'] = sn.make_performance_function(
-                sn.getitem(self.field('time_s', f'op=wake .*waiters={w} '), 0), 's')
+                self.over_launches(f'wake_{w}', 'time_s', f'op=wake .*waiters={w} '), 's')
         self.perf_variables = perf
 
 
@@ -433,11 +517,11 @@ class DataMapBase(PlacedKernelBase, ScaledKernelMixin, DataMapPagesMixin):
 
     @performance_function('MLUP/s')
     def mlups(self):
-        return sn.getitem(self.field('mlups'), 0)
+        return self.over_launches('mlups', 'mlups')
 
     @performance_function('%')
     def locality(self):
-        return _locality(sn.extractall(r'^(?:numa_maps|thread) kernel=datamap .*$', self.stdout))
+        return self.over_launches('locality', '', per_launch=_launch_locality)
 
 
 class DataMapNumalizeBase(KernelRunBase):
@@ -449,6 +533,8 @@ class DataMapNumalizeBase(KernelRunBase):
     kernel = 'datamap'
     init = parameter(['serial', 'parallel'])
     tags = {'full', 'numalize', 'kernels'}
+    #: one launch: the run under Pin is slow, and exclusivity is a property, not a timing
+    launches = 1
     #: numalize's page table of the run (set at setup).
     page_csv = variable(str, value='')
 

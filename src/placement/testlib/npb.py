@@ -33,6 +33,7 @@ from reframe.core.exceptions import ReframeError
 from reframe.core.pipeline import RegressionTestDict
 
 from .. import judge_cli, launch, npb_budget, npb_locate, npb_loop, npb_output, spack_spec
+from ..errors import PlacementError
 from .paths import baseline_dir, repo_root
 from .placed import PlacedRunMixin, stdout_text
 from .references import BaselineReferencesMixin
@@ -73,7 +74,9 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     max_repeats = variable(int, value=0)
     #: Folder with NPB binaries; empty: ``$NPB_DIR``, the Spack view, PATH.
     npb_dir = variable(str, value='')
-    #: A case whose run times vary more than this (percent) is unstable.
+    #: A case whose run times vary more than this (percent) is unstable: a failed
+    #: performance check, only where the baseline keeps no runs of this case; with
+    #: stored runs the verdict judges it (undecided at the cap, with its spread).
     cv_limit = variable(float, value=5.0)
     #: Runs shorter than this (seconds) are not judged for stability or collapse:
     #: NPB's timer prints hundredths, and start-up noise dominates.
@@ -165,15 +168,27 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         self.prerun_cmds = list(self.prerun_cmds) + loop.before
         self.postrun_cmds = loop.after + list(self.postrun_cmds)
 
+    def _wall_entry(self) -> str:
+        """This case's ``wall`` entry as ``placement baseline diff`` and the judge name it."""
+        keys = ','.join(str(getattr(self, a)) for a in self.reference_index)
+        return f'{type(self).__name__}[{keys}].wall'
+
+    def _has_stored_runs(self) -> bool:
+        """Whether the system's baseline keeps this case's runs (``_samples``) of ``wall``."""
+        ref = baseline_dir() / f'{self.current_system.name}.yaml'
+        try:
+            return ref.is_file() and judge_cli.stored_runs(ref, self._wall_entry()) is not None
+        except PlacementError:    # a corrupt sample list: the fixed guard, and `diff` names it
+            return False
+
     def _repeat_loop(self) -> npb_loop.RepeatLoop:
         """Fixed runs, or runs until the judge decides when a cap and a baseline exist."""
         ref = baseline_dir() / f'{self.current_system.name}.yaml'
         if self.max_repeats <= self.repeats or not ref.is_file():
             return npb_loop.RepeatLoop.fixed(self.repeats)
-        keys = ','.join(str(getattr(self, a)) for a in self.reference_index)
         walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
                  + shlex.quote(sn.evaluate(self.stdout)))
-        more = judge_cli.shell_condition(ref, f'{type(self).__name__}[{keys}].wall', walls,
+        more = judge_cli.shell_condition(ref, self._wall_entry(), walls,
                                          self.repeats, self.max_repeats)
         return npb_loop.RepeatLoop(self.repeats, self.max_repeats, more)
 
@@ -282,7 +297,9 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
             self.perf_variables['slowdown'] = sn.make_performance_function(self._slowdown, 'x')
         guards = {'stopped': (0, None, 0, 'runs')}
         try:
-            if self._times().mean >= self.min_judged_s:
+            # with stored runs the verdict judges the spread (undecided, with its CV),
+            # not a bare FAIL; without them the fixed `unstable` guard stays
+            if self._times().mean >= self.min_judged_s and not self._has_stored_runs():
                 guards['time_cv'] = (self.cv_limit, None, 0, '%')
         except ValueError:
             pass                # no completed run: `stopped` fails the case
