@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import gzip
-import json
 import re
 import sys
 from collections import Counter
@@ -62,14 +60,24 @@ class Regression:
 Judged = dict[tuple[str, str, str], verdict.Verdict]
 
 
-def judge_values(parts: list[Path], system: str) -> Judged:
+@dataclass(frozen=True)
+class Part:
+    """One readable run report of the run, read once: ReFrame's JSON and its cases."""
+
+    path: Path
+    #: the report as ReFrame wrote it, fixtures included
+    data: dict[str, Any]
+    report: runreport.RunReport
+
+
+def judge_values(parts: list[Part], system: str) -> Judged:
     """Verdicts of the run's values that the system's baseline keeps runs for (BH-corrected)."""
-    from .testlib.paths import baseline_dir
-    path = baseline_dir() / f"{system.split(':')[0]}.yaml"
+    from .testlib.paths import baseline_file
+    path = baseline_file(system)
     old = baselines.load(path)
     if not old or not parts:
         return {}
-    report = runreport.pool([runreport.load(p) for p in parts])
+    report = runreport.pool([p.report for p in parts])
     cases_of: dict = {}
     try:
         new = baselines.from_run(report, system.split(":")[0], cases_of)
@@ -95,33 +103,27 @@ def judged_by_verdict(tc: dict[str, Any], judged: Judged) -> bool:
     return bool(failing) and all((tc.get("display_name"), sysenv, v) in judged for v in failing)
 
 
-def _raw(path: Path) -> dict[str, Any]:
-    opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
-    with opener(path, "rt") as fp:
-        return json.load(fp)
-
-
-def readable(parts: list[Path]) -> tuple[list[Path], list[str]]:
+def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
     """The parts that are ReFrame run reports, and one line for each that is not."""
     good, dropped = [], []
     for p in parts:
         try:
-            runreport.load(p)          # the one check of a run report's shape
-            good.append(p)
+            data = runreport.read(p)
+            good.append(Part(p, data, runreport.from_data(data, p)))  # the one shape check
         except PlacementError as err:
             dropped.append(f"dropped part {p}: {err}")
     return good, dropped
 
 
-def final_cases(parts: list[Path]) -> dict[tuple, dict[str, Any]]:
+def final_cases(parts: list[Part]) -> dict[tuple, dict[str, Any]]:
     """Every test case of a run, fixtures included, as its last attempt left it.
 
     Fixtures count: a failed build skips every case that needs it, and a run
     whose cases were all skipped must not read as passed.
     """
     final: dict[tuple, dict[str, Any]] = {}
-    for path in parts:                   # earlier parts, then retries: the last one decides
-        for run in _raw(path)["runs"]:
+    for part in parts:                   # earlier parts, then retries: the last one decides
+        for run in part.data["runs"]:
             for tc in run.get("testcases", []):
                 final[(tc.get("unique_name"), tc.get("system"), tc.get("environ"))] = tc
     return final
@@ -208,7 +210,7 @@ _SKIP_LINE = re.compile(r"^\[\s*SKIP\s*\] \(\d+/\d+\) .*? /([0-9a-f]{8}) @(\S+) 
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def skip_reasons(parts: list[Path]) -> dict[tuple[str, str], str]:
+def skip_reasons(parts: list[Part]) -> dict[tuple[str, str], str]:
     """Why each case was skipped, keyed by (hash, system:partition+environ).
 
     ReFrame's run report does not keep the message a test skipped with; its
@@ -216,7 +218,7 @@ def skip_reasons(parts: list[Path]) -> dict[tuple[str, str], str]:
     """
     out: dict[tuple[str, str], str] = {}
     for part in parts:
-        log = part.with_suffix(".out")
+        log = part.path.with_suffix(".out")
         if log.is_file():
             text = _COLOUR.sub("", log.read_text(errors="replace"))
             for m in _SKIP_LINE.finditer(text):
@@ -243,7 +245,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     final = final_cases(good)
     judged = judge_values(good, system)
     kinds = {key: classify(tc, cut_short, judged) for key, tc in final.items()}
-    failed = [final[k] for k, v in kinds.items() if v in ("fail", "unfinished")]
+    failed = [k for k, v in kinds.items() if v in ("fail", "unfinished")]
     skipped = [final[k] for k, v in kinds.items() if v == "skip"]
     passed = sum(v == "pass" for v in kinds.values())
     ran = sum(v in ("pass", "fail", "unfinished") and not final[k].get("fixture")
@@ -251,9 +253,10 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     regressions = find_regressions(list(final.values()), compare_rows(compare), max_slowdown,
                                    judged)
     lines = [r.line() for r in regressions if r.var != "reference"]
-    for tc in failed:
+    for key in failed:
+        tc = final[key]
         what = (f"did not finish: the watchdog stopped {stopped_runs(tc)} run(s)"
-                if classify(tc, cut_short) == "unfinished" else tc.get("fail_phase"))
+                if kinds[key] == "unfinished" else tc.get("fail_phase"))
         lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
                      f"[{what}] stage={tc.get('stagedir')}")
     reasons = skip_reasons(good)
@@ -270,7 +273,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
              (f" ({'; '.join(notes)})" if notes else ""))
     outcome = "UNFINISHED" if cut_short else "PASS" if ok else "FAIL"
     lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
-                 f"({len(regressions)} perf regressions) report={good[-1]}{extra}")
+                 f"({len(regressions)} perf regressions) report={good[-1].path}{extra}")
     return lines, 3 if cut_short else 0 if ok else 1
 
 
@@ -289,13 +292,13 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
         if not tc.get("fixture") and tc.get("hashcode"):
             (aborted if tc.get("result") == "abort" else done).add(tc["hashcode"])
     skip = [opt for h in sorted(done - aborted) for opt in ("-x", f"/{h}")]
-    return good, skip, dropped
+    return [p.path for p in good], skip, dropped
 
 
 def session_filter(parts: list[Path]) -> str:
     """ReFrame's filter selecting the sessions of one run: ``?uuid in ('...',)``."""
     good, _ = readable(parts)
-    return "?uuid in (%s,)" % ",".join(repr(runreport.load(p).uuid) for p in good)
+    return "?uuid in (%s,)" % ",".join(repr(p.report.uuid) for p in good)
 
 
 def cmd_acceptance(args: argparse.Namespace) -> int:

@@ -45,10 +45,10 @@ def _verdicts(path: Path, old: dict, report: runreport.RunReport, system: str,
 
 
 def _target(args: argparse.Namespace) -> Path:
-    from .testlib.paths import baseline_dir
+    from .testlib.paths import baseline_file
     if not _SYSTEM.match(args.system):
         raise PlacementError(f"invalid system name {args.system!r}")
-    return Path(args.baselines) if args.baselines else baseline_dir() / f"{args.system}.yaml"
+    return Path(args.baselines) if args.baselines else baseline_file(args.system)
 
 
 def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunReport]:
@@ -101,7 +101,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fraction(text: str) -> float:
+def fraction_arg(text: str) -> float:
     try:
         x = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
     except ValueError:
@@ -125,7 +125,7 @@ def register(sub) -> None:
                             "an acceptance run's .run list (all its parts)")
         q.add_argument("--replace", action="store_true",
                        help="drop entries the run does not have, instead of keeping them")
-        q.add_argument("--min-effect", type=_fraction, default=verdict.MIN_EFFECT,
+        q.add_argument("--min-effect", type=fraction_arg, default=verdict.MIN_EFFECT,
                        help="smallest change of the median a regression needs (default 3%%)")
         q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)
         q.set_defaults(func=func)

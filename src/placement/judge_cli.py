@@ -11,11 +11,12 @@ a shell loop that would rather read a word. Bad input: one line, exit 2.
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 from pathlib import Path
 
 from . import baseline_samples, baselines, verdict
-from .baseline_cli import _fraction
+from .baseline_cli import fraction_arg
 from .errors import PlacementError
 
 _ENTRY = re.compile(r"^(?P<test>[A-Za-z_]\w*)\[(?P<keys>[^\]]*)\]\.(?P<var>\w+)$")
@@ -28,10 +29,18 @@ def stored_runs(path: Path, entry: str) -> baseline_samples.Samples | None:
         raise PlacementError(f"invalid entry {entry!r} (expected Test[index values].var, "
                              "as `placement baseline diff` prints it)")
     keys = tuple(k for k in m.group("keys").split(",") if k != "")
-    for (test, k, var), s in baseline_samples.entries(baselines.load(path), str(path)).items():
-        if test == m.group("test") and var == m.group("var") and tuple(map(str, k)) == keys:
-            return s
-    return None
+    st = path.stat()
+    return _stored(str(path), st.st_mtime_ns, st.st_size).get((m.group("test"), keys,
+                                                               m.group("var")))
+
+
+@functools.lru_cache(maxsize=4)
+def _stored(path: str, _mtime_ns: int, _size: int) -> dict[tuple[str, tuple[str, ...], str],
+                                                           baseline_samples.Samples]:
+    """A reference file's stored runs by entry, read once per version of the file
+    (every NPB case of a session asks, the file is the same)."""
+    return {(test, tuple(map(str, k)), var): s for (test, k, var), s
+            in baseline_samples.entries(baselines.load(Path(path)), path).items()}
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
@@ -69,7 +78,7 @@ def register(sub) -> None:
                    help=f"runs before any verdict (default {verdict.MIN_RUNS})")
     p.add_argument("--max-runs", type=int, default=verdict.MAX_RUNS,
                    help=f"the cap (default {verdict.MAX_RUNS})")
-    p.add_argument("--min-effect", type=_fraction, default=verdict.MIN_EFFECT,
+    p.add_argument("--min-effect", type=fraction_arg, default=verdict.MIN_EFFECT,
                    help="smallest change of the median a regression needs (default 3%%)")
     p.add_argument("--word", action="store_true", help="print stop|continue, exit 0")
     p.add_argument("runs", nargs="*", help="the values of the runs made so far")

@@ -43,6 +43,17 @@ class RepeatLoop:
         return f'{low} || {{ [ "${counter}" -lt {self.max_runs} ] && {self.more}; }}'
 
 
+def refused_count(name: str, value: int, meaning: str) -> str | None:
+    """Why a run count below one is refused (zero runs would pass vacuously), else None.
+
+    ``name`` is the ReFrame variable (``repeats``, ``launches``), ``meaning`` says
+    what one run is, e.g. ``NPB cases run at least once``.
+    """
+    if value >= 1:
+        return None
+    return f'{name}={value} is not accepted: {meaning} (-S {name}=N, N >= 1)'
+
+
 @dataclass(frozen=True)
 class LoopScript:
     """The lines before and after the launched program (ReFrame's prerun and postrun).

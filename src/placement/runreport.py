@@ -147,6 +147,14 @@ class RunReport:
 
 def load(path: str | Path) -> RunReport:
     """Read a run report; anything unreadable is a :class:`PlacementError` naming the file."""
+    return from_data(read(path), Path(path))
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """A run report's JSON as ReFrame wrote it (fixtures included; plain or gzip).
+
+    Unreadable, or without ``session_info`` and ``runs``: a :class:`PlacementError`.
+    """
     path = Path(path)
     if not path.is_file():
         raise PlacementError(f"run report {str(path)!r} not found")
@@ -158,7 +166,7 @@ def load(path: str | Path) -> RunReport:
         raise PlacementError(f"{path}: not a ReFrame run report (unreadable JSON: {exc})") from None
     if not isinstance(data, dict) or "session_info" not in data or "runs" not in data:
         raise PlacementError(f"{path}: not a ReFrame run report (no session_info/runs)")
-    return from_data(data, path)
+    return data
 
 
 def from_data(data: dict[str, Any], path: Path) -> RunReport:

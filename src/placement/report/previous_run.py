@@ -33,7 +33,7 @@ def reframe_cmd(root: Path) -> list[str] | None:
     return [exe, "-C", str(cfg), "--nocolor", "--table-format=csv"]
 
 
-def _run(cmd: list[str], root: Path) -> str:
+def run_reframe(cmd: list[str], root: Path) -> str:
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root,
                        env={**os.environ, "RFM_COLORIZE": "n"})
     if r.returncode:
@@ -56,7 +56,7 @@ def previous_session(report: RunReport, root: Path) -> str | None:
     query = f"19700101T0000+0000:{start}"
     if host:
         query += f"?hostname=={host!r}"
-    rows = _csv(_run(base + [f"--list-stored-sessions={query}"], root))
+    rows = _csv(run_reframe(base + [f"--list-stored-sessions={query}"], root))
     rows = [r for r in rows if r.get("UUID") and r["UUID"] != report.uuid]
     rows.sort(key=lambda r: r.get("Start time", ""))
     return rows[-1]["UUID"] if rows else None
@@ -73,7 +73,7 @@ def compare(report: RunReport, root: Path, numbers: Numbers) -> tuple[Table | No
             return None, ("No earlier session of this host in ReFrame's results storage: "
                           "nothing to compare with yet.")
         spec = f"{report.uuid}/{prev}/mean:/+result"
-        rows = _csv(_run(base + [f"--performance-compare={spec}", "--term-lhs=this",
+        rows = _csv(run_reframe(base + [f"--performance-compare={spec}", "--term-lhs=this",
                                  "--term-rhs=previous"], root))
         # per-run copies and spreads are in the boxplots, not worth a comparison row
         rows = [r for r in rows if is_primary_var(r.get("pvar", ""))]

@@ -18,13 +18,13 @@ from pathlib import Path
 from .. import baseline_samples, baselines, changepoints, runreport, verdict
 from ..errors import PlacementError
 from ..runreport import Case, RunReport
-from .previous_run import _run, reframe_cmd
+from .previous_run import reframe_cmd, run_reframe
 from .tables import Numbers, Table
 
 
 def _baseline(system: str) -> tuple[Path, dict]:
-    from ..testlib.paths import baseline_dir
-    path = baseline_dir() / f"{system}.yaml"
+    from ..testlib.paths import baseline_file
+    path = baseline_file(system)
     return path, baselines.load(path)
 
 
@@ -86,7 +86,7 @@ def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
     query = f"19700101T0000+0000:{end}"
     if report.session.get("hostname"):
         query += f"?hostname=={report.session['hostname']!r}"
-    data = json.loads(_run([a for a in base if a != "--table-format=csv"]
+    data = json.loads(run_reframe([a for a in base if a != "--table-format=csv"]
                            + [f"--describe-stored-sessions={query}"], root) or "[]")
     out = [runreport.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
            for d in data if isinstance(d, dict) and "session_info" in d]

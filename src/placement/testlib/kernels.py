@@ -119,9 +119,10 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
     @run_after('setup')
     def check_launches(self):
         """Zero launches would pass vacuously: refuse a count below one before anything runs."""
-        if self.launches < 1:
-            raise ReframeError(f'launches={self.launches} is not accepted: a kernel case '
-                               'launches its program at least once (-S launches=N, N >= 1)')
+        why = repeat_loop.refused_count('launches', self.launches,
+                                        'a kernel case launches its program at least once')
+        if why:
+            raise ReframeError(why)
 
     @run_after('setup')
     def set_kernel(self):

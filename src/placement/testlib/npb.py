@@ -32,9 +32,10 @@ from reframe.core.builtins import (parameter, performance_function, run_after, r
 from reframe.core.exceptions import ReframeError
 from reframe.core.pipeline import RegressionTestDict
 
-from .. import judge_cli, launch, npb_budget, npb_locate, npb_loop, npb_output, spack_spec
+from .. import (judge_cli, launch, npb_budget, npb_locate, npb_loop, npb_output,
+                repeat_loop, spack_spec)
 from ..errors import PlacementError
-from .paths import baseline_dir, repo_root
+from .paths import repo_root
 from .placed import PlacedRunMixin, stdout_text
 from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
@@ -106,9 +107,9 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     @run_after('setup')
     def check_repeats(self):
         """Zero runs would pass vacuously: refuse a count below one before anything runs."""
-        if self.repeats < 1:
-            raise ReframeError(f'repeats={self.repeats} is not accepted: '
-                               'NPB cases run at least once (-S repeats=N, N >= 1)')
+        why = repeat_loop.refused_count('repeats', self.repeats, 'NPB cases run at least once')
+        if why:
+            raise ReframeError(why)
 
     @run_after('setup')
     def find_binary(self):
@@ -175,7 +176,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
 
     def _has_stored_runs(self) -> bool:
         """Whether the system's baseline keeps this case's runs (``_samples``) of ``wall``."""
-        ref = baseline_dir() / f'{self.current_system.name}.yaml'
+        ref = self.reference_file
         try:
             return ref.is_file() and judge_cli.stored_runs(ref, self._wall_entry()) is not None
         except PlacementError:    # a corrupt sample list: the fixed guard, and `diff` names it
@@ -183,7 +184,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
 
     def _repeat_loop(self) -> npb_loop.RepeatLoop:
         """Fixed runs, or runs until the judge decides when a cap and a baseline exist."""
-        ref = baseline_dir() / f'{self.current_system.name}.yaml'
+        ref = self.reference_file
         if self.max_repeats <= self.repeats or not ref.is_file():
             return npb_loop.RepeatLoop.fixed(self.repeats)
         walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "

@@ -21,3 +21,8 @@ def repo_root() -> Path:
 def baseline_dir() -> Path:
     """Reference files, one YAML per system (``PLACEMENT_BASELINES`` overrides)."""
     return Path(os.environ.get("PLACEMENT_BASELINES", repo_root() / "config" / "baselines"))
+
+
+def baseline_file(system: str) -> Path:
+    """A system's reference file (``<system>.yaml``; a partition suffix is dropped)."""
+    return baseline_dir() / f"{system.split(':')[0]}.yaml"

@@ -11,11 +11,13 @@ with ``placement baseline record``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, variable
 
-from .paths import baseline_dir
+from .paths import baseline_file
 
 
 class BaselineReferencesMixin(rfm.RegressionTestPlugin):
@@ -25,9 +27,14 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
     #: ``placement baseline record`` writes entries in this order.
     reference_index = variable(typ.List[str], value=[])
 
+    @property
+    def reference_file(self) -> Path:
+        """The current system's reference file (it may not exist)."""
+        return baseline_file(self.current_system.name)
+
     @run_after('setup')
     def use_stored_baseline(self):
-        path = baseline_dir() / f'{self.current_system.name}.yaml'
+        path = self.reference_file
         if path.is_file():
             # an absolute path: ReFrame joins it to its reference prefix unchanged
             self.reference = {'$ref': str(path)}
