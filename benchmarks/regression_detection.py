@@ -9,8 +9,10 @@ inside one job, or ``--reruns``); by default the stripped copies in
 ``tests/fixtures/aa-runs/`` holds older sessions with 3 launches (``--reruns 2``).
 ``--strip SRC... --out DIR`` writes such copies (only what the verdict reads).
 
-* **A/A**: every session judged against a baseline recorded from another
-  (the next one, cyclically). A false alarm is a case called regressed (the
+* **A/A**: every session judged against a baseline recorded from others
+  (the next ``K`` sessions, cyclically; ``--pooled K``, default every other
+  session up to 10, what ``placement baseline record --add`` keeps). A first
+  table compares baselines of 1, 3, 5 and all-other sessions. A false alarm is a case called regressed (the
   verdict, after Benjamini-Hochberg over the session) or a value outside its
   interval (the interval rules: what ReFrame reports as a failed performance
   check, in either direction).
@@ -37,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from placement import runreport, verdict  # noqa: E402
-from placement.baseline_samples import higher_is_better  # noqa: E402
+from placement.baseline_samples import KEEP_SESSIONS as KEEP, higher_is_better  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-launches"
 FACTORS = (1.02, 1.03, 1.05, 1.10)
@@ -131,10 +133,11 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
     for i in range(n):
         used = {(i + m) % n for m in range(1, pooled + 1)}
         new = data[i]
-        base = {}
+        base, groups = {}, {}
         for j in sorted(used, key=lambda j: (j - i) % n):
             for k, (runs, better) in data[j].items():
                 base.setdefault(k, ([], better))[0].extend(runs)
+                groups.setdefault(k, []).append(list(runs))
         keys = sorted(k for k in new if k in base and len(base[k][0]) >= 2)
         verdicts, flags10, flags3, flags10n, flags3n = [], [], [], [], []
         for k in keys:
@@ -149,11 +152,12 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
             runs = _worse(runs, factor, better)
             extra = _worse(extra, factor, better)
             while True:
-                d = verdict.judge_repeats(b_runs, runs, better, START, CAP)
+                d = verdict.judge_repeats(b_runs, runs, better, START, CAP,
+                                          sessions=groups[k])
                 if d.stop or not extra:
                     break
                 runs.append(extra.pop(0))
-            v = d.verdict or verdict.judge(runs, b_runs, better)
+            v = d.verdict or verdict.judge(runs, b_runs, better, sessions=groups[k])
             verdicts.append(v)
             res["runs_spent"].append(len(runs))
             first = _worse(new[k][0][:START], factor, better)
@@ -188,13 +192,45 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
     return res
 
 
+def baseline_sizes(data: list[dict], sizes: list[int]) -> dict[int, dict]:
+    """The verdict's A/A and 5 % power for baselines of each number of sessions (a table)."""
+    print("Verdict by the number of sessions in the baseline (A/A; 5% slower, per CV class "
+          "of the baseline's runs):")
+    print("| baseline sessions | sessions with any false alarm | per-value false alarms | "
+          "undecided | runs per case | 5% found: CV <= 2% | 2-5% | 5-20% | > 20% |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    out = {}
+    for k in sizes:
+        if k >= len(data):
+            continue
+        aa, slow = evaluate(data, pooled=k), evaluate(data, 1.05, pooled=k)
+        cells = []
+        for c in CV_CLASSES:
+            row = slow["by_cv"].get(c[2])
+            cells.append(f"{row['verdict'] / row['n']:.0%} (n={row['n']})" if row else "-")
+        print(f"| {k} | {aa['runs_any']['verdict']}/{aa['pairs']} | "
+              f"{aa['alarms']['verdict']}/{aa['cases']} "
+              f"({aa['alarms']['verdict'] / aa['cases']:.1%}) | "
+              f"{aa['undecided'] / aa['cases']:.0%} | "
+              f"{statistics.mean(aa['runs_spent']):.1f} | " + " | ".join(cells) + " |")
+        out[k] = {"runs_with_alarm": aa["runs_any"]["verdict"], "pairs": aa["pairs"],
+                  "alarms": int(aa["alarms"]["verdict"]), "values": aa["cases"],
+                  "undecided": aa["undecided"],
+                  "mean_runs": statistics.mean(aa["runs_spent"]),
+                  "power_1.05": {c: {"n": r["n"], "verdict": int(r["verdict"])}
+                                 for c, r in slow["by_cv"].items()}}
+    print()
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reports", nargs="*", type=Path)
     ap.add_argument("--strip", nargs="+", type=Path, help="run reports to copy, stripped")
     ap.add_argument("--out", type=Path, default=FIXTURES)
-    ap.add_argument("--pooled", type=int, default=1,
-                    help="sessions each baseline is recorded from (default 1)")
+    ap.add_argument("--pooled", type=int, default=0,
+                    help="sessions each baseline is recorded from (default: every other "
+                         "session, at most 10)")
     args = ap.parse_args(argv)
     if args.strip:
         strip(args.strip, args.out)
@@ -204,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(data) < 3:
         print(f"need at least 3 sessions, got {len(data)}", file=sys.stderr)
         return 2
+    if not args.pooled:
+        args.pooled = min(len(data) - 1, KEEP)
+    by_size = baseline_sizes(data, sorted({1, 3, 5, args.pooled}))
     aa = evaluate(data, pooled=args.pooled)
     spent = aa["runs_spent"]
     launches = max(len(r) for d in data for r, _ in d.values())
@@ -230,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"verdict outcomes: {aa['improved']} improved, {aa['undecided']} undecided "
           f"({aa['undecided'] / aa['cases']:.0%}) of {aa['cases']}")
     result = {"sessions": len(data), "pooled": args.pooled, "values": aa["cases"],
+              "by_baseline_sessions": by_size,
               "cases": aa["tests"], "launches": launches,
               "aa": {k: {"runs_with_alarm": aa["runs_any"][k], "alarms": int(aa["alarms"][k]),
                          "cases_with_alarm": aa["test_alarms"][k]} for k, _, _ in names},

@@ -138,3 +138,21 @@ def test_skip_reasons_come_from_reframe_output(tmp_path):
         f"[{reason}]\n")
     lines, status = _summary(report)
     assert f"SKIP 1 case(s): {reason.replace('ep.S.x', '*.x')}" in lines
+
+
+LAUNCHES = sorted((Path(__file__).parent / "fixtures" / "aa-launches").glob("*.json"))
+
+
+@pytest.mark.parametrize("sessions", [1, 4])
+def test_verdict_counts_and_a_note_on_one_session_baselines(tmp_path, monkeypatch, sessions):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    froms = [a for p in LAUNCHES[:sessions] for a in ("--from", str(p))]
+    assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+    lines, _ = _summary(LAUNCHES[-1])
+    verdict_line = lines[-1]
+    assert "verdict:" in verdict_line and "(Benjamini-Hochberg)" in verdict_line
+    notes = [ln for ln in lines if ln.startswith("NOTE ")]
+    if sessions == 1:
+        assert len(notes) == 1 and "fewer than 3 baseline sessions" in notes[0]
+    else:
+        assert not notes

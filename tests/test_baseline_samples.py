@@ -127,3 +127,74 @@ def test_record_keeps_the_launches_made_inside_one_job(tmp_path, monkeypatch):
     # the recorded value is the median of those launches (what the check reports)
     case = next(c for c in runreport.load(LAUNCHES[0]).cases if c.test == "MatmulCheck")
     assert case.perf["gflops"].value == pytest.approx(statistics.median(case.launches["gflops"]))
+
+
+def test_several_sessions_are_stored_apart_and_judged_at_the_session_level(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    froms = [a for p in LAUNCHES[:4] for a in ("--from", str(p))]
+    assert _cli("baseline", "record", "--system", "generic", *froms) == 0
+    path = tmp_path / "generic.yaml"
+    runs = baseline_samples.entries(yaml.safe_load(path.read_text()))
+    uuids = [runreport.load(p).uuid for p in LAUNCHES[:4]]
+    assert runs and all([i for i, _ in s.sessions] == uuids for s in runs.values())
+    assert all(len(r) == 10 for s in runs.values() for r in s.session_runs)
+    capsys.readouterr()
+    assert _cli("baseline", "diff", "--system", "generic", "--from", str(LAUNCHES[5])) == 0
+    out = capsys.readouterr().out
+    assert "of 4 sessions" in out and "note:" not in out
+    # --add: one more session, the oldest dropped at --keep; the same session twice is one
+    for _ in range(2):
+        assert _cli("baseline", "record", "--system", "generic", "--add", "--keep", "4",
+                    "--from", str(LAUNCHES[4])) == 0
+    runs = baseline_samples.entries(yaml.safe_load(path.read_text()))
+    new_uuid = runreport.load(LAUNCHES[4]).uuid
+    assert all([i for i, _ in s.sessions] == uuids[1:] + [new_uuid] for s in runs.values())
+    # without --add the run's session replaces them
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(LAUNCHES[6])) == 0
+    runs = baseline_samples.entries(yaml.safe_load(path.read_text()))
+    assert all(len(s.sessions) == 1 for s in runs.values())
+
+
+def test_one_session_baseline_says_its_verdict_cannot_see_session_spread(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(LAUNCHES[0])) == 0
+    capsys.readouterr()
+    assert _cli("baseline", "diff", "--system", "generic", "--from", str(LAUNCHES[1])) == 0
+    note = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("note:")]
+    assert len(note) == 1 and "fewer than 3 baseline sessions" in note[0]
+    assert "record --add" in note[0]
+
+
+def test_older_one_session_leaves_still_read(tmp_path):
+    data = {"_samples": {"T": {"$index": ["a"], "x": {"t": {
+        "higher_is_better": False, "runs": [1.0, 1.1], "session": "u1"}}}}}
+    (e, s), = baseline_samples.entries(data).items()
+    assert e == ("T", ("x",), "t") and s.sessions == [("u1", [1.0, 1.1])]
+
+
+@pytest.mark.parametrize("bad", ["sessions: []", "sessions: [1.0, 2.0]",
+                                 "sessions: [{session: u, runs: [1.0, -2.0]}]",
+                                 "sessions: {u: [1.0]}"])
+def test_malformed_session_lists_are_refused(tmp_path, monkeypatch, capsys, bad):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    path = tmp_path / "generic.yaml"
+    path.write_text("_samples:\n  T:\n    t:\n      higher_is_better: false\n"
+                    f"      {bad}\n")
+    before = path.read_text()
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(LAUNCHES[0])) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "_samples.T" in err[0] and "nothing was written" in err[0]
+    assert path.read_text() == before
+
+
+def test_keep_must_be_a_positive_count(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    for bad in ("0", "-1", "x", "٣"):
+        with pytest.raises(SystemExit) as exc:
+            _cli("baseline", "record", "--system", "generic", "--add", "--keep", bad,
+                 "--from", str(LAUNCHES[0]))
+        assert exc.value.code == 2
+        assert "invalid session count" in capsys.readouterr().err
+    assert not (tmp_path / "generic.yaml").exists()

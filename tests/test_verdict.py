@@ -158,3 +158,56 @@ def test_undecided_shows_the_spread_of_the_new_runs():
     assert "spread CV 23.5% (0.9 to 1.6)" in v.text()
     clear = V.judge([2.0, 2.01, 2.02, 2.03, 2.04, 2.05], [1.0, 1.01, 1.02, 1.03, 1.04, 1.05])
     assert clear.outcome == V.REGRESSED and "spread" not in clear.text()
+
+
+# --- a baseline of several sessions -------------------------------------------------------
+
+# five sessions whose launches agree within each session (~0.3%) but whose medians
+# differ by a few percent: the spread of a shared node between one hour and the next
+SESSIONS = [[s * f for f in (0.997, 1.0, 1.003, 0.999, 1.002)]
+            for s in (10.0, 10.4, 9.7, 10.2, 9.9)]
+
+
+def test_session_test_is_a_t_prediction_on_log_session_medians():
+    new = [10.9, 10.95, 11.0]
+    p, ratio, (lo, hi) = V.session_test(new, SESSIONS)
+    m = np.log([np.median(s) for s in SESSIONS])
+    se = m.std(ddof=1) * np.sqrt(1 + 1 / len(m))
+    d = np.log(np.median(new)) - m.mean()
+    assert p == pytest.approx(2 * stats.t.sf(abs(d) / se, len(m) - 1))
+    assert ratio == pytest.approx(np.exp(d))
+    half = stats.t.ppf(0.95, len(m) - 1) * se
+    assert (lo, hi) == (pytest.approx(np.exp(d - half)), pytest.approx(np.exp(d + half)))
+
+
+def test_a_session_inside_the_sessions_spread_is_not_a_change_though_its_launches_differ():
+    new = [x * 1.03 for x in SESSIONS[0]]  # 3% slower than the first session, launches tight
+    flat = [x for s in SESSIONS for x in s]
+    launches_only = V.judge(new, SESSIONS[0])  # against one session: a "regression"
+    assert launches_only.outcome == V.REGRESSED and launches_only.sessions == 1
+    v = V.judge(new, flat, sessions=SESSIONS)
+    assert v.sessions == 5 and v.p_session is not None
+    assert v.p == max(V.pvalues(new, flat)[0], v.p_session)  # intersection-union
+    assert v.outcome == V.UNDECIDED
+    assert "of 5 sessions" in v.text()
+
+
+def test_a_session_far_outside_the_sessions_spread_regresses():
+    new = [x * 1.5 for x in SESSIONS[0]]
+    v = V.judge(new, [], sessions=SESSIONS)
+    assert v.outcome == V.REGRESSED and v.p_session < V.ALPHA
+
+
+def test_fewer_than_three_sessions_are_judged_on_launches_only():
+    v = V.judge(SAME, [], sessions=[BASE[:5], BASE[5:]])
+    assert v.sessions == 2 and v.p_session is None and v.n_base == 10
+
+
+def test_adaptive_repeats_stop_when_only_more_sessions_could_decide():
+    new = [x * 1.03 for x in SESSIONS[0]][:3]
+    d = V.judge_repeats([], new, sessions=SESSIONS)
+    assert d.stop and "more launches cannot decide" in d.reason
+    assert d.verdict.outcome == V.UNDECIDED
+    tight = [[s * f for f in (0.999, 1.0, 1.001)] for s in (10.0, 10.02, 9.99, 10.01)]
+    d = V.judge_repeats([], [10.0, 10.01, 9.99], sessions=tight)
+    assert d.stop and d.verdict.outcome == V.UNCHANGED

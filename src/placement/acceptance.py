@@ -262,6 +262,9 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     reasons = skip_reasons(good)
     for reason, n in Counter(_skip_reason(tc, reasons) for tc in skipped).most_common():
         lines.append(f"SKIP {n} case(s): {reason}")
+    few = baseline_samples.sessions_note(list(judged.values()))
+    if few:
+        lines.append(f"NOTE {few}")
     if not ran:
         notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
     ok = ran > 0 and not failed and not regressions

@@ -2,7 +2,11 @@
 
 ``record`` merges the run's measured values into ``config/baselines/<system>.yaml``
 (``PLACEMENT_BASELINES`` moves the folder): cases in the run replace theirs,
-others stay (``--replace`` starts from scratch). The previous file is kept as
+others stay (``--replace`` starts from scratch). Each judged variable's
+launches are stored as one session; ``--add`` keeps the sessions already
+stored and adds the run's (the newest ``--keep`` stay), and several
+``--from`` record several sessions at once, so the verdict can judge a new
+session against the spread between sessions. The previous file is kept as
 ``<system>.yaml.prev`` (itself written whole or not at all); each write is a
 temporary file and a rename, and two records of one system at once take turns
 (a lock on ``.<system>.yaml.lock``).
@@ -35,6 +39,9 @@ def _verdicts(path: Path, old: dict, report: runreport.RunReport, system: str,
         return [f"verdict: no variable of this run has stored runs in {path}"]
     out = [f"verdict against {path} (Benjamini-Hochberg over {len(judged)} values, minimum "
            f"effect {args.min_effect:.0%}): {baseline_samples.summary(judged)}"]
+    note = baseline_samples.sessions_note([j.verdict for j in judged if j.verdict])
+    if note:
+        out.append(f"note: {note}")
     if detail:
         for j in judged:
             if j.verdict is None or j.verdict.outcome != "unchanged":
@@ -52,11 +59,20 @@ def _target(args: argparse.Namespace) -> Path:
 
 
 def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunReport]:
-    report = runreport.pool([runreport.load(p) for p in runreport.expand(args.source)])
+    """The file, its content, what it becomes, and the newest run recorded.
+
+    Every ``--from`` is read before anything is written; after the first,
+    each adds its session to those already gathered.
+    """
     path = _target(args)
     old = baselines.load(path)  # corrupt: error before anything is written
-    new = baselines.from_run(report, args.system)
-    merged = new if args.replace else baselines.merge(old, new)
+    merged, report = old, None
+    for i, spec in enumerate(args.source or ["latest"]):
+        report = runreport.pool([runreport.load(p) for p in runreport.expand(spec)])
+        new = baselines.from_run(report, args.system)
+        if args.add or i > 0:
+            new = baseline_samples.add_sessions(merged, new, args.keep, str(path))
+        merged = new if args.replace and i == 0 else baselines.merge(merged, new)
     return path, old, merged, report
 
 
@@ -101,6 +117,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keep_arg(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError(f"invalid session count {text!r} "
+                                         "(a whole number from 1 to 1000)")
+    return int(text)
+
+
 def fraction_arg(text: str) -> float:
     try:
         x = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
@@ -120,9 +143,16 @@ def register(sub) -> None:
             ("diff", cmd_diff, "show what `record` would add, change or remove")):
         q = bs.add_parser(name, help=helptext)
         q.add_argument("--system", required=True, help="system name (the file's name)")
-        q.add_argument("--from", dest="source", default="latest",
+        q.add_argument("--from", dest="source", action="append",
                        help="run report path, 'latest' (newest in results/runs; default), or "
-                            "an acceptance run's .run list (all its parts)")
+                            "an acceptance run's .run list (all its parts); repeat it to "
+                            "record several sessions, oldest first")
+        q.add_argument("--add", action="store_true",
+                       help="keep the stored sessions of each variable and add this run's "
+                            "(the verdict then sees the spread between sessions)")
+        q.add_argument("--keep", type=_keep_arg, default=baseline_samples.KEEP_SESSIONS,
+                       help="sessions kept per variable with --add or several --from "
+                            f"(default {baseline_samples.KEEP_SESSIONS}, newest kept)")
         q.add_argument("--replace", action="store_true",
                        help="drop entries the run does not have, instead of keeping them")
         q.add_argument("--min-effect", type=fraction_arg, default=verdict.MIN_EFFECT,

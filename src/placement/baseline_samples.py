@@ -6,7 +6,17 @@ themselves go under one more top-level key, ``_samples`` (ReFrame reads only
 its test's own key, so it never sees them), mirroring the same ``$index``
 tree down to::
 
-    gbps: {higher_is_better: true, runs: [9.61, 9.88, 9.70], session: <uuid>}
+    gbps:
+      higher_is_better: true
+      sessions:                 # oldest first; one per ReFrame session recorded
+      - {session: <uuid>, runs: [9.61, 9.88, 9.70]}
+      - {session: <uuid>, runs: [9.42, 9.51, 9.47]}
+
+``placement baseline record`` writes one session; ``--add`` (or several
+``--from``) keeps the stored sessions and adds the run's, so the baseline
+carries the session-to-session spread the verdict's session-level test needs
+(:mod:`placement.verdict`). The older leaf ``{higher_is_better, runs,
+session}`` reads as one session.
 
 Only variables worth judging get samples: a rate (unit ``.../s``, higher is
 better) or a time (lower is better); extremes (``max_time``, ``min_time``),
@@ -59,17 +69,61 @@ def leaf(case: Case, var: str) -> dict[str, Any] | None:
     runs = [x for x in case.launches.get(var) or [] if math.isfinite(x) and x > 0]
     if better is None or not runs:
         return None
-    return {"higher_is_better": better, "runs": [float(f"{x:.6g}") for x in runs],
-            "session": case.session}
+    return {"higher_is_better": better,
+            "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
+
+
+#: sessions kept per variable by ``record --add`` unless ``--keep`` says otherwise
+KEEP_SESSIONS = 10
 
 
 @dataclass(frozen=True)
 class Samples:
-    """A stored variable's runs and direction."""
+    """A stored variable's runs, grouped by the session that made them, and its direction."""
 
-    runs: list[float]
+    #: ``(session id, runs)``, oldest first
+    sessions: list[tuple[str | None, list[float]]]
     higher_is_better: bool
-    session: str | None
+
+    @property
+    def runs(self) -> list[float]:
+        """Every stored run, all sessions together."""
+        return [x for _, r in self.sessions for x in r]
+
+    @property
+    def session_runs(self) -> list[list[float]]:
+        return [r for _, r in self.sessions]
+
+
+def add_sessions(old: dict[str, Any], new: dict[str, Any], keep: int = KEEP_SESSIONS,
+                 where: str = "reference file") -> dict[str, Any]:
+    """``new`` (a run's entries) with each sample leaf's stored sessions of ``old`` before it.
+
+    The newest ``keep`` sessions stay; a session recorded again replaces its
+    earlier copy; a variable whose direction changed starts afresh.
+    """
+    import copy
+    stored = entries(old, where)
+    out = copy.deepcopy(new)
+    tree = out.get(SAMPLES_KEY) or {}
+    for test, node in tree.items():
+        depth = len(node.get("$index") or []) or 1
+
+        def walk(n: dict, keys: tuple, level: int) -> None:
+            for k, v in n.items():
+                if k == "$index" and level == 0:
+                    continue
+                if level < depth:
+                    walk(v, keys + (k,), level + 1)
+                    continue
+                before = stored.get((test, keys, str(k)))
+                if before is None or before.higher_is_better != v["higher_is_better"]:
+                    continue
+                ids = {s["session"] for s in v["sessions"]}
+                older = [{"session": i, "runs": r} for i, r in before.sessions if i not in ids]
+                v["sessions"] = (older + v["sessions"])[-keep:]
+        walk(node, (), 0)
+    return out
 
 
 def entries(data: dict[str, Any], where: str = "reference file") -> dict[Entry, Samples]:
@@ -103,16 +157,29 @@ def entries(data: dict[str, Any], where: str = "reference file") -> dict[Entry, 
 
 def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
     name = f"{SAMPLES_KEY}.{test}.{'.'.join(map(str, keys + (var,)))}"
-    accepted = "expected {higher_is_better: true|false, runs: [numbers > 0], session: id}"
+    accepted = ("expected {higher_is_better: true|false, sessions: [{session: id, "
+                "runs: [numbers > 0]}, ...]}")
     if not isinstance(v, dict) or not isinstance(v.get("higher_is_better"), bool):
         raise PlacementError(f"{where}: {name}: {accepted}; nothing was written")
-    runs = v.get("runs")
-    if (not isinstance(runs, list) or not runs
-            or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                       and math.isfinite(x) and x > 0 for x in runs)):
-        raise PlacementError(f"{where}: {name}: runs {runs!r} are not a list of positive "
-                             f"numbers; {accepted}; nothing was written")
-    return Samples([float(x) for x in runs], v["higher_is_better"], v.get("session"))
+    if "sessions" in v:
+        groups = v["sessions"]
+        if not isinstance(groups, list) or not groups or not all(
+                isinstance(g, dict) and "runs" in g for g in groups):
+            raise PlacementError(f"{where}: {name}: sessions {groups!r} is not a list of "
+                                 f"{{session, runs}} mappings; {accepted}; nothing was written")
+    else:                       # the older one-session leaf
+        groups = [{"session": v.get("session"), "runs": v.get("runs")}]
+    sessions = []
+    for g in groups:
+        runs = g["runs"]
+        if (not isinstance(runs, list) or not runs
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                           and math.isfinite(x) and x > 0 for x in runs)):
+            raise PlacementError(f"{where}: {name}: runs {runs!r} are not a list of positive "
+                                 f"numbers; {accepted}; nothing was written")
+        sid = g.get("session")
+        sessions.append((None if sid is None else str(sid), [float(x) for x in runs]))
+    return Samples(sessions, v["higher_is_better"])
 
 
 @dataclass(frozen=True)
@@ -141,7 +208,7 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
         if e in stored:
             b = stored[e]
             judged.append((e, verdict.judge(s.runs, b.runs, b.higher_is_better, alpha,
-                                            min_effect)))
+                                            min_effect, b.session_runs)))
         elif e in old_iv:
             rest.append(Judged(e, None, "interval only (baseline without runs)"))
     corrected = verdict.correct([v for _, v in judged], alpha)
@@ -154,3 +221,17 @@ def summary(judged: list[Judged]) -> str:
     text = ", ".join(f"{c[o]} {o}" for o in verdict.OUTCOMES)
     only = sum(j.verdict is None for j in judged)
     return text + (f", {only} interval only" if only else "")
+
+
+def sessions_note(verdicts: list[verdict.Verdict]) -> str:
+    """A warning when values were judged against one session only, else ``""``.
+
+    The launches of one session share its load; against a single session a
+    quiet or busy hour looks like a change (see :mod:`placement.verdict`).
+    """
+    few = sum(1 for v in verdicts if v.sessions < verdict.MIN_SESSIONS)
+    if not few:
+        return ""
+    return (f"{few} value(s) judged against fewer than {verdict.MIN_SESSIONS} baseline "
+            "sessions: session-to-session spread unknown, a busy or quiet hour can look like "
+            "a change; add sessions with `placement baseline record --add`")

@@ -146,6 +146,14 @@ def from_run(report: RunReport, system: str,
     return out
 
 
+class _NoAliasDumper(yaml.SafeDumper):
+    """Writes a shared list (``$index`` under a test and under ``_samples``) out each
+    time instead of as a YAML anchor and ``*id001``, which a hand-editor would not expect."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def _round(x: float) -> float:
     return float(f"{x:.6g}")
 
@@ -227,7 +235,7 @@ def _merge_tests(out: dict[str, Any], new: dict[str, Any]) -> None:
 
 def _deep_update(dst: dict, src: dict) -> None:
     for k, v in src.items():
-        if isinstance(v, dict) and isinstance(dst.get(k), dict) and "runs" not in v:
+        if isinstance(v, dict) and isinstance(dst.get(k), dict) and "higher_is_better" not in v:
             _deep_update(dst[k], v)
         else:
             dst[k] = v
@@ -315,7 +323,8 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
     Returns the path of the kept previous version, if any. A crash leaves
     either the old or the new file, never a half-written one.
     """
-    text = header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
+    text = header + yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False,
+                              default_flow_style=None, width=100)
     check = yaml.safe_load(text)  # what we write must read back the same
     if (entries(check) != entries(data) or baseline_samples.entries(check)
             != baseline_samples.entries(data)):

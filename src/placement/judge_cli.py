@@ -60,7 +60,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     try:
         d = verdict.judge_repeats(stored.runs if stored else [], runs,
                                   stored.higher_is_better if stored else False,
-                                  args.min_runs, args.max_runs, min_effect=args.min_effect)
+                                  args.min_runs, args.max_runs, min_effect=args.min_effect,
+                                  sessions=stored.session_runs if stored else None)
     except ValueError as exc:
         raise PlacementError(f"{args.entry}: {exc}") from None
     if args.word:

@@ -17,6 +17,20 @@ Chromium's Pinpoint:
   site cares about (an equivalence test, two one-sided 5 % tests).
 * **UNDECIDED** otherwise: more runs would tell (:func:`judge_repeats`).
 
+Samples are whole program runs (process launches), but the launches of one
+job share that job's node, load and memory layout: on a shared node they
+agree with each other far more than with another session's. A baseline
+recorded from **several sessions** (``placement baseline record --add``)
+carries that spread, and the verdict then also asks the question at the
+level that varies (Kalibera & Jones' multi-level design): is the new
+session's median outside what the baseline's sessions show? Its p is a
+prediction test of one new session against ``k`` session medians (log
+scale, Student t with ``k - 1`` degrees of freedom, SciPy), and the verdict's
+p is the larger of the launch-level and session-level p (an
+intersection-union test: a change is called only when both the launches
+and the session differ). The equivalence interval is then the wider of the
+bootstrap interval and the session-level prediction interval.
+
 Samples are whole program runs (process launches), never the iterations of
 one run's measurement loop, whose values are correlated and far tighter than
 run-to-run differences (Kalibera & Jones).
@@ -54,6 +68,8 @@ MIN_RUNS, MAX_RUNS = 3, 10
 STOP_P = 0.001
 #: two-mode detection: the fewest runs, and the smallest share of runs in a mode.
 MODES_MIN_RUNS, MODES_MIN_SHARE = 5, 0.2
+#: A baseline with at least this many sessions is judged at the session level too.
+MIN_SESSIONS = 3
 
 # SciPy 1.15 renamed bootstrap's random_state to rng (the old name is deprecated)
 _RNG_ARG = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
@@ -93,6 +109,10 @@ class Verdict:
     modes: Modes | None = None  # of the new runs
     q: float | None = None  # p after the run-wide correction
     spread: tuple[float, float, float] | None = None  # new runs: CV, lowest, highest
+    #: sessions the baseline's runs come from (1: session-to-session spread unknown)
+    sessions: int = 1
+    #: session level: p of the new session's median among the baseline's session medians
+    p_session: float | None = None
 
     @property
     def change(self) -> float:
@@ -109,8 +129,10 @@ class Verdict:
             # what the `unstable` guard used to fail on, now part of the verdict
             cv, lo, hi = self.spread
             spread = f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
+        base = f"{self.n_base} runs" + (f" of {self.sessions} sessions"
+                                          if self.sessions > 1 else "")
         return (f"{self.outcome}: median {self.ratio - 1:+.1%} {ci}, {p}, "
-                f"{self.n_new} vs {self.n_base} runs{modes}{spread}")
+                f"{self.n_new} vs {base}{modes}{spread}")
 
 
 def _clean(values: Sequence[float], what: str) -> np.ndarray:
@@ -189,9 +211,42 @@ def decide(p: float, ratio: float, ci: tuple[float, float], higher_is_better: bo
     return UNDECIDED
 
 
+def session_test(new: Sequence[float], sessions: Sequence[Sequence[float]],
+                 confidence: float = EQUIV_CONFIDENCE) -> tuple[float, float, tuple[float, float]]:
+    """``(p, ratio, interval)`` of the new runs' median among the baseline's session medians.
+
+    On a log scale, the ``k`` session medians give a mean and a spread; one new
+    session's median is a new draw from them under no change, so
+    ``t = (log m_new - mean) / (sd * sqrt(1 + 1/k))`` has Student's t with
+    ``k - 1`` degrees of freedom (a prediction interval). ``ratio`` is
+    ``m_new`` over the sessions' geometric mean, ``interval`` the ratio's
+    ``confidence`` prediction interval.
+    """
+    medians = np.log([np.median(_clean(r, "baseline session runs")) for r in sessions])
+    k = len(medians)
+    if k < 2:
+        raise ValueError("a session-level test needs at least two baseline sessions")
+    d = float(np.log(np.median(_clean(new, "new runs"))) - medians.mean())
+    se = float(medians.std(ddof=1) * math.sqrt(1 + 1 / k))
+    ratio = math.exp(d)
+    if se == 0:
+        return (1.0 if d == 0 else 0.0), ratio, (ratio, ratio)
+    p = float(2 * stats.t.sf(abs(d) / se, k - 1))
+    half = float(stats.t.ppf(0.5 + confidence / 2, k - 1)) * se
+    return p, ratio, (math.exp(d - half), math.exp(d + half))
+
+
 def judge(new: Sequence[float], base: Sequence[float], higher_is_better: bool = False,
-          alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> Verdict:
-    """The verdict on ``new`` runs against ``base`` runs (each at least one run)."""
+          alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
+          sessions: Sequence[Sequence[float]] | None = None) -> Verdict:
+    """The verdict on ``new`` runs against ``base`` runs (each at least one run).
+
+    ``sessions``: the baseline's runs grouped by the session that made them
+    (``base`` is then their concatenation); with :data:`MIN_SESSIONS` or more
+    the session-level test joins in (see the module's docstring).
+    """
+    if sessions is not None and len(sessions) > 0:
+        base = [x for r in sessions for x in r]
     a, b = _clean(new, "new runs"), _clean(base, "baseline runs")
     if len(a) == 0 or len(b) == 0:
         raise ValueError("a verdict needs at least one new and one baseline run")
@@ -200,10 +255,16 @@ def judge(new: Sequence[float], base: Sequence[float], higher_is_better: bool = 
     p, ks, mwu = pvalues(a, b)
     ratio = float(np.median(a) / np.median(b))
     ci = ratio_interval(a, b)
+    k, p_session = (len(sessions) if sessions else 1), None
+    if k >= MIN_SESSIONS:
+        p_session, ratio, s_ci = session_test(a, sessions)
+        p = max(p, p_session)          # intersection-union: both levels must differ
+        ci = (min(ci[0], s_ci[0]), max(ci[1], s_ci[1]))
     cv = float(np.std(a, ddof=1) / np.mean(a)) if len(a) > 1 else 0.0
     return Verdict(decide(p, ratio, ci, higher_is_better, alpha, min_effect), p, ks, mwu,
                    ratio, ci, len(a), len(b), higher_is_better, min_effect,
-                   two_modes(a, min_effect), spread=(cv, float(a.min()), float(a.max())))
+                   two_modes(a, min_effect), spread=(cv, float(a.min()), float(a.max())),
+                   sessions=k, p_session=p_session)
 
 
 def correct(verdicts: Sequence[Verdict], alpha: float = ALPHA) -> list[Verdict]:
@@ -246,11 +307,16 @@ class Decision:
 def judge_repeats(base: Sequence[float], runs: Sequence[float], higher_is_better: bool = False,
                   min_runs: int = MIN_RUNS, max_runs: int = MAX_RUNS,
                   alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
-                  stop_p: float = STOP_P) -> Decision:
+                  stop_p: float = STOP_P,
+                  sessions: Sequence[Sequence[float]] | None = None) -> Decision:
     """Adaptive repeats: after each run, stop once decided, at the cap, or with no baseline.
 
     Unchanged stops at once; regressed or improved stops once p <= ``stop_p``
     (see :data:`STOP_P`), so the change survives Benjamini-Hochberg over the run.
+    With a baseline of several ``sessions``, a case also stops when its
+    session-level interval alone is wider than the minimum effect and the
+    session-level p is above ``alpha``: the baseline's sessions differ more
+    than more launches of this one session can resolve.
 
     A case starts with ``min_runs`` runs and runs again while its verdict is
     undecided, up to ``max_runs``: clear cases stay cheap and only ambiguous
@@ -261,11 +327,22 @@ def judge_repeats(base: Sequence[float], runs: Sequence[float], higher_is_better
     n = len(runs)
     if n < min_runs:
         return Decision(False, f"{n} of at least {min_runs} runs", None)
-    if len(base) == 0:
+    if len(base) == 0 and not sessions:
         return Decision(True, "no baseline runs: nothing to judge against", None)
-    v = judge(runs, base, higher_is_better, alpha, min_effect)
+    v = judge(runs, base, higher_is_better, alpha, min_effect, sessions)
     if v.outcome == UNCHANGED or (v.outcome != UNDECIDED and v.p <= stop_p):
         return Decision(True, v.text(), v)
     if n >= max_runs:
         return Decision(True, f"cap of {max_runs} runs reached, {v.text()}", v)
+    if v.p_session is not None and v.p_session > alpha and _session_limited(
+            runs, sessions, min_effect):
+        return Decision(True, f"the baseline's {v.sessions} sessions differ by more than "
+                              f"{min_effect:.0%}; more launches cannot decide: {v.text()}", v)
     return Decision(False, v.text(), v)
+
+
+def _session_limited(runs: Sequence[float], sessions: Sequence[Sequence[float]],
+                     min_effect: float) -> bool:
+    """Whether the session-level interval alone is wider than ``1 ± min_effect``."""
+    _, ratio, (lo, hi) = session_test(runs, sessions)
+    return hi / ratio > 1 + min_effect or ratio / lo > 1 + min_effect

@@ -49,10 +49,15 @@ def verdict_table(cases: list[Case], numbers: Numbers) -> tuple[Table | None, st
         [r for r in rows if not r.verdict]
     text = (f"Verdict against the baselines' stored runs (min of Kolmogorov-Smirnov and "
             f"Mann-Whitney U, minimum effect {verdict.MIN_EFFECT:.0%}, Benjamini-Hochberg over "
-            f"the run's {len(judged)} values): {baseline_samples.summary(rows)}.")
+            f"the run's {len(judged)} values; with {verdict.MIN_SESSIONS} or more baseline "
+            f"sessions also the new session's median among the baseline's session medians): "
+            f"{baseline_samples.summary(rows)}.")
+    note = baseline_samples.sessions_note(fixed)
+    if note:
+        text += f" Note: {note}."
     t = Table("verdicts", "Verdict per case against the baseline's runs",
               ["test", "case", "perfvar", "verdict", "median change", "interval (90%)", "p",
-               "q (BH)", "runs new/baseline", "modes"],
+               "q (BH)", "runs new/baseline (sessions)", "modes"],
               note="regressed/improved: q <= 0.01 and the median moved by at least the minimum "
                    "effect; unchanged: the interval of the median ratio lies within it; "
                    "undecided: neither (more runs would tell). Interval only: the baseline "
@@ -69,7 +74,7 @@ def verdict_table(cases: list[Case], numbers: Numbers) -> tuple[Table | None, st
             continue
         t.add([test, case, var, v.outcome, f"{v.ratio - 1:+.1%}",
                f"{v.ci[0] - 1:+.1%} .. {v.ci[1] - 1:+.1%}", f"{v.p:.3g}", f"{v.q:.3g}",
-               f"{v.n_new}/{v.n_base}", v.modes.text() if v.modes else ""],
+               f"{v.n_new}/{v.n_base} ({v.sessions})", v.modes.text() if v.modes else ""],
               "bad" if v.outcome == verdict.REGRESSED else "")
         numbers.add("verdicts", "verdicts", f"{test} {case}", var, "median change %",
                     (v.ratio - 1) * 100, "%")
