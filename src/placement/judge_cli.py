@@ -1,11 +1,22 @@
 """``placement judge``: inside a job, after each run, whether to run the case again.
 
-The job passes the case's entry (as ``placement baseline diff`` prints it,
-``Test[index values].var``), the reference file and the values of the runs
-made so far; the baseline's stored runs are read from the file's
-``_samples``. Exit 0: stop (decided, at the cap, or nothing to judge against);
-exit 1: run again. ``--word`` prints ``stop`` or ``continue`` and exits 0, for
-a shell loop that would rather read a word. Bad input: one line, exit 2.
+Two ways to give the runs so far:
+
+* one variable: the case's entry (as ``placement baseline diff`` prints it,
+  ``Test[index values].var``) and the values of the runs made so far (NPB's
+  ``wall``);
+* a kernel job's launches: ``--output`` names the job's stdout, split into
+  launches at the ``kernel-launch`` lines (:mod:`placement.repeat_loop`), and
+  each ``--var ENTRY REGEX`` reads one variable from each launch's first line
+  matching ``REGEX`` (its first group). Every variable with stored runs is
+  judged; the job runs again while any of them is undecided below the cap.
+
+The baseline's stored runs are read from the reference file's ``_samples``.
+Exit 0: stop (decided, at the cap, or nothing to judge against); exit 1: run
+again. ``--word`` prints ``stop`` or ``continue`` and exits 0, for a shell loop
+that would rather read a word (with ``--output``, each variable's decision
+goes to stderr, so the job's error file shows why it ran again). Bad input:
+one line, exit 2.
 """
 
 from __future__ import annotations
@@ -13,9 +24,11 @@ from __future__ import annotations
 import argparse
 import functools
 import re
+import shlex
+import sys
 from pathlib import Path
 
-from . import baseline_samples, baselines, verdict
+from . import baseline_samples, baselines, repeat_loop, verdict
 from .baseline_cli import fraction_arg
 from .errors import PlacementError
 
@@ -43,27 +56,86 @@ def _stored(path: str, _mtime_ns: int, _size: int) -> dict[tuple[str, tuple[str,
             in baseline_samples.entries(baselines.load(Path(path)), path).items()}
 
 
+def judge_entry(path: Path, entry: str, runs: list[float], min_runs: int, max_runs: int,
+                min_effect: float) -> verdict.Decision | None:
+    """Stop or run again for one variable against its stored runs; None when it has none.
+
+    The one place a per-variable decision of a job's loop is made (both modes).
+    """
+    stored = stored_runs(path, entry)
+    if stored is None:
+        return None
+    try:
+        return verdict.judge_repeats(stored.runs, runs, stored.higher_is_better,
+                                     min_runs, max_runs, min_effect=min_effect,
+                                     sessions=stored.session_runs)
+    except ValueError as exc:
+        raise PlacementError(f"{entry}: {exc}") from None
+
+
+def launch_values(text: str, pattern: re.Pattern) -> list[float]:
+    """One value per finished launch of a job's stdout: the first match's first group."""
+    values = []
+    for n, (rc, out) in enumerate(repeat_loop.split_launches(text), 1):
+        if rc != 0:
+            raise PlacementError(f"launch {n} exited {rc}: its values are not judged")
+        m = pattern.search(out)
+        if m is None:
+            raise PlacementError(f"launch {n} printed no line matching {pattern.pattern!r}")
+        try:
+            values.append(float(m.group(1)))
+        except (IndexError, ValueError):
+            raise PlacementError(f"launch {n}: {m.group(0)!r} gives no number as the first "
+                                 f"group of {pattern.pattern!r}") from None
+    return values
+
+
+def judge_launches(path: Path, text: str, variables: list[tuple[str, str]], min_runs: int,
+                   max_runs: int, min_effect: float) -> tuple[bool, list[str]]:
+    """Whether a kernel job stops, and one line per variable saying why.
+
+    It runs again while any variable with stored runs is undecided below the
+    cap; with none stored it stops.
+    """
+    lines, stops = [], []
+    for entry, regex in variables:
+        try:
+            pattern = re.compile(regex, re.M)
+        except re.error as exc:
+            raise PlacementError(f"{entry}: invalid regex {regex!r} ({exc})") from None
+        d = judge_entry(path, entry, launch_values(text, pattern), min_runs, max_runs,
+                        min_effect)
+        if d is None:
+            lines.append(f"{entry}: not judged (no stored runs)")
+            continue
+        stops.append(d.stop)
+        lines.append(f"{entry}: {d.word}: {d.reason}")
+    if not stops:
+        lines.append("stop: no variable has stored runs: nothing to judge against")
+    return all(stops), lines
+
+
 def cmd_judge(args: argparse.Namespace) -> int:
     if args.min_runs < 1 or args.max_runs < args.min_runs:
         raise PlacementError(f"invalid repeats: need 1 <= --min-runs ({args.min_runs}) "
                              f"<= --max-runs ({args.max_runs})")
+    path = Path(args.baseline)
+    if not path.is_file():
+        raise PlacementError(f"reference file {str(path)!r} not found")
+    if args.output is not None:
+        return _judge_output(args, path)
+    if args.entry is None or args.var:
+        raise PlacementError("give either --entry ENTRY and the runs' values, or "
+                             "--output FILE and --var ENTRY REGEX per variable")
     runs = []
     for text in args.runs:
         try:
             runs.append(float(text))
         except ValueError:
             raise PlacementError(f"invalid run value {text!r} (expected a number)") from None
-    path = Path(args.baseline)
-    if not path.is_file():
-        raise PlacementError(f"reference file {str(path)!r} not found")
-    stored = stored_runs(path, args.entry)
-    try:
-        d = verdict.judge_repeats(stored.runs if stored else [], runs,
-                                  stored.higher_is_better if stored else False,
-                                  args.min_runs, args.max_runs, min_effect=args.min_effect,
-                                  sessions=stored.session_runs if stored else None)
-    except ValueError as exc:
-        raise PlacementError(f"{args.entry}: {exc}") from None
+    d = judge_entry(path, args.entry, runs, args.min_runs, args.max_runs, args.min_effect)
+    if d is None:     # nothing stored: stop once the runs always made are done
+        d = verdict.judge_repeats([], runs, False, args.min_runs, args.max_runs)
     if args.word:
         print(d.word)
         return 0
@@ -71,10 +143,36 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 0 if d.stop else 1
 
 
+def _judge_output(args: argparse.Namespace, path: Path) -> int:
+    """The kernel mode: ``--output`` and ``--var ENTRY REGEX`` pairs."""
+    if args.entry is not None or args.runs or not args.var:
+        raise PlacementError("--output needs --var ENTRY REGEX (one per variable) and "
+                             "neither --entry nor run values")
+    try:
+        text = Path(args.output).read_text(errors="replace")
+    except OSError as exc:
+        raise PlacementError(f"job output {args.output!r} not readable ({exc.strerror})") \
+            from None
+    stop, lines = judge_launches(path, text, [tuple(v) for v in args.var], args.min_runs,
+                                 args.max_runs, args.min_effect)
+    word = "stop" if stop else "continue"
+    if args.word:
+        for line in lines:
+            print(f"judge: {line}", file=sys.stderr)
+        print(word)
+        return 0
+    print("\n".join(lines + [word]))
+    return 0 if stop else 1
+
+
 def register(sub) -> None:
     p = sub.add_parser("judge", help="after a run inside a job: stop (exit 0) or run again (1)")
     p.add_argument("--baseline", required=True, help="the system's reference file")
-    p.add_argument("--entry", required=True, help="Test[index values].var")
+    p.add_argument("--entry", help="Test[index values].var (with the runs' values)")
+    p.add_argument("--output", help="a kernel job's stdout, split into launches")
+    p.add_argument("--var", nargs=2, action="append", default=[], metavar=("ENTRY", "REGEX"),
+                   help="with --output: a variable's entry and the regex of its line "
+                        "(first group: the value); repeat per variable")
     p.add_argument("--min-runs", type=int, default=verdict.MIN_RUNS,
                    help=f"runs before any verdict (default {verdict.MIN_RUNS})")
     p.add_argument("--max-runs", type=int, default=verdict.MAX_RUNS,
@@ -86,19 +184,34 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_judge)
 
 
+def _judge_command(baseline: Path, min_runs: int, max_runs: int,
+                   python: str | None) -> list[str]:
+    """``placement judge`` with the Python that loaded the checks and this package's
+    source on ``PYTHONPATH``, so it works from the venv and from a Spack view alike."""
+    src = Path(__file__).resolve().parents[1]
+    return ["env", f"PYTHONPATH={src}", python or sys.executable, "-m", "placement", "judge",
+            "--baseline", str(baseline), "--min-runs", str(min_runs),
+            "--max-runs", str(max_runs), "--word"]
+
+
 def shell_condition(baseline: Path, entry: str, values: str, min_runs: int, max_runs: int,
                     python: str | None = None) -> str:
     """A shell condition that succeeds while the judge says ``continue``, for a job's loop.
 
-    ``values`` is a shell command printing the runs' values so far. The judge
-    runs with the Python that loaded the checks and this package's source on
-    ``PYTHONPATH``, so it works from the venv and from a Spack view alike; if
-    it fails it prints nothing, and the loop stops.
+    ``values`` is a shell command printing the runs' values so far. If the
+    judge fails it prints nothing, and the loop stops.
     """
-    import shlex
-    import sys
-    src = Path(__file__).resolve().parents[1]
-    cmd = ["env", f"PYTHONPATH={src}", python or sys.executable, "-m", "placement", "judge",
-           "--baseline", str(baseline), "--entry", entry, "--min-runs", str(min_runs),
-           "--max-runs", str(max_runs), "--word"]
+    cmd = _judge_command(baseline, min_runs, max_runs, python) + ["--entry", entry]
     return f'[ "$({shlex.join(cmd)} $({values}))" = continue ]'
+
+
+def launches_condition(baseline: Path, output: str, variables: list[tuple[str, str]],
+                       min_runs: int, max_runs: int, python: str | None = None) -> str:
+    """The same for a kernel job: the judge reads each ``(entry, regex)`` from ``output``.
+
+    Its reasons go to the job's stderr; if it fails it prints nothing, and the loop stops.
+    """
+    cmd = _judge_command(baseline, min_runs, max_runs, python) + ["--output", output]
+    for entry, regex in variables:
+        cmd += ["--var", entry, regex]
+    return f'[ "$({shlex.join(cmd)})" = continue ]'

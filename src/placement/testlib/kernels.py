@@ -20,7 +20,13 @@ does for :class:`~placement.testlib.npb.NpbBase`. Everything a case needs is her
   rc=R`` line); each launch's ``result`` lines are read separately, a
   performance variable is the **median over the launches**, and every launch's
   value goes to ``perf_launches``: the samples the verdict judges (whole runs
-  of the program, not the iterations of its measurement loop).
+  of the program, not the iterations of its measurement loop). Each class
+  lists its variables once, in :meth:`KernelRunBase.launch_vars`; the
+  performance variables and the job's judge both read them;
+* adaptive launches: with ``max_launches`` above ``launches`` and a reference
+  file keeping runs (``_samples``) of the case's variables, the job asks
+  ``placement judge`` after each launch from ``launches`` on and launches
+  again while any judged variable is undecided, up to ``max_launches``.
 
 The performance-variable names ``gbps_<block>`` (:func:`block_var`) and
 ``gbps_<i>_<j>`` (:func:`pair_var`) are read back by the report's memory-write
@@ -33,6 +39,8 @@ import os
 import re
 import shutil
 import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import reframe as rfm
 import reframe.utility.osext as osext
@@ -43,7 +51,8 @@ from reframe.core.exceptions import ReframeError, SanityError
 from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
                                    run_before, sanity_function, variable)
 
-from .. import numa_pages, repeat_loop
+from .. import judge_cli, numa_pages, repeat_loop
+from ..errors import PlacementError
 from ..sizes import size_bytes
 from .builds import SourceTreeBuild
 from .datamap_pages import DataMapPagesMixin
@@ -72,6 +81,27 @@ def _launch_locality(text: str) -> float:
     """Page locality (%) of one datamap launch, from its ``numa_maps``/``thread`` lines."""
     lines = [ln for ln in text.splitlines() if re.match(r'(?:numa_maps|thread) kernel=datamap ', ln)]
     return numa_pages.datamap_locality('\n'.join(lines))
+
+
+@dataclass(frozen=True)
+class LaunchVar:
+    """One performance variable read from each launch: the median is its value.
+
+    Read from the ``key=`` field of the launch's first ``result`` line holding
+    ``select``, or computed by ``per_launch`` from the launch's whole output
+    (e.g. page locality from ``numa_maps`` lines), which no regex can give the
+    job's judge.
+    """
+
+    var: str
+    unit: str
+    key: str = ''
+    select: str = ''
+    per_launch: Callable[[str], float] | None = None
+
+    def pattern(self, kernel: str) -> str:
+        """The regex of this variable's result line; group 1 is the value."""
+        return rf'^result kernel={kernel} .*{self.select}.*\b{self.key}=(\S+)'
 
 
 @sn.deferrable
@@ -115,12 +145,22 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
     #: Launches of the kernel in the job (whole runs of the program: the verdict's
     #: samples); at least 1. A rank test needs 5 or more per side to reach p <= 0.01.
     launches = variable(int, value=3)
+    #: Adaptive launches: above ``launches``, the job asks ``placement judge`` after
+    #: each launch whether any variable with runs in the baseline (``_samples``) is
+    #: still undecided, and launches again up to this cap. 0: exactly ``launches``.
+    max_launches = variable(int, value=0)
+    #: Launches the job made (set after the run): ``launches`` up to ``max_launches``.
+    launches_made = variable(int, value=0)
 
     @run_after('setup')
     def check_launches(self):
         """Zero launches would pass vacuously: refuse a count below one before anything runs."""
         why = repeat_loop.refused_count('launches', self.launches,
                                         'a kernel case launches its program at least once')
+        if not why and self.max_launches and self.max_launches < self.launches:
+            why = (f'max_launches={self.max_launches} is not accepted: it is the cap of '
+                   f'adaptive launches, at least launches={self.launches} '
+                   f'(-S max_launches=N, N >= {self.launches}, or 0 for exactly launches)')
         if why:
             raise ReframeError(why)
 
@@ -133,10 +173,56 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
         if self.corrupt:
             self.env_vars['KERNEL_CORRUPT'] = '1'
 
+    def launch_vars(self) -> list[LaunchVar]:
+        """This case's performance variables read per launch (its classes list them)."""
+        return []
+
+    @run_before('performance')
+    def set_launch_perf(self):
+        """Each of :meth:`launch_vars` a performance variable: the median of its launches."""
+        self.perf_variables = {**self.perf_variables, **{
+            lv.var: sn.make_performance_function(
+                self.over_launches(lv.var, lv.key, lv.select, lv.per_launch), lv.unit)
+            for lv in self.launch_vars()}}
+
+    def entry(self, var: str) -> str:
+        """``var``'s entry in the reference file, as ``placement baseline diff`` names it."""
+        special = {'$environ': lambda: self.current_environ.name,
+                   '$partition': lambda: self.current_partition.fullname}
+        keys = ','.join(str(special[a]() if a in special else getattr(self, a))
+                        for a in self.reference_index)
+        return f'{type(self).__name__}[{keys}].{var}'
+
+    def judged_launch_vars(self) -> list[tuple[str, str]]:
+        """``(entry, regex)`` of the variables the job's judge can read and the baseline
+        keeps runs of; empty without a reference file."""
+        ref = self.reference_file
+        if not ref.is_file():
+            return []
+        out = []
+        for lv in self.launch_vars():
+            if lv.per_launch is not None:
+                continue
+            try:
+                if judge_cli.stored_runs(ref, self.entry(lv.var)) is not None:
+                    out.append((self.entry(lv.var), lv.pattern(self.kernel)))
+            except PlacementError:   # a corrupt sample list: fixed launches, `diff` names it
+                return []
+        return out
+
+    def launch_loop(self) -> repeat_loop.RepeatLoop:
+        """Fixed launches, or launches until the judge decides when a cap and stored runs exist."""
+        judged = self.judged_launch_vars() if self.max_launches > self.launches else []
+        if not judged:
+            return repeat_loop.RepeatLoop.fixed(self.launches)
+        more = judge_cli.launches_condition(self.reference_file, sn.evaluate(self.stdout),
+                                            judged, self.launches, self.max_launches)
+        return repeat_loop.RepeatLoop(self.launches, self.max_launches, more)
+
     @run_before('run')
     def write_launch_loop(self):
         """The launch loop (:mod:`placement.repeat_loop`) around the launched program."""
-        loop = repeat_loop.launches_script(repeat_loop.RepeatLoop.fixed(self.launches))
+        loop = repeat_loop.launches_script(self.launch_loop())
         self.prerun_cmds = list(self.prerun_cmds) + loop.before
         self.postrun_cmds = loop.after + list(self.postrun_cmds)
 
@@ -149,13 +235,21 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
             self._launch_outputs = cached
         return cached
 
+    @run_before('sanity')
+    def count_launches(self):
+        self.launches_made = len(self.launch_outputs())
+
     @sn.deferrable
     def launches_ok(self):
         runs = self.launch_outputs()
         failed = [n for n, (rc, _) in enumerate(runs, 1) if rc != 0]
+        most = max(self.launches, self.max_launches)
+        expected = (f'{self.launches}' if most == self.launches else
+                    f'{self.launches} to {most}')
         return sn.all([
-            sn.assert_eq(len(runs), self.launches,
-                         msg=f'{self.kernel}: {{0}} launches finished, {{1}} expected'),
+            sn.assert_bounded(len(runs), self.launches, most,
+                              msg=f'{self.kernel}: {len(runs)} launches finished, '
+                                  f'{expected} expected'),
             sn.assert_false(failed, msg=f'{self.kernel} exited non-zero in launch(es) {failed}'),
         ])
 
@@ -164,7 +258,7 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
         oks = sn.extractall(rf'^check kernel={self.kernel} .*ok=(\d)', self.stdout, 1, int)
         return sn.all([
             self.launches_ok(),
-            sn.assert_ge(sn.count(oks), self.checks_expected * self.launches,
+            sn.assert_ge(sn.count(oks), self.checks_expected * len(self.launch_outputs()),
                          msg=f'{self.kernel} printed fewer than {{1}} check lines'),
             sn.assert_eq(sn.count(sn.filter(lambda v: v != 1, oks)), 0,
                          msg=f'{self.kernel} found a wrong result (a check line has ok=0)'),
@@ -172,12 +266,12 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
 
     def field(self, key: str, select: str = '', conv=float):
         """Values of `key=` on this kernel's result lines that contain `select`, all launches."""
-        return sn.extractall(rf'^result kernel={self.kernel} .*{select}.*\b{key}=(\S+)',
+        return sn.extractall(LaunchVar('', '', key, select).pattern(self.kernel),
                              self.stdout, 1, conv)
 
     def launch_values(self, key: str, select: str = '', conv=float) -> list[float]:
         """`key=` of each launch's first result line containing `select` (one per launch)."""
-        pattern = re.compile(rf'^result kernel={self.kernel} .*{select}.*\b{key}=(\S+)', re.M)
+        pattern = re.compile(LaunchVar('', '', key, select).pattern(self.kernel), re.M)
         values = []
         for n, (_, text) in enumerate(self.launch_outputs(), 1):
             m = pattern.search(text)
@@ -262,13 +356,9 @@ class MemWriteSingleBase(PlacedKernelBase, ScaledKernelMixin):
                 ['--fraction', f'{self.memory_fraction:g}'])
         self.executable_opts = ['--mode', 'single', *size, '--blocks', ','.join(self.blocks)]
 
-    @run_before('performance')
-    def set_perf(self):
-        self.perf_variables = {
-            block_var(b): sn.make_performance_function(
-                self.over_launches(block_var(b), 'gbps', f'block_bytes={size_bytes(b)} '),
-                'GB/s')
-            for b in self.blocks}
+    def launch_vars(self):
+        return [LaunchVar(block_var(b), 'GB/s', 'gbps', f'block_bytes={size_bytes(b)} ')
+                for b in self.blocks]
 
 
 class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
@@ -297,9 +387,8 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
     def set_options(self):
         self.executable_opts = ['--mode', 'threads', '--block', self.block]
 
-    @performance_function('GB/s')
-    def gbps(self):
-        return self.over_launches('gbps', 'gbps')
+    def launch_vars(self):
+        return [LaunchVar('gbps', 'GB/s', 'gbps')]
 
 
 # ---- NUMA copy matrix ----
@@ -330,14 +419,10 @@ class NumaCopyBase(KernelRunBase, ScaledKernelMixin):
         return sn.all([self.checks_ok(),
                        sn.assert_found(r'^matrix kernel=numacopy .*ok=1', self.stdout)])
 
-    @run_before('performance')
-    def set_perf(self):
-        pairs = [(i, j) for i in self.numa_nodes for j in self.numa_nodes]
-        self.perf_variables = {
-            pair_var(i, j): sn.make_performance_function(
-                self.over_launches(pair_var(i, j), 'gbps',
-                                   f'run_node={i} src_node={i} dst_node={j} '), 'GB/s')
-            for i, j in pairs}
+    def launch_vars(self):
+        return [LaunchVar(pair_var(i, j), 'GB/s', 'gbps',
+                          f'run_node={i} src_node={i} dst_node={j} ')
+                for i in self.numa_nodes for j in self.numa_nodes]
 
 
 # ---- MPI ping-pong ----
@@ -388,16 +473,13 @@ class PingPongBase(KernelRunBase, ScaledKernelMixin):
                                        self.stdout,
                                        msg=f'the ranks were not placed {self.rank_layout}')])
 
-    @run_before('performance')
-    def set_perf(self):
-        perf = {}
+    def launch_vars(self):
+        out = []
         for s in self.message_sizes:
             nbytes = size_bytes(s)
-            perf[f'latency_{s}'] = sn.make_performance_function(
-                self.over_launches(f'latency_{s}', 'latency_us', f'bytes={nbytes} '), 'us')
-            perf[f'bandwidth_{s}'] = sn.make_performance_function(
-                self.over_launches(f'bandwidth_{s}', 'gbps', f'bytes={nbytes} '), 'GB/s')
-        self.perf_variables = perf
+            out += [LaunchVar(f'latency_{s}', 'us', 'latency_us', f'bytes={nbytes} '),
+                    LaunchVar(f'bandwidth_{s}', 'GB/s', 'gbps', f'bytes={nbytes} ')]
+        return out
 
 
 # ---- matrix multiply (the Comet Lake report) ----
@@ -425,7 +507,7 @@ class MatmulBase(PlacedKernelBase, ScaledKernelMixin):
     @sanity_function
     def validate(self):
         return sn.all([self.checks_ok(), self.assert_placed(),
-                       sn.assert_eq(sn.count(self.times()), self.reps * self.launches,
+                       sn.assert_eq(sn.count(self.times()), self.reps * len(self.launch_outputs()),
                                     msg='expected {1} timed runs, got {0}')])
 
     @run_before('performance')
@@ -434,15 +516,10 @@ class MatmulBase(PlacedKernelBase, ScaledKernelMixin):
         with osext.change_dir(self.stagedir):   # hooks run outside the stage folder
             self.perf_samples = {'mean_time': list(sn.evaluate(self.times()))}
 
-    @run_before('performance')
-    def set_perf(self):
+    def launch_vars(self):
         # mean_time, min_time, max_time (of the repetitions), then gflops
-        perf = {f'{stat}_time': sn.make_performance_function(
-            self.over_launches(f'{stat}_time', f'{stat}_s'), 's')
-            for stat in ('mean', 'min', 'max')}
-        perf['gflops'] = sn.make_performance_function(self.over_launches('gflops', 'gflops'),
-                                                      'Gflop/s')
-        self.perf_variables = perf
+        return [LaunchVar(f'{stat}_time', 's', f'{stat}_s') for stat in ('mean', 'min', 'max')] \
+            + [LaunchVar('gflops', 'Gflop/s', 'gflops')]
 
 
 # ---- pthread operations (Golenkov et al., Table 1) ----
@@ -480,14 +557,10 @@ class PthreadOpsBase(PlacedKernelBase, ScaledKernelMixin):
         self.executable_opts = ['--load', str(self.load), '--chain', str(self.chain),
                                 '--waiters', ','.join(map(str, self.waiters))] + pin
 
-    @run_before('performance')
-    def set_perf(self):
-        perf = {op: sn.make_performance_function(
-            self.over_launches(op, 'time_s', f'op={op} '), 's') for op in self.OPS}
-        for w in self.waiters:
-            perf[f'wake_{w}'] = sn.make_performance_function(
-                self.over_launches(f'wake_{w}', 'time_s', f'op=wake .*waiters={w} '), 's')
-        self.perf_variables = perf
+    def launch_vars(self):
+        return [LaunchVar(op, 's', 'time_s', f'op={op} ') for op in self.OPS] + \
+            [LaunchVar(f'wake_{w}', 's', 'time_s', f'op=wake .*waiters={w} ')
+             for w in self.waiters]
 
 
 # ---- data mapping (Trindade et al.) ----
@@ -516,13 +589,9 @@ class DataMapBase(PlacedKernelBase, ScaledKernelMixin, DataMapPagesMixin):
                        sn.assert_found(r'^numa_maps kernel=datamap array=f ', self.stdout),
                        sn.assert_found(r'^numa_maps kernel=datamap array=g ', self.stdout)])
 
-    @performance_function('MLUP/s')
-    def mlups(self):
-        return self.over_launches('mlups', 'mlups')
-
-    @performance_function('%')
-    def locality(self):
-        return self.over_launches('locality', '', per_launch=_launch_locality)
+    def launch_vars(self):
+        return [LaunchVar('mlups', 'MLUP/s', 'mlups'),
+                LaunchVar('locality', '%', per_launch=_launch_locality)]
 
 
 class DataMapNumalizeBase(KernelRunBase):

@@ -1,0 +1,176 @@
+"""Adaptive kernel launches: the job asks `placement judge` about every judged variable.
+
+The judge's kernel mode is read on hand-written job output; the loop itself
+runs in real ReFrame sessions of the matmul kernel against reference files
+whose stored runs are placed so that the outcome does not depend on the
+machine's noise (1000x away: regressed; spread over both sides: undecided).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from placement import cli, runreport
+
+ROOT = Path(__file__).resolve().parents[1]
+REFRAME = Path(sys.executable).parent / "reframe"
+
+A = "T[x].a"
+B = "T[x].b"
+RE_A = r"^result kernel=k .*op=a .*\btime_s=(\S+)"
+RE_B = r"^result kernel=k .*op=b .*\btime_s=(\S+)"
+#: ten runs near 1 ms: runs near 1 s regress, at p <= 0.001 from five runs on (STOP_P)
+FAR = [0.001 + i * 1e-5 for i in range(10)]
+#: runs far below and far above 1 s: runs near 1 s decide nothing
+SPREAD = [0.01, 5.0, 0.02, 4.0]
+
+
+def _reference(tmp: Path, samples: dict[str, list[float]]) -> Path:
+    leaves = {var: {"higher_is_better": False, "runs": runs, "session": "s"}
+              for var, runs in samples.items()}
+    data = {"T": {"$index": ["k"], "x": {"a": [1.0, -1, 1, "s"], "b": [1.0, -1, 1, "s"]}}}
+    if leaves:
+        data["_samples"] = {"T": {"$index": ["k"], "x": leaves}}
+    path = tmp / "sys.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _output(tmp: Path, launches: int, b_line: bool = True) -> Path:
+    lines = ["probe cpus=0,1"]
+    for n in range(1, launches + 1):
+        lines.append(f"result kernel=k op=a time_s={1.0 + n / 100}")
+        if b_line:
+            lines.append(f"result kernel=k op=b waiters=1 time_s={1.0 - n / 100}")
+        lines.append(f"kernel-launch n={n} rc=0")
+    path = tmp / "job.out"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _judge(ref: Path, out: Path, *extra: str) -> int:
+    return cli.main(["judge", "--baseline", str(ref), "--output", str(out),
+                     "--var", A, RE_A, "--var", B, RE_B, *extra])
+
+
+def test_one_undecided_variable_keeps_the_job_launching(tmp_path, capsys):
+    ref = _reference(tmp_path, {"a": FAR, "b": SPREAD})
+    assert _judge(ref, _output(tmp_path, 5), "--max-runs", "8") == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{A}: stop: regressed")
+    assert lines[1].startswith(f"{B}: continue: undecided")
+    assert lines[-1] == "continue"
+
+
+def test_at_the_cap_the_job_stops(tmp_path, capsys):
+    ref = _reference(tmp_path, {"a": FAR, "b": SPREAD})
+    assert _judge(ref, _output(tmp_path, 5), "--max-runs", "5") == 0
+    out = capsys.readouterr().out
+    assert f"{B}: stop: cap of 5 runs reached, undecided" in out
+    assert out.splitlines()[-1] == "stop"
+
+
+def test_every_judged_variable_decided_stops(tmp_path, capsys):
+    ref = _reference(tmp_path, {"a": FAR})          # b has no stored runs: not judged
+    assert _judge(ref, _output(tmp_path, 4), "--max-runs", "8") == 1   # p 0.002 > STOP_P
+    assert _judge(ref, _output(tmp_path, 5), "--max-runs", "8") == 0
+    assert f"{B}: not judged (no stored runs)" in capsys.readouterr().out
+
+
+def test_no_stored_runs_stops(tmp_path, capsys):
+    ref = _reference(tmp_path, {})
+    assert _judge(ref, _output(tmp_path, 3), "--max-runs", "8") == 0
+    assert "no variable has stored runs" in capsys.readouterr().out
+
+
+def test_word_mode_gives_the_reasons_on_stderr(tmp_path, capsys):
+    ref = _reference(tmp_path, {"a": FAR, "b": SPREAD})
+    assert _judge(ref, _output(tmp_path, 3), "--max-runs", "8", "--word") == 0
+    got = capsys.readouterr()
+    assert got.out == "continue\n"
+    assert got.err.startswith(f"judge: {A}: continue: regressed")
+
+
+@pytest.mark.parametrize("case,args,message", [
+    ("bad regex", ["--var", A, "(unclosed"], "invalid regex"),
+    ("a launch without the line", None, "launch 1 printed no line matching"),
+    ("both modes", ["--var", A, RE_A, "--entry", A], "--output needs --var"),
+    ("no such output", ["--var", A, RE_A], "not readable"),
+])
+def test_bad_input_is_one_line(tmp_path, capsys, case, args, message):
+    ref = _reference(tmp_path, {"a": FAR, "b": SPREAD})
+    out = _output(tmp_path, 3, b_line=False)
+    if case == "no such output":
+        out = tmp_path / "missing.out"
+    argv = ["judge", "--baseline", str(ref), "--output", str(out)]
+    argv += args if args is not None else ["--var", B, RE_B]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+
+
+# ---- real ReFrame sessions of the matmul kernel ----
+
+def _matmul_reference(tmp: Path) -> Path:
+    """compact: both judged variables 1000x away; scatter: gflops undecided; none: no runs."""
+    def runs(values, better):
+        return {"higher_is_better": better, "runs": values, "session": "s"}
+    wide = {"mean_time": [1.0, -1, 1000, "s"], "gflops": [1.0, -1, 1e6, "Gflop/s"]}
+    data = {
+        "MatmulCheck": {"$index": ["$environ", "scale", "affinity"], "gnu": {"small": {
+            a: dict(wide) for a in ("none", "compact", "scatter")}}},
+        "_samples": {"MatmulCheck": {"$index": ["$environ", "scale", "affinity"],
+                                     "gnu": {"small": {
+            "compact": {"mean_time": runs([1e-6 * (1 + i / 10) for i in range(10)], False),
+                        "gflops": runs([1e6 * (1 + i / 10) for i in range(10)], True)},
+            "scatter": {"mean_time": runs([1e-6 * (1 + i / 10) for i in range(10)], False),
+                        "gflops": runs([0.01, 1e4, 0.02, 2e4], True)}}}}},
+    }
+    path = tmp / "generic.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _reframe(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), PLACEMENT_BASELINES=str(tmp))
+    return subprocess.run([str(REFRAME), "-C", "config/settings.py", "-c",
+                           "reframe_tests/kernels.py", "-r", "--tag", "quick", "-p", "gnu",
+                           "-n", "MatmulCheck", "-S", "reps=5",
+                           "-o", str(tmp / "out"), "-s", str(tmp / "stage"), *args],
+                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+
+
+@pytest.mark.reframe
+@pytest.mark.skipif(not REFRAME.exists(), reason="ReFrame is not in this environment")
+def test_reframe_launches_until_the_judge_decides(tmp_path):
+    _matmul_reference(tmp_path)
+    report = tmp_path / "run.json"
+    out = _reframe(tmp_path, "-S", "launches=3", "-S", "max_launches=6",
+                   "--report-file", str(report))
+    assert out.returncode == 0, out.stdout[-4000:]
+    cases = {c.params["affinity"]: c for c in runreport.load(report).cases}
+    made = {a: c.raw["launches_made"] for a, c in cases.items()}
+    # none: no stored runs, fixed; compact: regressed at p <= 0.001 after 5;
+    # scatter: gflops undecided, to the cap
+    assert made == {"none": 3, "compact": 5, "scatter": 6}
+    for a, c in cases.items():
+        assert all(len(v) == made[a] for v in c.launches.values())
+        err = Path(c.raw["outputdir"]) / c.raw["job_stderr"]
+        asked = err.read_text().count("judge: MatmulCheck[gnu,small,")
+        assert asked == {"none": 0, "compact": 2 * 3, "scatter": 2 * 3}[a], err.read_text()
+
+
+@pytest.mark.reframe
+@pytest.mark.skipif(not REFRAME.exists(), reason="ReFrame is not in this environment")
+def test_reframe_refuses_a_cap_below_launches(tmp_path):
+    out = _reframe(tmp_path, "-S", "launches=3", "-S", "max_launches=2")
+    text = out.stdout + out.stderr
+    assert out.returncode != 0
+    assert "max_launches=2 is not accepted" in text
+    assert "Traceback" not in text
