@@ -6,12 +6,15 @@
 # 1. concretizes the full environment (a copy of spack.yaml; the checkout's
 #    spack.yaml and spack.lock are left as they are),
 # 2. installs the reduced set (PLACEMENT_SPACK_SET=check: npb names=ep,cg
-#    classes=S,W, placement-kernels, reframe) from MIRROR_DIR, a local Spack
+#    classes=S,W, placement-kernels, py-placement, reframe) from MIRROR_DIR, a local Spack
 #    source mirror the caller provides (npb/npb-3.4.1.tar.gz, reframe's PyPI
 #    sdists ...), with whatever externals the caller's site/user scopes
 #    declare for the rest,
 # 3. checks the environment's view holds bin/ep.S.x and bin/bindprobe, that
-#    ep.S.x verifies and that reframe runs.
+#    ep.S.x verifies, that reframe runs and that the view's python runs
+#    `placement judge` (what NPB jobs ask after each run under adaptive
+#    repeats) on a small reference file, importing placement and SciPy from
+#    the view, not from the checkout.
 #
 # Sources come from MIRROR_DIR only when the mirror holds them; the install runs
 # with --no-checksum because an NPB tarball made from another copy of NPB 3.4
@@ -82,7 +85,7 @@ roots=$(sed -n 's/^==> Concretized \([0-9]*\) specs.*/\1/p' "$work/concretize-fu
 n=$(grep -cE '^( -|\[[e+^]\]) +[a-z0-9]{7} ' "$work/concretize-full.log" || true)
 say "full environment concretized: ${roots:-?} root specs, $n specs in all"
 
-say "concretizing and installing the reduced set (npb ep,cg S,W; placement-kernels; reframe)"
+say "concretizing and installing the reduced set (npb ep,cg S,W; placement-kernels; py-placement; reframe)"
 export PLACEMENT_SPACK_SET=check
 sp -e "$work/env" concretize -f >"$work/concretize-check.log" 2>&1 \
   || { tail -30 "$work/concretize-check.log"; fail "the reduced set does not concretize"; }
@@ -103,6 +106,33 @@ say "ep.S.x: $(grep -m1 'Verification' "$work/ep.S.out" | tr -s ' ' | sed 's/^ /
 "$view/bin/bindprobe" >/dev/null 2>&1 || fail "bindprobe exited $?"
 rfm=$("$view/bin/reframe" -V 2>&1) || { echo "$rfm" | tail -5; fail "reframe -V exited with an error"; }
 say "reframe -V: $(echo "$rfm" | tail -1)"
+
+# The judge NPB jobs run after each run (-S max_repeats): the view's python,
+# outside the checkout and without PYTHONPATH, so placement and SciPy must
+# come from the view.
+vpy="$view/bin/python3"
+[ -x "$vpy" ] || fail "the view has no bin/python3"
+where=$(cd "$work" && env -u PYTHONPATH "$vpy" -c \
+  'import placement, scipy; print(placement.__file__, "scipy", scipy.__version__)' 2>&1) \
+  || { echo "$where" | tail -3; fail "the view's python cannot import placement and scipy"; }
+say "view's python imports $where"
+cat > "$work/judge-ref.yaml" <<'YAML'
+T:
+  $index: [k]
+  a: {wall: [1.0, -0.1, 0.1, s]}
+_samples:
+  T:
+    $index: [k]
+    a: {wall: {higher_is_better: false, session: check,
+               runs: [1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01, 0.99, 1.00, 1.01]}}
+YAML
+verdict=$(cd "$work" && env -u PYTHONPATH "$vpy" -m placement judge \
+  --baseline "$work/judge-ref.yaml" --entry 'T[a].wall' 1.30 1.31 1.29 1.30 1.32 2>&1)
+jrc=$?
+case "$jrc:$verdict" in
+  0:stop:*) say "placement judge (view's python), 5 runs 30% slower: $verdict" ;;
+  *) echo "$verdict" | tail -3; fail "placement judge from the view exited $jrc" ;;
+esac
 
 after=$(cd "$root" && sha256sum spack.yaml spack.lock)
 [ "$before" = "$after" ] || fail "the checkout's spack.yaml or spack.lock changed"

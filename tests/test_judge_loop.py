@@ -39,3 +39,35 @@ def test_an_undecided_case_runs_to_the_cap(tmp_path):
     # stored runs spread from far below to far above: three runs decide nothing
     runs = _job(tmp_path, [0.01, 5.0, 0.02, 4.0], 0.05, 5)
     assert len(runs) == 5
+
+
+def test_the_judge_runs_with_the_python_that_loads_the_checks():
+    assert judge_cli.unavailable(sys.executable) == ""
+
+
+def test_a_python_without_scipy_is_named_in_one_line(tmp_path):
+    # a real interpreter without the package's dependencies, as a Spack view without
+    # py-placement: the check refuses adaptive repeats at setup instead of a silent loop
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")],
+                   check=True, timeout=120)
+    bare = str(tmp_path / "bare" / "bin" / "python")
+    why = judge_cli.unavailable(bare)
+    assert why.startswith(f"adaptive repeats need `placement judge`, which cannot run with {bare}: "
+                          "ModuleNotFoundError: No module named ")
+    assert "spack -e . install" in why and "\n" not in why
+
+
+def test_a_missing_interpreter_is_named(tmp_path):
+    why = judge_cli.unavailable(str(tmp_path / "no-python"))
+    assert "cannot run with" in why and "no-python" in why and "\n" not in why
+
+
+def test_the_judge_needs_no_ruptures(tmp_path):
+    # ruptures is for the report's change points only; a job's Python without it still judges
+    (tmp_path / "ruptures").mkdir()
+    (tmp_path / "ruptures" / "__init__.py").write_text("raise ImportError('ruptures absent')\n")
+    src = Path(judge_cli.__file__).resolve().parents[1]
+    res = subprocess.run([sys.executable, "-m", "placement", "judge", "--help"],
+                         env={"PYTHONPATH": f"{tmp_path}:{src}", "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import ruptures
 
 from . import verdict
 
@@ -54,6 +53,7 @@ def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_bet
     medians = np.array([np.median(r) for _, r in kept], dtype=float)
     if np.any(medians <= 0) or np.ptp(medians) == 0:
         return None
+    import ruptures  # here, not at the top: `placement judge` in a job never needs it
     algo = ruptures.Dynp(model="l2", min_size=MIN_SESSIONS, jump=1).fit(np.log(medians))
     k = algo.predict(n_bkps=1)[0]
     before = [x for _, r in kept[:k] for x in r]

@@ -184,22 +184,56 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_judge)
 
 
+def _python_command(python: str | None) -> list[str]:
+    """The Python that loaded the checks, with this package's source first on ``PYTHONPATH``,
+    so a job's judge works from the venv and from a Spack view alike."""
+    src = Path(__file__).resolve().parents[1]
+    return ["env", f"PYTHONPATH={src}", python or sys.executable]
+
+
 def _judge_command(baseline: Path, min_runs: int, max_runs: int,
                    python: str | None) -> list[str]:
-    """``placement judge`` with the Python that loaded the checks and this package's
-    source on ``PYTHONPATH``, so it works from the venv and from a Spack view alike."""
-    src = Path(__file__).resolve().parents[1]
-    return ["env", f"PYTHONPATH={src}", python or sys.executable, "-m", "placement", "judge",
-            "--baseline", str(baseline), "--min-runs", str(min_runs),
-            "--max-runs", str(max_runs), "--word"]
+    """``placement judge --word`` as a job runs it (:func:`_python_command`)."""
+    return _python_command(python) + ["-m", "placement", "judge", "--baseline", str(baseline),
+                                      "--min-runs", str(min_runs), "--max-runs", str(max_runs),
+                                      "--word"]
+
+
+@functools.lru_cache(maxsize=8)
+def unavailable(python: str | None = None) -> str:
+    """Why a job could not run the judge with ``python`` ('' when it can).
+
+    Asked once per interpreter at setup, where adaptive repeats or launches are
+    wanted: a judge that cannot start prints nothing inside the job and the loop
+    would stop at its minimum without a word (a Spack view without py-placement
+    has no SciPy).
+    """
+    import subprocess
+    cmd = _python_command(python)
+    try:
+        res = subprocess.run(cmd + ["-m", "placement", "judge", "--help"],
+                             capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        failure = str(exc)
+    else:
+        if res.returncode == 0:
+            return ""
+        lines = res.stderr.strip().splitlines()
+        failure = lines[-1] if lines else f"exit status {res.returncode}"
+    return (f"adaptive repeats need `placement judge`, which cannot run with {cmd[-1]}: "
+            f"{failure}; install the package's dependencies (SciPy, NumPy, PyYAML) into that "
+            "Python (venv: `make venv`; Spack: `spack -e . install`, whose view gets "
+            "py-placement) or run without -S max_repeats/max_launches")
 
 
 def shell_condition(baseline: Path, entry: str, values: str, min_runs: int, max_runs: int,
                     python: str | None = None) -> str:
     """A shell condition that succeeds while the judge says ``continue``, for a job's loop.
 
-    ``values`` is a shell command printing the runs' values so far. If the
-    judge fails it prints nothing, and the loop stops.
+    ``values`` is a shell command printing the runs' values so far.
+    :func:`unavailable` says at setup when the judge cannot run; if it still
+    fails in the job it prints nothing (its error goes to the job's stderr),
+    and the loop stops.
     """
     cmd = _judge_command(baseline, min_runs, max_runs, python) + ["--entry", entry]
     return f'[ "$({shlex.join(cmd)} $({values}))" = continue ]'

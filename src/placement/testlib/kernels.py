@@ -215,6 +215,9 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
         judged = self.judged_launch_vars() if self.max_launches > self.launches else []
         if not judged:
             return repeat_loop.RepeatLoop.fixed(self.launches)
+        why = judge_cli.unavailable()   # a judge that cannot start would stop the loop silently
+        if why:
+            raise ReframeError(why)
         more = judge_cli.launches_condition(self.reference_file, sn.evaluate(self.stdout),
                                             judged, self.launches, self.max_launches)
         return repeat_loop.RepeatLoop(self.launches, self.max_launches, more)

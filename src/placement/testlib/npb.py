@@ -125,6 +125,15 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
             self.skip(found.why_missing(self.benchmark, self.npb_class))
 
     @run_after('setup')
+    def check_judge(self):
+        """Adaptive repeats need the judge in the job: refuse at setup, in one line, a Python
+        that cannot run it (a failing judge would stop the loop at ``repeats`` silently)."""
+        if self.max_repeats > self.repeats and self.reference_file.is_file():
+            why = judge_cli.unavailable()
+            if why:
+                raise ReframeError(why)
+
+    @run_after('setup')
     def set_time_limit(self):
         self.time_limit = npb_budget.job_time_limit(
             self.benchmark, self.npb_class, self.num_threads, self.topology_pus,
