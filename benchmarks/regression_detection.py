@@ -5,9 +5,12 @@
 Input: ReFrame run reports of separate sessions of the same selection on the
 same machine, each case launched several times (the kernels' ``-S launches=N``
 inside one job, or ``--reruns``); by default the stripped copies in
-``tests/fixtures/aa-launches/`` (10 launches per case in one job);
-``tests/fixtures/aa-runs/`` holds older sessions with 3 launches (``--reruns 2``).
-``--strip SRC... --out DIR`` writes such copies (only what the verdict reads).
+``tests/fixtures/aa-sessions/`` (12 sessions of the quick kernels and NPB class S
+on a quiet machine, 10 launches per case in one job, recorded by
+``benchmarks/aa_sessions.sh``); ``tests/fixtures/aa-launches/`` holds 11 kernel
+sessions from the same machine shared with other work, ``tests/fixtures/aa-runs/``
+older sessions with 3 launches (``--reruns 2``). ``--strip SRC... --out DIR``
+writes such copies (only what the verdict reads).
 
 * **A/A**: every session judged against a baseline recorded from others
   (the next ``K`` sessions, cyclically; ``--pooled K``, default every other
@@ -41,8 +44,11 @@ sys.path.insert(0, str(ROOT / "src"))
 from placement import runreport, verdict  # noqa: E402
 from placement.baseline_samples import KEEP_SESSIONS as KEEP, higher_is_better  # noqa: E402
 
-FIXTURES = ROOT / "tests" / "fixtures" / "aa-launches"
-FACTORS = (1.02, 1.03, 1.05, 1.10)
+FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions"
+FACTORS = (1.02, 1.03, 1.05, 1.10, 1.25, 2.0)
+#: values printed in steps of at least the minimum effect (NPB class S times, 0.02 s in
+#: steps of 0.01 s): no real 5 % change can show in them, whatever their CV
+COARSE = "coarse"
 CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%"),
               (0.20, float("inf"), "> 20%"))
 START, CAP = verdict.MIN_RUNS, verdict.MAX_RUNS
@@ -184,7 +190,9 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
         res["undecided"] += sum(v.outcome == verdict.UNDECIDED for v in corrected)
         for k, r, f10, f3, f10n, f3n in zip(keys, reg, flags10, flags3, flags10n, flags3n):
             cv = _cv(base[k][0])
-            cls = next(c[2] for c in CV_CLASSES if c[0] <= cv < c[1])
+            b_runs = base[k][0]
+            coarse = verdict.resolution(b_runs) >= verdict.MIN_EFFECT * statistics.median(b_runs)
+            cls = COARSE if coarse else next(c[2] for c in CV_CLASSES if c[0] <= cv < c[1])
             row = res["by_cv"].setdefault(cls, {"n": 0, **dict.fromkeys(RULES, 0)})
             row["n"] += 1
             for name, f in zip(RULES, (r, f10, f3, f10n, f3n)):
@@ -197,15 +205,16 @@ def baseline_sizes(data: list[dict], sizes: list[int]) -> dict[int, dict]:
     print("Verdict by the number of sessions in the baseline (A/A; 5% slower, per CV class "
           "of the baseline's runs):")
     print("| baseline sessions | sessions with any false alarm | per-value false alarms | "
-          "undecided | runs per case | 5% found: CV <= 2% | 2-5% | 5-20% | > 20% |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "undecided | runs per case | 5% found: CV <= 2% | 2-5% | 5-20% | > 20% | "
+          "printed coarsely |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     out = {}
     for k in sizes:
         if k >= len(data):
             continue
         aa, slow = evaluate(data, pooled=k), evaluate(data, 1.05, pooled=k)
         cells = []
-        for c in CV_CLASSES:
+        for c in CV_CLASSES + ((0, 0, COARSE),):
             row = slow["by_cv"].get(c[2])
             cells.append(f"{row['verdict'] / row['n']:.0%} (n={row['n']})" if row else "-")
         print(f"| {k} | {aa['runs_any']['verdict']}/{aa['pairs']} | "
@@ -254,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| rule | sessions with any false alarm | per-case false alarms | "
           "per-value false alarms | runs per case |")
     print("|---|---|---|---|---|")
-    names = (("verdict", "verdict (KS/MWU, 3% min effect, BH)", None),
+    names = (("verdict", "verdict (KS/MWU + session t, 3% min effect, BH)", None),
              ("10%", "plain ±10%, mean of 3", "3"),
              ("3cv", "±max(3·CV, 5%), mean of 3", "3"),
              ("10%/N", f"plain ±10%, median of {n_all}", str(n_all)),
@@ -276,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
               "pairs": aa["pairs"], "verdict_mean_runs": statistics.mean(spent), "power": {}}
     cls_counts = {c: r["n"] for c, r in aa["by_cv"].items()}
     print("\nPower (every new run made worse by the factor), detected / values per CV class:")
-    classes = [c[2] for c in CV_CLASSES if c[2] in cls_counts]
+    classes = [c[2] for c in CV_CLASSES + ((0, 0, COARSE),) if c[2] in cls_counts]
     print("| slowdown | rule | " + " | ".join(f"{c} (n={cls_counts[c]})" for c in classes)
           + " | runs per case |")
     print("|---|---|" + "---|" * len(classes) + "---|")

@@ -230,3 +230,39 @@ def test_broken_explicit_map_fails_the_case(reframe_bin, root, tmp_path, content
     assert proc.returncode != 0, proc.stdout[-3000:]
     assert f"extras['explicit_map'] {str(map_file)!r}: " in proc.stdout, proc.stdout[-3000:]
     assert message in proc.stdout and '1 failure(s)' in proc.stdout and '0 skipped' in proc.stdout
+
+
+@pytest.mark.skipif(not (NPB_DIR and glob.glob(os.path.join(NPB_DIR, 'bt.W.x'))),
+                    reason='NPB not available: set NPB_DIR to a folder with NPB 3.4-OMP binaries '
+                           '(bt.W.x; e.g. from `spack -e . install`) to run NPB adaptively')
+def test_unstable_case_is_judged_by_the_verdict_once_its_runs_are_stored(
+        reframe_bin, root, tmp_path):
+    """Without stored runs a spread above cv_limit is a bare FAIL (the `unstable` guard); with
+    them the case runs adaptively and the verdict judges it (undecided with its spread)."""
+    select = ['-n', r'NpbQuickCheck.*%benchmark=BT.*%npb_class=W.*%threads=1.*%affinity=none',
+              '-S', 'cv_limit=0.0000001', '-S', 'min_judged_s=0']
+    env = {'PLACEMENT_BASELINES': str(tmp_path / 'baselines')}
+
+    def run(*extra: str) -> dict:
+        before = set(glob.glob(str(tmp_path / 'results' / 'runs' / 'run-report-*.json')))
+        proc = _reframe(reframe_bin, root, tmp_path, *select, *extra, '-r', env=env)
+        new = set(glob.glob(str(tmp_path / 'results' / 'runs' / 'run-report-*.json'))) - before
+        assert len(new) == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+        (tc,) = [tc for r in json.loads(Path(new.pop()).read_text())['runs']
+                 for tc in r['testcases'] if tc['name'].startswith('NpbQuickCheck')]
+        return tc
+
+    first = run('-S', 'repeats=3')
+    assert first['fail_phase'] == 'performance' and 'time_cv' in first['fail_reason']
+    from placement import cli
+    report = sorted(glob.glob(str(tmp_path / 'results' / 'runs' / 'run-report-*.json')))[-1]
+    os.environ['PLACEMENT_BASELINES'] = env['PLACEMENT_BASELINES']
+    try:
+        assert cli.main(['baseline', 'record', '--system', 'generic', '--from', report]) == 0
+    finally:
+        del os.environ['PLACEMENT_BASELINES']
+    second = run('-S', 'repeats=3', '-S', 'max_repeats=6')
+    assert 'time_cv' not in (second.get('fail_reason') or '')
+    assert 3 <= len(second['perf_launches']['wall']) <= 6
+    job_err = Path(second['stagedir'], 'rfm_job.err')
+    assert not job_err.exists() or 'Traceback' not in job_err.read_text()

@@ -171,13 +171,32 @@ SESSIONS = [[s * f for f in (0.997, 1.0, 1.003, 0.999, 1.002)]
 def test_session_test_is_a_t_prediction_on_log_session_medians():
     new = [10.9, 10.95, 11.0]
     p, ratio, (lo, hi) = V.session_test(new, SESSIONS)
-    m = np.log([np.median(s) for s in SESSIONS])
-    se = m.std(ddof=1) * np.sqrt(1 + 1 / len(m))
+    logs = [np.log(s) for s in SESSIONS]
+    m = np.array([np.median(x) for x in logs])
+    k = len(m)
+    within = sum(((x - x.mean()) ** 2).sum() for x in logs) / sum(len(x) - 1 for x in logs)
+    fewer = np.pi / 2 * within * (1 / 3 - 1 / 5)        # a median of 3 against medians of 5
+    q = V.resolution([x for s in SESSIONS for x in s]) / np.exp(m.mean())
+    se = np.sqrt(m.var(ddof=1) * (1 + 1 / k) + fewer + q * q / 12 * (1 + 1 / k))
     d = np.log(np.median(new)) - m.mean()
-    assert p == pytest.approx(2 * stats.t.sf(abs(d) / se, len(m) - 1))
+    assert p == pytest.approx(2 * stats.t.sf(abs(d) / se, k - 1))
     assert ratio == pytest.approx(np.exp(d))
-    half = stats.t.ppf(0.95, len(m) - 1) * se
+    half = stats.t.ppf(0.95, k - 1) * se
     assert (lo, hi) == (pytest.approx(np.exp(d - half)), pytest.approx(np.exp(d + half)))
+
+
+def test_resolution_is_the_finest_decimal_place_used():
+    assert V.resolution([0.02, 0.03, 0.02]) == pytest.approx(0.01)
+    assert V.resolution([10.5197, 10.5]) == pytest.approx(1e-4)
+    assert V.resolution([1.5e-05]) == pytest.approx(1e-6)
+
+
+def test_a_value_printed_in_steps_of_its_size_is_never_called_changed_by_a_small_shift():
+    # NPB class S: 0.02 s printed to 0.01 s, identical in every launch of every session
+    sessions = [[0.02] * 10 for _ in range(5)]
+    v = V.judge([0.021] * 3, [], sessions=sessions)     # 5% later: not a visible change
+    assert v.outcome == V.UNDECIDED
+    assert V.judge([0.2] * 3, [], sessions=sessions).outcome == V.REGRESSED   # 10x is
 
 
 def test_a_session_inside_the_sessions_spread_is_not_a_change_though_its_launches_differ():

@@ -212,28 +212,64 @@ def decide(p: float, ratio: float, ci: tuple[float, float], higher_is_better: bo
 
 
 def session_test(new: Sequence[float], sessions: Sequence[Sequence[float]],
-                 confidence: float = EQUIV_CONFIDENCE) -> tuple[float, float, tuple[float, float]]:
+                 confidence: float = EQUIV_CONFIDENCE,
+                 many_launches: bool = False) -> tuple[float, float, tuple[float, float]]:
     """``(p, ratio, interval)`` of the new runs' median among the baseline's session medians.
 
     On a log scale, the ``k`` session medians give a mean and a spread; one new
     session's median is a new draw from them under no change, so
-    ``t = (log m_new - mean) / (sd * sqrt(1 + 1/k))`` has Student's t with
-    ``k - 1`` degrees of freedom (a prediction interval). ``ratio`` is
-    ``m_new`` over the sessions' geometric mean, ``interval`` the ratio's
-    ``confidence`` prediction interval.
+    ``t = (log m_new - mean) / se`` has Student's t with ``k - 1`` degrees of
+    freedom (a prediction interval), where ``se² = sd²·(1 + 1/k)`` plus what
+    the new median's fewer launches add: a median of ``n`` launches varies by
+    about ``(π/2)·σ²/n`` (σ² the launches' spread within a session, pooled over
+    the baseline), so a new median of 3 launches against medians of 10 adds
+    ``(π/2)·σ²·(1/3 - 1/10)``. That term also keeps ``se`` above zero when
+    every baseline median is the same. A value printed coarsely (NPB prints
+    its time to 0.01 s: a class S run of 0.02 s) carries a rounding error of
+    ``q²/12`` (``q`` the finest decimal place the baseline's values use, see
+    :func:`resolution`), which no number of sessions removes: it is added too, so a 5 % change of a
+    value printed in 50 % steps is never called.
+    ``ratio`` is ``m_new`` over the sessions' geometric mean, ``interval``
+    the ratio's ``confidence`` prediction interval. ``many_launches``: as if
+    the new median came from as many launches as the baseline's (what more
+    launches of this session could reach at best).
     """
-    medians = np.log([np.median(_clean(r, "baseline session runs")) for r in sessions])
-    k = len(medians)
+    logs = [np.log(_clean(r, "baseline session runs")) for r in sessions]
+    k = len(logs)
     if k < 2:
         raise ValueError("a session-level test needs at least two baseline sessions")
-    d = float(np.log(np.median(_clean(new, "new runs"))) - medians.mean())
-    se = float(medians.std(ddof=1) * math.sqrt(1 + 1 / k))
+    a = np.log(_clean(new, "new runs"))
+    medians = np.array([np.median(x) for x in logs])
+    d = float(np.median(a) - medians.mean())
+    dof = sum(len(x) - 1 for x in logs)
+    within = sum(float(((x - x.mean()) ** 2).sum()) for x in logs) / dof if dof else 0.0
+    n_base = k / sum(1 / len(x) for x in logs)  # harmonic mean of the sessions' launches
+    extra = 0.0 if many_launches else math.pi / 2 * within * max(0.0, 1 / len(a) - 1 / n_base)
+    q = resolution([x for r in sessions for x in r]) / math.exp(float(medians.mean()))
+    rounding = q * q / 12 * (1 + 1 / k)
+    se = math.sqrt(float(medians.var(ddof=1)) * (1 + 1 / k) + extra + rounding)
     ratio = math.exp(d)
     if se == 0:
         return (1.0 if d == 0 else 0.0), ratio, (ratio, ratio)
     p = float(2 * stats.t.sf(abs(d) / se, k - 1))
     half = float(stats.t.ppf(0.5 + confidence / 2, k - 1)) * se
     return p, ratio, (math.exp(d - half), math.exp(d + half))
+
+
+def resolution(values: Sequence[float]) -> float:
+    """The step a value is printed in: ``10**-d`` for the most decimals any value uses.
+
+    NPB prints its time as ``0.02`` (two decimals: steps of 0.01); a value measured
+    finely and stored with six significant digits (``10.5197``) has steps far
+    below any change worth calling. Identical runs give no gap to measure the
+    step by, but their decimals still tell it.
+    """
+    finest = None
+    for x in values:
+        mantissa, _, exp = f"{abs(x):.6g}".partition("e")
+        decimals = len(mantissa.partition(".")[2]) - (int(exp) if exp else 0)
+        finest = decimals if finest is None else max(finest, decimals)
+    return 0.0 if finest is None else 10.0 ** -finest
 
 
 def judge(new: Sequence[float], base: Sequence[float], higher_is_better: bool = False,
@@ -313,10 +349,10 @@ def judge_repeats(base: Sequence[float], runs: Sequence[float], higher_is_better
 
     Unchanged stops at once; regressed or improved stops once p <= ``stop_p``
     (see :data:`STOP_P`), so the change survives Benjamini-Hochberg over the run.
-    With a baseline of several ``sessions``, a case also stops when its
-    session-level interval alone is wider than the minimum effect and the
-    session-level p is above ``alpha``: the baseline's sessions differ more
-    than more launches of this one session can resolve.
+    With a baseline of several ``sessions``, a case also stops when even as
+    many launches as the baseline's sessions have would leave it undecided
+    (:func:`_session_limited`): the baseline's sessions differ more than more
+    launches of this one session can resolve.
 
     A case starts with ``min_runs`` runs and runs again while its verdict is
     undecided, up to ``max_runs``: clear cases stay cheap and only ambiguous
@@ -334,15 +370,16 @@ def judge_repeats(base: Sequence[float], runs: Sequence[float], higher_is_better
         return Decision(True, v.text(), v)
     if n >= max_runs:
         return Decision(True, f"cap of {max_runs} runs reached, {v.text()}", v)
-    if v.p_session is not None and v.p_session > alpha and _session_limited(
-            runs, sessions, min_effect):
+    if v.p_session is not None and _session_limited(runs, sessions, alpha, min_effect):
         return Decision(True, f"the baseline's {v.sessions} sessions differ by more than "
                               f"{min_effect:.0%}; more launches cannot decide: {v.text()}", v)
     return Decision(False, v.text(), v)
 
 
 def _session_limited(runs: Sequence[float], sessions: Sequence[Sequence[float]],
-                     min_effect: float) -> bool:
-    """Whether the session-level interval alone is wider than ``1 ± min_effect``."""
-    _, ratio, (lo, hi) = session_test(runs, sessions)
-    return hi / ratio > 1 + min_effect or ratio / lo > 1 + min_effect
+                     alpha: float, min_effect: float) -> bool:
+    """Whether even as many launches as the baseline's sessions have would leave the case
+    undecided: at the median so far, the session-level p stays above ``alpha`` and its
+    interval wider than ``1 ± min_effect`` (the part more launches cannot shrink)."""
+    p, ratio, (lo, hi) = session_test(runs, sessions, many_launches=True)
+    return p > alpha and (hi / ratio > 1 + min_effect or ratio / lo > 1 + min_effect)
