@@ -1,0 +1,47 @@
+"""`benchmarks/aa_sessions.sh`: A/A sessions recorded by ReFrame, read back by the benchmark."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "aa_sessions.sh"
+
+
+def _run(*args: str, timeout: int = 600, **env: str) -> subprocess.CompletedProcess:
+    import os
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout, env={**os.environ, **env})
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-n", "0"], "-n needs a whole number from 1 to 1000, got '0'"),
+    (["-l", "x"], "-l needs a whole number from 1 to 1000, got 'x'"),
+    (["-n"], "-n needs a value"),
+    (["--sessions", "3"], "unknown option '--sessions'"),
+])
+def test_bad_options_are_one_line_and_exit_2(args, message):
+    proc = _run(*args)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"aa_sessions.sh: {message} (see -h)"]
+
+
+@pytest.mark.reframe
+def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
+    out = tmp_path / "aa"
+    proc = _run("-n", "2", "-l", "2", "-o", str(out), "--", "-n", "MatmulCheck",
+                PLACEMENT_RESULTS=str(tmp_path / "results"),
+                NPB_DIR=str(tmp_path / "no-npb"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    files = sorted(out.glob("run-*.json"))
+    assert len(files) == 2
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import regression_detection as bench
+    sessions = bench.sessions(files)
+    assert len(sessions) == 2 and sessions[0]
+    # every judged value of every session: two launches, from one job
+    assert all(len(runs) == 2 for s in sessions for runs, _ in s.values())
