@@ -159,6 +159,8 @@ def test_reframe_launches_until_the_judge_decides(tmp_path):
     # none: no stored runs, fixed; compact: regressed at p <= 0.001 after 5;
     # scatter: gflops undecided, to the cap
     assert made == {"none": 3, "compact": 5, "scatter": 6}
+    # room for every launch the judge may ask: 10 minutes for 3 launches, 20 for 6
+    assert {c.raw["time_limit"] for c in cases.values()} == {1200.0}
     for a, c in cases.items():
         assert all(len(v) == made[a] for v in c.launches.values())
         err = Path(c.raw["outputdir"]) / c.raw["job_stderr"]
