@@ -74,7 +74,9 @@ class PyPlacement(PythonPackage):
         shutil.copytree(
             self.stage.source_path,
             join_path(self.build_directory, "src", "placement"),
-            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+            # build-<arch>-<hash>: the link Spack puts in a develop path to this very
+            # stage; followed, the copy would recurse into itself
+            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "build-*"),
         )
         for m in meta:
             shutil.copy(m, self.build_directory)
