@@ -139,15 +139,19 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
     for i in range(n):
         used = {(i + m) % n for m in range(1, pooled + 1)}
         new = data[i]
-        base, groups = {}, {}
+        groups = {}           # the baseline: each variable's runs, one list per session
         for j in sorted(used, key=lambda j: (j - i) % n):
             for k, (runs, better) in data[j].items():
-                base.setdefault(k, ([], better))[0].extend(runs)
-                groups.setdefault(k, []).append(list(runs))
-        keys = sorted(k for k in new if k in base and len(base[k][0]) >= 2)
-        verdicts, flags10, flags3, flags10n, flags3n = [], [], [], [], []
+                groups.setdefault(k, ([], better))[0].append(list(runs))
+        flat = {k: [x for r in g for x in r] for k, (g, _) in groups.items()}
+        keys = sorted(k for k in new if k in groups and len(flat[k]) >= 2)
+        verdicts, flags10, flags3, flags10n, flags3n, classes = [], [], [], [], [], []
         for k in keys:
-            b_runs, better = base[k]
+            b_runs, better = flat[k], groups[k][1]
+            coarse = verdict.resolution(b_runs) >= verdict.MIN_EFFECT * statistics.median(b_runs)
+            cv = _cv(b_runs)
+            classes.append(COARSE if coarse else
+                           next(c[2] for c in CV_CLASSES if c[0] <= cv < c[1]))
             own = new[k][0]
             runs = list(own[:START])
             if len(own) >= CAP:       # launches in one job: the adaptive loop's next runs
@@ -159,11 +163,11 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
             extra = _worse(extra, factor, better)
             while True:
                 d = verdict.judge_repeats(b_runs, runs, better, START, CAP,
-                                          sessions=groups[k])
+                                          sessions=groups[k][0])
                 if d.stop or not extra:
                     break
                 runs.append(extra.pop(0))
-            v = d.verdict or verdict.judge(runs, b_runs, better, sessions=groups[k])
+            v = d.verdict or verdict.judge(runs, b_runs, better, sessions=groups[k][0])
             verdicts.append(v)
             res["runs_spent"].append(len(runs))
             first = _worse(new[k][0][:START], factor, better)
@@ -188,11 +192,7 @@ def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
             res["test_alarms"][name] += len(hit)
         res["improved"] += sum(v.outcome == verdict.IMPROVED for v in corrected)
         res["undecided"] += sum(v.outcome == verdict.UNDECIDED for v in corrected)
-        for k, r, f10, f3, f10n, f3n in zip(keys, reg, flags10, flags3, flags10n, flags3n):
-            cv = _cv(base[k][0])
-            b_runs = base[k][0]
-            coarse = verdict.resolution(b_runs) >= verdict.MIN_EFFECT * statistics.median(b_runs)
-            cls = COARSE if coarse else next(c[2] for c in CV_CLASSES if c[0] <= cv < c[1])
+        for cls, r, f10, f3, f10n, f3n in zip(classes, reg, flags10, flags3, flags10n, flags3n):
             row = res["by_cv"].setdefault(cls, {"n": 0, **dict.fromkeys(RULES, 0)})
             row["n"] += 1
             for name, f in zip(RULES, (r, f10, f3, f10n, f3n)):

@@ -28,13 +28,11 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from daemon_wait import free_port, wait_until
+from daemon_wait import free_port, terminate, wait_until
 
 #: Under TCG an Intel model is needed for the hardware threads to show (AMD models hide them).
 CPU_MODEL = 'Haswell-noTSX,-pcid,-x2apic,-tsc-deadline,-invpcid'
@@ -308,15 +306,11 @@ Host 127.0.0.1
             pid = self._pid(pid_file)
             if pid is None:
                 continue
-            os.kill(pid, signal.SIGTERM)
-            end = time.monotonic() + 10
-            while time.monotonic() < end and self._pid(pid_file) is not None:
-                if self._qemu is not None and pid == self._qemu.pid:
-                    self._qemu.poll()     # reap our child so kill(pid, 0) fails
-                time.sleep(0.2)
-            if self._pid(pid_file) is not None:
-                os.kill(pid, signal.SIGKILL)
-            if self._qemu is not None and pid == self._qemu.pid:
+            ours = self._qemu is not None and pid == self._qemu.pid
+            # reap our own child while waiting, so kill(pid, 0) fails once it is gone
+            terminate(pid, lambda: self._pid(pid_file) is not None, 10,
+                      tick=self._qemu.poll if ours else lambda: None)
+            if ours:
                 self._qemu.wait(timeout=10)
         (self.root / 'ssh-master.sock').unlink(missing_ok=True)
 

@@ -22,15 +22,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from daemon_wait import free_port, wait_until
+from daemon_wait import free_port, terminate, wait_until
 
 #: Where ``start``/``stop`` by hand keep the cluster when no directory is given.
 DEFAULT_DIR = Path(tempfile.gettempdir()) / 'placement-slurm'
@@ -186,12 +184,7 @@ PartitionName=debug Nodes={self.node} Default=YES MaxTime=INFINITE State=UP Over
             pid = self._pid(daemon)
             if pid is None:
                 continue
-            os.kill(pid, signal.SIGTERM)
-            end = time.monotonic() + 15
-            while time.monotonic() < end and self._pid(daemon) is not None:
-                time.sleep(0.2)
-            if self._pid(daemon) is not None:
-                os.kill(pid, signal.SIGKILL)
+            terminate(pid, lambda: self._pid(daemon) is not None, 15)
 
     def running(self) -> dict[str, int | None]:
         return {d: self._pid(d) for d in DAEMONS}

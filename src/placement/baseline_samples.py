@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,54 +106,48 @@ def add_sessions(old: dict[str, Any], new: dict[str, Any], keep: int = KEEP_SESS
     import copy
     stored = entries(old, where)
     out = copy.deepcopy(new)
-    tree = out.get(SAMPLES_KEY) or {}
-    for test, node in tree.items():
-        depth = len(node.get("$index") or []) or 1
-
-        def walk(n: dict, keys: tuple, level: int) -> None:
-            for k, v in n.items():
-                if k == "$index" and level == 0:
-                    continue
-                if level < depth:
-                    walk(v, keys + (k,), level + 1)
-                    continue
-                before = stored.get((test, keys, str(k)))
-                if before is None or before.higher_is_better != v["higher_is_better"]:
-                    continue
-                ids = {s["session"] for s in v["sessions"]}
-                older = [{"session": i, "runs": r} for i, r in before.sessions if i not in ids]
-                v["sessions"] = (older + v["sessions"])[-keep:]
-        walk(node, (), 0)
+    for test, keys, var, leaf_ in _leaves(out, "run"):
+        before = stored.get((test, keys, var))
+        if before is None or before.higher_is_better != leaf_["higher_is_better"]:
+            continue
+        ids = {s["session"] for s in leaf_["sessions"]}
+        older = [{"session": i, "runs": r} for i, r in before.sessions if i not in ids]
+        leaf_["sessions"] = (older + leaf_["sessions"])[-keep:]
     return out
 
 
 def entries(data: dict[str, Any], where: str = "reference file") -> dict[Entry, Samples]:
     """``{(test, index values, var): Samples}``; a malformed entry is a one-line error."""
+    return {(test, keys, var): _check(leaf_, test, keys, var, where)
+            for test, keys, var, leaf_ in _leaves(data, where)}
+
+
+def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str, Any]]:
+    """``(test, index values, var, leaf)`` of every variable under ``_samples``, walking
+    the same ``$index`` tree as the test's references; a malformed node is an error."""
     tree = data.get(SAMPLES_KEY)
     if tree is None:
-        return {}
+        return
     if not isinstance(tree, dict):
         raise PlacementError(f"{where}: {SAMPLES_KEY} must be a mapping of test names "
                              "(hand-edited?); fix it or record again, nothing was written")
-    out: dict[Entry, Samples] = {}
     for test, node in tree.items():
         if not isinstance(node, dict):
             raise PlacementError(f"{where}: {SAMPLES_KEY}.{test} must be a mapping")
         depth = len(node.get("$index") or []) or 1
 
-        def walk(n: Any, keys: tuple, level: int) -> None:
+        def walk(n: dict, keys: tuple, level: int) -> Iterator[tuple[str, tuple, str, Any]]:
             for k, v in n.items():
                 if k == "$index" and level == 0:
                     continue
                 if level == depth:
-                    out[(test, keys, str(k))] = _check(v, test, keys, k, where)
+                    yield test, keys, str(k), v
                 elif isinstance(v, dict):
-                    walk(v, keys + (k,), level + 1)
+                    yield from walk(v, keys + (k,), level + 1)
                 else:
                     raise PlacementError(f"{where}: {SAMPLES_KEY}.{test}."
                                          f"{'.'.join(map(str, keys + (k,)))} must be a mapping")
-        walk(node, (), 0)
-    return out
+        yield from walk(node, (), 0)
 
 
 def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:

@@ -73,10 +73,11 @@ def judge_entry(path: Path, entry: str, runs: list[float], min_runs: int, max_ru
         raise PlacementError(f"{entry}: {exc}") from None
 
 
-def launch_values(text: str, pattern: re.Pattern) -> list[float]:
-    """One value per finished launch of a job's stdout: the first match's first group."""
+def launch_values(launches: list[tuple[int, str]], pattern: re.Pattern) -> list[float]:
+    """One value per finished launch (:func:`repeat_loop.split_launches`): the first
+    match's first group."""
     values = []
-    for n, (rc, out) in enumerate(repeat_loop.split_launches(text), 1):
+    for n, (rc, out) in enumerate(launches, 1):
         if rc != 0:
             raise PlacementError(f"launch {n} exited {rc}: its values are not judged")
         m = pattern.search(out)
@@ -98,12 +99,13 @@ def judge_launches(path: Path, text: str, variables: list[tuple[str, str]], min_
     cap; with none stored it stops.
     """
     lines, stops = [], []
+    launches = repeat_loop.split_launches(text)     # once for all the variables
     for entry, regex in variables:
         try:
             pattern = re.compile(regex, re.M)
         except re.error as exc:
             raise PlacementError(f"{entry}: invalid regex {regex!r} ({exc})") from None
-        d = judge_entry(path, entry, launch_values(text, pattern), min_runs, max_runs,
+        d = judge_entry(path, entry, launch_values(launches, pattern), min_runs, max_runs,
                         min_effect)
         if d is None:
             lines.append(f"{entry}: not judged (no stored runs)")

@@ -53,7 +53,6 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
                                    run_before, sanity_function, variable)
 
 from .. import judge_cli, numa_pages, repeat_loop
-from ..errors import PlacementError
 from ..sizes import size_bytes
 from .builds import SourceTreeBuild
 from .datamap_pages import DataMapPagesMixin
@@ -194,30 +193,11 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
                 self.over_launches(lv.var, lv.key, lv.select, lv.per_launch), lv.unit)
             for lv in self.launch_vars()}}
 
-    def entry(self, var: str) -> str:
-        """``var``'s entry in the reference file, as ``placement baseline diff`` names it."""
-        special = {'$environ': lambda: self.current_environ.name,
-                   '$partition': lambda: self.current_partition.fullname}
-        keys = ','.join(str(special[a]() if a in special else getattr(self, a))
-                        for a in self.reference_index)
-        return f'{type(self).__name__}[{keys}].{var}'
-
     def judged_launch_vars(self) -> list[tuple[str, str]]:
         """``(entry, regex)`` of the variables the job's judge can read and the baseline
         keeps runs of; empty without a reference file."""
-        ref = self.reference_file
-        if not ref.is_file():
-            return []
-        out = []
-        for lv in self.launch_vars():
-            if lv.per_launch is not None:
-                continue
-            try:
-                if judge_cli.stored_runs(ref, self.entry(lv.var)) is not None:
-                    out.append((self.entry(lv.var), lv.pattern(self.kernel)))
-            except PlacementError:   # a corrupt sample list: fixed launches, `diff` names it
-                return []
-        return out
+        return [(self.entry(lv.var), lv.pattern(self.kernel)) for lv in self.launch_vars()
+                if lv.per_launch is None and self.stored_runs(lv.var) is not None]
 
     def launch_loop(self) -> repeat_loop.RepeatLoop:
         """Fixed launches, or launches until the judge decides when a cap and stored runs exist."""

@@ -34,7 +34,6 @@ from reframe.core.pipeline import RegressionTestDict
 
 from .. import (judge_cli, launch, npb_budget, npb_locate, npb_loop, npb_output,
                 repeat_loop, spack_spec)
-from ..errors import PlacementError
 from .paths import repo_root
 from .placed import PlacedRunMixin, stdout_text
 from .references import BaselineReferencesMixin
@@ -178,18 +177,9 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         self.prerun_cmds = list(self.prerun_cmds) + loop.before
         self.postrun_cmds = loop.after + list(self.postrun_cmds)
 
-    def _wall_entry(self) -> str:
-        """This case's ``wall`` entry as ``placement baseline diff`` and the judge name it."""
-        keys = ','.join(str(getattr(self, a)) for a in self.reference_index)
-        return f'{type(self).__name__}[{keys}].wall'
-
     def _has_stored_runs(self) -> bool:
         """Whether the system's baseline keeps this case's runs (``_samples``) of ``wall``."""
-        ref = self.reference_file
-        try:
-            return ref.is_file() and judge_cli.stored_runs(ref, self._wall_entry()) is not None
-        except PlacementError:    # a corrupt sample list: the fixed guard, and `diff` names it
-            return False
+        return self.stored_runs('wall') is not None
 
     def _repeat_loop(self) -> npb_loop.RepeatLoop:
         """Fixed runs, or runs until the judge decides when a cap and a baseline exist."""
@@ -198,7 +188,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
             return npb_loop.RepeatLoop.fixed(self.repeats)
         walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
                  + shlex.quote(sn.evaluate(self.stdout)))
-        more = judge_cli.shell_condition(ref, self._wall_entry(), walls,
+        more = judge_cli.shell_condition(ref, self.entry('wall'), walls,
                                          self.repeats, self.max_repeats)
         return npb_loop.RepeatLoop(self.repeats, self.max_repeats, more)
 

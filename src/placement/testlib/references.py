@@ -32,6 +32,28 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
         """The current system's reference file (it may not exist)."""
         return baseline_file(self.current_system.name)
 
+    def entry(self, var: str) -> str:
+        """``var``'s entry in the reference file, as ``placement baseline diff`` and the
+        job's judge name it (``Test[index values].var``)."""
+        special = {'$environ': lambda: self.current_environ.name,
+                   '$partition': lambda: self.current_partition.fullname}
+        keys = ','.join(str(special[a]() if a in special else getattr(self, a))
+                        for a in self.reference_index)
+        return f'{type(self).__name__}[{keys}].{var}'
+
+    def stored_runs(self, var: str):
+        """This case's stored runs of ``var`` (``_samples``), or None: no file, no runs, or a
+        corrupt sample list (then the fixed rules apply and `placement baseline diff` names it)."""
+        from .. import judge_cli
+        from ..errors import PlacementError
+        ref = self.reference_file
+        if not ref.is_file():
+            return None
+        try:
+            return judge_cli.stored_runs(ref, self.entry(var))
+        except PlacementError:
+            return None
+
     @run_after('setup')
     def use_stored_baseline(self):
         path = self.reference_file
