@@ -1,32 +1,30 @@
-"""False alarms and power of the verdict against plain ±10 % and ±max(3·CV, 5 %), on real runs.
+"""False alarms and power of the verdict and of plain ``reframe -r``, on real sessions.
 
-    python benchmarks/regression_detection.py [RUN_REPORT ...]
+    python benchmarks/regression_detection.py [RUN_REPORT ...] [--hog RUN_REPORT ...]
 
 Input: ReFrame run reports of separate sessions of the same selection on the
-same machine, each case launched several times (the kernels' ``-S launches=N``
-inside one job, or ``--reruns``); by default the stripped copies in
-``tests/fixtures/aa-sessions/`` (12 sessions of the quick kernels and NPB class S
-on a quiet machine, 10 launches per case in one job, recorded by
-``benchmarks/aa_sessions.sh``); ``tests/fixtures/aa-launches/`` holds 11 kernel
-sessions from the same machine shared with other work, ``tests/fixtures/aa-runs/``
-older sessions with 3 launches (``--reruns 2``). ``--strip SRC... --out DIR``
-writes such copies (only what the verdict reads).
+same machine, each case launched several times inside its job (recorded by
+``benchmarks/aa_sessions.sh``); by default the stripped copies in
+``tests/fixtures/aa-sessions-spread/`` (sessions spread over more than two
+hours). ``--hog`` adds sessions recorded with busy loops on every core (a node
+two to three times slower). ``--strip SRC... --out DIR`` writes stripped copies.
 
-* **A/A**: every session judged against a baseline recorded from others
-  (the next ``K`` sessions, cyclically; ``--pooled K``, default every other
-  session up to 10, what ``placement baseline record --add`` keeps). A first
-  table compares baselines of 1, 3, 5 and all-other sessions. A false alarm is a case called regressed (the
-  verdict, after Benjamini-Hochberg over the session) or a value outside its
-  interval (the interval rules: what ReFrame reports as a failed performance
-  check, in either direction).
-* **Power**: the same pairs with every new run made worse by 2, 3, 5 and 10 %
-  (times multiplied, rates divided); the fraction detected, per CV class of
-  the case (the CV of the baseline's runs).
-* **Runs**: the verdict starts with 3 runs of the new session and, while
-  undecided, adds runs up to 10: the session's own next launches (what the
-  job's adaptive loop would run), or, for sessions with fewer launches, the
-  launches of the following sessions. The interval rules judge the mean of
-  the first 3 runs.
+Each value is what a site gets with the default ``launches=3``: the first
+``--launches`` launches of each session, for the baseline's sessions and the
+new one alike. Per baseline size ``K`` (1, 2, 3, 5, 10 sessions), every session
+is judged against a baseline of the ``K`` sessions after it (cyclically):
+
+* **A/A**: sessions with an acceptance FAIL (a value regressed or the node
+  flagged slower), and values called regressed; for plain ``reframe -r``,
+  sessions with any value outside the one-sided bound ``record`` writes
+  (:func:`placement.verdict.reference_bound`) and such values;
+* **lone power**: one value at a time made worse by 10, 25 and 100 % (times
+  multiplied, rates divided), the others untouched: found (regressed) per class
+  of the value's session-to-session CV (the CV of its session medians over all
+  sessions), and by plain ReFrame;
+* **all at once**: every value made worse together (a slower node): sessions
+  failed, node flagged, share of values regressed;
+* **CPU hog**: each ``--hog`` session against the baselines of ``K`` A/A sessions.
 """
 
 from __future__ import annotations
@@ -34,28 +32,30 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import statistics
 import sys
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from placement import runreport, verdict  # noqa: E402
-from placement.baseline_samples import KEEP_SESSIONS as KEEP, higher_is_better  # noqa: E402
+from placement.baseline_samples import higher_is_better  # noqa: E402
 
-FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions"
-FACTORS = (1.02, 1.03, 1.05, 1.10, 1.25, 2.0)
-#: values printed in steps of at least the minimum effect (NPB class S times, 0.02 s in
-#: steps of 0.01 s): no real 5 % change can show in them, whatever their CV
+FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-spread"
+SIZES = (1, 2, 3, 5, 10)
+FACTORS = (1.10, 1.25, 2.0)
+LAUNCHES = 3
 COARSE = "coarse"
 CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%"),
               (0.20, float("inf"), "> 20%"))
-START, CAP = verdict.MIN_RUNS, verdict.MAX_RUNS
 
 #: keys of a test case the verdict and the reports' loader read
-_KEEP = ("name", "unique_name", "hashcode", "display_name", "system", "partition", "environ", "result", "fail_phase",
-         "fixture", "perfvalues", "reference_index", "perf_launches")
+_KEEP = ("name", "unique_name", "hashcode", "display_name", "system", "partition", "environ",
+         "result", "fail_phase", "fixture", "perfvalues", "reference_index", "perf_launches")
 
 
 def strip(sources: list[Path], out: Path) -> None:
@@ -86,9 +86,10 @@ def strip(sources: list[Path], out: Path) -> None:
 
 
 Key = tuple  # (case key, var)
+Session = dict  # Key -> (launch values, higher is better)
 
 
-def sessions(paths: list[Path]) -> list[dict[Key, tuple[list[float], bool]]]:
+def sessions(paths: list[Path]) -> list[Session]:
     """Per session, oldest first: ``{(case, var): (launch values, higher is better)}``."""
     reports = sorted((runreport.load(p) for p in paths),
                      key=lambda r: r.session.get("time_start", ""))
@@ -110,203 +111,279 @@ def _worse(runs: list[float], f: float, better: bool) -> list[float]:
     return [x / f if better else x * f for x in runs]
 
 
-def _cv(runs: list[float]) -> float:
-    return statistics.stdev(runs) / statistics.mean(runs) if len(runs) > 1 else 0.0
+def cv_classes(data: list[Session], launches: int) -> dict[Key, str]:
+    """Each value's class: the CV of its session medians over all sessions, or coarse."""
+    out = {}
+    for k in set.intersection(*(set(d) for d in data)):
+        runs = [d[k][0][:launches] for d in data]
+        flat = [x for r in runs for x in r]
+        if verdict.resolution(flat) >= verdict.MIN_EFFECT * statistics.median(flat):
+            out[k] = COARSE
+            continue
+        meds = [statistics.median(r) for r in runs]
+        cv = statistics.stdev(meds) / statistics.mean(meds)
+        out[k] = next(c[2] for c in CV_CLASSES if c[0] <= cv < c[1])
+    return out
 
 
-RULES = ("verdict", "10%", "3cv", "10%/N", "3cv/N")
+class Pair:
+    """A new session against a baseline of sessions: the verdict and the plain bounds."""
+
+    def __init__(self, new: Session, base: list[Session], keys: list[Key], launches: int):
+        self.keys, self.launches = keys, launches
+        self.base = {k: [b[k][0][:launches] for b in base] for k in keys}
+        self.better = {k: new[k][1] for k in keys}
+        self.new = {k: new[k][0][:launches] for k in keys}
+        prior = verdict.file_prior(list(self.base.values()))
+        self.bounds = {k: verdict.reference_bound(self.base[k], self.better[k], prior,
+                                                  len(keys), launches) for k in keys}
+
+    def judge(self, changed: dict[Key, list[float]] | None = None) -> verdict.RunVerdict:
+        changed = changed or {}
+        return verdict.judge_run([verdict.Series(changed.get(k, self.new[k]),
+                                                 [(str(j), r) for j, r in
+                                                  enumerate(self.base[k])],
+                                                 self.better[k], k) for k in self.keys])
+
+    def plain_fails(self, k: Key, runs: list[float]) -> bool:
+        """What ReFrame does with the reference ``record`` writes: the median of the
+        launches against the one-sided bound (an improvement never fails)."""
+        centre, bound = self.bounds[k]
+        m = statistics.median(runs)
+        return m < centre * (1 - bound) if self.better[k] else m > centre * (1 + bound)
 
 
-def _flag(new: list[float], base: list[float], t: float, better: bool, factor: float,
-          centre) -> bool:
-    """An interval rule: A/A (factor 1) alarms either way, power counts the worse side."""
-    m, x = centre(base), centre(new)
-    if factor == 1.0:
-        return abs(x - m) > t * m
-    return (x < m * (1 - t)) if better else (x > m * (1 + t))
-
-
-def evaluate(data: list[dict], factor: float = 1.0, pooled: int = 1) -> dict:
-    """Alarms (factor 1) or detections (factor > 1) of the three rules over all pairs.
-
-    The baseline of session i is recorded from the ``pooled`` sessions after it
-    (``placement baseline record --from`` a list of several runs).
-    """
+def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | None = None
+           ) -> list[Pair]:
     n = len(data)
-    res = {"pairs": 0, "runs_any": dict.fromkeys(RULES, 0), "cases": 0,
-           "alarms": dict.fromkeys(RULES, 0), "tests": 0, "test_alarms": dict.fromkeys(RULES, 0),
-           "improved": 0, "undecided": 0, "runs_spent": [], "by_cv": {}}
-    for i in range(n):
-        used = {(i + m) % n for m in range(1, pooled + 1)}
-        new = data[i]
-        groups = {}           # the baseline: each variable's runs, one list per session
-        for j in sorted(used, key=lambda j: (j - i) % n):
-            for k, (runs, better) in data[j].items():
-                groups.setdefault(k, ([], better))[0].append(list(runs))
-        flat = {k: [x for r in g for x in r] for k, (g, _) in groups.items()}
-        keys = sorted(k for k in new if k in groups and len(flat[k]) >= 2)
-        verdicts, flags10, flags3, flags10n, flags3n, classes = [], [], [], [], [], []
-        for k in keys:
-            b_runs, better = flat[k], groups[k][1]
-            coarse = verdict.resolution(b_runs) >= verdict.MIN_EFFECT * statistics.median(b_runs)
-            cv = _cv(b_runs)
-            classes.append(COARSE if coarse else
-                           next(c[2] for c in CV_CLASSES if c[0] <= cv < c[1]))
-            own = new[k][0]
-            runs = list(own[:START])
-            if len(own) >= CAP:       # launches in one job: the adaptive loop's next runs
-                extra = list(own[START:CAP])
-            else:                     # a few launches per session: the next sessions' ones
-                extra = [x for m in range(1, n) for x in data[(i + m) % n].get(k, ([], 0))[0]
-                         if (i + m) % n not in used]
-            runs = _worse(runs, factor, better)
-            extra = _worse(extra, factor, better)
-            while True:
-                d = verdict.judge_repeats(b_runs, runs, better, START, CAP,
-                                          sessions=groups[k][0])
-                if d.stop or not extra:
-                    break
-                runs.append(extra.pop(0))
-            v = d.verdict or verdict.judge(runs, b_runs, better, sessions=groups[k][0])
-            verdicts.append(v)
-            res["runs_spent"].append(len(runs))
-            first = _worse(new[k][0][:START], factor, better)
-            t3 = max(3 * _cv(b_runs), 0.05)
-            flags10.append(_flag(first, b_runs, 0.10, better, factor, statistics.mean))
-            flags3.append(_flag(first, b_runs, t3, better, factor, statistics.mean))
-            # what ReFrame judges when the job launches N times: the median of N launches
-            alln = _worse(own[:CAP], factor, better)
-            flags10n.append(_flag(alln, b_runs, 0.10, better, factor, statistics.median))
-            flags3n.append(_flag(alln, b_runs, t3, better, factor, statistics.median))
-        corrected = verdict.correct(verdicts)
-        reg = [v.outcome == verdict.REGRESSED for v in corrected]
-        res["pairs"] += 1
-        res["cases"] += len(keys)
-        tests = sorted({k[0] for k in keys})
-        res["tests"] += len(tests)
-        for name, flags in (("verdict", reg), ("10%", flags10), ("3cv", flags3),
-                            ("10%/N", flags10n), ("3cv/N", flags3n)):
-            res["alarms"][name] += sum(flags)
-            res["runs_any"][name] += any(flags)
-            hit = {k[0] for k, f in zip(keys, flags) if f}
-            res["test_alarms"][name] += len(hit)
-        res["improved"] += sum(v.outcome == verdict.IMPROVED for v in corrected)
-        res["undecided"] += sum(v.outcome == verdict.UNDECIDED for v in corrected)
-        for cls, r, f10, f3, f10n, f3n in zip(classes, reg, flags10, flags3, flags10n, flags3n):
-            row = res["by_cv"].setdefault(cls, {"n": 0, **dict.fromkeys(RULES, 0)})
-            row["n"] += 1
-            for name, f in zip(RULES, (r, f10, f3, f10n, f3n)):
-                row[name] += f
+    out = []
+    for i, new in enumerate(news if news is not None else data):
+        start = i if news is None else n - k - 1   # hog: the last K A/A sessions
+        base = [data[(start + m) % n] for m in range(1, k + 1)]
+        keys = sorted(key for key in new if all(key in b for b in base))
+        if keys:
+            out.append(Pair(new, base, keys, launches))
+    return out
+
+
+def _failed(rv: verdict.RunVerdict) -> bool:
+    return (any(v.outcome == verdict.REGRESSED for v in rv.verdicts)
+            or bool(rv.node and rv.node.flagged and rv.node.slower))
+
+
+def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str],
+             hog: list[Session], lone_per_pair: int, seed: int = 0) -> dict:
+    """Every figure of one baseline size."""
+    pairs = _pairs(data, k, launches)
+    res: dict = {"pairs": len(pairs), "values": 0}
+    aa_fail = aa_vals = plain_sessions = plain_vals = 0
+    for p in pairs:
+        rv = p.judge()
+        aa_fail += _failed(rv)
+        aa_vals += sum(v.outcome == verdict.REGRESSED for v in rv.verdicts)
+        fails = [p.plain_fails(key, p.new[key]) for key in p.keys]
+        plain_sessions += any(fails)
+        plain_vals += sum(fails)
+        res["values"] += len(p.keys)
+    res["aa"] = {"sessions_failed": aa_fail, "values_regressed": aa_vals,
+                 "plain_sessions_failed": plain_sessions, "plain_values_failed": plain_vals}
+    rng = np.random.default_rng(seed)
+    lone: dict = {}
+    for f in FACTORS:
+        for p in pairs:
+            picks = rng.permutation(len(p.keys))[:lone_per_pair]
+            for i in picks:
+                key = p.keys[i]
+                runs = _worse(p.new[key], f, p.better[key])
+                rv = p.judge({key: runs})
+                row = lone.setdefault(f"{f:.2f}", {}).setdefault(
+                    classes.get(key, "?"), {"n": 0, "verdict": 0, "plain": 0})
+                row["n"] += 1
+                row["verdict"] += rv.verdicts[i].outcome == verdict.REGRESSED
+                row["plain"] += p.plain_fails(key, runs)
+    res["lone"] = lone
+    together: dict = {}
+    for f in FACTORS:
+        row = {"sessions_failed": 0, "node_flagged": 0, "regressed_share": [],
+               "plain_sessions_failed": 0, "plain_share": []}
+        for p in pairs:
+            changed = {key: _worse(p.new[key], f, p.better[key]) for key in p.keys}
+            rv = p.judge(changed)
+            row["sessions_failed"] += _failed(rv)
+            row["node_flagged"] += bool(rv.node and rv.node.flagged)
+            row["regressed_share"].append(
+                statistics.mean(v.outcome == verdict.REGRESSED for v in rv.verdicts))
+            fails = [p.plain_fails(key, changed[key]) for key in p.keys]
+            row["plain_sessions_failed"] += any(fails)
+            row["plain_share"].append(statistics.mean(fails))
+        row["regressed_share"] = statistics.mean(row["regressed_share"])
+        row["plain_share"] = statistics.mean(row["plain_share"])
+        together[f"{f:.2f}"] = row
+    res["all_at_once"] = together
+    if hog:
+        row = {"sessions": 0, "failed": 0, "node_flagged": 0, "regressed_share": [],
+               "plain_failed": 0, "plain_share": [], "node_lines": []}
+        for p in _pairs(data, k, launches, hog):
+            rv = p.judge()
+            row["sessions"] += 1
+            row["failed"] += _failed(rv)
+            row["node_flagged"] += bool(rv.node and rv.node.flagged)
+            if rv.node is not None:
+                row["node_lines"].append(rv.node.text())
+            row["regressed_share"].append(
+                statistics.mean(v.outcome == verdict.REGRESSED for v in rv.verdicts))
+            fails = [p.plain_fails(key, p.new[key]) for key in p.keys]
+            row["plain_failed"] += any(fails)
+            row["plain_share"].append(statistics.mean(fails))
+        row["regressed_share"] = statistics.mean(row["regressed_share"] or [0])
+        row["plain_share"] = statistics.mean(row["plain_share"] or [0])
+        res["hog"] = row
     return res
 
 
-def baseline_sizes(data: list[dict], sizes: list[int]) -> dict[int, dict]:
-    """The verdict's A/A and 5 % power for baselines of each number of sessions (a table)."""
-    print("Verdict by the number of sessions in the baseline (A/A; 5% slower, per CV class "
-          "of the baseline's runs):")
-    print("| baseline sessions | sessions with any false alarm | per-value false alarms | "
-          "undecided | runs per case | 5% found: CV <= 2% | 2-5% | 5-20% | > 20% | "
-          "printed coarsely |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    out = {}
-    for k in sizes:
-        if k >= len(data):
-            continue
-        aa, slow = evaluate(data, pooled=k), evaluate(data, 1.05, pooled=k)
-        cells = []
-        for c in CV_CLASSES + ((0, 0, COARSE),):
-            row = slow["by_cv"].get(c[2])
-            cells.append(f"{row['verdict'] / row['n']:.0%} (n={row['n']})" if row else "-")
-        print(f"| {k} | {aa['runs_any']['verdict']}/{aa['pairs']} | "
-              f"{aa['alarms']['verdict']}/{aa['cases']} "
-              f"({aa['alarms']['verdict'] / aa['cases']:.1%}) | "
-              f"{aa['undecided'] / aa['cases']:.0%} | "
-              f"{statistics.mean(aa['runs_spent']):.1f} | " + " | ".join(cells) + " |")
-        out[k] = {"runs_with_alarm": aa["runs_any"]["verdict"], "pairs": aa["pairs"],
-                  "alarms": int(aa["alarms"]["verdict"]), "values": aa["cases"],
-                  "undecided": aa["undecided"],
-                  "mean_runs": statistics.mean(aa["runs_spent"]),
-                  "power_1.05": {c: {"n": r["n"], "verdict": int(r["verdict"])}
-                                 for c, r in slow["by_cv"].items()}}
-    print()
+def _pct(a: float, b: float) -> str:
+    return f"{a / b:.0%}" if b else "-"
+
+
+def report(results: dict[int, dict], classes: dict[Key, str], n_sessions: int,
+           hours: float) -> list[str]:
+    """The README's tables."""
+    counts: dict[str, int] = {}
+    for c in classes.values():
+        counts[c] = counts.get(c, 0) + 1
+    order = [c[2] for c in CV_CLASSES] + [COARSE]
+    out = [f"{n_sessions} A/A sessions over {hours:.1f} h, {len(classes)} values each, "
+           f"{LAUNCHES} launches per session; values per class of session-to-session CV: "
+           + ", ".join(f"{c} {counts[c]}" for c in order if c in counts), "",
+           "A/A (nothing changed): sessions that FAIL / values called regressed",
+           "",
+           "| baseline sessions | verdict: sessions failed | values regressed | "
+           "plain `reframe -r`: sessions failed | values failed |",
+           "|---|---|---|---|---|"]
+    for k, r in results.items():
+        a = r["aa"]
+        out.append(f"| {k} | {a['sessions_failed']}/{r['pairs']} | "
+                   f"{a['values_regressed']}/{r['values']} | {a['plain_sessions_failed']}/"
+                   f"{r['pairs']} | {a['plain_values_failed']}/{r['values']} |")
+    out += ["", "Lone value made worse (the others untouched): found by the verdict / by "
+            "plain `reframe -r`, per class of the value's session-to-session CV", "",
+            "| baseline sessions | slowdown | " + " | ".join(c for c in order if c in counts)
+            + " |", "|---|---|" + "---|" * sum(c in counts for c in order)]
+    for k, r in results.items():
+        for f, by in r["lone"].items():
+            cells = []
+            for c in order:
+                if c not in counts:
+                    continue
+                row = by.get(c)
+                cells.append(f"{_pct(row['verdict'], row['n'])} / {_pct(row['plain'], row['n'])}"
+                             f" (n={row['n']})" if row else "-")
+            out.append(f"| {k} | {float(f) - 1:+.0%} | " + " | ".join(cells) + " |")
+    out += ["", "Every value made worse at once (a slower node): sessions failed, node "
+            "flagged, share of values regressed; plain `reframe -r`: sessions failed, share "
+            "of values failed", "",
+            "| baseline sessions | slowdown | sessions failed | node flagged | "
+            "values regressed | plain: sessions failed | plain: values failed |",
+            "|---|---|---|---|---|---|---|"]
+    for k, r in results.items():
+        for f, row in r["all_at_once"].items():
+            out.append(f"| {k} | {float(f) - 1:+.0%} | {row['sessions_failed']}/{r['pairs']} | "
+                       f"{row['node_flagged']}/{r['pairs']} | {row['regressed_share']:.0%} | "
+                       f"{row['plain_sessions_failed']}/{r['pairs']} | "
+                       f"{row['plain_share']:.0%} |")
+    if any("hog" in r for r in results.values()):
+        out += ["", "CPU hog (2 busy loops per core while the session ran)", "",
+                "| baseline sessions | sessions failed | node flagged | values regressed | "
+                "plain: sessions failed | plain: values failed | node line (first) |",
+                "|---|---|---|---|---|---|---|"]
+        for k, r in results.items():
+            h = r.get("hog")
+            if h:
+                line = h["node_lines"][0] if h["node_lines"] else ""
+                out.append(f"| {k} | {h['failed']}/{h['sessions']} | {h['node_flagged']}/"
+                           f"{h['sessions']} | {h['regressed_share']:.0%} | {h['plain_failed']}/"
+                           f"{h['sessions']} | {h['plain_share']:.0%} | {line} |")
     return out
+
+
+def targets(results: dict[int, dict]) -> list[str]:
+    """The goals, each met or missed, with the number."""
+    lines = []
+    for k, r in results.items():
+        a = r["aa"]
+        quiet = a["sessions_failed"] <= r["pairs"] / 20 and \
+            a["plain_sessions_failed"] <= r["pairs"] / 20
+        lines.append(f"A/A at {k} session(s): verdict {r['pairs'] - a['sessions_failed']}/"
+                     f"{r['pairs']} pass, plain {r['pairs'] - a['plain_sessions_failed']}/"
+                     f"{r['pairs']} pass: {'met' if quiet else 'MISSED'} (19 of 20)")
+        h = r.get("hog")
+        if h:
+            ok = h["failed"] == h["sessions"] and h["node_flagged"] == h["sessions"] and \
+                h["regressed_share"] >= 0.5
+            lines.append(f"CPU hog at {k}: {h['failed']}/{h['sessions']} failed, node flagged "
+                         f"{h['node_flagged']}/{h['sessions']}, {h['regressed_share']:.0%} "
+                         f"regressed: {'met' if ok else 'MISSED'}")
+        lone = r["lone"]
+        tight = [lone["1.25"].get(c) for c in ("CV <= 2%", "2-5%")]
+        n = sum(t["n"] for t in tight if t)
+        found = sum(t["verdict"] for t in tight if t)
+        if k >= 3 and n:
+            lines.append(f"lone +25% at CV <= 5%, {k} sessions: {found}/{n} found: "
+                         f"{'met' if found >= 0.9 * n else 'MISSED'} (90%)")
+        big = lone["2.00"]
+        n2 = sum(x["n"] for x in big.values())
+        f2 = sum(x["verdict"] for x in big.values())
+        lines.append(f"lone 2x, {k} session(s): {f2}/{n2} found ({_pct(f2, n2)})")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reports", nargs="*", type=Path)
+    ap.add_argument("--hog", nargs="*", type=Path, default=None,
+                    help="sessions recorded under a CPU hog (default: the fixture's hog-*.json)")
     ap.add_argument("--strip", nargs="+", type=Path, help="run reports to copy, stripped")
     ap.add_argument("--out", type=Path, default=FIXTURES)
-    ap.add_argument("--pooled", type=int, default=0,
-                    help="sessions each baseline is recorded from (default: every other "
-                         "session, at most 10)")
+    ap.add_argument("--launches", type=int, default=LAUNCHES,
+                    help=f"launches per session taken from each (default {LAUNCHES})")
+    ap.add_argument("--lone", type=int, default=12,
+                    help="values made worse alone per session pair (default 12)")
     args = ap.parse_args(argv)
     if args.strip:
         strip(args.strip, args.out)
         return 0
-    paths = args.reports or sorted(FIXTURES.glob("*.json"))
+    paths = args.reports or sorted(FIXTURES.glob("run-*.json"))
+    hog_paths = args.hog if args.hog is not None else sorted(FIXTURES.glob("hog/run-*.json"))
     data = sessions(paths)
     if len(data) < 3:
         print(f"need at least 3 sessions, got {len(data)}", file=sys.stderr)
         return 2
-    if not args.pooled:
-        args.pooled = min(len(data) - 1, KEEP)
-    by_size = baseline_sizes(data, sorted({1, 3, 5, args.pooled}))
-    aa = evaluate(data, pooled=args.pooled)
-    spent = aa["runs_spent"]
-    launches = max(len(r) for d in data for r, _ in d.values())
-    n_all = min(launches, CAP)
-    print(f"{len(data)} sessions, {aa['cases']} judged values of {aa['tests']} cases over "
-          f"{aa['pairs']} pairs (each session against a baseline recorded from the next "
-          f"{args.pooled}); up to {launches} launches per case")
-    print("\nA/A (no change):")
-    print("| rule | sessions with any false alarm | per-case false alarms | "
-          "per-value false alarms | runs per case |")
-    print("|---|---|---|---|---|")
-    names = (("verdict", "verdict (KS/MWU + session t, 3% min effect, BH)", None),
-             ("10%", "plain ±10%, mean of 3", "3"),
-             ("3cv", "±max(3·CV, 5%), mean of 3", "3"),
-             ("10%/N", f"plain ±10%, median of {n_all}", str(n_all)),
-             ("3cv/N", f"±max(3·CV, 5%), median of {n_all}", str(n_all)))
-    for key, label, fixed in names:
-        runs = fixed or f"{statistics.mean(spent):.1f} (3-{max(spent)})"
-        print(f"| {label} | {aa['runs_any'][key]}/{aa['pairs']} "
-              f"({aa['runs_any'][key] / aa['pairs']:.0%}) | {aa['test_alarms'][key]}/"
-              f"{aa['tests']} ({aa['test_alarms'][key] / aa['tests']:.1%}) | "
-              f"{aa['alarms'][key]}/{aa['cases']} "
-              f"({aa['alarms'][key] / aa['cases']:.1%}) | {runs} |")
-    print(f"verdict outcomes: {aa['improved']} improved, {aa['undecided']} undecided "
-          f"({aa['undecided'] / aa['cases']:.0%}) of {aa['cases']}")
-    result = {"sessions": len(data), "pooled": args.pooled, "values": aa["cases"],
-              "by_baseline_sessions": by_size,
-              "cases": aa["tests"], "launches": launches,
-              "aa": {k: {"runs_with_alarm": aa["runs_any"][k], "alarms": int(aa["alarms"][k]),
-                         "cases_with_alarm": aa["test_alarms"][k]} for k, _, _ in names},
-              "pairs": aa["pairs"], "verdict_mean_runs": statistics.mean(spent), "power": {}}
-    cls_counts = {c: r["n"] for c, r in aa["by_cv"].items()}
-    print("\nPower (every new run made worse by the factor), detected / values per CV class:")
-    classes = [c[2] for c in CV_CLASSES + ((0, 0, COARSE),) if c[2] in cls_counts]
-    print("| slowdown | rule | " + " | ".join(f"{c} (n={cls_counts[c]})" for c in classes)
-          + " | runs per case |")
-    print("|---|---|" + "---|" * len(classes) + "---|")
-    for f in FACTORS:
-        r = evaluate(data, f, args.pooled)
-        result["power"][f"{f:.2f}"] = {c: {k: int(v[k]) for k in ("n",) + RULES}
-                                       for c, v in r["by_cv"].items()}
-        for key, label, fixed in names:
-            cells = [f"{r['by_cv'][c][key] / r['by_cv'][c]['n']:.0%}" for c in classes]
-            runs = fixed or f"{statistics.mean(r['runs_spent']):.1f}"
-            print(f"| {f - 1:.0%} | {label} | " + " | ".join(cells) + f" | {runs} |")
+    hog = sessions(hog_paths) if hog_paths else []
+    starts = sorted(runreport.load(p).session.get("time_start", "") for p in paths)
+    hours = _hours(starts[0], starts[-1])
+    classes = cv_classes(data, args.launches)
+    results = {k: evaluate(data, k, args.launches, classes, hog, args.lone)
+               for k in SIZES if k < len(data)}
+    lines = report(results, classes, len(data), hours)
+    print("\n".join(lines))
+    print()
+    goals = targets(results)
+    print("\n".join(goals))
     out = ROOT / "benchmarks" / "results" / "regression_detection.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    # the goal: <= 1% of runs with any false alarm; 5% slower found 90% of the time at CV <= 2%
-    quiet = result["aa"]["verdict"]["runs_with_alarm"] <= 0.01 * aa["pairs"]
-    tight = result["power"]["1.05"].get(CV_CLASSES[0][2])
-    found = bool(tight) and tight["verdict"] >= 0.9 * tight["n"]
-    print(f"target: false alarms {'met' if quiet else 'MISSED'}, power at CV <= 2% "
-          f"{'met' if found else 'MISSED' if tight else 'not measured (no such values)'}")
-    return 0 if quiet and found else 1
+    out.write_text(json.dumps({"sessions": len(data), "hours": hours, "launches": args.launches,
+                               "by_baseline_sessions": results, "targets": goals},
+                              indent=1, default=str) + "\n")
+    return 0
+
+
+def _hours(a: str, b: str) -> float:
+    from datetime import datetime
+    fmt = "%Y%m%dT%H%M%S%z"
+    try:
+        return (datetime.strptime(b, fmt) - datetime.strptime(a, fmt)).total_seconds() / 3600
+    except ValueError:
+        return math.nan
 
 
 if __name__ == "__main__":

@@ -13,13 +13,19 @@ acceptance``:
   (pass), 1 (failures or regressions) or 3 (the time box cut the run).
 
 The regression rule is :func:`find_regressions`, one function. A value whose
-baseline keeps its runs (``_samples``) is judged by the verdict
-(:mod:`placement.verdict`: rank tests against the stored runs, the minimum
-effect, Benjamini-Hochberg over the run): only ``regressed`` counts, and
-neither ReFrame's interval nor the previous run's percentage is asked again.
-Other values keep the old rules: a performance check that failed against its
-reference, and a value worse than the previous run by more than a percentage. A run the watchdog stopped (``stopped`` > 0) is a
-failure to finish, never a performance regression.
+baseline keeps its sessions' runs (``_samples``) is judged by the verdict
+(:mod:`placement.verdict`: each session one draw, a spread borrowed from the
+run's other values, the node's common shift, Benjamini-Hochberg over the
+run): ``regressed`` fails, ``improved`` and ``unchanged`` pass, ``undecided``
+is counted on its own with what this baseline can detect. A case ReFrame
+failed against its reference fails whatever the verdict says: no verdict turns
+a failure into a pass (the references ``record`` writes are one-sided and as
+wide as the sessions' spread, so they fail only what is clearly worse). A
+node flagged slower than its baseline (most values moved together by at least
+the machine effect) fails the run on its own line. The comparison with the
+previous run is information only, and extremes (``max_time``, ``min_time``)
+are judged nowhere. A run the watchdog stopped (``stopped`` > 0) is a failure
+to finish, never a performance regression.
 """
 
 from __future__ import annotations
@@ -70,37 +76,28 @@ class Part:
     report: runreport.RunReport
 
 
-def judge_values(parts: list[Part], system: str) -> Judged:
-    """Verdicts of the run's values that the system's baseline keeps runs for (BH-corrected)."""
+def judge_values(parts: list[Part], system: str
+                 ) -> tuple[Judged, baseline_samples.Judgement | None]:
+    """Verdicts of the run's values that the system's baseline keeps runs for, and the
+    whole judgement (the node's shift, the borrowed spread)."""
     from .testlib.paths import baseline_file
     path = baseline_file(system)
     old = baselines.load(path)
     if not old or not parts:
-        return {}
+        return {}, None
     report = runreport.pool([p.report for p in parts])
     cases_of: dict = {}
     try:
         new = baselines.from_run(report, system.split(":")[0], cases_of)
     except PlacementError:
-        return {}       # no values of this system in the run
+        return {}, None       # no values of this system in the run
     out: Judged = {}
-    for j in baseline_samples.judge_run(old, new, str(path)):
+    judgement = baseline_samples.judge_run(old, new, str(path))
+    for j in judgement:
         if j.verdict is not None:
             c = cases_of[j.entry]
             out[(c.raw.get("display_name", c.test), c.sysenv, j.entry[2])] = j.verdict
-    return out
-
-
-def _failed_vars(tc: dict[str, Any]) -> list[str]:
-    return [k.rsplit(":", 1)[-1] for k, tup in (tc.get("perfvalues") or {}).items()
-            if isinstance(tup, list) and len(tup) > 5 and tup[5] == "fail"]
-
-
-def judged_by_verdict(tc: dict[str, Any], judged: Judged) -> bool:
-    """A performance failure whose every failing value has a verdict: the verdict decides."""
-    sysenv = f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}"
-    failing = _failed_vars(tc)
-    return bool(failing) and all((tc.get("display_name"), sysenv, v) in judged for v in failing)
+    return out, judgement
 
 
 def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
@@ -137,10 +134,11 @@ def stopped_runs(tc: dict[str, Any]) -> int:
     return 0
 
 
-def classify(tc: dict[str, Any], cut_short: bool, judged: Judged | None = None) -> str:
+def classify(tc: dict[str, Any], cut_short: bool) -> str:
     """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended) or ``interrupted``.
 
     A case the time box interrupted is ``interrupted``: ``--resume`` runs it again.
+    A case ReFrame failed stays failed: no verdict turns a failure into a pass.
     """
     result = tc.get("result")
     if result in ("pass", "skip"):
@@ -149,8 +147,6 @@ def classify(tc: dict[str, Any], cut_short: bool, judged: Judged | None = None) 
         return "interrupted"
     if tc.get("fail_phase") == "performance" and stopped_runs(tc) > 0:
         return "unfinished"
-    if tc.get("fail_phase") == "performance" and judged and judged_by_verdict(tc, judged):
-        return "pass"       # outside ReFrame's interval, but the verdict has the last word
     return "fail"
 
 
@@ -169,40 +165,51 @@ def compare_rows(path: Path | None) -> list[dict[str, str]]:
     return [dict(zip(head, row)) for row in rows[start + 1:] if len(row) == len(head)]
 
 
-def find_regressions(cases: list[dict[str, Any]], rows: list[dict[str, str]],
-                     max_slowdown: float, judged: Judged | None = None) -> list[Regression]:
+def find_regressions(cases: list[dict[str, Any]], judged: Judged | None = None
+                     ) -> list[Regression]:
     """The regression rule, in one place.
 
-    * a value with a verdict (its baseline keeps runs): regressed, or not at all;
-
+    * a value with a verdict (its baseline keeps runs): ``regressed``;
     * a case that failed its performance check against a reference (not a
-      watchdog stop: that is a failure to finish);
-    * a comparison row worse than the previous run by more than ``max_slowdown``
-      percent (``pdiff`` = 100 * (now - previous) / previous; a drop is worse for
-      rates, a rise for times).
+      watchdog stop: that is a failure to finish), whatever its verdict.
     """
     judged = judged or {}
-    out = [Regression(name, sysenv, var, v.text(), "baseline runs")
+    out = [Regression(name, sysenv, var, v.text(), "baseline sessions")
            for (name, sysenv, var), v in sorted(judged.items()) if v.outcome == verdict.REGRESSED]
     for tc in cases:
         if tc.get("fail_phase") == "performance" and tc.get("result") == "fail" \
-                and stopped_runs(tc) == 0 and not judged_by_verdict(tc, judged):
+                and stopped_runs(tc) == 0:
             out.append(Regression(tc.get("display_name", "?"),
                                   f"{tc.get('system')}+{tc.get('environ')}", "reference",
                                   " ".join((tc.get("fail_reason") or "").split())[:200]))
+    return out
+
+
+def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[str]:
+    """Values worse than the previous run by more than ``max_slowdown`` percent: information.
+
+    Two sessions are one draw each of a node's state, so a percentage between
+    them is no verdict (that is the baseline's sessions' job); extremes
+    (``max_time``, ``min_time``: one outlier moves them) are left out.
+    """
+    worse = []
     for r in rows:
+        if baseline_samples.is_extreme(r.get("pvar", "")):
+            continue
         pdiff = next((k for k in r if k.startswith("pdiff")), None)
         try:
             diff = float(r[pdiff]) if pdiff else None
         except ValueError:
             continue
-        if diff is None or (r.get("name"), r.get("sysenv"), r.get("pvar")) in judged:
+        if diff is None:
             continue
-        worse = -diff if HIGHER_IS_BETTER.search(r.get("punit", "")) else diff
-        if worse > max_slowdown:
-            out.append(Regression(r.get("name", "?"), r.get("sysenv", "?"), r.get("pvar", "?"),
-                                  f"{diff:+.1f}% {r.get('punit', '')}".rstrip()))
-    return out
+        if (-diff if HIGHER_IS_BETTER.search(r.get("punit", "")) else diff) > max_slowdown:
+            worse.append(f"{r.get('name', '?')} {r.get('pvar', '?')} {diff:+.1f}%")
+    if not worse:
+        return []
+    return [f"INFO {len(worse)} value(s) worse than the previous run by more than "
+            f"{max_slowdown:g}% (information only; judged against the baseline's sessions): "
+            + "; ".join(worse[:5]) + (" ..." if len(worse) > 5 else "")]
 
 
 #: ReFrame's line for a skipped case: ``[     SKIP ] (2/3) NAME /HASH @SYS:PART+ENV [reason]``.
@@ -243,16 +250,18 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         return [f"ACCEPTANCE {system} {mode}: FAIL no readable run report "
                 f"({'; '.join(notes)})"], 1
     final = final_cases(good)
-    judged = judge_values(good, system)
-    kinds = {key: classify(tc, cut_short, judged) for key, tc in final.items()}
+    judged, judgement = judge_values(good, system)
+    kinds = {key: classify(tc, cut_short) for key, tc in final.items()}
     failed = [k for k, v in kinds.items() if v in ("fail", "unfinished")]
     skipped = [final[k] for k, v in kinds.items() if v == "skip"]
     passed = sum(v == "pass" for v in kinds.values())
     ran = sum(v in ("pass", "fail", "unfinished") and not final[k].get("fixture")
               for k, v in kinds.items())
-    regressions = find_regressions(list(final.values()), compare_rows(compare), max_slowdown,
-                                   judged)
-    lines = [r.line() for r in regressions if r.var != "reference"]
+    regressions = find_regressions(list(final.values()), judged)
+    node = judgement.node if judgement is not None else None
+    node_fails = node is not None and node.flagged and node.slower
+    lines = [f"NODE {system}: {node.line()}"] if node is not None and node.flagged else []
+    lines += [r.line() for r in regressions if r.var != "reference"]
     for key in failed:
         tc = final[key]
         what = (f"did not finish: the watchdog stopped {stopped_runs(tc)} run(s)"
@@ -262,22 +271,42 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     reasons = skip_reasons(good)
     for reason, n in Counter(_skip_reason(tc, reasons) for tc in skipped).most_common():
         lines.append(f"SKIP {n} case(s): {reason}")
+    lines += undecided_lines(judged)
+    lines += previous_run_info(compare_rows(compare), max_slowdown)
     few = baseline_samples.sessions_note(list(judged.values()))
     if few:
         lines.append(f"NOTE {few}")
     if not ran:
         notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
-    ok = ran > 0 and not failed and not regressions
+    ok = ran > 0 and not failed and not regressions and not node_fails
     counts = verdict.counts(list(judged.values()))
     extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
-             (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.UNDECIDED]} "
-              f"undecided, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.IMPROVED]} "
-              f"improved of {len(judged)} (Benjamini-Hochberg)" if judged else "") +
+             (" node=slower" if node_fails else "") +
+             (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.IMPROVED]} "
+              f"improved, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.UNDECIDED]} "
+              f"undecided of {len(judged)}" if judged else "") +
              (f" ({'; '.join(notes)})" if notes else ""))
     outcome = "UNFINISHED" if cut_short else "PASS" if ok else "FAIL"
     lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
                  f"({len(regressions)} perf regressions) report={good[-1].path}{extra}")
     return lines, 3 if cut_short else 0 if ok else 1
+
+
+def undecided_lines(judged: Judged) -> list[str]:
+    """Undecided values on their own line: how many, and the change this baseline detects.
+
+    Undecided is neither a pass nor a failure: the baseline's sessions leave a
+    change of that size possible; more sessions in the baseline narrow it.
+    """
+    und = [v for v in judged.values() if v.outcome == verdict.UNDECIDED]
+    if not und:
+        return []
+    det = sorted(v.detectable for v in und)
+    mid = det[len(det) // 2]
+    sessions = sorted(v.sessions for v in und)[len(und) // 2]
+    return [f"UNDECIDED {len(und)} value(s): against a baseline of {sessions} session(s) "
+            f"the median value could only be called at a change of {mid:+.0%} or more; "
+            "record more sessions at other times with `placement baseline record --add`"]
 
 
 def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:

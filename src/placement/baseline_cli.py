@@ -37,11 +37,10 @@ def _verdicts(path: Path, old: dict, report: runreport.RunReport, system: str,
     judged = baseline_samples.judge_run(old, new, str(path), args.min_effect)
     if not judged:
         return [f"verdict: no variable of this run has stored runs in {path}"]
-    out = [f"verdict against {path} (Benjamini-Hochberg over {len(judged)} values, minimum "
-           f"effect {args.min_effect:.0%}): {baseline_samples.summary(judged)}"]
-    note = baseline_samples.sessions_note([j.verdict for j in judged if j.verdict])
-    if note:
-        out.append(f"note: {note}")
+    out = [f"verdict against {path} ({len(judged)} values, each session one draw, "
+           f"Benjamini-Hochberg at {verdict.ALPHA:g}, minimum effect {args.min_effect:.0%}): "
+           f"{baseline_samples.summary(judged)}"]
+    out += baseline_samples.context_lines(judged)
     if detail:
         for j in judged:
             if j.verdict is None or j.verdict.outcome != "unchanged":
@@ -73,7 +72,7 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunRepo
         if args.add or i > 0:
             new = baseline_samples.add_sessions(merged, new, args.keep, str(path))
         merged = new if args.replace and i == 0 else baselines.merge(merged, new)
-    return path, old, merged, report
+    return path, old, baselines.session_intervals(merged, str(path)), report
 
 
 def _index(*datas: dict) -> dict[str, list[str]]:

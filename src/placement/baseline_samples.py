@@ -186,28 +186,46 @@ class Judged:
     note: str = ""
 
 
-def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
-              min_effect: float = verdict.MIN_EFFECT,
-              alpha: float = verdict.ALPHA) -> list[Judged]:
-    """Every judged variable of ``new`` (a run's entries) against ``old``'s stored runs.
+class Judgement(list):
+    """A run's :class:`Judged` values (a list), with the node's common shift and the prior
+    the values borrowed their session spread from (:func:`placement.verdict.judge_run`)."""
 
-    The verdicts are corrected together (Benjamini-Hochberg over the run).
-    Variables whose stored entry has no runs are listed with the note
-    ``interval only``; new variables with no stored entry at all are left out.
+    node: verdict.NodeShift | None = None
+    prior: Any = None
+    notes: list[str] = []
+
+
+def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
+              min_effect: float = verdict.MIN_EFFECT, alpha: float = verdict.ALPHA,
+              machine_effect: float = verdict.MACHINE_EFFECT) -> Judgement:
+    """Every judged variable of ``new`` (a run's entries) against ``old``'s stored sessions.
+
+    The values are judged together (:func:`placement.verdict.judge_run`: the
+    node's common shift, a session-spread prior fitted over them,
+    Benjamini-Hochberg over the run). Variables whose stored entry has no runs
+    are listed with the note ``interval only``; new variables with no stored
+    entry at all are left out.
     """
     from .baselines import entries as intervals
     stored, fresh, old_iv = entries(old, where), entries(new, "run"), intervals(old)
-    judged, rest = [], []
+    keys, series, rest = [], [], []
     for e, s in sorted(fresh.items(), key=lambda it: (it[0][0], tuple(map(str, it[0][1])),
                                                       it[0][2])):
         if e in stored:
             b = stored[e]
-            judged.append((e, verdict.judge(s.runs, b.runs, b.higher_is_better, alpha,
-                                            min_effect, b.session_runs)))
+            keys.append(e)
+            series.append(verdict.Series(s.runs, b.sessions, b.higher_is_better, e))
         elif e in old_iv:
             rest.append(Judged(e, None, "interval only (baseline without runs)"))
-    corrected = verdict.correct([v for _, v in judged], alpha)
-    return [Judged(e, v) for (e, _), v in zip(judged, corrected)] + rest
+    rv = verdict.judge_run(series, alpha, min_effect, machine_effect)
+    out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
+    out.node, out.prior, out.notes = rv.node, rv.prior, rv.notes
+    return out
+
+
+def file_prior(data: dict[str, Any], where: str = "reference file"):
+    """The session-spread prior of a reference file's stored runs (:func:`verdict.file_prior`)."""
+    return verdict.file_prior([s.session_runs for s in entries(data, where).values()])
 
 
 def summary(judged: list[Judged]) -> str:
@@ -216,6 +234,20 @@ def summary(judged: list[Judged]) -> str:
     text = ", ".join(f"{c[o]} {o}" for o in verdict.OUTCOMES)
     only = sum(j.verdict is None for j in judged)
     return text + (f", {only} interval only" if only else "")
+
+
+def context_lines(judged: Judgement) -> list[str]:
+    """What the verdict leaned on: the node's shift, the borrowed spread, and notes."""
+    out = []
+    if judged.node is not None:
+        out.append(("NODE " if judged.node.flagged else "node: ") + judged.node.text())
+    if judged.prior is not None:
+        out.append(f"borrowed: {judged.prior.text()}")
+    out += [f"note: {n}" for n in judged.notes]
+    few = sessions_note([j.verdict for j in judged if j.verdict])
+    if few:
+        out.append(f"note: {few}")
+    return out
 
 
 def sessions_note(verdicts: list[verdict.Verdict]) -> str:
@@ -228,5 +260,6 @@ def sessions_note(verdicts: list[verdict.Verdict]) -> str:
     if not few:
         return ""
     return (f"{few} value(s) judged against fewer than {verdict.MIN_SESSIONS} baseline "
-            "sessions: session-to-session spread unknown, a busy or quiet hour can look like "
-            "a change; add sessions with `placement baseline record --add`")
+            "sessions: their spread between sessions is borrowed from the other values, so "
+            "only large changes can be called; add sessions recorded at other times with "
+            "`placement baseline record --add`")

@@ -106,8 +106,11 @@ def from_run(report: RunReport, system: str,
             t, _ = threshold_for(c, var)
             if not math.isfinite(t):
                 continue
-            # ReFrame rejects lower thresholds below -1 (a value can't drop below zero)
-            leaves[var] = [_round(s.mean), -min(t, 1.0), t, pv.unit]
+            # one-sided where the direction is known: an improvement never fails (ReFrame
+            # reads None as no bound); it rejects lower thresholds below -1
+            better = baseline_samples.higher_is_better(var, pv.unit)
+            leaves[var] = [_round(s.mean), None if better is False else -min(t, 1.0),
+                           None if better else t, pv.unit]
             sl = baseline_samples.leaf(c, var)
             if sl:
                 sample_leaves[var] = sl
@@ -152,6 +155,32 @@ class _NoAliasDumper(yaml.SafeDumper):
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+
+def session_intervals(data: dict[str, Any], where: str = "reference file") -> dict[str, Any]:
+    """``data`` with every value that keeps its sessions' runs given ReFrame's reference from
+    them (:func:`placement.verdict.reference_bound`): the sessions' mean median and a
+    one-sided bound as wide as the session-to-session spread the verdict knows, at a
+    level that keeps a plain ``reframe -r`` over all the file's values quiet on an
+    unchanged node. The other values keep the interval of the run they came from.
+    """
+    from . import verdict
+    out = copy.deepcopy(data)
+    stored = baseline_samples.entries(out, where)
+    if not stored:
+        return out
+    prior = verdict.file_prior([s.session_runs for s in stored.values()])
+    flat = entries(out)
+    for e, s in stored.items():
+        leaf = flat.get(e)
+        if leaf is None or len(leaf) < 3:
+            continue
+        centre, bound = verdict.reference_bound(s.session_runs, s.higher_is_better, prior,
+                                                len(stored))
+        leaf[0] = _round(centre)
+        leaf[1], leaf[2] = (-round(bound, 4), None) if s.higher_is_better else \
+            (None, round(bound, 4))
+    return out
 
 
 def _round(x: float) -> float:
@@ -259,7 +288,10 @@ class Diff:
 
         def val(v: list) -> str:
             unit = f" {v[3]}" if len(v) > 3 and v[3] else ""
-            return f"{v[0]}{unit} ({v[1]:+g}/{v[2]:+g})" if len(v) >= 3 else str(v)
+            if len(v) < 3:
+                return str(v)
+            lo, hi = (("none" if b is None else f"{b:+g}") for b in v[1:3])
+            return f"{v[0]}{unit} ({lo}/{hi})"
 
         out = [f"+ {name(e)}: {val(v)}" for e, v in sorted(self.added.items(), key=_sortkey)]
         for e, (a, b) in sorted(self.changed.items(), key=_sortkey):
@@ -295,8 +327,10 @@ def provenance(report: RunReport, system: str, thresholds: dict[str, int]) -> di
         "reframe_version": s.get("version"),
         "cmdline": s.get("cmdline"),
         "git_commit": git_commit(),
-        "thresholds": (f"symmetric, relative: max({CV_FACTOR:g}*CV, {MIN_THRESHOLD:.0%}) where "
-                       f"the run has repeats, else ±{DEFAULT_THRESHOLD:.0%}"),
+        "thresholds": ("one-sided (improvements never fail): values with stored sessions "
+                       "get the prediction bound of their sessions' spread (capped at x1.8), "
+                       f"others max({CV_FACTOR:g}*CV, {MIN_THRESHOLD:.0%}) where the run has "
+                       f"repeats, else {DEFAULT_THRESHOLD:.0%}"),
         "threshold_sources": thresholds,
     }
 

@@ -1,19 +1,24 @@
-"""Where a step change started in a case's history of sessions.
+"""Where a step change started in a case's history of sessions, if it did.
 
-The series is one value per stored session (the median of its runs), oldest
-first. ``ruptures`` (BSD-2-Clause; needs only NumPy and SciPy) places the
-single most likely step exactly (dynamic programming, least squares on the
-log of the medians, each side at least two sessions); whether the step is
-real is then the verdict's own question: the runs after it judged against
-the runs before it (:func:`placement.verdict.judge`: rank tests, minimum
-effect). Apache Otava's E-divisive (``apache-otava``, Apache-2.0) pins
-NumPy 2.2 and SciPy below 1.17 and pulls in BigQuery, Slack and PostgreSQL
-clients; MongoDB's ``signal-processing-algorithms`` (Apache-2.0) pins NumPy
-below 2 and setuptools below 71; neither belongs beside ReFrame in a job's Python.
+The series is one value per stored session (the median of its launches, on a
+log scale), oldest first: the session is the unit that varies, so launches
+are never pooled across sessions. The most likely single step is the split
+that removes the most squared error (each side at least
+:data:`MIN_SESSIONS` sessions; the same split ``ruptures``' dynamic
+programming finds, checked in the tests). Choosing the split and then testing
+it on the same data would find a step in most series of pure noise, so the
+test is a **permutation test of the whole procedure**: the series' session
+medians are shuffled :data:`PERMUTATIONS` times, the best split of each
+shuffle is found the same way, and ``p`` is the share of shuffles whose best
+split explains at least as much as the real one's. Under no change the
+order of sessions is exchangeable, so a step is reported in at most
+``alpha`` (1 %) of no-change series, and only when it also moved the median
+by at least the minimum effect.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,27 +28,59 @@ from . import verdict
 
 #: each side of a step holds at least this many sessions
 MIN_SESSIONS = 2
+#: shuffles of the permutation test (p is at least 1 / (PERMUTATIONS + 1))
+PERMUTATIONS = 999
+#: at most this share of no-change series gets a step
+ALPHA = 0.01
 
 
 @dataclass(frozen=True)
 class Step:
-    """A step change: the first session after it, and the verdict on after vs before."""
+    """A step change: the first session after it, its size and its permutation p."""
 
     index: int  # position of the first session after the step
     session: str
-    verdict: verdict.Verdict
+    #: geometric mean of the session medians after the step over before it
+    ratio: float
+    p: float
+    higher_is_better: bool
+    sessions: tuple[int, int]  # before, after
+
+    @property
+    def outcome(self) -> str:
+        worse = self.ratio < 1 if self.higher_is_better else self.ratio > 1
+        return verdict.REGRESSED if worse else verdict.IMPROVED
 
     def text(self) -> str:
-        return f"step from session {self.session[:8]}: {self.verdict.text()}"
+        return (f"step from session {self.session[:8]}: {self.outcome}, median "
+                f"{self.ratio - 1:+.1%}, permutation p={self.p:.3g}, "
+                f"{self.sessions[0]} sessions before, {self.sessions[1]} after")
+
+
+def best_split(series: np.ndarray, min_size: int = MIN_SESSIONS) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of ``series``: the split index that removes the most squared error, and
+    the share of the total squared error it removes (0 to 1)."""
+    x = np.atleast_2d(np.asarray(series, dtype=float))
+    n = x.shape[1]
+    total = ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    c = np.cumsum(x, axis=1)
+    ks = np.arange(min_size, n - min_size + 1)
+    left = c[:, ks - 1]
+    right = c[:, -1:] - left
+    # between-group sum of squares of a split after k values: k(n-k)/n (mean_l - mean_r)^2
+    gain = ks * (n - ks) / n * (left / ks - right / (n - ks)) ** 2
+    best = np.argmax(gain, axis=1)
+    share = np.where(total > 0, gain[np.arange(len(x)), best] / np.where(total > 0, total, 1),
+                     0.0)
+    return ks[best], share
 
 
 def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_better: bool = False,
-         alpha: float = verdict.ALPHA, min_effect: float = verdict.MIN_EFFECT,
-         candidates: bool = False) -> Step | None:
-    """The step in ``runs`` (one list of runs per session, oldest first), if a real one.
+         alpha: float = ALPHA, min_effect: float = verdict.MIN_EFFECT,
+         candidates: bool = False, seed: int = 0) -> Step | None:
+    """The step in ``runs`` (one list of launches per session, oldest first), if a real one.
 
-    ``candidates``: return the most likely step whatever its verdict, for a
-    correction over many series (:func:`placement.verdict.correct`).
+    ``candidates``: return the most likely step whatever its p and size.
     """
     if len(sessions) != len(runs):
         raise ValueError("one list of runs per session")
@@ -53,13 +90,16 @@ def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_bet
     medians = np.array([np.median(r) for _, r in kept], dtype=float)
     if np.any(medians <= 0) or np.ptp(medians) == 0:
         return None
-    import ruptures  # here, not at the top: `placement judge` in a job never needs it
-    algo = ruptures.Dynp(model="l2", min_size=MIN_SESSIONS, jump=1).fit(np.log(medians))
-    k = algo.predict(n_bkps=1)[0]
-    before = [x for _, r in kept[:k] for x in r]
-    after = [x for _, r in kept[k:] for x in r]
-    v = verdict.judge(after, before, higher_is_better, alpha, min_effect)
-    if v.outcome not in (verdict.REGRESSED, verdict.IMPROVED) and not candidates:
+    logs = np.log(medians)
+    (k,), (share,) = best_split(logs)
+    rng = np.random.default_rng(seed)
+    shuffled = np.array([rng.permutation(logs) for _ in range(PERMUTATIONS)])
+    _, shares = best_split(shuffled)
+    p = (1 + int(np.sum(shares >= share - 1e-12))) / (PERMUTATIONS + 1)
+    ratio = math.exp(float(logs[k:].mean() - logs[:k].mean()))
+    s = Step(int(k), kept[k][0], ratio, p, higher_is_better, (int(k), len(kept) - int(k)))
+    if candidates:
+        return s
+    if p > alpha or abs(ratio - 1) < min_effect:
         return None
-    return Step(k, kept[k][0], v)
-
+    return s

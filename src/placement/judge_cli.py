@@ -43,17 +43,25 @@ def stored_runs(path: Path, entry: str) -> baseline_samples.Samples | None:
                              "as `placement baseline diff` prints it)")
     keys = tuple(k for k in m.group("keys").split(",") if k != "")
     st = path.stat()
-    return _stored(str(path), st.st_mtime_ns, st.st_size).get((m.group("test"), keys,
-                                                               m.group("var")))
+    return _stored(str(path), st.st_mtime_ns, st.st_size)[0].get((m.group("test"), keys,
+                                                                  m.group("var")))
+
+
+def file_context(path: Path) -> tuple[verdict.Prior, int]:
+    """The file's session-spread prior and how many values it keeps runs for."""
+    st = path.stat()
+    _, prior, n = _stored(str(path), st.st_mtime_ns, st.st_size)
+    return prior, n
 
 
 @functools.lru_cache(maxsize=4)
-def _stored(path: str, _mtime_ns: int, _size: int) -> dict[tuple[str, tuple[str, ...], str],
-                                                           baseline_samples.Samples]:
-    """A reference file's stored runs by entry, read once per version of the file
-    (every NPB case of a session asks, the file is the same)."""
-    return {(test, tuple(map(str, k)), var): s for (test, k, var), s
-            in baseline_samples.entries(baselines.load(Path(path)), path).items()}
+def _stored(path: str, _mtime_ns: int, _size: int):
+    """A reference file's stored runs by entry, its prior and its number of values, read
+    once per version of the file (every NPB case of a session asks, the file is the same)."""
+    samples = baseline_samples.entries(baselines.load(Path(path)), path)
+    by_entry = {(test, tuple(map(str, k)), var): s for (test, k, var), s in samples.items()}
+    prior = verdict.file_prior([s.session_runs for s in samples.values()])
+    return by_entry, prior, len(samples)
 
 
 def judge_entry(path: Path, entry: str, runs: list[float], min_runs: int, max_runs: int,
@@ -65,10 +73,13 @@ def judge_entry(path: Path, entry: str, runs: list[float], min_runs: int, max_ru
     stored = stored_runs(path, entry)
     if stored is None:
         return None
+    # judged alone, at the level a lone change needs among all the file's values (the
+    # run-wide verdict corrects over them), with the spread the file's sessions show
+    prior, values = file_context(path)
     try:
-        return verdict.judge_repeats(stored.runs, runs, stored.higher_is_better,
+        return verdict.judge_repeats(stored.session_runs, runs, stored.higher_is_better,
                                      min_runs, max_runs, min_effect=min_effect,
-                                     sessions=stored.session_runs)
+                                     prior=prior, values=values)
     except ValueError as exc:
         raise PlacementError(f"{entry}: {exc}") from None
 

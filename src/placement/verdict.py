@@ -1,78 +1,94 @@
-"""A case's verdict against its baseline's runs: regressed, improved, unchanged or undecided.
+"""A run's values judged against their baseline's sessions: regressed, improved, unchanged,
+undecided, and whether the whole node moved.
 
-Why not an interval around a mean: on a shared node the run-to-run spread is
-wide, skewed and often two-mode (a share of unpinned runs much slower), a CV
-estimated from three runs is itself noise, and with a thousand cases per run a
-per-case threshold raises false alarms in bulk. The verdict here follows
-Chromium's Pinpoint:
+**The session is the unit that varies** (Kalibera & Jones). The launches of
+one job share that session's node, load and memory layout, so they agree with
+each other far more than with another session's: judging three launches
+against three launches of one earlier session as if they were independent
+draws (pseudo-replication) calls every busy hour a regression. So each value
+is reduced to one number per session, the median of its launches on a log
+scale, and the question is whether the new session's median lies outside
+what the baseline's session medians allow.
 
-* ``p = min(Kolmogorov-Smirnov, Mann-Whitney U)`` between the new runs and the
-  baseline's runs (SciPy's exact tests for small samples): the rank test sees
-  a shift, KS also a change of shape; neither assumes normality.
-* **DIFFERENT** (regressed or improved, by the variable's direction) when
-  ``p <= alpha`` (default 0.01) *and* the median ratio moved by at least the
-  site's minimum effect (default 3 %).
-* **SAME** (unchanged) when the 90 % bootstrap interval of the median ratio
-  lies inside ``1 ± min_effect``: whatever changed is smaller than what the
-  site cares about (an equivalence test, two one-sided 5 % tests).
-* **UNDECIDED** otherwise: more runs would tell (:func:`judge_repeats`).
+**What one value lacks is borrowed from the run** (:mod:`placement.moderation`,
+limma's moderated statistics). A value's spread between sessions is known
+only from its own ``k`` sessions (``k - 1`` degrees of freedom: none with one
+session); the run judges a hundred values at once, and their session spreads
+together give a prior that each value's own estimate is shrunk towards. The
+test is then a Student t with ``d0 + k - 1`` degrees of freedom, where ``d0``
+measures how alike the values' spreads are: values that differ a lot give
+heavy tails, so an unknown spread is never judged by the quiet values'. With a
+baseline of one session the prior comes from the run itself: each value's
+difference to its baseline session, after the node's common shift, is one
+draw of the spread of such differences (an empirical null, Efron 2004); a
+lone change among a hundred values hardly moves it. With two or more
+sessions it comes from the baseline alone. A value's own launches set a floor:
+a value whose launches spread widely is never judged by a tighter prior.
 
-Samples are whole program runs (process launches), but the launches of one
-job share that job's node, load and memory layout: on a shared node they
-agree with each other far more than with another session's. A baseline
-recorded from **several sessions** (``placement baseline record --add``)
-carries that spread, and the verdict then also asks the question at the
-level that varies (Kalibera & Jones' multi-level design): is the new
-session's median outside what the baseline's sessions show? Its p is a
-prediction test of one new session against ``k`` session medians (log
-scale, Student t with ``k - 1`` degrees of freedom, SciPy), and the verdict's
-p is the larger of the launch-level and session-level p (an
-intersection-union test: a change is called only when both the launches
-and the session differ). The equivalence interval is then the wider of the
-bootstrap interval and the session-level prediction interval.
+**The node's common shift** is the median, over all values, of their change
+(slower positive). When most values moved together the node changed (load,
+frequency, memory state), and that is said once (:class:`NodeShift`) instead of
+as a hundred separate regressions; each value is then judged on what remains
+after the common shift (a placement regression is neither hidden by nor
+blamed on a slow node). A shift of at least ``machine_effect`` (default 10 %)
+that also stands out from the baseline's own sessions' shifts (with three or
+more) is flagged; a node flagged slower fails the run, and its values are then
+also judged with the shift included, so the values that slowed with it are
+regressed too.
 
-Samples are whole program runs (process launches), never the iterations of
-one run's measurement loop, whose values are correlated and far tighter than
-run-to-run differences (Kalibera & Jones).
+**Outcomes**, per value, after Benjamini-Hochberg over the run's values (each
+direction its own family, one-sided):
 
-Across all the cases of one run, :func:`correct` applies Benjamini-Hochberg
-(``scipy.stats.false_discovery_control``) to the p-values before anything is
-called regressed. BH was chosen over Holm because when every case is unchanged
-(the weekly run on an untouched machine) the false-discovery rate *is* the
-chance of any false alarm, so BH keeps that at ``alpha`` like Holm does, while
-with real regressions present it keeps more power than Holm's family-wise
-bound.
+* **regressed**: worse beyond the node's shift (or, on a node flagged slower,
+  worse with it), q <= ``alpha`` (default 0.05, so an unchanged run has a 5 %
+  chance of any false alarm) and by at least ``min_effect`` (3 %);
+* **improved**: the same on the better side;
+* **unchanged**: the ``EQUIV_CONFIDENCE`` interval of the change lies within
+  ``1 ± min_effect`` (an equivalence test);
+* **undecided**: neither; the verdict says which change this baseline could
+  detect (``detectable``) and more sessions in the baseline narrow it.
+
+A value printed coarsely (NPB prints 0.02 s in steps of 0.01 s) carries a
+rounding error no number of sessions removes (:func:`resolution`).
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
 
-#: p at or below which the runs differ (Pinpoint's low threshold).
-ALPHA = 0.01
-#: relative change of the median below which a site does not care (site setting).
+from . import moderation
+from .moderation import Prior
+
+#: family-wise level of a run's verdicts: an unchanged run calls anything regressed with
+#: at most this chance (19 of 20 unchanged runs pass)
+ALPHA = 0.05
+#: relative change of a value below which a site does not care (site setting).
 MIN_EFFECT = 0.03
+#: the node's common shift below which a whole-node change is not flagged (site setting).
+MACHINE_EFFECT = 0.10
+#: level at which the node's shift must stand out from the baseline's own sessions' shifts
+NODE_ALPHA = 0.01
 #: confidence of the equivalence interval (two one-sided 5 % tests).
 EQUIV_CONFIDENCE = 0.90
 #: adaptive repeats: runs before the first verdict and the cap.
 MIN_RUNS, MAX_RUNS = 3, 10
-#: Adaptive repeats stop on a change only at this p: a change stopped at the smallest p
-#: its few runs allow (0.007 for 3 against 10) is undone by the run-wide correction, while
-#: more runs would have confirmed it. Regressions are rare, so this costs few runs.
-STOP_P = 0.001
 #: two-mode detection: the fewest runs, and the smallest share of runs in a mode.
 MODES_MIN_RUNS, MODES_MIN_SHARE = 5, 0.2
-#: A baseline with at least this many sessions is judged at the session level too.
+#: below this many baseline sessions the acceptance summary and the report add a note
 MIN_SESSIONS = 3
-
-# SciPy 1.15 renamed bootstrap's random_state to rng (the old name is deprecated)
-_RNG_ARG = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+#: values a run needs before its common shift and its own prior mean anything
+MIN_VALUES = 10
+#: a variance prior where nothing can be fitted (one value, one session): a 5 % spread
+#: between sessions, values assumed unalike (heavy tails)
+DEFAULT_PRIOR = Prior(0.05 ** 2, 4.0, "default")
+#: the adaptive loop stops when the launches' part of a value's variance is below this
+#: share: more launches of one session cannot narrow what the sessions leave open
+LAUNCH_SHARE = 0.25
 
 REGRESSED, IMPROVED, UNCHANGED, UNDECIDED = "regressed", "improved", "unchanged", "undecided"
 OUTCOMES = (REGRESSED, IMPROVED, UNCHANGED, UNDECIDED)
@@ -93,26 +109,46 @@ class Modes:
 
 
 @dataclass(frozen=True)
+class Series:
+    """One value to judge: its new launches, the baseline's launches per session, direction."""
+
+    new: Sequence[float]
+    #: ``(session id, runs)`` per baseline session, oldest first
+    sessions: Sequence[tuple[str | None, Sequence[float]]]
+    higher_is_better: bool
+    key: object = None
+
+
+@dataclass(frozen=True)
 class Verdict:
-    """One variable of one case judged against its baseline's runs."""
+    """One value of a run judged against its baseline's sessions."""
 
     outcome: str
-    p: float  # min(KS, MWU), before any correction
-    p_ks: float
-    p_mwu: float
-    ratio: float  # median(new) / median(baseline)
-    ci: tuple[float, float]  # EQUIV_CONFIDENCE bootstrap interval of the ratio
+    #: two-sided p of the change beyond the node's shift (before any correction)
+    p: float
+    #: median(new) / the baseline sessions' (geometric) mean median, in the value's units
+    ratio: float
+    #: EQUIV_CONFIDENCE interval of ``ratio``
+    ci: tuple[float, float]
     n_new: int
     n_base: int
     higher_is_better: bool
     min_effect: float
-    modes: Modes | None = None  # of the new runs
-    q: float | None = None  # p after the run-wide correction
-    spread: tuple[float, float, float] | None = None  # new runs: CV, lowest, highest
-    #: sessions the baseline's runs come from (1: session-to-session spread unknown)
+    #: baseline sessions
     sessions: int = 1
-    #: session level: p of the new session's median among the baseline's session medians
-    p_session: float | None = None
+    #: degrees of freedom of the t (moderated)
+    df: float = math.inf
+    #: the node's common shift as a ratio in the value's units (1: none removed)
+    node_ratio: float = 1.0
+    #: the change beyond the node's shift, as a ratio in the value's units
+    own_ratio: float = 1.0
+    #: the smallest worsening this baseline could call for this value alone
+    detectable: float = math.inf
+    modes: Modes | None = None  # of the new runs
+    q: float | None = None  # the deciding p after Benjamini-Hochberg
+    spread: tuple[float, float, float] | None = None  # new runs: CV, lowest, highest
+    #: ``with the node``: regressed only with the node's flagged shift included
+    why: str = ""
 
     @property
     def change(self) -> float:
@@ -122,138 +158,86 @@ class Verdict:
 
     def text(self) -> str:
         ci = f"[{self.ci[0] - 1:+.1%}, {self.ci[1] - 1:+.1%}]"
-        p = f"p={self.p:.3g}" + (f" q={self.q:.3g}" if self.q is not None else "")
+        node = ""
+        if self.node_ratio != 1.0:
+            node = (f" (node {self.node_ratio - 1:+.1%}, beyond it "
+                    f"{self.own_ratio - 1:+.1%})")
+        df = "inf" if not math.isfinite(self.df) or self.df >= moderation.DF_CAP \
+            else f"{self.df:.3g}"
+        p = f"p={self.p:.3g}" + (f" q={self.q:.3g}" if self.q is not None else "") + f" df={df}"
+        base = f"{self.n_base} runs of {self.sessions} session" + \
+            ("s" if self.sessions != 1 else "")
         modes = f"; {self.modes.text()}" if self.modes else ""
-        spread = ""
-        if self.outcome == UNDECIDED and self.spread is not None:
-            # what the `unstable` guard used to fail on, now part of the verdict
-            cv, lo, hi = self.spread
-            spread = f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
-        base = f"{self.n_base} runs" + (f" of {self.sessions} sessions"
-                                          if self.sessions > 1 else "")
-        return (f"{self.outcome}: median {self.ratio - 1:+.1%} {ci}, {p}, "
-                f"{self.n_new} vs {base}{modes}{spread}")
+        extra = ""
+        if self.outcome == UNDECIDED:
+            if math.isfinite(self.detectable):
+                extra += (f"; this baseline detects a change of {self.detectable:+.0%} or "
+                          "more: add sessions to narrow it")
+            if self.spread is not None:
+                cv, lo, hi = self.spread
+                extra += f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
+        why = f" {self.why}" if self.why else ""
+        return (f"{self.outcome}{why}: median {self.ratio - 1:+.1%}{node} {ci}, {p}, "
+                f"{self.n_new} vs {base}{modes}{extra}")
+
+
+@dataclass(frozen=True)
+class NodeShift:
+    """The change most of a run's values share: the node, not the placement."""
+
+    #: median change of all values, log scale, slower positive
+    shift: float
+    values: int
+    #: values that moved the same way by at least half the shift (and the minimum effect)
+    moved: int
+    #: one-sided p of the shift among the baseline sessions' own shifts (None: < 3 sessions)
+    p: float | None
+    #: baseline sessions with a shift of their own
+    sessions: int
+    flagged: bool
+
+    @property
+    def slower(self) -> bool:
+        return self.shift > 0
+
+    @property
+    def percent(self) -> float:
+        """How much slower (positive) or faster the node is, as a fraction."""
+        return math.expm1(abs(self.shift))
+
+    def text(self) -> str:
+        """:meth:`line` when flagged, else the shift as information."""
+        if self.flagged:
+            return self.line()
+        return (f"node shift {math.copysign(self.percent, self.shift):+.1%} (slower positive) "
+                f"over {self.values} values, below the {MACHINE_EFFECT:.0%} a node change needs "
+                "or within the baseline's own sessions' shifts: not a node change")
+
+    def line(self) -> str:
+        way = "slower" if self.slower else "faster"
+        stand = (f", p={self.p:.2g} among the baseline's {self.sessions} sessions' shifts"
+                 if self.p is not None else "")
+        cause = (": load, frequency or memory state" if self.slower
+                 else ": the baseline may have been recorded on a loaded node")
+        return (f"node {self.percent:.0%} {way} than its baseline on {self.moved} of "
+                f"{self.values} values{stand}{cause}")
+
+
+@dataclass(frozen=True)
+class RunVerdict:
+    """Every value of a run, the node's shift, and the prior the values borrowed."""
+
+    verdicts: list[Verdict]
+    node: NodeShift | None
+    prior: Prior | None
+    notes: list[str] = field(default_factory=list)
 
 
 def _clean(values: Sequence[float], what: str) -> np.ndarray:
     a = np.asarray(list(values), dtype=float)
-    if a.ndim != 1 or not np.all(np.isfinite(a)):
-        raise ValueError(f"{what}: runs must be finite numbers")
+    if a.ndim != 1 or len(a) == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"{what}: runs must be positive finite numbers, at least one")
     return a
-
-
-def pvalues(new: Sequence[float], base: Sequence[float]) -> tuple[float, float, float]:
-    """``(min, KS, MWU)`` two-sided p-values of the two samples (SciPy, exact where small)."""
-    a, b = _clean(new, "new runs"), _clean(base, "baseline runs")
-    if np.ptp(np.concatenate([a, b])) == 0:  # all equal: no evidence of any change
-        return 1.0, 1.0, 1.0
-    ks = float(stats.ks_2samp(a, b).pvalue)
-    mwu = float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
-    return min(ks, mwu), ks, mwu
-
-
-def ratio_interval(new: Sequence[float], base: Sequence[float],
-                   confidence: float = EQUIV_CONFIDENCE, seed: int = 0) -> tuple[float, float]:
-    """Bootstrap percentile interval of median(new)/median(base) (SciPy, fixed seed)."""
-    a, b = _clean(new, "new runs"), _clean(base, "baseline runs")
-    if np.ptp(a) == 0 and np.ptp(b) == 0:
-        r = float(np.median(a) / np.median(b))
-        return r, r
-    if len(a) < 2 or len(b) < 2:  # nothing to resample: every ratio the runs allow
-        return float(a.min() / b.max()), float(a.max() / b.min())
-
-    def stat(x, y, axis=-1):
-        return np.median(x, axis=axis) / np.median(y, axis=axis)
-
-    res = stats.bootstrap((a, b), stat, n_resamples=2000, confidence_level=confidence,
-                          method="percentile", vectorized=True, paired=False,
-                          **{_RNG_ARG: np.random.default_rng(seed)})
-    lo, hi = res.confidence_interval
-    return float(lo), float(hi)
-
-
-def two_modes(values: Sequence[float], min_effect: float = MIN_EFFECT) -> Modes | None:
-    """Two modes when the widest gap between sorted runs splits them into two real groups.
-
-    A gap counts when each side holds at least :data:`MODES_MIN_SHARE` of the
-    runs (two at least), the gap is wider than twice the wider side's range and
-    larger than ``min_effect`` of the median. With 5-10 runs a density estimate
-    (KDE, dip test) has nothing to work on; a gap that wide is what a share of
-    much slower unpinned runs looks like.
-    """
-    x = np.sort(_clean(values, "runs"))
-    n = len(x)
-    if n < MODES_MIN_RUNS:
-        return None
-    k = max(2, math.ceil(MODES_MIN_SHARE * n))
-    gaps = np.diff(x)
-    best = None
-    for i in range(k - 1, n - k):  # split after index i
-        lo, hi = x[: i + 1], x[i + 1:]
-        spread = max(np.ptp(lo), np.ptp(hi))
-        if gaps[i] > 2 * spread and (best is None or gaps[i] > gaps[best]):
-            best = i
-    med = float(np.median(x))
-    if best is None or gaps[best] <= min_effect * abs(med):
-        return None
-    lo, hi = x[: best + 1], x[best + 1:]
-    return Modes(float(np.median(lo)), float(np.median(hi)), len(hi) / n, med)
-
-
-def decide(p: float, ratio: float, ci: tuple[float, float], higher_is_better: bool,
-           alpha: float = ALPHA, min_effect: float = MIN_EFFECT) -> str:
-    """The outcome from a p-value, the median ratio and its interval."""
-    if p <= alpha and abs(ratio - 1.0) >= min_effect:
-        worse = ratio < 1.0 if higher_is_better else ratio > 1.0
-        return REGRESSED if worse else IMPROVED
-    if 1.0 - min_effect < ci[0] and ci[1] < 1.0 + min_effect:
-        return UNCHANGED
-    return UNDECIDED
-
-
-def session_test(new: Sequence[float], sessions: Sequence[Sequence[float]],
-                 confidence: float = EQUIV_CONFIDENCE,
-                 many_launches: bool = False) -> tuple[float, float, tuple[float, float]]:
-    """``(p, ratio, interval)`` of the new runs' median among the baseline's session medians.
-
-    On a log scale, the ``k`` session medians give a mean and a spread; one new
-    session's median is a new draw from them under no change, so
-    ``t = (log m_new - mean) / se`` has Student's t with ``k - 1`` degrees of
-    freedom (a prediction interval), where ``se² = sd²·(1 + 1/k)`` plus what
-    the new median's fewer launches add: a median of ``n`` launches varies by
-    about ``(π/2)·σ²/n`` (σ² the launches' spread within a session, pooled over
-    the baseline), so a new median of 3 launches against medians of 10 adds
-    ``(π/2)·σ²·(1/3 - 1/10)``. That term also keeps ``se`` above zero when
-    every baseline median is the same. A value printed coarsely (NPB prints
-    its time to 0.01 s: a class S run of 0.02 s) carries a rounding error of
-    ``q²/12`` (``q`` the finest decimal place the baseline's values use, see
-    :func:`resolution`), which no number of sessions removes: it is added too, so a 5 % change of a
-    value printed in 50 % steps is never called.
-    ``ratio`` is ``m_new`` over the sessions' geometric mean, ``interval``
-    the ratio's ``confidence`` prediction interval. ``many_launches``: as if
-    the new median came from as many launches as the baseline's (what more
-    launches of this session could reach at best).
-    """
-    logs = [np.log(_clean(r, "baseline session runs")) for r in sessions]
-    k = len(logs)
-    if k < 2:
-        raise ValueError("a session-level test needs at least two baseline sessions")
-    a = np.log(_clean(new, "new runs"))
-    medians = np.array([np.median(x) for x in logs])
-    d = float(np.median(a) - medians.mean())
-    dof = sum(len(x) - 1 for x in logs)
-    within = sum(float(((x - x.mean()) ** 2).sum()) for x in logs) / dof if dof else 0.0
-    n_base = k / sum(1 / len(x) for x in logs)  # harmonic mean of the sessions' launches
-    extra = 0.0 if many_launches else math.pi / 2 * within * max(0.0, 1 / len(a) - 1 / n_base)
-    q = resolution([x for r in sessions for x in r]) / math.exp(float(medians.mean()))
-    rounding = q * q / 12 * (1 + 1 / k)
-    se = math.sqrt(float(medians.var(ddof=1)) * (1 + 1 / k) + extra + rounding)
-    ratio = math.exp(d)
-    if se == 0:
-        return (1.0 if d == 0 else 0.0), ratio, (ratio, ratio)
-    p = float(2 * stats.t.sf(abs(d) / se, k - 1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, k - 1)) * se
-    return p, ratio, (math.exp(d - half), math.exp(d + half))
 
 
 def resolution(values: Sequence[float]) -> float:
@@ -272,54 +256,253 @@ def resolution(values: Sequence[float]) -> float:
     return 0.0 if finest is None else 10.0 ** -finest
 
 
-def judge(new: Sequence[float], base: Sequence[float], higher_is_better: bool = False,
-          alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
-          sessions: Sequence[Sequence[float]] | None = None) -> Verdict:
-    """The verdict on ``new`` runs against ``base`` runs (each at least one run).
+def two_modes(values: Sequence[float], min_effect: float = MIN_EFFECT) -> Modes | None:
+    """Two modes when the widest gap between sorted runs splits them into two real groups.
 
-    ``sessions``: the baseline's runs grouped by the session that made them
-    (``base`` is then their concatenation); with :data:`MIN_SESSIONS` or more
-    the session-level test joins in (see the module's docstring).
+    A gap counts when each side holds at least :data:`MODES_MIN_SHARE` of the
+    runs (two at least), the gap is wider than twice the wider side's range and
+    larger than ``min_effect`` of the median. With 5-10 runs a density estimate
+    (KDE, dip test) has nothing to work on; a gap that wide is what a share of
+    much slower unpinned runs looks like.
     """
-    if sessions is not None and len(sessions) > 0:
-        base = [x for r in sessions for x in r]
-    a, b = _clean(new, "new runs"), _clean(base, "baseline runs")
-    if len(a) == 0 or len(b) == 0:
-        raise ValueError("a verdict needs at least one new and one baseline run")
-    if np.median(b) == 0:
-        raise ValueError("baseline median is zero: no relative change can be judged")
-    p, ks, mwu = pvalues(a, b)
-    ratio = float(np.median(a) / np.median(b))
-    ci = ratio_interval(a, b)
-    k, p_session = (len(sessions) if sessions else 1), None
-    if k >= MIN_SESSIONS:
-        p_session, ratio, s_ci = session_test(a, sessions)
-        p = max(p, p_session)          # intersection-union: both levels must differ
-        ci = (min(ci[0], s_ci[0]), max(ci[1], s_ci[1]))
-    cv = float(np.std(a, ddof=1) / np.mean(a)) if len(a) > 1 else 0.0
-    return Verdict(decide(p, ratio, ci, higher_is_better, alpha, min_effect), p, ks, mwu,
-                   ratio, ci, len(a), len(b), higher_is_better, min_effect,
-                   two_modes(a, min_effect), spread=(cv, float(a.min()), float(a.max())),
-                   sessions=k, p_session=p_session)
+    x = np.sort(np.asarray(list(values), dtype=float))
+    n = len(x)
+    if n < MODES_MIN_RUNS:
+        return None
+    k = max(2, math.ceil(MODES_MIN_SHARE * n))
+    gaps = np.diff(x)
+    best = None
+    for i in range(k - 1, n - k):  # split after index i
+        lo, hi = x[: i + 1], x[i + 1:]
+        spread = max(np.ptp(lo), np.ptp(hi))
+        if gaps[i] > 2 * spread and (best is None or gaps[i] > gaps[best]):
+            best = i
+    med = float(np.median(x))
+    if best is None or gaps[best] <= min_effect * abs(med):
+        return None
+    lo, hi = x[: best + 1], x[best + 1:]
+    return Modes(float(np.median(lo)), float(np.median(hi)), len(hi) / n, med)
 
 
-def correct(verdicts: Sequence[Verdict], alpha: float = ALPHA) -> list[Verdict]:
-    """Verdicts of one run after Benjamini-Hochberg over all their p-values.
+@dataclass
+class _Value:
+    """One series on the log scale, signed so that positive is worse."""
 
-    A case called regressed or improved on its own p stays so only if its
-    adjusted p (``q``) is still at most ``alpha``; otherwise it becomes
-    undecided (a change that may be one of the run's expected false alarms).
+    sign: float
+    ids: list
+    medians: np.ndarray          # per baseline session
+    new: np.ndarray              # new launches (log, signed)
+    n_new: int
+    n_base: int
+    nbar: float                  # harmonic mean of the baseline sessions' launches
+    w: float                     # pooled variance of launches within a session
+    dfw: int
+    rounding: float              # variance of the printing step (log scale)
+
+    @property
+    def k(self) -> int:
+        return len(self.medians)
+
+    @property
+    def a(self) -> float:
+        return float(np.median(self.new))
+
+
+def _prepare(s: Series) -> _Value:
+    sign = -1.0 if s.higher_is_better else 1.0
+    if not s.sessions:
+        raise ValueError("a verdict needs at least one baseline session")
+    groups = [sign * np.log(_clean(r, "baseline runs")) for _, r in s.sessions]
+    new = sign * np.log(_clean(s.new, "new runs"))
+    ids = [sid if sid is not None else f"#{i}" for i, (sid, _) in enumerate(s.sessions)]
+    ss = sum(float(((g - g.mean()) ** 2).sum()) for g in groups + [new])
+    dfw = sum(len(g) - 1 for g in groups + [new])
+    raw = [x for _, r in s.sessions for x in r]
+    q = resolution(raw) / math.exp(float(np.mean(np.log(raw))))
+    return _Value(sign, ids, np.array([np.median(g) for g in groups]), new, len(new),
+                  len(raw), len(groups) / sum(1 / len(g) for g in groups),
+                  ss / dfw if dfw else 0.0, dfw, q * q / 12)
+
+
+def _coarse(v: _Value, min_effect: float) -> bool:
+    """Printed in steps of at least the minimum effect: its rounding is its spread."""
+    return math.sqrt(12 * v.rounding) >= min_effect
+
+
+def _launch_var(v: _Value, w: float, m: int | None = None) -> float:
+    """Variance of the new median minus a baseline mean median from launch noise alone."""
+    m = m or v.n_new
+    return math.pi / 2 * w * (1 / m + 1 / (v.k * v.nbar))
+
+
+def _node_shifts(vals: list[_Value]) -> dict:
+    """Each baseline session's common shift: the median over values of its deviation."""
+    dev: dict = {}
+    for v in vals:
+        if v.k < 2:
+            continue
+        for sid, m in zip(v.ids, v.medians - v.medians.mean()):
+            dev.setdefault(sid, []).append(m)
+    return {sid: float(np.median(d)) for sid, d in dev.items() if len(d) >= MIN_VALUES}
+
+
+def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
+              machine_effect: float = MACHINE_EFFECT, prior: Prior | None = None) -> RunVerdict:
+    """Every value of one run judged against its baseline's sessions (module docstring).
+
+    ``prior``: the session-spread prior to use when the run cannot fit one
+    (one value, as the adaptive loop inside a job asks); by default fitted.
     """
-    if not verdicts:
-        return []
-    q = stats.false_discovery_control([v.p for v in verdicts], method="bh")
+    vals = [_prepare(s) for s in series]
+    n = len(vals)
+    if n == 0:
+        return RunVerdict([], None, None)
+    notes = []
+    # launches' spread within a session, moderated over the values
+    w_prior = None
+    if n >= MIN_VALUES and sum(v.dfw > 0 and v.w > 0 for v in vals) >= MIN_VALUES:
+        w_prior = moderation.fit([v.w for v in vals], [max(v.dfw, 1) for v in vals], "launches")
+    w = [moderation.squeeze(v.w, v.dfw, w_prior) if w_prior and v.dfw > 0 else v.w
+         for v in vals]
+    # the node's common shift: baseline sessions' own, then the new session's
+    shifts = _node_shifts(vals) if n >= MIN_VALUES else {}
+    resid_meds = [np.array([m - shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
+                  for v in vals]
+    d_raw = np.array([v.a - v.medians.mean() for v in vals])
+    c = float(np.median(d_raw)) if n >= MIN_VALUES else 0.0
+    d_own = np.array([v.a - c - rm.mean() for v, rm in zip(vals, resid_meds)])
+    # each value's session spread (k >= 2), floored at what its launches alone give
+    floors = [math.pi / 2 * wi / v.nbar + v.rounding for v, wi in zip(vals, w)]
+    # (a value printed coarsely also carries its rounding: NPB's identical 0.02 s medians
+    # would otherwise claim no spread at all and wreck the prior's fit)
+    s2 = [float(np.var(rm, ddof=1)) + v.rounding if v.k >= 2 else 0.0
+          for v, rm in zip(vals, resid_meds)]
+    # the prior is fitted on the values printed finely: a coarse value's spread is its
+    # printing step (NPB's 0.02 s in steps of 0.01 s), which says nothing of the others'
+    fine = [i for i, v in enumerate(vals) if not _coarse(v, min_effect)]
+    multi = [i for i in fine if vals[i].k >= 2]
+    fitted = None
+    if len(multi) >= MIN_VALUES:
+        fitted = moderation.fit([s2[i] for i in multi], [vals[i].k - 1 for i in multi],
+                                "baseline")
+    elif len(fine) >= MIN_VALUES:
+        # one session: the run's own differences, after the node's shift, one draw each
+        fitted = moderation.fit([d_own[i] ** 2 / 2 + vals[i].rounding for i in fine], 1,
+                                "run")
+    pr = fitted or prior or DEFAULT_PRIOR
+    # the node's shift, judged against the baseline sessions' own shifts
+    node = None
+    var_c = 0.0
+    if n >= MIN_VALUES:
+        ks = len(shifts)
+        p_node = None
+        if ks >= 3:
+            sd = float(np.std(list(shifts.values()), ddof=1)) * math.sqrt(1 + 1 / ks)
+            mean = float(np.mean(list(shifts.values())))
+            p_node = float(stats.t.sf(abs(c - mean) / sd, ks - 1)) if sd > 0 else 0.0
+            var_c = sd * sd
+        half = max(abs(c) / 2, math.log1p(min_effect))
+        moved = int(np.sum((np.sign(d_raw) == np.sign(c)) & (np.abs(d_raw) >= half)))
+        flagged = (abs(c) >= math.log1p(machine_effect) and moved >= n / 2
+                   and (p_node is None or p_node <= NODE_ALPHA))
+        node = NodeShift(c, n, moved, p_node, ks, flagged)
+    # each value's t: own spread shrunk to the prior, then the new median's fewer launches
+    var, df = [], []
+    for v, wi, s2i, fl in zip(vals, w, s2, floors):
+        # the prior's fit is on the raw spreads (a floor there would bias it); the floor
+        # is each value's own: never judged tighter than its launches allow
+        t2 = max(moderation.squeeze(s2i, v.k - 1, pr), fl)
+        vi = t2 * (1 + 1 / v.k) + math.pi / 2 * wi * max(0.0, 1 / v.n_new - 1 / v.nbar)
+        var.append(max(vi, _launch_var(v, wi) + v.rounding * (1 + 1 / v.k)))
+        df.append(min(pr.df + v.k - 1, moderation.DF_CAP))
+    var, df = np.array(var), np.array(df)
+    sd = np.sqrt(var)
+    p_worse = stats.t.sf(d_own / sd, df)
+    p_better = stats.t.cdf(d_own / sd, df)
+    q_worse = _bh(p_worse)
+    q_better = _bh(p_better)
+    with_node = node is not None and node.flagged and node.slower
+    if with_node:
+        sd_tot = np.sqrt(var + var_c)
+        p_tot = stats.t.sf(d_raw / sd_tot, df)
+        q_tot = _bh(p_tot)
+    else:
+        sd_tot = np.sqrt(var + var_c)
+    eff = math.log1p(min_effect)
+    t_half = stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, df)
+    t_lone = stats.t.ppf(1 - alpha / n, df)
     out = []
-    for v, qi in zip(verdicts, q):
-        outcome = v.outcome
-        if outcome in (REGRESSED, IMPROVED) and qi > alpha:
-            outcome = decide(1.0, v.ratio, v.ci, v.higher_is_better, alpha, v.min_effect)
-        out.append(replace(v, outcome=outcome, q=float(qi)))
-    return out
+    for i, (s, v) in enumerate(zip(series, vals)):
+        outcome, why, p_dec, q_dec = UNDECIDED, "", None, None
+        if q_worse[i] <= alpha and d_own[i] >= eff:
+            outcome, p_dec, q_dec = REGRESSED, p_worse[i], q_worse[i]
+        elif with_node and q_tot[i] <= alpha and d_raw[i] >= eff:
+            outcome, why, p_dec, q_dec = REGRESSED, "with the node", p_tot[i], q_tot[i]
+        elif q_better[i] <= alpha and -d_own[i] >= eff:
+            outcome, p_dec, q_dec = IMPROVED, p_better[i], q_better[i]
+        elif abs(d_raw[i]) + t_half[i] * sd_tot[i] < eff:
+            outcome = UNCHANGED
+        p2 = float(min(1.0, 2 * min(p_worse[i], p_better[i])))
+        lo, hi = d_raw[i] - t_half[i] * sd_tot[i], d_raw[i] + t_half[i] * sd_tot[i]
+        nat = sorted((math.exp(v.sign * lo), math.exp(v.sign * hi)))
+        raw_new = np.exp(v.sign * v.new)
+        cv = float(np.std(raw_new, ddof=1) / np.mean(raw_new)) if v.n_new > 1 else 0.0
+        out.append(Verdict(
+            outcome, p2 if p_dec is None else float(p_dec), math.exp(v.sign * d_raw[i]),
+            (nat[0], nat[1]), v.n_new, v.n_base, s.higher_is_better, min_effect,
+            sessions=v.k, df=float(df[i]), node_ratio=math.exp(v.sign * c),
+            own_ratio=math.exp(v.sign * d_own[i]),
+            detectable=max(min_effect, math.expm1(min(float(t_lone[i] * sd[i]), 50.0))),
+            modes=two_modes(raw_new, min_effect),
+            q=float(q_worse[i] if q_dec is None else q_dec),
+            spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why))
+    if fitted is None and n >= 1:
+        notes.append(f"too few values to fit a session-spread prior: {pr.text()}")
+    return RunVerdict(out, node, pr, notes)
+
+
+def _bh(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (SciPy)."""
+    if len(p) == 0:
+        return p
+    return stats.false_discovery_control(np.clip(p, 0, 1), method="bh")
+
+
+def judge(new: Sequence[float], sessions: Sequence[Sequence[float]],
+          higher_is_better: bool = False, alpha: float = ALPHA,
+          min_effect: float = MIN_EFFECT, prior: Prior | None = None,
+          values: int = 1) -> Verdict:
+    """One value alone against its baseline's sessions (the adaptive loop in a job).
+
+    ``prior``: the session-spread prior of the value's reference file
+    (:func:`file_prior`); ``values``: how many values the run will judge, so
+    that a lone value is called at the level the run-wide correction will use.
+    """
+    s = Series(new, [(None, r) for r in sessions], higher_is_better)
+    rv = judge_run([s], alpha / max(1, values), min_effect, prior=prior)
+    return rv.verdicts[0]
+
+
+def file_prior(groups: Sequence[Sequence[Sequence[float]]]) -> Prior:
+    """The session-spread prior of a reference file's stored values (each a list of sessions).
+
+    Fitted over the values with two or more sessions (their medians' spread on
+    a log scale, floored at their launches' own), else :data:`DEFAULT_PRIOR`.
+    """
+    s2, df = [], []
+    for sessions in groups:
+        if len(sessions) < 2:
+            continue
+        logs = [np.log(_clean(r, "baseline runs")) for r in sessions]
+        meds = np.array([np.median(x) for x in logs])
+        dfw = sum(len(x) - 1 for x in logs)
+        w = sum(float(((x - x.mean()) ** 2).sum()) for x in logs) / dfw if dfw else 0.0
+        nbar = len(logs) / sum(1 / len(x) for x in logs)
+        s2.append(max(float(np.var(meds, ddof=1)), math.pi / 2 * w / nbar))
+        df.append(len(logs) - 1)
+    if len(s2) < MIN_VALUES:
+        return DEFAULT_PRIOR
+    return moderation.fit(s2, df, "baseline") or DEFAULT_PRIOR
 
 
 def counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
@@ -340,46 +523,80 @@ class Decision:
         return "stop" if self.stop else "continue"
 
 
-def judge_repeats(base: Sequence[float], runs: Sequence[float], higher_is_better: bool = False,
-                  min_runs: int = MIN_RUNS, max_runs: int = MAX_RUNS,
-                  alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
-                  stop_p: float = STOP_P,
-                  sessions: Sequence[Sequence[float]] | None = None) -> Decision:
-    """Adaptive repeats: after each run, stop once decided, at the cap, or with no baseline.
-
-    Unchanged stops at once; regressed or improved stops once p <= ``stop_p``
-    (see :data:`STOP_P`), so the change survives Benjamini-Hochberg over the run.
-    With a baseline of several ``sessions``, a case also stops when even as
-    many launches as the baseline's sessions have would leave it undecided
-    (:func:`_session_limited`): the baseline's sessions differ more than more
-    launches of this one session can resolve.
+def judge_repeats(sessions: Sequence[Sequence[float]], runs: Sequence[float],
+                  higher_is_better: bool = False, min_runs: int = MIN_RUNS,
+                  max_runs: int = MAX_RUNS, alpha: float = ALPHA,
+                  min_effect: float = MIN_EFFECT, prior: Prior | None = None,
+                  values: int = 1) -> Decision:
+    """Adaptive repeats: after each run, stop once decided, at the cap, or when more
+    launches cannot decide.
 
     A case starts with ``min_runs`` runs and runs again while its verdict is
     undecided, up to ``max_runs``: clear cases stay cheap and only ambiguous
-    ones cost more, as the studies' measurement loop did for samples.
+    ones cost more, as the studies' measurement loop did for samples. More
+    launches of one session only narrow the launches' part of the variance;
+    once that is below :data:`LAUNCH_SHARE` of it, the baseline's sessions
+    decide and the loop stops.
     """
     if min_runs < 1 or max_runs < min_runs:
         raise ValueError(f"repeats: need 1 <= min ({min_runs}) <= max ({max_runs})")
     n = len(runs)
     if n < min_runs:
         return Decision(False, f"{n} of at least {min_runs} runs", None)
-    if len(base) == 0 and not sessions:
+    if not sessions or not any(len(r) for r in sessions):
         return Decision(True, "no baseline runs: nothing to judge against", None)
-    v = judge(runs, base, higher_is_better, alpha, min_effect, sessions)
-    if v.outcome == UNCHANGED or (v.outcome != UNDECIDED and v.p <= stop_p):
+    sessions = [r for r in sessions if len(r)]
+    v = judge(runs, sessions, higher_is_better, alpha, min_effect, prior, values)
+    if v.outcome != UNDECIDED:
         return Decision(True, v.text(), v)
     if n >= max_runs:
         return Decision(True, f"cap of {max_runs} runs reached, {v.text()}", v)
-    if v.p_session is not None and _session_limited(runs, sessions, alpha, min_effect):
-        return Decision(True, f"the baseline's {v.sessions} sessions differ by more than "
-                              f"{min_effect:.0%}; more launches cannot decide: {v.text()}", v)
+    if _launch_share(runs, sessions, higher_is_better, prior) < LAUNCH_SHARE:
+        return Decision(True, f"the baseline's {len(sessions)} session(s) leave more than "
+                              f"more launches can narrow; {v.text()}", v)
     return Decision(False, v.text(), v)
 
 
-def _session_limited(runs: Sequence[float], sessions: Sequence[Sequence[float]],
-                     alpha: float, min_effect: float) -> bool:
-    """Whether even as many launches as the baseline's sessions have would leave the case
-    undecided: at the median so far, the session-level p stays above ``alpha`` and its
-    interval wider than ``1 ± min_effect`` (the part more launches cannot shrink)."""
-    p, ratio, (lo, hi) = session_test(runs, sessions, many_launches=True)
-    return p > alpha and (hi / ratio > 1 + min_effect or ratio / lo > 1 + min_effect)
+def _launch_share(runs, sessions, higher_is_better: bool, prior: Prior | None) -> float:
+    """The share of a value's variance that more launches of this session could remove."""
+    v = _prepare(Series(runs, [(None, r) for r in sessions], higher_is_better))
+    pr = prior or DEFAULT_PRIOR
+    launch = math.pi / 2 * v.w / v.n_new
+    s2 = float(np.var(v.medians, ddof=1)) if v.k >= 2 else 0.0
+    total = moderation.squeeze(s2, v.k - 1, pr) * (1 + 1 / v.k) + launch
+    return launch / total if total > 0 else 0.0
+
+
+#: the widest bound a reference file gives ReFrame: a node twice as slow always fails
+REF_CAP = 1.8
+
+
+def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
+                    prior: Prior | None = None, values: int = 1, launches: int = MIN_RUNS,
+                    alpha: float = ALPHA) -> tuple[float, float]:
+    """``(centre, bound)`` for plain ReFrame: the baseline sessions' (geometric) mean median
+    and how far, as a fraction of it, a new session's value may move the worse way.
+
+    The bound is the one-sided prediction bound of one new session of
+    ``launches`` launches against the baseline's sessions (the same moderated
+    variance as the verdict), at ``alpha / values`` so that a plain
+    ``reframe -r`` over all ``values`` fails nothing on an unchanged node with
+    probability ``1 - alpha``. It never exceeds :data:`REF_CAP`: a node
+    twice as slow fails every value. Improvements never fail (ReFrame reads
+    ``None`` as no bound on that side).
+    """
+    groups = [r for r in sessions if len(r)]
+    v = _prepare(Series(groups[-1], [(None, r) for r in groups], higher_is_better))
+    v.n_new = launches
+    pr = prior or DEFAULT_PRIOR
+    s2 = float(np.var(v.medians, ddof=1)) if v.k >= 2 else 0.0
+    s2 = max(s2, math.pi / 2 * v.w / v.nbar + v.rounding)
+    var = moderation.squeeze(s2, v.k - 1, pr) * (1 + 1 / v.k) + \
+        math.pi / 2 * v.w * max(0.0, 1 / launches - 1 / v.nbar)
+    var = max(var, _launch_var(v, v.w) + v.rounding * (1 + 1 / v.k))
+    df = min(pr.df + v.k - 1, moderation.DF_CAP)
+    b = min(float(stats.t.ppf(1 - alpha / max(1, values), df)) * math.sqrt(var),
+            math.log(REF_CAP))
+    centre = math.exp(v.sign * float(v.medians.mean()))
+    bound = -math.expm1(-b) if higher_is_better else math.expm1(b)
+    return centre, bound

@@ -106,3 +106,23 @@ def heatmap(out: Path, name: str, matrix: list[list[float | None]], rows: Sequen
     fig.colorbar(im, ax=ax, label=label)
     ax.set_title(title, fontsize=10)
     return _save(fig, out, name)
+
+
+def sessions_strip(out: Path, name: str, title: str, sessions: Sequence[Sequence[float]],
+                   new: Sequence[float], unit: str = "") -> str:
+    """A value's launches per baseline session (grey) beside the new session's (red), each
+    session's median as a bar: what the verdict compares, one draw per session."""
+    fig, ax = plt.subplots(figsize=(0.5 * len(sessions) + 2.6, 3.0))
+    groups = [list(s) for s in sessions] + [list(new)]
+    for i, runs in enumerate(groups):
+        colour = "tab:red" if i == len(groups) - 1 else "0.45"
+        ax.plot([i] * len(runs), runs, "o", ms=3.5, color=colour, alpha=0.8)
+        med = sorted(runs)[len(runs) // 2] if len(runs) % 2 else \
+            sum(sorted(runs)[len(runs) // 2 - 1:len(runs) // 2 + 1]) / 2
+        ax.plot([i - 0.3, i + 0.3], [med, med], "-", color=colour, lw=2)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([str(i + 1) for i in range(len(sessions))] + ["new"], fontsize=7)
+    ax.set_xlabel("baseline session")
+    ax.set_ylabel(unit)
+    ax.set_title(title, fontsize=8)
+    return _save(fig, out, name)

@@ -30,7 +30,8 @@ def from_baseline(path: Path) -> list[Case]:
                          partition="baseline", environ="stored", result="pass",
                          fail_phase=None, perf={}, index=index)
         try:
-            value, lower, upper = float(v[0]), float(v[1]), float(v[2])
+            value = float(v[0])       # a bound may be None: one-sided (no limit that side)
+            lower, upper = (None if b is None else float(b) for b in v[1:3])
         except (TypeError, ValueError, IndexError):
             raise PlacementError(f"{path}: {test}{list(keys)}.{var}: expected "
                                  f"[value, lower, upper, unit], got {v!r}") from None

@@ -295,6 +295,10 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     """All sections the data allows, in reading order; a person's discussion first."""
     rep = Report(title, subtitle, provenance=provenance)
     n = rep.numbers
+    from .verdicts import judgements, lead_section, verdict_table
+    judged = judgements(cases)
+    # the answer first: the run's verdict, the node's line, the regressed values drawn
+    rep.sections.append(lead_section(cases, judged, out))
     if discussion.strip():
         rep.sections.append(Section("discussion", "Discussion", prose=discussion.strip()))
     rep.sections += npb_sections(cases, out, n)
@@ -305,8 +309,7 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     reg = Section("regressions", "Regression summary",
                   "Each case against its stored baseline, then against the previous run of "
                   "the same system (ReFrame's --performance-compare on its results storage).")
-    from .verdicts import verdict_table
-    vt, vtext = verdict_table(cases, n)
+    vt, vtext = verdict_table(judged, n)
     if vtext:
         reg.text += " " + vtext
     if vt:

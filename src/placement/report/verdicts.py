@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import baseline_samples, baselines, changepoints, runreport, verdict
@@ -28,9 +29,20 @@ def _baseline(system: str) -> tuple[Path, dict]:
     return path, baselines.load(path)
 
 
-def verdict_table(cases: list[Case], numbers: Numbers) -> tuple[Table | None, str]:
-    """Verdicts of the run's judged variables, and the summary sentence."""
-    rows: list[baseline_samples.Judged] = []
+@dataclass(frozen=True)
+class SystemJudgement:
+    """One system's values judged, with the stored and new runs they were judged on."""
+
+    system: str
+    judgement: baseline_samples.Judgement
+    stored: dict          # entry -> baseline_samples.Samples (the baseline's sessions)
+    new: dict             # entry -> baseline_samples.Samples (this run's launches)
+
+
+def judgements(cases: list[Case]) -> list[SystemJudgement]:
+    """Each system's values judged against its baseline's sessions (one judgement each:
+    a node's shift and a borrowed spread belong to one system)."""
+    out = []
     for system in sorted({c.system for c in cases}):
         path, old = _baseline(system)
         if not old:
@@ -39,29 +51,90 @@ def verdict_table(cases: list[Case], numbers: Numbers) -> tuple[Table | None, st
             new = baselines.from_run(RunReport(Path("run"), {}, cases), system)
         except PlacementError:
             continue
-        rows += baseline_samples.judge_run(old, new, str(path))
+        out.append(SystemJudgement(system, baseline_samples.judge_run(old, new, str(path)),
+                                   baseline_samples.entries(old, str(path)),
+                                   baseline_samples.entries(new, "run")))
+    return out
+
+
+#: regressed values drawn in the lead section (the table lists them all)
+MAX_FIGURES = 12
+
+
+def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
+    """The run's answer first: failed cases, the node's line, the regressed values each
+    drawn against the baseline's sessions, and what stayed undecided."""
+    from . import plots
+    from .sections import Section
+    failed = [c for c in cases if c.result == "fail"]
+    ran = [c for c in cases if c.result in ("pass", "fail")]
+    verdicts = [j.verdict for sj in judged for j in sj.judgement if j.verdict]
+    counts = verdict.counts(verdicts)
+    node_slow = [sj for sj in judged
+                 if sj.judgement.node is not None and sj.judgement.node.flagged
+                 and sj.judgement.node.slower]
+    bad = failed or counts[verdict.REGRESSED] or node_slow
+    word = "FAIL" if bad else ("PASS" if ran else "NOTHING RAN")
+    head = (f"**{word}**: {len(ran) - len(failed)} case(s) passed, {len(failed)} failed"
+            + (f"; verdict: {counts[verdict.REGRESSED]} regressed, "
+               f"{counts[verdict.IMPROVED]} improved, {counts[verdict.UNCHANGED]} unchanged, "
+               f"{counts[verdict.UNDECIDED]} undecided of {len(verdicts)} values"
+               if verdicts else "; no baseline with stored sessions: nothing judged") + ".")
+    lines = [head]
+    for sj in judged:
+        node = sj.judgement.node
+        if node is not None and node.flagged:
+            lines.append(f"**Node {sj.system}**: {node.line()}.")
+    for c in failed[:20]:
+        lines.append(f"Failed: {c.label()} ({c.fail_phase}).")
+    sec = Section("verdict", "Verdict", "\n\n".join(lines))
+    drawn = 0
+    for sj in judged:
+        for j in sj.judgement:
+            v = j.verdict
+            if v is None or v.outcome != verdict.REGRESSED:
+                continue
+            test, keys, var = j.entry
+            name = f"{test}[{','.join(map(str, keys))}].{var}"
+            sec.text += f"\n\nRegressed: {name}: {v.text()}"
+            if drawn < MAX_FIGURES and plots.available() and j.entry in sj.stored:
+                fig = plots.sessions_strip(
+                    out, f"regressed-{drawn + 1}.png", name,
+                    sj.stored[j.entry].session_runs, sj.new[j.entry].runs)
+                sec.images.append((fig, f"{name}: each baseline session's launches and the "
+                                        "new session's (red); bars are medians"))
+                drawn += 1
+    und = [v for v in verdicts if v.outcome == verdict.UNDECIDED]
+    if und:
+        det = sorted(v.detectable for v in und)[len(und) // 2]
+        sec.text += (f"\n\nUndecided: {len(und)} value(s); against these baselines the median "
+                     f"value could only be called at a change of {det:+.0%} or more. Record "
+                     "more sessions at other times (`placement baseline record --add`).")
+    return sec
+
+
+def verdict_table(judged: list[SystemJudgement],
+                  numbers: Numbers) -> tuple[Table | None, str]:
+    """Verdicts of the run's judged variables, and the summary sentence."""
+    rows = [r for sj in judged for r in sj.judgement]
     if not rows:
         return None, ""
-    # one correction over the whole run, every system together
-    judged = [r for r in rows if r.verdict]
-    fixed = verdict.correct([r.verdict for r in judged])
-    rows = [baseline_samples.Judged(r.entry, v) for r, v in zip(judged, fixed)] + \
-        [r for r in rows if not r.verdict]
-    text = (f"Verdict against the baselines' stored runs (min of Kolmogorov-Smirnov and "
-            f"Mann-Whitney U, minimum effect {verdict.MIN_EFFECT:.0%}, Benjamini-Hochberg over "
-            f"the run's {len(judged)} values; with {verdict.MIN_SESSIONS} or more baseline "
-            f"sessions also the new session's median among the baseline's session medians): "
-            f"{baseline_samples.summary(rows)}.")
-    note = baseline_samples.sessions_note(fixed)
-    if note:
-        text += f" Note: {note}."
-    t = Table("verdicts", "Verdict per case against the baseline's runs",
-              ["test", "case", "perfvar", "verdict", "median change", "interval (90%)", "p",
-               "q (BH)", "runs new/baseline (sessions)", "modes"],
-              note="regressed/improved: q <= 0.01 and the median moved by at least the minimum "
-                   "effect; unchanged: the interval of the median ratio lies within it; "
-                   "undecided: neither (more runs would tell). Interval only: the baseline "
-                   "file has no stored runs for the entry.")
+    text = (f"Verdict against the baselines' sessions (each session one draw, the session "
+            f"spread moderated over the run's values, the node's common shift removed, "
+            f"Benjamini-Hochberg at {verdict.ALPHA:g}, minimum effect "
+            f"{verdict.MIN_EFFECT:.0%}): {baseline_samples.summary(rows)}.")
+    for sj in judged:
+        for line in baseline_samples.context_lines(sj.judgement):
+            text += f" {sj.system}: {line}."
+    t = Table("verdicts", "Verdict per value against the baseline's sessions",
+              ["test", "case", "perfvar", "verdict", "median change", "node / beyond it",
+               "interval (90%)", "p", "q (BH)", "runs new/baseline (sessions)",
+               "detectable", "modes"],
+              note="regressed/improved: q <= 0.05 and moved by at least the minimum effect "
+                   "beyond the node's common shift (or with it, on a node flagged slower); "
+                   "unchanged: the interval lies within it; undecided: neither, and "
+                   "'detectable' is the smallest change this baseline could call. Interval "
+                   "only: the baseline file has no stored runs for the entry.")
     order = {verdict.REGRESSED: 0, verdict.UNDECIDED: 1, verdict.IMPROVED: 2,
              verdict.UNCHANGED: 3}
     for r in sorted(rows, key=lambda r: (order.get(r.verdict.outcome, 4) if r.verdict else 5,
@@ -70,11 +143,14 @@ def verdict_table(cases: list[Case], numbers: Numbers) -> tuple[Table | None, st
         case = ",".join(map(str, keys))
         v = r.verdict
         if v is None:
-            t.add([test, case, var, "interval only", "", "", "", "", "", ""])
+            t.add([test, case, var, "interval only"] + [""] * 8)
             continue
-        t.add([test, case, var, v.outcome, f"{v.ratio - 1:+.1%}",
+        t.add([test, case, var, (v.outcome + f" ({v.why})" if v.why else v.outcome),
+               f"{v.ratio - 1:+.1%}", f"{v.node_ratio - 1:+.1%} / {v.own_ratio - 1:+.1%}",
                f"{v.ci[0] - 1:+.1%} .. {v.ci[1] - 1:+.1%}", f"{v.p:.3g}", f"{v.q:.3g}",
-               f"{v.n_new}/{v.n_base} ({v.sessions})", v.modes.text() if v.modes else ""],
+               f"{v.n_new}/{v.n_base} ({v.sessions})",
+               f"{v.detectable:+.0%}" if v.outcome == verdict.UNDECIDED else "",
+               v.modes.text() if v.modes else ""],
               "bad" if v.outcome == verdict.REGRESSED else "")
         numbers.add("verdicts", "verdicts", f"{test} {case}", var, "median change %",
                     (v.ratio - 1) * 100, "%")
@@ -116,26 +192,22 @@ def history_table(sessions: list[RunReport], numbers: Numbers) -> tuple[Table | 
                 better[(c.key, c.test, c.label(), var)] = hib
     uuids = [r.uuid for r in sessions]
     t = Table("history", "Step changes over the stored sessions",
-              ["test", "case", "perfvar", "first session after the step", "verdict"],
-              note="The single most likely step in the session medians (ruptures, dynamic "
-                   "programming), kept when the runs after it differ from the runs before "
-                   "(the same verdict, minimum effect 3%), q <= 0.01 after Benjamini-Hochberg "
-                   "over every value's candidate step.")
-    found: list[tuple[tuple, changepoints.Step]] = []
+              ["test", "case", "perfvar", "first session after the step", "step"],
+              note="The single most likely step in the session medians (the split removing "
+                   "the most squared error), kept when a permutation test of the whole "
+                   f"procedure ({changepoints.PERMUTATIONS} shuffles of the sessions) gives "
+                   f"p <= {changepoints.ALPHA} and the median moved by at least "
+                   f"{verdict.MIN_EFFECT:.0%}: at most 1 in 100 series without a change "
+                   "shows a step.")
     for key in sorted(series, key=lambda k: (k[1], k[2], k[3])):
         got = series[key]
         ids = [u for u in uuids if u in got]
-        s = changepoints.step(ids, [got[u] for u in ids], better[key], candidates=True)
+        s = changepoints.step(ids, [got[u] for u in ids], better[key])
         if s:
-            found.append((key, s))
-    # one correction over every value's candidate step: many series, few false steps
-    for (key, s), v in zip(found, verdict.correct([s.verdict for _, s in found])):
-        if v.outcome in (verdict.REGRESSED, verdict.IMPROVED):
-            s = changepoints.Step(s.index, s.session, v)
-            t.add([key[1], key[2], key[3], s.session[:8], s.verdict.text()],
-                  "bad" if s.verdict.outcome == verdict.REGRESSED else "")
+            t.add([key[1], key[2], key[3], s.session[:8], s.text()],
+                  "bad" if s.outcome == verdict.REGRESSED else "")
             numbers.add("history", "history", f"{key[1]} {key[2]}", key[3],
-                        "step change %", (s.verdict.ratio - 1) * 100, "%")
+                        "step change %", (s.ratio - 1) * 100, "%")
     text = (f"History: {len(sessions)} stored sessions of this host, "
             f"{len(t.rows)} step change(s) found.")
     return (t if t.rows else None), text
