@@ -176,7 +176,7 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
     """Every figure of one baseline size."""
     pairs = _pairs(data, k, launches)
     res: dict = {"pairs": len(pairs), "values": 0}
-    aa_fail = aa_vals = plain_sessions = plain_vals = 0
+    aa_fail = aa_vals = plain_sessions = plain_vals = either = 0
     for p in pairs:
         rv = p.judge()
         aa_fail += _failed(rv)
@@ -184,9 +184,12 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
         fails = [p.plain_fails(key, p.new[key]) for key in p.keys]
         plain_sessions += any(fails)
         plain_vals += sum(fails)
+        either += _failed(rv) or any(fails)
         res["values"] += len(p.keys)
+    # the acceptance line fails on either: no verdict turns ReFrame's failure into a pass
     res["aa"] = {"sessions_failed": aa_fail, "values_regressed": aa_vals,
-                 "plain_sessions_failed": plain_sessions, "plain_values_failed": plain_vals}
+                 "plain_sessions_failed": plain_sessions, "plain_values_failed": plain_vals,
+                 "acceptance_failed": either}
     rng = np.random.default_rng(seed)
     lone: dict = {}
     for f in FACTORS:
@@ -197,10 +200,13 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
                 runs = _worse(p.new[key], f, p.better[key])
                 rv = p.judge({key: runs})
                 row = lone.setdefault(f"{f:.2f}", {}).setdefault(
-                    classes.get(key, "?"), {"n": 0, "verdict": 0, "plain": 0})
+                    classes.get(key, "?"), {"n": 0, "verdict": 0, "plain": 0, "either": 0})
                 row["n"] += 1
-                row["verdict"] += rv.verdicts[i].outcome == verdict.REGRESSED
-                row["plain"] += p.plain_fails(key, runs)
+                found = rv.verdicts[i].outcome == verdict.REGRESSED
+                plain = p.plain_fails(key, runs)
+                row["verdict"] += found
+                row["plain"] += plain
+                row["either"] += found or plain
     res["lone"] = lone
     together: dict = {}
     for f in FACTORS:
@@ -258,15 +264,18 @@ def report(results: dict[int, dict], classes: dict[Key, str], n_sessions: int,
            "A/A (nothing changed): sessions that FAIL / values called regressed",
            "",
            "| baseline sessions | verdict: sessions failed | values regressed | "
-           "plain `reframe -r`: sessions failed | values failed |",
-           "|---|---|---|---|---|"]
+           "plain `reframe -r`: sessions failed | values failed | acceptance (either): "
+           "sessions failed |",
+           "|---|---|---|---|---|---|"]
     for k, r in results.items():
         a = r["aa"]
         out.append(f"| {k} | {a['sessions_failed']}/{r['pairs']} | "
                    f"{a['values_regressed']}/{r['values']} | {a['plain_sessions_failed']}/"
-                   f"{r['pairs']} | {a['plain_values_failed']}/{r['values']} |")
+                   f"{r['pairs']} | {a['plain_values_failed']}/{r['values']} | "
+                   f"{a['acceptance_failed']}/{r['pairs']} |")
     out += ["", "Lone value made worse (the others untouched): found by the verdict / by "
-            "plain `reframe -r`, per class of the value's session-to-session CV", "",
+            "plain `reframe -r` / by the acceptance line (either), per class of the value's "
+            "session-to-session CV", "",
             "| baseline sessions | slowdown | " + " | ".join(c for c in order if c in counts)
             + " |", "|---|---|" + "---|" * sum(c in counts for c in order)]
     for k, r in results.items():
@@ -277,7 +286,7 @@ def report(results: dict[int, dict], classes: dict[Key, str], n_sessions: int,
                     continue
                 row = by.get(c)
                 cells.append(f"{_pct(row['verdict'], row['n'])} / {_pct(row['plain'], row['n'])}"
-                             f" (n={row['n']})" if row else "-")
+                             f" / {_pct(row['either'], row['n'])} (n={row['n']})" if row else "-")
             out.append(f"| {k} | {float(f) - 1:+.0%} | " + " | ".join(cells) + " |")
     out += ["", "Every value made worse at once (a slower node): sessions failed, node "
             "flagged, share of values regressed; plain `reframe -r`: sessions failed, share "
@@ -311,9 +320,9 @@ def targets(results: dict[int, dict]) -> list[str]:
     lines = []
     for k, r in results.items():
         a = r["aa"]
-        quiet = a["sessions_failed"] <= r["pairs"] / 20 and \
+        quiet = a["acceptance_failed"] <= r["pairs"] / 20 and \
             a["plain_sessions_failed"] <= r["pairs"] / 20
-        lines.append(f"A/A at {k} session(s): verdict {r['pairs'] - a['sessions_failed']}/"
+        lines.append(f"A/A at {k} session(s): acceptance {r['pairs'] - a['acceptance_failed']}/"
                      f"{r['pairs']} pass, plain {r['pairs'] - a['plain_sessions_failed']}/"
                      f"{r['pairs']} pass: {'met' if quiet else 'MISSED'} (19 of 20)")
         h = r.get("hog")
@@ -326,13 +335,13 @@ def targets(results: dict[int, dict]) -> list[str]:
         lone = r["lone"]
         tight = [lone["1.25"].get(c) for c in ("CV <= 2%", "2-5%")]
         n = sum(t["n"] for t in tight if t)
-        found = sum(t["verdict"] for t in tight if t)
+        found = sum(t["either"] for t in tight if t)
         if k >= 3 and n:
             lines.append(f"lone +25% at CV <= 5%, {k} sessions: {found}/{n} found: "
                          f"{'met' if found >= 0.9 * n else 'MISSED'} (90%)")
         big = lone["2.00"]
         n2 = sum(x["n"] for x in big.values())
-        f2 = sum(x["verdict"] for x in big.values())
+        f2 = sum(x["either"] for x in big.values())
         lines.append(f"lone 2x, {k} session(s): {f2}/{n2} found ({_pct(f2, n2)})")
     return lines
 

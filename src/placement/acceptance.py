@@ -305,7 +305,7 @@ def undecided_lines(judged: Judged) -> list[str]:
     mid = det[len(det) // 2]
     sessions = sorted(v.sessions for v in und)[len(und) // 2]
     return [f"UNDECIDED {len(und)} value(s): against a baseline of {sessions} session(s) "
-            f"the median value could only be called at a change of {mid:+.0%} or more; "
+            f"the median value could be called alone beyond a change of x{1 + mid:.2f}; "
             "record more sessions at other times with `placement baseline record --add`"]
 
 

@@ -328,7 +328,7 @@ def provenance(report: RunReport, system: str, thresholds: dict[str, int]) -> di
         "cmdline": s.get("cmdline"),
         "git_commit": git_commit(),
         "thresholds": ("one-sided (improvements never fail): values with stored sessions "
-                       "get the prediction bound of their sessions' spread (capped at x1.8), "
+                       "get the prediction bound of their sessions' spread (at most x2), "
                        f"others max({CV_FACTOR:g}*CV, {MIN_THRESHOLD:.0%}) where the run has "
                        f"repeats, else {DEFAULT_THRESHOLD:.0%}"),
         "threshold_sources": thresholds,
