@@ -304,8 +304,10 @@ def undecided_lines(judged: Judged) -> list[str]:
     det = sorted(v.detectable for v in und)
     mid = det[len(det) // 2]
     sessions = sorted(v.sessions for v in und)[len(und) // 2]
+    size = (f"beyond a change of x{1 + mid:.2f}" if mid < verdict.DETECTABLE_MAX
+            else f"at no change below x{1 + verdict.DETECTABLE_MAX:.0f}")
     return [f"UNDECIDED {len(und)} value(s): against a baseline of {sessions} session(s) "
-            f"the median value could be called alone beyond a change of x{1 + mid:.2f}; "
+            f"the median value could be called alone {size}; "
             "record more sessions at other times with `placement baseline record --add`"]
 
 

@@ -86,6 +86,8 @@ MIN_VALUES = 10
 #: a variance prior where nothing can be fitted (one value, one session): a 5 % spread
 #: between sessions, values assumed unalike (heavy tails)
 DEFAULT_PRIOR = Prior(0.05 ** 2, 4.0, "default")
+#: changes beyond this factor minus one are all "more than this baseline can call" in texts
+DETECTABLE_MAX = 9.0
 #: the adaptive loop stops when the launches' part of a value's variance is below this
 #: share: more launches of one session cannot narrow what the sessions leave open
 LAUNCH_SHARE = 0.25
@@ -170,9 +172,12 @@ class Verdict:
         modes = f"; {self.modes.text()}" if self.modes else ""
         extra = ""
         if self.outcome == UNDECIDED:
-            if math.isfinite(self.detectable):
+            if self.detectable < DETECTABLE_MAX:
                 extra += (f"; this baseline can call a change beyond "
                           f"x{1 + self.detectable:.2f} alone: add sessions to narrow it")
+            else:
+                extra += (f"; this baseline can call no change below x{1 + DETECTABLE_MAX:.0f} "
+                          "alone: add sessions to narrow it")
             if self.spread is not None:
                 cv, lo, hi = self.spread
                 extra += f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
@@ -421,13 +426,13 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     p_better = stats.t.cdf(d_own / sd, df)
     q_worse = _bh(p_worse)
     q_better = _bh(p_better)
-    with_node = node is not None and node.flagged and node.slower
+    # on a node flagged slower (faster), the values that moved with it are judged with the
+    # shift included too: regressed (improved) with the node
+    with_node = node is not None and node.flagged
+    sd_tot = np.sqrt(var + var_c)
     if with_node:
-        sd_tot = np.sqrt(var + var_c)
-        p_tot = stats.t.sf(d_raw / sd_tot, df)
+        p_tot = stats.t.sf(d_raw / sd_tot, df) if node.slower else stats.t.cdf(d_raw / sd_tot, df)
         q_tot = _bh(p_tot)
-    else:
-        sd_tot = np.sqrt(var + var_c)
     eff = math.log1p(min_effect)
     t_half = stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, df)
     t_lone = stats.t.ppf(1 - alpha / n, df)
@@ -436,14 +441,17 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
         outcome, why, p_dec, q_dec = UNDECIDED, "", None, None
         if q_worse[i] <= alpha and d_own[i] >= eff:
             outcome, p_dec, q_dec = REGRESSED, p_worse[i], q_worse[i]
-        elif with_node and q_tot[i] <= alpha and d_raw[i] >= eff:
+        elif with_node and node.slower and q_tot[i] <= alpha and d_raw[i] >= eff:
             outcome, why, p_dec, q_dec = REGRESSED, "with the node", p_tot[i], q_tot[i]
         elif q_better[i] <= alpha and -d_own[i] >= eff:
             outcome, p_dec, q_dec = IMPROVED, p_better[i], q_better[i]
+        elif with_node and not node.slower and q_tot[i] <= alpha and -d_raw[i] >= eff:
+            outcome, why, p_dec, q_dec = IMPROVED, "with the node", p_tot[i], q_tot[i]
         elif abs(d_raw[i]) + t_half[i] * sd_tot[i] < eff:
             outcome = UNCHANGED
         p2 = float(min(1.0, 2 * min(p_worse[i], p_better[i])))
-        lo, hi = d_raw[i] - t_half[i] * sd_tot[i], d_raw[i] + t_half[i] * sd_tot[i]
+        # (clipped: with a heavy-tailed t the interval can run past any float)
+        lo, hi = (float(np.clip(d_raw[i] + z * t_half[i] * sd_tot[i], -50, 50)) for z in (-1, 1))
         nat = sorted((math.exp(v.sign * lo), math.exp(v.sign * hi)))
         raw_new = np.exp(v.sign * v.new)
         cv = float(np.std(raw_new, ddof=1) / np.mean(raw_new)) if v.n_new > 1 else 0.0

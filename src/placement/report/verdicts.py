@@ -107,8 +107,10 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
     und = [v for v in verdicts if v.outcome == verdict.UNDECIDED]
     if und:
         det = sorted(v.detectable for v in und)[len(und) // 2]
+        size = (f"beyond a change of x{1 + det:.2f}" if det < verdict.DETECTABLE_MAX
+                else f"at no change below x{1 + verdict.DETECTABLE_MAX:.0f}")
         sec.text += (f"\n\nUndecided: {len(und)} value(s); against these baselines the median "
-                     f"value could be called alone beyond a change of x{1 + det:.2f}. Record "
+                     f"value could be called alone {size}. Record "
                      "more sessions at other times (`placement baseline record --add`).")
     return sec
 
@@ -149,7 +151,9 @@ def verdict_table(judged: list[SystemJudgement],
                f"{v.ratio - 1:+.1%}", f"{v.node_ratio - 1:+.1%} / {v.own_ratio - 1:+.1%}",
                f"{v.ci[0] - 1:+.1%} .. {v.ci[1] - 1:+.1%}", f"{v.p:.3g}", f"{v.q:.3g}",
                f"{v.n_new}/{v.n_base} ({v.sessions})",
-               f"x{1 + v.detectable:.2f}" if v.outcome == verdict.UNDECIDED else "",
+               (f"x{1 + v.detectable:.2f}" if v.detectable < verdict.DETECTABLE_MAX
+                else f"> x{1 + verdict.DETECTABLE_MAX:.0f}")
+               if v.outcome == verdict.UNDECIDED else "",
                v.modes.text() if v.modes else ""],
               "bad" if v.outcome == verdict.REGRESSED else "")
         numbers.add("verdicts", "verdicts", f"{test} {case}", var, "median change %",
