@@ -86,14 +86,16 @@ def _reference(values, alpha=V.ALPHA):
         w.append(sum(((g - g.mean()) ** 2).sum() for g in groups) / sum(len(g) - 1 for g in groups))
     w = np.array(w)
     # the launches' spread moderated over the values (limma), as the verdict does
-    wp = moderation.fit_f_dist(w, sum(len(g) - 1 for g in logs[0][0]) + m - 1)
     dfw = k * (m - 1) + m - 1
-    w = (wp[1] * wp[0] + dfw * w) / (wp[1] + dfw) if math.isfinite(wp[1]) else np.full(n, wp[0])
+    w0, wd0 = moderation.fit_f_dist(w, dfw)
+    wd0 = min(wd0, moderation.D0_MAX)
+    w = (wd0 * w0 + dfw * w) / (wd0 + dfw)
     nbar = m
     s2 = resid.var(axis=1, ddof=1) + np.array([(V.resolution(
         [x for r in base for x in r]) / np.exp(np.mean(np.concatenate(lb)))) ** 2 / 12
         for (base, _), (lb, _) in zip(values, logs)])
     s0_2, d0 = moderation.fit_f_dist(s2, k - 1)
+    d0 = min(d0, moderation.D0_MAX)          # the bound every fitted prior gets
     t2 = np.maximum((d0 * s0_2 + (k - 1) * s2) / (d0 + k - 1), math.pi / 2 * w / nbar)
     var = np.maximum(t2 * (1 + 1 / k), math.pi / 2 * w * (1 / m + 1 / (k * nbar)))
     df = min(d0 + k - 1, moderation.DF_CAP)
@@ -118,14 +120,15 @@ def test_each_values_t_is_what_numpy_and_scipy_give():
 
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_unchanged_reruns_fail_at_most_the_runs_level(k):
-    # 100 unchanged reruns of 30 values: at the 5% level about 5 fail, 10 is far out
+    # 150 unchanged reruns of 30 values whose spreads differ threefold: at the 5% level
+    # about 7 fail (13% failed at k=2 before moderation.D0_MAX bounded the prior)
     failed = 0
-    for seed in range(100):
-        values = _sessions(n_values=30, k=k + 1, spread=0.04, seed=100 * k + seed)
+    for seed in range(150):
+        values = _sessions(n_values=30, k=k + 1, spread=0.04, seed=77 * k + seed)
         rv = V.judge_run([V.Series(base[-1], [(f"s{j}", r) for j, r in enumerate(base[:-1])],
                                    False) for base, _ in values])
         failed += any(v.outcome == V.REGRESSED for v in rv.verdicts) or rv.node.flagged
-    assert failed <= 10
+    assert failed <= 12
 
 
 @pytest.mark.parametrize("k", [1, 3, 10])
