@@ -17,7 +17,7 @@
 #
 # Environment: PLACEMENT_RESULTS (default results/): results database, reports,
 #   perflogs; ACCEPTANCE_MAX_SLOWDOWN (percent, default 10): a performance
-#   variable worse than the previous run by more than this is a regression;
+#   variable worse than the previous run by more than this gets an INFO line;
 #   PLACEMENT_REPORTS (default reports/): where `placement report` writes;
 #   REFRAME (default .venv/bin/reframe, else reframe on PATH).
 #
