@@ -74,6 +74,16 @@ PLACEMENT=$(dirname "$REFRAME")/placement
 [ -x "$PLACEMENT" ] || PLACEMENT=$(command -v placement) || { echo "placement not found (make venv)" >&2; exit 2; }
 export PLACEMENT_RESULTS=${PLACEMENT_RESULTS:-$ROOT/results}
 mkdir -p "$PLACEMENT_RESULTS/runs"
+# One acceptance run at a time per results folder: two share stage/, output/ and the
+# results database, and ReFrame removes stage folders the other is still using
+lockfile=$PLACEMENT_RESULTS/.acceptance.lock
+exec 9>>"$lockfile"
+if ! flock -n 9; then
+  holder=$(cat "$lockfile.pid" 2>/dev/null)
+  echo "acceptance.sh: another acceptance run is using $PLACEMENT_RESULTS (${holder:-pid unknown}): wait for it, or give this one its own PLACEMENT_RESULTS" >&2
+  exit 2
+fi
+echo "pid $$, started $(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$lockfile.pid"
 RFM=("$REFRAME" -C "$ROOT/config/settings.py")
 sysopt=()
 [ -n "$system" ] && sysopt=(--system "$system")

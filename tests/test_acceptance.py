@@ -14,6 +14,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,27 @@ def test_usage_errors_exit_2(root, args, message):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_second_run_on_the_same_results_folder_is_refused(root, tmp_path):
+    results = tmp_path / 'results'
+    (results / 'runs').mkdir(parents=True)
+    lock = results / '.acceptance.lock'
+    (results / '.acceptance.lock.pid').write_text('pid 4242, started 2026-11-23T10:00:00Z\n')
+    # a run in progress holds the lock (flock, as acceptance.sh takes it)
+    holder = subprocess.Popen(['flock', str(lock), 'sleep', '60'])
+    try:
+        for _ in range(50):
+            if subprocess.run(['flock', '-n', str(lock), 'true']).returncode:
+                break
+            time.sleep(0.1)
+        proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick'],
+                              cwd=root, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, 'PLACEMENT_RESULTS': str(results)})
+    finally:
+        holder.kill()
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f'acceptance.sh: another acceptance run is using {results} (pid 4242, started '
+        '2026-11-23T10:00:00Z): wait for it, or give this one its own PLACEMENT_RESULTS']
+    assert not list((results / 'runs').iterdir())      # nothing started, nothing written

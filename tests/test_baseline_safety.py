@@ -126,3 +126,48 @@ def test_malformed_run_reports_are_one_line(tmp_path, capsys):
         err = capsys.readouterr().err
         assert "not a ReFrame run report" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "g.yaml").exists()
+
+
+def test_a_hand_edited_reference_value_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST)]) == 0
+    path = tmp_path / "generic.yaml"
+    for bad in ("fast", 0, -3.5):
+        data = yaml.safe_load(path.read_text())
+        leaf = data["ReportNpbShaped"]["gnu"]["MM160"]["S"]["none"][1]["time"]
+        good, leaf[0] = leaf[0], bad
+        text = yaml.safe_dump(data)
+        path.write_text(text)
+        capsys.readouterr()
+        assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(FIRST)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "ReportNpbShaped[gnu,MM160,S,none,1].time: reference" in err[0]
+        assert "is not a positive number; expected [value > 0" in err[0]
+        assert path.read_text() == text                     # nothing written
+        leaf[0] = good
+        path.write_text(yaml.safe_dump(data))
+
+
+def test_a_baseline_copied_from_another_system_is_flagged(tmp_path, monkeypatch, capsys):
+    from placement import acceptance
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "config" / "baselines" / "xeon16.yaml").read_text()
+    path = tmp_path / "generic.yaml"
+    path.write_text(text)
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(FIRST)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"warning: {path} was recorded for system 'xeon16'")
+    assert out[0].endswith(", not 'generic': its values describe another machine")
+    # record refuses to merge into it, and leaves it as it was
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not merged into it: move it away, or record with --replace" in err[0]
+    assert path.read_text() == text
+    lines, _ = acceptance.summary([FIRST], "generic", "quick", None, 10.0, False, [])
+    assert any(ln.startswith(f"NOTE {path} was recorded for system 'xeon16'") for ln in lines)
+    assert "baseline of another system" in lines[-1]
+    # --replace starts it afresh for this system
+    assert cli.main(["baseline", "record", "--system", "generic", "--replace",
+                     "--from", str(FIRST)]) == 0
+    assert yaml.safe_load(path.read_text())["_provenance"]["system"] == "generic"

@@ -1,6 +1,7 @@
 """The `placement` command: renderings on stdout, errors as one line with exit code 2."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,20 @@ def test_synthetic_output_written_atomically(tmp_path):
     out = tmp_path / "tiny.xml"
     assert run("topo", "--synthetic", str(desc), "--output", str(out)).returncode == 0
     assert "<topology" in out.read_text() and not list(tmp_path.glob("*.tmp"))
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    # `placement maps` on a topology read through a FIFO nobody writes: it blocks, then Ctrl-C
+    fifo = tmp_path / "topo.xml"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([sys.executable, "-m", "placement", "topo", "--topology", str(fifo)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == ["placement: interrupted"]

@@ -276,6 +276,10 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     few = baseline_samples.sessions_note(list(judged.values()))
     if few:
         lines.append(f"NOTE {few}")
+    other = foreign_baseline(system)
+    if other:
+        lines.append(f"NOTE {other}")
+        notes = notes + ["baseline of another system"]
     if not ran:
         notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
     ok = ran > 0 and not failed and not regressions and not node_fails
@@ -290,6 +294,16 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
                  f"({len(regressions)} perf regressions) report={good[-1].path}{extra}")
     return lines, 3 if cut_short else 0 if ok else 1
+
+
+def foreign_baseline(system: str) -> str:
+    """The system's reference file, when its provenance names another system."""
+    from .testlib.paths import baseline_file
+    path = baseline_file(system.split(":")[0])
+    try:
+        return baselines.foreign(baselines.load(path), system, str(path))
+    except PlacementError:
+        return ""
 
 
 def undecided_lines(judged: Judged) -> list[str]:

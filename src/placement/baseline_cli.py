@@ -89,6 +89,10 @@ def cmd_record(args: argparse.Namespace) -> int:
     # read, merge and write under one lock: two records at once must not drop either's entries
     with atomic.locked(path):
         atomic.remove_leftovers(path)
+        other = baselines.foreign(baselines.load(path), args.system, str(path))
+        if other and not args.replace:
+            raise PlacementError(f"{other}; not merged into it: move it away, or record "
+                                 "with --replace to start it afresh; nothing was written")
         path, old, merged, report = _plan(args)
         d = baselines.diff(old, merged)
         verdicts = _verdicts(path, old, report, args.system, args, detail=False)
@@ -104,6 +108,9 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     path, old, merged, report = _plan(args)
+    other = baselines.foreign(old, args.system, str(path))
+    if other:
+        print(f"warning: {other}")
     d = baselines.diff(old, merged)
     for line in _verdicts(path, old, report, args.system, args, detail=True):
         print(line)

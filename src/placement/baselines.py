@@ -201,7 +201,39 @@ def load(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise PlacementError(f"{path}: a reference file must be a mapping of test names")
     baseline_samples.entries(data, str(path))  # malformed runs: error, nothing written
+    check_references(data, str(path))
     return data
+
+
+def foreign(data: dict[str, Any], system: str, where: str) -> str:
+    """A line when the file says it was recorded for another system (a copied file), else ``""``."""
+    prov = data.get(PROVENANCE_KEY)
+    recorded = prov.get("system") if isinstance(prov, dict) else None
+    if recorded is None or str(recorded) == system.split(":")[0]:
+        return ""
+    host = prov.get("host")
+    return (f"{where} was recorded for system {recorded!r}"
+            + (f" on host {host!r}" if host else "") + f", not {system.split(':')[0]!r}: "
+            "its values describe another machine")
+
+
+def check_references(data: dict[str, Any], where: str) -> None:
+    """Every reference leaf ``[value, lower, upper, unit]`` holds a positive value and
+    numeric (or null) bounds; a hand edit that does not is one line, nothing written."""
+    def num(x: Any) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+    for (test, keys, var), leaf in entries(data).items():
+        name = f"{test}[{','.join(map(str, keys))}].{var}"
+        accepted = ("expected [value > 0, lower (a fraction, or null), upper (a fraction, "
+                    "or null), unit]")
+        if len(leaf) < 3 or not num(leaf[0]) or leaf[0] <= 0:
+            raise PlacementError(f"{where}: {name}: reference {leaf!r} is not a positive "
+                                 f"number; {accepted}; fix it or record again, nothing was "
+                                 "written")
+        if not all(b is None or num(b) for b in leaf[1:3]):
+            raise PlacementError(f"{where}: {name}: bounds {leaf[1:3]!r} are not numbers; "
+                                 f"{accepted}; nothing was written")
 
 
 def entries(data: dict[str, Any]) -> dict[Entry, list]:

@@ -126,6 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: {exc.strerror}".strip(": "))
+    except KeyboardInterrupt:            # Ctrl-C: one line, not a traceback
+        print("placement: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
