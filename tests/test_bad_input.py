@@ -113,8 +113,9 @@ def test_valid_pus_of_a_non_contiguous_set(tmp_path):
     nums = [int(n) for n in re.findall(r'type="PU" os_index="(\d+)"', text)]
     moved = iter([n if n < 4 else n + 4 for n in nums])
     out = tmp_path / "gap.xml"
-    out.write_text(re.sub(r'(type="PU" os_index=)"\d+"', lambda m: f'{m.group(1)}"{next(moved)}"',
-                          text))
+    text = re.sub(r'(type="PU" os_index=)"\d+"', lambda m: f'{m.group(1)}"{next(moved)}"', text)
+    # the second NUMA node's cpuset follows its PUs, as lstopo would write it
+    out.write_text(text.replace('cpuset="0x000000f0"', 'cpuset="0x00000f00"'))
     topo = topology.load(out)
     assert sorted(topo.cpus) == [n if n < 4 else n + 4 for n in sorted(nums)]
     _one_line_exit_2(run("maps", "--topology", str(out), "--threads", "1", "--strategy",
@@ -144,3 +145,21 @@ def test_probe_that_printed_nothing_is_not_called_zero_threads():
     (msg,) = probe.problems(probe.parse("likwid-pin: error\n"), placement)
     assert "printed no report" in msg and "launch command or binding tool failed" in msg
     assert "0 threads" not in msg
+
+
+@pytest.mark.parametrize("edit, message", [
+    # a PU deleted by hand: its core is left without one
+    (lambda t: re.sub(r'<object type="PU" os_index="5"[^>]*/>', "", t, count=1),
+     "Core L#5 (os_index 5) has no PU"),
+    # a whole core deleted from package 1: its NUMA node still lists the PU
+    (lambda t: re.sub(r'<object type="Core" os_index="5".*?</object>\s*</object>', "</object>",
+                      t, count=1, flags=re.S),
+     "NUMA node 1 lists PU(s) 5 that no core or package holds"),
+])
+def test_an_inconsistent_topology_is_refused_in_one_line(tmp_path, edit, message):
+    out = tmp_path / "edited.xml"
+    text = XEON.read_text()
+    edited = edit(text)
+    assert edited != text
+    out.write_text(edited)
+    _one_line_exit_2(run("topo", "--topology", str(out)), message)

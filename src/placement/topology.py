@@ -204,6 +204,7 @@ def from_xml(text: str, source: str = "<xml>") -> Topology:
                 raise PlacementError(f"{source}: NUMANode {node} cpuset "
                                      f"{obj.get('cpuset')!r} is not an hwloc bitmap") from None
     all_cpus = seen
+    _check_consistent(root, numa, seen, source)
     if not numa:  # hwloc always has one; be lenient with hand-written files
         numa = {0: frozenset(all_cpus)}
     node_of = {}
@@ -217,6 +218,24 @@ def from_xml(text: str, source: str = "<xml>") -> Topology:
         if info.get("name") == "SyntheticDescription":
             desc = info.get("value", "")
     return Topology(pus=pus, numa_nodes=numa, source=source, cache_sizes=caches, description=desc)
+
+
+def _check_consistent(root: ET.Element, numa: dict[int, frozenset[int]], pus: set[int],
+                      source: str) -> None:
+    """A file hwloc wrote is consistent; a hand-edited one may not be: a core without PUs,
+    or a NUMA node listing a PU that no package holds, would silently mis-place threads."""
+    for i, core in enumerate(o for o in root.iter("object") if o.get("type") == "Core"):
+        if not any(d.get("type") == "PU" for d in core.iter("object")):
+            raise PlacementError(f"{source}: Core L#{i} (os_index {core.get('os_index', '?')}) "
+                                 "has no PU: a PU deleted by hand? Capture the node again with "
+                                 "`lstopo --of xml`")
+    for node, cpus in sorted(numa.items()):
+        lost = sorted(set(cpus) - pus)
+        if lost:
+            raise PlacementError(f"{source}: NUMA node {node} lists PU(s) "
+                                 f"{','.join(map(str, lost))} that no core or package holds: a "
+                                 "PU deleted by hand? Capture the node again with "
+                                 "`lstopo --of xml`")
 
 
 def live_xml() -> str:
