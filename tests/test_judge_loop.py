@@ -61,8 +61,9 @@ def test_a_missing_interpreter_is_named(tmp_path):
     assert "cannot run with" in why and "no-python" in why and "\n" not in why
 
 
-def test_the_judge_needs_no_ruptures(tmp_path):
-    # ruptures is for the report's change points only; a job's Python without it still judges
+def test_the_package_needs_no_ruptures(tmp_path):
+    # ruptures only checks the change-point split in the tests: the judge and the report's
+    # change points run without it
     (tmp_path / "ruptures").mkdir()
     (tmp_path / "ruptures" / "__init__.py").write_text("raise ImportError('ruptures absent')\n")
     src = Path(judge_cli.__file__).resolve().parents[1]
@@ -70,3 +71,8 @@ def test_the_judge_needs_no_ruptures(tmp_path):
                          env={"PYTHONPATH": f"{tmp_path}:{src}", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
+    res = subprocess.run([sys.executable, "-c", "import placement.changepoints as c; "
+                          "print(c.step(list('abcdefghijkl'), [[1.0]] * 6 + [[2.0]] * 6))"],
+                         env={"PYTHONPATH": f"{tmp_path}:{src}", "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and "session='g'" in res.stdout, res.stderr

@@ -47,7 +47,6 @@ class PyPlacement(PythonPackage):
         depends_on("py-pyyaml@6:")
         depends_on("py-numpy@1.22:")
         depends_on("py-scipy@1.11:")
-        depends_on("py-ruptures@1.1.8:")  # change points in the report's history
         depends_on("py-matplotlib@3.7:", when="+reports")
 
     # the judge that runs inside NPB jobs, and the report's verdicts
