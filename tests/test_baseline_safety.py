@@ -171,3 +171,18 @@ def test_a_baseline_copied_from_another_system_is_flagged(tmp_path, monkeypatch,
     assert cli.main(["baseline", "record", "--system", "generic", "--replace",
                      "--from", str(FIRST)]) == 0
     assert yaml.safe_load(path.read_text())["_provenance"]["system"] == "generic"
+
+
+def test_an_empty_run_report_is_passed_over_by_latest(tmp_path, monkeypatch, capsys):
+    runs = tmp_path / "results" / "runs"
+    runs.mkdir(parents=True)
+    good = runs / "run-report-1.json"
+    good.write_text(FIRST.read_text())
+    empty = runs / "run-report-2.json"
+    empty.write_text("")                       # what a full disk left of the next run
+    os.utime(good, (1, 1))
+    monkeypatch.setenv("PLACEMENT_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", "latest"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"placement: skipped the empty run report {empty} (its run could not write it)"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -264,6 +265,12 @@ def latest(runs_dir: str | Path) -> Path:
     found = sorted(list(runs_dir.glob("run-report-*.json")) +
                    list(runs_dir.glob("run-report-*.json.gz")),
                    key=lambda p: (p.stat().st_mtime, p.name))
+    # an empty file is a run that could not write its report (a full disk): said, passed over
+    empty = [p for p in found if p.stat().st_size == 0]
+    for p in empty:
+        print(f"placement: skipped the empty run report {p} (its run could not write it)",
+              file=sys.stderr)
+    found = [p for p in found if p not in empty]
     if not found:
         raise PlacementError(f"no run reports in {str(runs_dir)!r} (run the suite first, "
                              "e.g. make run)")

@@ -28,9 +28,16 @@ def available() -> bool:
 
 
 def _save(fig, out: Path, name: str) -> str:
+    """Write through a temporary file and a rename: a full disk leaves no truncated PNG."""
+    import os
     fig.tight_layout()
-    fig.savefig(out / name, dpi=DPI)
-    plt.close(fig)
+    tmp = out / f".{name}.tmp"
+    try:
+        fig.savefig(tmp, dpi=DPI, format="png")
+        os.replace(tmp, out / name)
+    finally:
+        plt.close(fig)
+        tmp.unlink(missing_ok=True)
     return name
 
 
