@@ -84,7 +84,12 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     os.mkfifo(fifo)
     proc = subprocess.Popen([sys.executable, "-m", "placement", "topo", "--topology", str(fifo)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
+    # interrupt once it waits on the FIFO (not while Python is still starting up)
+    wchan = Path(f"/proc/{proc.pid}/wchan")
+    for _ in range(600):
+        if wchan.exists() and wchan.read_text() == "wait_for_partner":
+            break
+        time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
