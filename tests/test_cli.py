@@ -82,8 +82,11 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     # `placement maps` on a topology read through a FIFO nobody writes: it blocks, then Ctrl-C
     fifo = tmp_path / "topo.xml"
     os.mkfifo(fifo)
+    # SIGINT back to its default in the child: a test run started in the background (cron,
+    # `make test &`) inherits it ignored, and Python then never raises KeyboardInterrupt
     proc = subprocess.Popen([sys.executable, "-m", "placement", "topo", "--topology", str(fifo)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # interrupt once it waits on the FIFO (not while Python is still starting up)
     wchan = Path(f"/proc/{proc.pid}/wchan")
     for _ in range(600):
