@@ -186,3 +186,22 @@ def test_an_empty_run_report_is_passed_over_by_latest(tmp_path, monkeypatch, cap
     assert cli.main(["baseline", "diff", "--system", "generic", "--from", "latest"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"placement: skipped the empty run report {empty} (its run could not write it)"]
+
+
+def test_a_reference_in_another_unit_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST)]) == 0
+    path = tmp_path / "generic.yaml"
+    data = yaml.safe_load(path.read_text())
+    leaf = data["ReportNumaCopy"]["gnu"]["copy_0_0"]
+    leaf[0], leaf[3] = leaf[0] * 1000, "MB/s"            # a hand edit to another unit
+    text = yaml.safe_dump(data)
+    path.write_text(text)
+    capsys.readouterr()
+    for cmd in ("diff", "record"):
+        assert cli.main(["baseline", cmd, "--system", "generic", "--from", str(FIRST)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"placement: error: {path}: ReportNumaCopy[gnu].copy_0_0: the reference "
+                       "is in 'MB/s' but the check reports 'GB/s'; give the value in 'GB/s' (or "
+                       "record it again with --replace); nothing was written"]
+        assert path.read_text() == text

@@ -69,6 +69,8 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunRepo
     for i, spec in enumerate(args.source or ["latest"]):
         report = runreport.pool([runreport.load(p) for p in runreport.expand(spec)])
         new = baselines.from_run(report, args.system)
+        if not getattr(args, "replace", False):
+            baselines.check_units(old, new, str(path))
         if args.add or i > 0:
             new = baseline_samples.add_sessions(merged, new, args.keep, str(path))
         merged = new if args.replace and i == 0 else baselines.merge(merged, new)

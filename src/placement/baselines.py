@@ -236,6 +236,21 @@ def check_references(data: dict[str, Any], where: str) -> None:
                                  f"{accepted}; nothing was written")
 
 
+def check_units(old: dict[str, Any], new: dict[str, Any], where: str) -> None:
+    """A reference whose unit is not the one the check reports is one line: a hand edit
+    from ``GB/s`` to ``MB/s`` would otherwise read as a change of x1000."""
+    have = entries(old)
+    for e, leaf in sorted(entries(new).items(), key=_sortkey):
+        ref = have.get(e)
+        unit, was = (leaf[3] if len(leaf) > 3 else None), (ref[3] if ref and len(ref) > 3 else None)
+        if ref is not None and unit and was and unit != was:
+            test, keys, var = e
+            raise PlacementError(
+                f"{where}: {test}[{','.join(map(str, keys))}].{var}: the reference is in "
+                f"{was!r} but the check reports {unit!r}; give the value in {unit!r} (or "
+                "record it again with --replace); nothing was written")
+
+
 def entries(data: dict[str, Any]) -> dict[Entry, list]:
     """Flatten a reference mapping to ``{(test, index values, perfvar): [v, lo, hi, unit]}``."""
     flat: dict[Entry, list] = {}

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cpulist import format_ranges, parse_bitmask
+from .cpulist import format_ranges, parse_bitmask, parse_list
 from .errors import PlacementError
 
 #: hwloc object types that form levels of the CPU tree (memory/IO children are skipped).
@@ -239,17 +239,37 @@ def _check_consistent(root: ET.Element, numa: dict[int, frozenset[int]], pus: se
 
 
 def live_xml() -> str:
-    """The live machine's topology as hwloc XML, through lstopo."""
+    """The live machine's topology as hwloc XML, through lstopo, forbidden PUs included.
+
+    In a cgroup cpuset (Slurm's ``task/cgroup``) lstopo hides the PUs the process
+    may not use; ``--disallowed`` keeps them, so that :func:`load` can tell the
+    node from the part of it this process got, and say so as for ``taskset``.
+    """
     for tool in ("lstopo-no-graphics", "lstopo", "hwloc-ls"):
         exe = shutil.which(tool)
         if exe:
-            proc = subprocess.run([exe, "--of", "xml", "-"], capture_output=True, text=True)
-            if proc.returncode == 0:
-                return proc.stdout
+            for opts in (["--disallowed"], []):     # hwloc before 2.0 lacks --disallowed
+                proc = subprocess.run([exe, *opts, "--of", "xml", "-"], capture_output=True,
+                                      text=True)
+                if proc.returncode == 0:
+                    return proc.stdout
     raise PlacementError(
         "cannot read the live topology: hwloc's lstopo is not installed "
         "(apt-get install hwloc, or activate the project's Spack environment), "
         "or pass --topology FILE.xml")
+
+
+def node_cpus() -> set[int]:
+    """The node's online CPUs as the kernel lists them (empty when it cannot be read).
+
+    Neither a cgroup cpuset nor taskset changes this list, so it is what the
+    process's allowed CPUs are held against.
+    """
+    try:
+        text = Path("/sys/devices/system/cpu/online").read_text().strip()
+        return set(parse_list(text))
+    except (OSError, ValueError, PlacementError):
+        return set()
 
 
 def restrict_to(topo: Topology, allowed: set[int]) -> Topology:
@@ -272,8 +292,13 @@ def load(path: str | Path | None = None) -> Topology:
     PU of the node, but under ``taskset`` or in a smaller allocation only some run.
     """
     if path is None or str(path) in ("", "live"):
-        return restrict_to(from_xml(live_xml(), source="live machine"),
+        topo = restrict_to(from_xml(live_xml(), source="live machine"),
                            os.sched_getaffinity(0))
+        node = node_cpus()
+        if not topo.restricted_from and node and node - set(topo.cpus):
+            # an lstopo that hid the forbidden PUs: the node's CPUs come from the kernel
+            topo.restricted_from = frozenset(node | set(topo.cpus))
+        return topo
     p = Path(path)
     hint = "give an hwloc XML file (make one with `lstopo mynode.xml`) or omit it for the live machine"
     if p.is_dir():
