@@ -27,7 +27,13 @@ setup-test: venv
 	@$(SYSTEM_TOOLS) test
 	@$(MAKE) -s -C src all
 
-venv: $(VENV)/.installed
+# A venv made in another place (a moved or copied checkout) has scripts whose first line
+# names the old path, so they no longer start: it is made afresh
+venv:
+	@if [ -e $(VENV)/bin/reframe ] && ! head -n 2 $(VENV)/bin/reframe | grep -qF "$(CURDIR)/$(VENV)/bin/python"; then \
+	  echo "$(VENV) was made for another path ($$(head -n 1 $(VENV)/bin/reframe | cut -c 3-)): making it afresh"; \
+	  rm -rf $(VENV); fi
+	@$(MAKE) -s $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -70,6 +70,8 @@ esac
 
 REFRAME=${REFRAME:-$ROOT/.venv/bin/reframe}
 [ -x "$REFRAME" ] || REFRAME=$(command -v reframe) || { echo "reframe not found (make venv)" >&2; exit 2; }
+"$REFRAME" --version >/dev/null 2>&1 ||
+  { echo "acceptance.sh: $REFRAME does not start (a venv made before the checkout moved?): run make setup" >&2; exit 2; }
 PLACEMENT=$(dirname "$REFRAME")/placement
 [ -x "$PLACEMENT" ] || PLACEMENT=$(command -v placement) || { echo "placement not found (make venv)" >&2; exit 2; }
 export PLACEMENT_RESULTS=${PLACEMENT_RESULTS:-$ROOT/results}
@@ -85,6 +87,12 @@ if ! flock -n 9; then
 fi
 echo "pid $$, started $(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$lockfile.pid"
 RFM=("$REFRAME" -C "$ROOT/config/settings.py")
+# a run with its own PLACEMENT_RESULTS gets its own stage/ and output/ there too (unless
+# --prefix is given): runs on two results folders then share nothing
+own_prefix=()
+if [ "$PLACEMENT_RESULTS" != "$ROOT/results" ] && [[ " ${extra[*]} " != *" --prefix"* ]]; then
+  own_prefix=(--prefix "$PLACEMENT_RESULTS")
+fi
 sysopt=()
 [ -n "$system" ] && sysopt=(--system "$system")
 
@@ -103,6 +111,22 @@ compare="$RUNS/compare-$tag-$stamp.csv"
 unfinished="$RUNS/unfinished-$tag.run"
 # the previous whole acceptance run of this system and mode (stamps sort by time)
 previous=$(ls -1 "$RUNS/$tag-"*.run 2>/dev/null | sort | tail -n 1)
+# Run lists name their reports relative to the runs folder; an absolute path of an older
+# list that no longer exists (a moved checkout) is looked for there by its name
+read_list() {   # read_list FILE: the run reports it lists, one a line
+  local l
+  while read -r l; do
+    [ -n "$l" ] || continue
+    if [[ $l != /* ]]; then l=$RUNS/$l
+    elif [ ! -e "$l" ] && [ -e "$RUNS/${l##*/}" ]; then l=$RUNS/${l##*/}
+    fi
+    printf '%s\n' "$l"
+  done <"$1"
+}
+write_list() {   # write_list FILE REPORT...: names relative to the runs folder, temp then rename
+  local f=$1; shift
+  printf '%s\n' "${@#"$RUNS"/}" >"$f.tmp.$$" && mv -f "$f.tmp.$$" "$f"
+}
 
 # One acceptance run is one or more ReFrame sessions: more when a time box cut it
 # and --resume went on. Their run reports are listed in a .run file.
@@ -118,24 +142,54 @@ if [ -n "$resume" ]; then
   echo "== resuming: ${#parts[@]} earlier part(s), $(( ${#skip_done[@]} / 2 )) check(s) already finished"
 fi
 
+# ReFrame (and timeout) die with this script, even when it is killed outright (SIGTERM
+# lets ReFrame write its report): a later run never overlaps orphans
 boxed=()
-[ -n "$time_box" ] && boxed=(timeout -s INT -k 300 "$time_box")
+command -v setpriv >/dev/null && setpriv --help 2>/dev/null | grep -q pdeathsig &&
+  boxed=(setpriv --pdeathsig TERM)
+[ -n "$time_box" ] && boxed+=(timeout -s INT -k 300 "$time_box")
+# the run is unfinished until ReFrame is done: a part killed before its end is resumable
+write_list "$unfinished" "${parts[@]}" "$report" ||
+  { echo "ACCEPTANCE $sysname $mode: FAIL cannot write $unfinished in $RUNS (a full disk?)"; exit 1; }
+# a full disk makes Python print a traceback per log record: one line for all of them
+# (a log record's "--- Logging error ---" block, an exception at exit ending in Errno 28)
+squash_log_errors() {
+  awk '/^--- Logging error ---$/ { n++; skip = 1; next }
+       skip { if (/^Arguments: /) skip = 0; next }
+       /^Exception ignored in/ { held = $0; next }
+       held != "" { held = held "\n" $0
+                    if (/^[A-Za-z.]*(Error|Exception): /) {
+                      if (/Errno 28/) n++; else { print held; fflush() }
+                      held = "" }
+                    next }
+       { print; fflush() }
+       END { if (held != "") print held
+             if (n) printf "reframe: %d log record(s) could not be written: no space left on device\n", n }' >&2
+}
 echo "== acceptance: system=$sysname mode=$mode results=$PLACEMENT_RESULTS${time_box:+ time box=${time_box}s}"
+# the filter is this script's child, not ReFrame's: ReFrame waits for its own children
+exec 4> >(squash_log_errors)
 # ReFrame's output is kept beside its report: the run report has no skip reasons, the output has
-"${boxed[@]}" "${RFM[@]}" -R "${sysopt[@]}" --mode "$mode" --report-file "$report" -r \
-  "${skip_done[@]}" "${extra[@]}" | tee "${report%.json}.out"
+"${boxed[@]}" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
+  --report-file "$report" -r "${skip_done[@]}" "${extra[@]}" 2>&4 | tee "${report%.json}.out"
 rc=${PIPESTATUS[0]}
-if [ ! -s "$report" ]; then
-  echo "ACCEPTANCE $sysname $mode: FAIL reframe exited $rc without a report report=$report"
+exec 4>&-
+if ! "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
+  # no readable report: a full disk is said as such, and leaves no empty or partial file
+  why="reframe exited $rc without a report"
+  if ! (head -c 65536 /dev/zero >"$RUNS/.space-probe.$$") 2>/dev/null; then
+    why="no space left on device: reframe could not write its report $report in $RUNS (free space there, then run again with --resume)"
+    rm -f "$report" "${report%.json}.out"
+  elif [ -e "$report" ]; then
+    why="reframe exited $rc leaving an unreadable report (kept: $report)"
+  fi
+  rm -f "$RUNS/.space-probe.$$"
+  echo "ACCEPTANCE $sysname $mode: FAIL $why report=$report"
   exit 1
 fi
 parts+=("$report")
 cut_short=''
 [ -n "$time_box" ] && [ "$rc" = 124 ] && cut_short=1
-write_list() {   # write_list FILE LINE...: a temporary file, then rename
-  local f=$1; shift
-  printf '%s\n' "$@" >"$f.tmp.$$" && mv -f "$f.tmp.$$" "$f"
-}
 if [ -n "$cut_short" ]; then
   write_list "$unfinished" "${parts[@]}"
 else
@@ -158,23 +212,30 @@ else
   notes+=("no 'placement report' here")
 fi
 
-: >"$compare"
+compare_opt=() not_compared=()
 if [ -n "$cut_short" ]; then
   notes+=("time box of ${time_box}s reached: continue with --resume")
 elif [ -n "$previous" ]; then
-  mapfile -t previous_parts <"$previous"
+  mapfile -t previous_parts < <(read_list "$previous")
   # base (lhs) = this run, target (rhs) = the previous one: pdiff = 100*(now - prev)/prev
-  spec="$("$PLACEMENT" acceptance sessions "${parts[@]}")/$("$PLACEMENT" acceptance sessions "${previous_parts[@]}")/mean:/+result"
-  echo "== reframe --performance-compare=$spec   (previous: $previous)"
-  "${RFM[@]}" --performance-compare="$spec" --table-format=csv >"$compare" 2>"$compare.err" \
-    || notes+=("performance comparison failed: $(tail -n 1 "$compare.err")")
-  grep -v WARNING "$compare.err" >&2; rm -f "$compare.err"
-  cat "$compare"
+  if ! prev_sessions=$("$PLACEMENT" acceptance sessions "${previous_parts[@]}" 2>&1); then
+    not_compared+=("not compared: the previous run's reports ($previous) cannot be read: ${prev_sessions##*error: }")
+  else
+    spec="$("$PLACEMENT" acceptance sessions "${parts[@]}")/$prev_sessions/mean:/+result"
+    echo "== reframe --performance-compare=$spec   (previous: $previous)"
+    compare_opt=(--compare "$compare")
+    "${RFM[@]}" --performance-compare="$spec" --table-format=csv >"$compare" 2>"$compare.err" ||
+      grep -q 'failed to generate performance comparison' "$compare" ||
+      not_compared+=("not compared: reframe --performance-compare failed: $(grep -v '^$' "$compare.err" | tail -n 1)")
+    grep -v WARNING "$compare.err" >&2; rm -f "$compare.err"
+    cat "$compare"
+  fi
 else
   notes+=("first run of $sysname/$mode: nothing to compare with")
 fi
 
 note_args=()
 for n in "${notes[@]}"; do note_args+=(--note "$n"); done
-"$PLACEMENT" acceptance summary "${parts[@]}" --compare "$compare" --system "$sysname" \
+for n in "${not_compared[@]}"; do note_args+=(--not-compared "$n"); done
+"$PLACEMENT" acceptance summary "${parts[@]}" "${compare_opt[@]}" --system "$sysname" \
   --mode "$mode" --max-slowdown "$slowdown" ${cut_short:+--cut-short} "${note_args[@]}"

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import baseline_samples, baselines, runreport, verdict
+from . import baseline_samples, baselines, comparison_health, runreport, verdict
 from .errors import PlacementError
 
 #: Units where a larger value is better: a drop is the regression.
@@ -242,10 +242,18 @@ def _skip_reason(tc: dict[str, Any], reasons: dict[tuple[str, str], str]) -> str
 
 
 def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
-            max_slowdown: float, cut_short: bool, notes: list[str]) -> tuple[list[str], int]:
-    """The lines to print and the exit status (0 pass, 1 fail, 3 unfinished)."""
+            max_slowdown: float, cut_short: bool, notes: list[str],
+            not_compared: list[str] = ()) -> tuple[list[str], int]:
+    """The lines to print and the exit status (0 pass, 1 fail, 3 unfinished, 4 incomplete).
+
+    ``compare`` is None when no comparison was made (a first run); ``not_compared``
+    are comparisons that could not even start (the previous run's reports gone).
+    """
     good, dropped = readable(parts)
     notes = dropped + notes
+    gaps = list(not_compared) + (comparison_health.comparison_gaps(compare, compare_rows(compare))
+                                 if compare is not None and not cut_short else [])
+    notes = notes + comparison_health.not_stored([p.path for p in good])
     if not good:
         return [f"ACCEPTANCE {system} {mode}: FAIL no readable run report "
                 f"({'; '.join(notes)})"], 1
@@ -279,10 +287,11 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     other = foreign_baseline(system)
     if other:
         lines.append(f"NOTE {other}")
-        notes = notes + ["baseline of another system"]
+        gaps.append("baseline of another system")
     if not ran:
         notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
     ok = ran > 0 and not failed and not regressions and not node_fails
+    notes = notes + gaps             # missing or foreign evidence: never a plain PASS
     counts = verdict.counts(list(judged.values()))
     extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
              (" node=slower" if node_fails else "") +
@@ -290,10 +299,11 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
               f"improved, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.UNDECIDED]} "
               f"undecided of {len(judged)}" if judged else "") +
              (f" ({'; '.join(notes)})" if notes else ""))
-    outcome = "UNFINISHED" if cut_short else "PASS" if ok else "FAIL"
+    outcome = ("UNFINISHED" if cut_short else "FAIL" if not ok else
+               "INCOMPLETE" if gaps else "PASS")
     lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
                  f"({len(regressions)} perf regressions) report={good[-1].path}{extra}")
-    return lines, 3 if cut_short else 0 if ok else 1
+    return lines, {"UNFINISHED": 3, "FAIL": 1, "INCOMPLETE": 4, "PASS": 0}[outcome]
 
 
 def foreign_baseline(system: str) -> str:
@@ -333,8 +343,7 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
     """
     if not unfinished.is_file() or not unfinished.read_text().strip():
         raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
-    parts = [Path(ln.strip()) for ln in unfinished.read_text().splitlines() if ln.strip()]
-    good, dropped = readable(parts)
+    good, dropped = readable(run_list(unfinished))
     done, aborted = set(), set()
     for tc in final_cases(good).values():
         if not tc.get("fixture") and tc.get("hashcode"):
@@ -343,9 +352,37 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
     return [p.path for p in good], skip, dropped
 
 
+def run_list(path: Path) -> list[Path]:
+    """The run reports a ``.run`` list names, relative to its folder.
+
+    acceptance.sh writes names relative to the runs folder, so a moved results
+    folder or checkout keeps its lists; an absolute path of an older list that no
+    longer exists is looked for there by its file name.
+    """
+    out = []
+    for line in path.read_text().splitlines():
+        p = Path(line.strip())
+        if not line.strip():
+            continue
+        if not p.is_absolute():
+            p = path.parent / p
+        elif not p.exists() and (path.parent / p.name).exists():
+            p = path.parent / p.name
+        out.append(p)
+    return out
+
+
 def session_filter(parts: list[Path]) -> str:
-    """ReFrame's filter selecting the sessions of one run: ``?uuid in ('...',)``."""
-    good, _ = readable(parts)
+    """ReFrame's filter selecting the sessions of one run: ``?uuid in ('...',)``.
+
+    None of the parts readable is an error: an empty filter would compare with nothing
+    and read as a clean comparison.
+    """
+    good, dropped = readable(parts)
+    if not good:
+        raise PlacementError("no readable run report among "
+                             + (", ".join(map(str, parts)) or "no parts")
+                             + (f" ({dropped[0]})" if dropped else ""))
     return "?uuid in (%s,)" % ",".join(repr(p.report.uuid) for p in good)
 
 
@@ -365,7 +402,7 @@ def cmd_acceptance(args: argparse.Namespace) -> int:
         return 0
     lines, status = summary(parts, args.system, args.mode,
                             Path(args.compare) if args.compare else None,
-                            args.max_slowdown, args.cut_short, args.note)
+                            args.max_slowdown, args.cut_short, args.note, args.not_compared)
     print("\n".join(lines))
     return status
 
@@ -394,4 +431,7 @@ def register(sub) -> None:
                    help="percent worse than the previous run that is a regression (default 10)")
     p.add_argument("--cut-short", action="store_true", help="the time box ended the run")
     p.add_argument("--note", action="append", default=[], help="added to the summary line")
+    p.add_argument("--not-compared", action="append", default=[], metavar="WHY",
+                   help="a comparison with the previous run that could not be made: named in "
+                        "the summary line, which is then not a plain PASS")
     p.set_defaults(func=cmd_acceptance)

@@ -11,7 +11,10 @@ folder itself. Prints the folder written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 from .. import runreport
@@ -46,6 +49,28 @@ def _fresh_dir(out: Path) -> Path:
     return out
 
 
+@contextlib.contextmanager
+def _whole_or_nothing(out: Path) -> Iterator[None]:
+    """A report folder this command made is removed again when writing it fails or is
+    interrupted (a full disk, Ctrl-C): no empty or half-written report is left behind.
+
+    A write error names the folder (matplotlib's does not name the file).
+    """
+    made = not out.exists()
+    try:
+        yield
+    except BaseException as exc:
+        if made:
+            shutil.rmtree(out, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise PlacementError(
+                f"cannot write the report in {out}"
+                + (f" ({exc.filename})" if exc.filename else "")
+                + f": {exc.strerror or exc}"
+                + ("; the folder was removed, nothing was kept" if made else "")) from None
+        raise
+
+
 def _run_date(r: RunReport) -> str:
     ts = r.session.get("time_start_unix")
     when = (_dt.datetime.fromtimestamp(ts, _dt.timezone.utc) if ts
@@ -62,7 +87,13 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
     systems = sorted({c.system for c in cases}) or ["empty"]
     name = system or "+".join(systems)
     newest = max(reports, key=lambda r: r.session.get("time_start_unix") or 0)
-    out = _fresh_dir(output / f"{name}-{_run_date(newest)}")
+    target = output / f"{name}-{_run_date(newest)}"
+    with _whole_or_nothing(target):
+        return _write_runs(reports, cases, name, newest, _fresh_dir(target), compare_previous)
+
+
+def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: RunReport,
+                out: Path, compare_previous: bool) -> Path:
     root = _root()
     table, note, scratch = None, "", Numbers()
     hist = None
@@ -81,7 +112,6 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
 
 
 def report_reference(baseline_files: list[Path], seed_files: list[Path], output: Path) -> Path:
-    from ..baselines import git_commit
     from .reference_cases import from_baseline, from_seed_csv
     cases: list[Case] = []
     prov: list[tuple[str, str]] = []
@@ -94,7 +124,12 @@ def report_reference(baseline_files: list[Path], seed_files: list[Path], output:
     if not cases:
         raise PlacementError("no baselines or seed tables to render "
                              "(config/baselines/ is empty; give --baseline or --seed-csv)")
-    out = _fresh_dir(output)
+    with _whole_or_nothing(output):
+        return _write_reference(cases, prov, _fresh_dir(output))
+
+
+def _write_reference(cases: list[Case], prov: list[tuple[str, str]], out: Path) -> Path:
+    from ..baselines import git_commit
     rep = Report("Stored baselines in the studies' layout",
                  "What the reference files hold, laid out as the studies' Tables so they can "
                  "be checked cell by cell (Bulldozer: Tables 1–2 of seed 000, classes A and C; "

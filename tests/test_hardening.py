@@ -1,0 +1,272 @@
+"""Scheduled runs under site faults: missing, partial or foreign evidence never reads as PASS,
+and one run never damages another.
+
+Each test stages one fault for real: a killed acceptance.sh, a truncated or replaced
+results database, a moved results folder, a full disk (a small tmpfs), Ctrl-C in
+``placement report``, a venv made for another path. The acceptance runs use the
+throw-away checks of ``test_acceptance.py`` (a case that echoes a rate, one that
+sleeps), so each ReFrame session takes seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from placement import acceptance, cli
+from test_acceptance import CHECKS
+
+ROOT = Path(__file__).resolve().parents[1]
+FIRST = ROOT / "tests" / "fixtures" / "runreports" / "generic-first-run.json"
+LINE = re.compile(r"^ACCEPTANCE generic quick: (\w+) .*$", re.M)
+
+
+def _acceptance(tmp: Path, results: Path, *opts: str, pattern: str = "case=pass$",
+                wait: bool = True):
+    """scripts/acceptance.sh on the throw-away checks; (process, ACCEPTANCE line) or a Popen."""
+    checks = tmp / "acceptance_cases.py"
+    checks.write_text(CHECKS)
+    env = {**os.environ, "PLACEMENT_RESULTS": str(results),
+           "PLACEMENT_REPORTS": str(tmp / "reports")}
+    cmd = [str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", "-s", "generic", *opts,
+           "--", "-c", str(checks), "-n", pattern]
+    if not wait:
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    m = LINE.search(proc.stdout)
+    assert m, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc, m.group(0)
+
+
+# -- no PASS on missing evidence: the comparison with the previous run ------------------------
+
+def _summary(compare: Path | None, not_compared=()):
+    return acceptance.summary([FIRST], "generic", "quick", compare, 10.0, False, [],
+                              list(not_compared))
+
+
+@pytest.mark.parametrize("csv, gap", [
+    ("\x1b[31mERROR: failed to generate performance comparison: database disk image is "
+     "malformed\x1b[0m\n",
+     "not compared: ReFrame could not compare with the previous run (database disk image is "
+     "malformed)"),
+    ("", "not compared: the comparison with the previous run is empty"),
+    ("name,sysenv,pvar,punit,pval (mean) (lhs),pval (mean) (rhs),pdiff (%)\n"
+     "C %x=1,generic:default+gnu,rate,MB/s,100.0,<no data>,\n"
+     "C %x=2,generic:default+gnu,rate,MB/s,100.0,100.0,0.0\n",
+     "not compared: 1 of 2 value(s) have no previous value (<no data>"),
+])
+def test_a_comparison_without_evidence_is_incomplete(tmp_path, csv, gap):
+    path = tmp_path / "compare.csv"
+    path.write_text(csv)
+    lines, status = _summary(path)
+    assert status == 4 and " INCOMPLETE " in lines[-1] and gap in lines[-1], lines[-1]
+    # a first run (nothing compared) and a clean comparison still pass
+    assert _summary(None)[1] == 0
+    path.write_text("name,sysenv,pvar,punit,pval (mean) (lhs),pval (mean) (rhs),pdiff (%)\n"
+                    "C %x=1,generic:default+gnu,rate,MB/s,100.0,100.0,0.0\n")
+    lines, status = _summary(path)
+    assert status == 0 and ": PASS " in lines[-1] and "not compared" not in lines[-1]
+    lines, status = _summary(None, ["not compared: the previous run's reports cannot be read"])
+    assert status == 4 and "the previous run's reports cannot be read" in lines[-1]
+
+
+@pytest.mark.reframe
+def test_a_corrupt_or_replaced_results_database_is_not_a_pass(tmp_path):
+    results = tmp_path / "results"
+    proc, line = _acceptance(tmp_path, results)
+    assert proc.returncode == 0 and ": PASS " in line
+    proc, line = _acceptance(tmp_path, results)       # compared with the first: a clean PASS
+    assert proc.returncode == 0 and ": PASS " in line and "not compared" not in line
+    # a corrupt database: neither stored nor compared, and both said
+    (results / "results.db").write_bytes((results / "results.db").read_bytes()[:5000])
+    proc, line = _acceptance(tmp_path, results)
+    assert proc.returncode == 4 and ": INCOMPLETE " in line, proc.stdout[-3000:]
+    assert "not compared: ReFrame could not compare with the previous run (database disk " \
+           "image is malformed)" in line
+    assert "not stored in the results database: database disk image is malformed" in line
+    # a replaced (empty) database: the previous run's values are <no data>
+    (results / "results.db").unlink()
+    proc, line = _acceptance(tmp_path, results)
+    assert proc.returncode == 4 and ": INCOMPLETE " in line, proc.stdout[-3000:]
+    assert "not compared: 1 of 1 value(s) have no previous value (<no data>" in line
+
+
+# -- one run at a time: a killed acceptance.sh takes ReFrame with it, and is resumed ---------
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out += [int(c) for c in (task / "children").read_text().split()]
+    return out
+
+
+@pytest.mark.reframe
+def test_a_killed_acceptance_run_takes_reframe_with_it_and_is_resumed(tmp_path):
+    results = tmp_path / "results"
+    proc = _acceptance(tmp_path, results, pattern="case=(pass|slow)$", wait=False)
+    try:
+        reframe = None
+        for _ in range(1500):            # ReFrame runs, the quick case has finished
+            outs = list((results / "runs").glob("*.out"))
+            if outs and re.search(r"\bOK\b.*case=pass", outs[0].read_text()):
+                reframe = [c for c in _children(proc.pid)
+                           if "reframe" in Path(f"/proc/{c}/cmdline").read_text()]
+                break
+            time.sleep(0.2)
+        assert reframe, "ReFrame did not start"
+        proc.send_signal(signal.SIGKILL)       # no trap can run: the children must follow
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+        proc.stdout.close()
+    for _ in range(300):
+        if not Path(f"/proc/{reframe[0]}").exists():
+            break
+        time.sleep(0.1)
+    assert not Path(f"/proc/{reframe[0]}").exists(), "ReFrame ran on as an orphan"
+    # the killed run is resumable: its finished case is kept, only the slow one runs again
+    proc, line = _acceptance(tmp_path, results, "--resume", pattern="case=(pass|slow)$")
+    assert "== resuming: 1 earlier part(s), 1 check(s) already finished" in proc.stdout
+    assert proc.returncode == 0 and ": PASS 2 passed, 0 failed" in line and "parts=2" in line
+
+
+# -- a moved checkout or results folder ------------------------------------------------------
+
+@pytest.mark.reframe
+def test_run_lists_follow_a_moved_results_folder(tmp_path):
+    first = tmp_path / "results"
+    proc, line = _acceptance(tmp_path, first)
+    assert proc.returncode == 0
+    (runlist,) = (first / "runs").glob("acceptance-*.run")
+    assert "/" not in runlist.read_text()             # names relative to the runs folder
+    moved = tmp_path / "moved"
+    first.rename(moved)
+    proc, line = _acceptance(tmp_path, moved)
+    assert proc.returncode == 0 and ": PASS " in line and "not compared" not in line, line
+    assert "AcceptanceCase %case=pass,generic:default+gnu,rate_seen,MB/s,100.0,100.0" \
+        in proc.stdout
+    # a list written with absolute paths before the move: found by name in the runs folder
+    lists = sorted((moved / "runs").glob("acceptance-*.run"))
+    lists[-1].write_text("".join(f"{first}/runs/{n}" for n in lists[-1].read_text().splitlines(True)))
+    proc, line = _acceptance(tmp_path, moved)
+    assert proc.returncode == 0 and ": PASS " in line and "not compared" not in line, line
+    # reports that are gone: the comparison is named, never a plain PASS
+    lists = sorted((moved / "runs").glob("acceptance-*.run"))
+    lists[-1].write_text("/nowhere/run-report-gone.json\n")
+    proc, line = _acceptance(tmp_path, moved)
+    assert proc.returncode == 4 and ": INCOMPLETE " in line
+    assert "not compared: the previous run's reports" in line and "cannot be read" in line
+
+
+def test_a_venv_made_for_another_path_is_made_afresh(tmp_path):
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    shutil.copy(ROOT / "Makefile", moved)
+    shutil.copy(ROOT / "pyproject.toml", moved)
+    bin_ = moved / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "reframe").write_text("#!/old/place/.venv/bin/python\nimport reframe\n")
+    (moved / ".venv" / ".installed").touch()           # up to date, but for the old path
+    # PYTHON=false: the rebuild is attempted (and fails here, without a network or time)
+    p = subprocess.run(["make", "-C", str(moved), "venv", "PYTHON=false"], capture_output=True,
+                       text=True, timeout=120)
+    assert ".venv was made for another path (/old/place/.venv/bin/python): making it afresh" \
+        in p.stdout, p.stdout + p.stderr
+    assert not (bin_ / "reframe").exists()
+    # one made for this path is kept
+    bin_.mkdir(parents=True)
+    (bin_ / "reframe").write_text(f"#!{moved}/.venv/bin/python\nimport reframe\n")
+    (moved / ".venv" / ".installed").touch()
+    p = subprocess.run(["make", "-C", str(moved), "venv", "PYTHON=false"], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0 and "afresh" not in p.stdout and (bin_ / "reframe").exists()
+
+
+def test_lock_files_are_ignored_by_git():
+    if not shutil.which("git") or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    for path in ("config/baselines/.xeon16.yaml.lock", "elsewhere/.generic.yaml.lock"):
+        assert subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0, path
+
+
+# -- a full disk -----------------------------------------------------------------------------
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 3 MB tmpfs (root only), nearly filled by ``fill(left)``; unmounted at the end."""
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a small tmpfs needs root")
+    d = tmp_path / "disk"
+    d.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(d)]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+
+    def fill(left: int) -> None:
+        st = os.statvfs(d)
+        (d / "filler").write_bytes(b"\0" * max(0, st.f_bavail * st.f_frsize - left))
+    fill.path = d
+    yield fill
+    subprocess.run(["umount", "-l", str(d)])
+
+
+def test_a_full_disk_in_placement_report_is_one_line_and_leaves_no_folder(small_disk, capsys):
+    out = small_disk.path / "reports"
+    small_disk(40 * 1024)
+    assert cli.main(["report", "--run", str(FIRST), "--output", str(out), "--no-compare"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"placement: error: cannot write the report in "
+                                               f"{out}/generic-")
+    assert err[0].endswith("No space left on device; the folder was removed, nothing was kept")
+    assert not any(out.iterdir())                      # no half-written report folder or PNG
+
+
+@pytest.mark.reframe
+def test_a_full_disk_in_an_acceptance_run_is_one_line(small_disk, tmp_path):
+    results = small_disk.path
+    proc, line = _acceptance(tmp_path, results)        # a first run fits
+    assert proc.returncode == 0
+    small_disk(12 * 1024)
+    proc, line = _acceptance(tmp_path, results)
+    assert proc.returncode == 1
+    assert re.fullmatch(r"ACCEPTANCE generic quick: FAIL no space left on device: reframe could "
+                        rf"not write its report {results}/runs/\S+\.json in {results}/runs \(free "
+                        r"space there, then run again with --resume\) report=\S+", line), line
+    # one line for all of ReFrame's failed log records, not a traceback each
+    assert "--- Logging error ---" not in proc.stderr and "Traceback" not in proc.stderr
+    assert re.search(r"^reframe: \d+ log record\(s\) could not be written: no space left on "
+                     r"device$", proc.stderr, re.M), proc.stderr[-2000:]
+    # nothing half-written: no empty run report; the next command works without cleaning
+    assert not [p for p in (results / "runs").iterdir() if p.stat().st_size == 0]
+    (results / "filler").unlink()
+    env = {**os.environ, "PLACEMENT_RESULTS": str(results),
+           "PLACEMENT_BASELINES": str(tmp_path / "baselines")}
+    p = subprocess.run([sys.executable, "-m", "placement", "baseline", "diff", "--system",
+                        "generic", "--from", "latest"], capture_output=True, text=True, env=env,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+
+
+# -- Ctrl-C ----------------------------------------------------------------------------------
+
+def test_ctrl_c_in_placement_report_leaves_no_folder(tmp_path, monkeypatch, capsys):
+    from placement.report import files
+
+    def interrupted(*_):
+        raise KeyboardInterrupt                    # as Ctrl-C while the files are written
+    monkeypatch.setattr(files, "write", interrupted)
+    out = tmp_path / "reports"
+    assert cli.main(["report", "--run", str(FIRST), "--output", str(out), "--no-compare"]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["placement: interrupted"]
+    assert not any(out.iterdir())
