@@ -26,16 +26,19 @@
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.out    its output (skip reasons)
 #   compare-acceptance-<system>-<mode>-<UTC stamp>.csv       vs. the previous run
 #   acceptance-<system>-<mode>-<UTC stamp>.run   the run reports of one whole run
-#   unfinished-acceptance-<system>-<mode>.run    those of a run its time box cut short
+#   unfinished-acceptance-<system>-<mode>.run    those of a run cut short or killed
+#   (run lists name reports relative to runs/; one run at a time per results folder)
 # Exit status: 0 all passed and no regression; 1 failures or regressions; 2 usage
-#   (an unknown option, mode or system, a missing value); 3 unfinished (the time box
-#   was reached: continue with --resume). The counting is `placement acceptance`'s.
+#   (an unknown option, mode or system, a missing value, another run on the results
+#   folder); 3 unfinished (the time box was reached: continue with --resume); 4
+#   incomplete (all passed, but the comparison with the previous run could not be
+#   made or the baseline is another system's). The counting is `placement acceptance`'s.
 # Re-run only what failed:  reframe -C config/settings.py --restore-session REPORT --failed -r
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad_usage() { echo "acceptance.sh: $* (see --help)" >&2; exit 2; }
 value_of() {   # value_of OPTION "$@": the option's value, or a usage error
   [ $# -ge 2 ] && [ -n "$2" ] && [ "${2:0:1}" != - ] || bad_usage "option $1 needs a value"

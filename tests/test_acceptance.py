@@ -142,7 +142,8 @@ def test_time_box_then_resume(acceptance, root, tmp_path, monkeypatch):
     proc, m = acceptance(*select, opts=('-t', '10'))          # 'slow' needs 20 s
     assert (proc.returncode, m.group(1)) == (3, 'UNFINISHED'), proc.stdout[-3000:]
     assert 'continue with --resume' in proc.stdout and m.group(3) == '0'
-    first = [ln for ln in unfinished.read_text().splitlines() if ln]
+    # run lists name their reports relative to the runs folder (a moved checkout keeps them)
+    first = [str(runs / ln) for ln in unfinished.read_text().splitlines() if ln]
     assert first == [m.group(5)]
     done_first = {tc['display_name'] for r in json.loads(Path(first[0]).read_text())['runs']
                   for tc in r['testcases'] if tc['result'] == 'pass'}
@@ -154,7 +155,7 @@ def test_time_box_then_resume(acceptance, root, tmp_path, monkeypatch):
                for tc in r['testcases'] if not tc.get('fixture')}
     assert 'AcceptanceCase %case=slow' in ran_now and not (ran_now & done_first)
     (whole,) = runs.glob('acceptance-generic-quick-*.run')
-    assert whole.read_text().split() == first + [m.group(5)]
+    assert [str(runs / n) for n in whole.read_text().split()] == first + [m.group(5)]
 
     # the run list records one baseline from every part
     monkeypatch.setenv('PLACEMENT_BASELINES', str(tmp_path / 'baselines'))
@@ -188,7 +189,7 @@ def test_resume_with_a_corrupt_earlier_part(acceptance, tmp_path):
     assert len(dropped) == 1 and str(first) in dropped[0]
     assert m.group(1) == 'PASS' and 'parts=' not in proc.stdout.splitlines()[-1]
     (whole,) = runs.glob('acceptance-generic-quick-*.run')
-    assert str(first) not in whole.read_text()
+    assert first.name not in whole.read_text()
 
 
 @pytest.mark.parametrize('args,message', [

@@ -343,33 +343,13 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
     """
     if not unfinished.is_file() or not unfinished.read_text().strip():
         raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
-    good, dropped = readable(run_list(unfinished))
+    good, dropped = readable(runreport.run_list(unfinished))
     done, aborted = set(), set()
     for tc in final_cases(good).values():
         if not tc.get("fixture") and tc.get("hashcode"):
             (aborted if tc.get("result") == "abort" else done).add(tc["hashcode"])
     skip = [opt for h in sorted(done - aborted) for opt in ("-x", f"/{h}")]
     return [p.path for p in good], skip, dropped
-
-
-def run_list(path: Path) -> list[Path]:
-    """The run reports a ``.run`` list names, relative to its folder.
-
-    acceptance.sh writes names relative to the runs folder, so a moved results
-    folder or checkout keeps its lists; an absolute path of an older list that no
-    longer exists is looked for there by its file name.
-    """
-    out = []
-    for line in path.read_text().splitlines():
-        p = Path(line.strip())
-        if not line.strip():
-            continue
-        if not p.is_absolute():
-            p = path.parent / p
-        elif not p.exists() and (path.parent / p.name).exists():
-            p = path.parent / p.name
-        out.append(p)
-    return out
 
 
 def session_filter(parts: list[Path]) -> str:

@@ -299,10 +299,30 @@ def expand(spec: str) -> list[Path]:
         return [path]
     if not path.is_file():
         raise PlacementError(f"run list {spec!r} not found")
-    parts = [Path(ln.strip()) for ln in path.read_text().splitlines() if ln.strip()]
+    parts = run_list(path)
     if not parts:
         raise PlacementError(f"{spec}: an empty run list (expected one run report path per line)")
     return parts
+
+
+def run_list(path: Path) -> list[Path]:
+    """The run reports a ``.run`` list names, relative to its folder.
+
+    acceptance.sh writes names relative to the runs folder, so a moved results
+    folder or checkout keeps its lists; an absolute path of an older list that no
+    longer exists is looked for there by its file name.
+    """
+    out = []
+    for line in path.read_text().splitlines():
+        p = Path(line.strip())
+        if not line.strip():
+            continue
+        if not p.is_absolute():
+            p = path.parent / p
+        elif not p.exists() and (path.parent / p.name).exists():
+            p = path.parent / p.name
+        out.append(p)
+    return out
 
 
 def pool(reports: list[RunReport]) -> RunReport:
