@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from placement import topology
+from placement.testlib import node_topology
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,6 +63,10 @@ def test_a_cgroup_cpuset_is_announced(tmp_path):
         p = subprocess.run(["sh", "-c", f'echo $$ > {procs} && exec "$@"', "sh",
                             sys.executable, "-m", "placement", "topo"],
                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+        # a compute node's capture (testlib/node_topology.py) inside a job's cgroup
+        xml = tmp_path / "topology.xml"
+        subprocess.run(["sh", "-c", f'echo $$ > {procs} && exec "$@"', "sh", "sh", "-c",
+                        node_topology.CAPTURE], cwd=tmp_path, check=True, timeout=120)
     finally:
         group.rmdir()
     assert p.returncode == 0, p.stderr
@@ -69,3 +74,10 @@ def test_a_cgroup_cpuset_is_announced(tmp_path):
     assert restricted == [f"restricted: live machine: placing on the 1 CPU(s) this process may "
                           f"use ({cpus[-1]} of {topology.format_ranges(cpus)}: taskset, a "
                           "cgroup or a job allocation)"], p.stdout
+    # the captured file keeps the node and the job's part of it: announced where it is read
+    assert xml.exists()
+    p = subprocess.run([sys.executable, "-m", "placement", "topo", "--topology",
+                        str(xml)], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+    assert f"restricted: {xml}: placing on the 1 CPU(s) this process " \
+           f"may use ({cpus[-1]} of {topology.format_ranges(cpus)}" in p.stdout, p.stdout

@@ -217,7 +217,16 @@ def from_xml(text: str, source: str = "<xml>") -> Topology:
     for info in machine.findall("info"):
         if info.get("name") == "SyntheticDescription":
             desc = info.get("value", "")
-    return Topology(pus=pus, numa_nodes=numa, source=source, cache_sizes=caches, description=desc)
+    topo = Topology(pus=pus, numa_nodes=numa, source=source, cache_sizes=caches,
+                    description=desc)
+    # `lstopo --disallowed` in a cgroup (a Slurm job) keeps the node's PUs and records the
+    # ones the job may use: the topology is that part of the node, and says so
+    try:
+        allowed = parse_bitmask(machine.get("allowed_cpuset") or "")
+    except ValueError:
+        allowed = frozenset()
+    # (only a part of the file's PUs: a hand edit that moved PUs leaves no sensible part)
+    return restrict_to(topo, set(allowed)) if allowed and allowed < set(topo.cpus) else topo
 
 
 def _check_consistent(root: ET.Element, numa: dict[int, frozenset[int]], pus: set[int],
@@ -282,7 +291,8 @@ def restrict_to(topo: Topology, allowed: set[int]) -> Topology:
     cpus = {pu.os_index for pu in keep}
     numa = {n: frozenset(c & cpus) for n, c in topo.numa_nodes.items() if c & cpus}
     return Topology(pus=pus, numa_nodes=numa, source=topo.source, cache_sizes=topo.cache_sizes,
-                    description=topo.description, restricted_from=frozenset(topo.cpus))
+                    description=topo.description,
+                    restricted_from=topo.restricted_from or frozenset(topo.cpus))
 
 
 def load(path: str | Path | None = None) -> Topology:

@@ -21,9 +21,12 @@ from .. import atomic
 from ..errors import PlacementError
 from .paths import repo_root
 
-#: Runs on the compute node; the first tool hwloc installed there wins.
+#: Runs on the compute node; the first tool hwloc installed there wins. ``--disallowed``
+#: (hwloc 2) keeps the PUs the job's cgroup forbids and records the allowed ones, so a
+#: job smaller than the node is announced as restricted, as under taskset.
 CAPTURE = ('for t in lstopo-no-graphics lstopo hwloc-ls; do '
-           'command -v $t >/dev/null && exec $t --of xml topology.xml; done; '
+           'command -v $t >/dev/null && { $t --disallowed --of xml topology.xml 2>/dev/null || '
+           'exec $t --of xml topology.xml; exit 0; }; done; '
            'echo "hwloc lstopo not found on $(hostname)" >&2; exit 1')
 
 
