@@ -17,7 +17,7 @@ ifneq ($(word 2,$(CURDIR)),)
 $(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
 endif
 
-.PHONY: setup setup-test venv run test test-numa quick reframe-list bench acceptance clean
+.PHONY: setup setup-test venv run test test-numa test-seed-nodes quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -49,9 +49,14 @@ run: setup
 test: setup-test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# The live checks on the emulated two-socket NUMA node alone (tests/numa_node.py boots it)
+# The live checks on the emulated two-socket NUMA node alone (tests/numa_node.py boots it):
+# placement, memory policies, and hybrid jobs under mpirun and a real Slurm there
 test-numa: setup-test
-	$(PY) -m pytest -m numa tests/test_numa_live.py $(PYTEST_ARGS)
+	$(PY) -m pytest -m numa tests/test_numa_live.py tests/test_hybrid_live.py $(PYTEST_ARGS)
+
+# The seed studies' nodes live, the 64-PU Bulldozer guest included (minutes to boot under TCG)
+test-seed-nodes: setup-test
+	PLACEMENT_TEST_BIG_NODES=1 $(PY) -m pytest tests/test_seed_nodes.py $(PYTEST_ARGS)
 
 quick: setup
 	$(RFM) --mode quick -r

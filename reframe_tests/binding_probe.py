@@ -7,7 +7,7 @@ honoured here, no performance number from the other checks can be trusted.
 import shutil
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after, sanity_function
+from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
 from placement.launch import BINDERS
 from placement.policies import POLICIES
@@ -62,3 +62,20 @@ class MemoryPolicyCheck(BindingProbeBase):
     policy = parameter(POLICIES)
     affinity = parameter(['none', 'scatter'])
     tags = {'quick', 'acceptance', 'full', 'binding'}
+
+
+@rfm.simple_test
+class ExplicitMapCheck(BindingProbeBase):
+    """A partition's own explicit map (``extras['explicit_map']``, a study's CPU list) binds as
+    listed, and the lint's verdict on it is kept in the run report."""
+
+    descr = "The partition's explicit CPU map, bound and linted"
+    affinity = 'explicit'
+    threads = parameter([2, 'full'])
+    tags = {'quick', 'acceptance', 'full', 'binding'}
+    #: The lint's warnings about this map at this thread count (empty: none).
+    lint = variable(str, value='')
+
+    @run_after('setup')
+    def keep_lint(self):
+        self.lint = '; '.join(self.launch_settings.warnings)

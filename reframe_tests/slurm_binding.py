@@ -19,23 +19,12 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function
 
+from placement.hybrid_launch import slurm_bind_set
 from placement.probe import parse as parse_probe
 from placement.testlib.placed import BindProbeBuild, PartitionTopologyMixin, stdout_text
 
 #: a line of one task, as ``srun --label`` prefixes it
 _LABELLED = re.compile(r'^\s*(\d+): (.*)$', re.M)
-
-
-def _slurm_sets(bind_type: str, bind_list: str, localid: int) -> frozenset[int]:
-    """The CPUs Slurm says it bound local task ``localid`` to (from SLURM_CPU_BIND_*)."""
-    items = [i for i in bind_list.split(',') if i]
-    if not items:
-        return frozenset()
-    item = items[localid % len(items)]
-    if bind_type.startswith('map_cpu'):
-        return frozenset({int(item, 0)})
-    mask = int(item, 16)           # mask_cpu (also what 'cores' and 'threads' report)
-    return frozenset(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
 @rfm.simple_test
@@ -89,7 +78,7 @@ class SlurmCpuBindCheck(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
             for line in task:
                 if line.startswith('slurmbind '):
                     f = dict(kv.split('=', 1) for kv in line.split()[1:])
-                    slurm[rank] = _slurm_sets(f.get('type', ''), f.get('list', ''),
+                    slurm[rank] = slurm_bind_set(f.get('type', ''), f.get('list', ''),
                                               int(f.get('localid') or 0))
         # each task's threads and the CPUs each may run on, as the probe reports them
         probe = {rank: parse_probe('\n'.join(task)).allowed for rank, task in lines.items()}

@@ -33,12 +33,14 @@ def numa_node(tmp_path_factory):
     Skips with the reason where QEMU, the kernel, busybox or OpenSSH is missing;
     QEMU and the shared ssh connection are stopped by pid at the end.
     """
+    from daemon_wait import free_port
     from numa_node import NumaNode, NumaNodeError, missing_tools
 
     why = missing_tools()
     if why:
         pytest.skip(f'no emulated NUMA node: {why} (scripts/ensure-system-tools.sh test)')
-    node = NumaNode(tmp_path_factory.mktemp('numa-node'))
+    # one more forwarded port: the guest's slurmd, for numa_slurm
+    node = NumaNode(tmp_path_factory.mktemp('numa-node'), forwards=(free_port(),))
     try:
         node.start()
     except NumaNodeError as err:
@@ -46,3 +48,24 @@ def numa_node(tmp_path_factory):
     yield node
     node.stop()
     assert not node.running(), 'QEMU left running'
+
+
+@pytest.fixture(scope='session')
+def numa_slurm(numa_node):
+    """A real Slurm whose one compute node is the emulated NUMA node (``numa_slurm.py``)."""
+    import shutil
+
+    from numa_slurm import GuestSlurm
+    from slurm_cluster import SlurmClusterError
+
+    for tool in ('munged', 'slurmctld', 'slurmd', 'sbatch'):
+        if shutil.which(tool) is None:
+            pytest.skip(f'{tool} is not installed (scripts/ensure-system-tools.sh test)')
+    cluster = GuestSlurm(numa_node, numa_node.forwards[0])
+    try:
+        cluster.start()
+    except SlurmClusterError as err:
+        cluster.stop()
+        pytest.fail(f'Slurm on the emulated node did not start: {err}', pytrace=False)
+    yield cluster
+    cluster.stop()

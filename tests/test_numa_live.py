@@ -38,7 +38,7 @@ SELECT = ['-n', r'BindingRenderingCheck.*affinity=(compact|scatter)|MemoryPolicy
 
 def _reframe(numa_node, reframe_bin, root, share: Path, *args: str, timeout: int = 900):
     env = {**os.environ, **numa_node.env, 'PLACEMENT_RESULTS': str(share / 'results')}
-    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '--system', 'testnuma',
+    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '--system', 'testnuma:node',
            *[a for c in CHECKS for a in ('-c', str(root / c))], *args]
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
                           timeout=timeout)

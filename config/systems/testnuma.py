@@ -11,7 +11,13 @@ and scp alike, so the port cannot be a ``-p`` option).
 No ``extras['topology']``: the suite captures the compute node's own topology
 with one job and caches it under ``results/topologies/`` (``node_topology``).
 The ssh scheduler ignores ``time_limit``; the checks' own watchdogs bound runs.
-Its hostname pattern matches no real host: select it with ``--system testnuma``.
+Its hostname pattern matches no real host: select it with ``--system testnuma:node``.
+
+Two more partitions reach the same node for hybrid MPI+OpenMP jobs: ``mpi``
+(the ssh scheduler, Open MPI's ``mpirun`` inside the node) and ``slurm`` (a real
+Slurm whose compute node is the guest, ``tests/numa_slurm.py``: ReFrame's own
+``sbatch``/``squeue`` read ``SLURM_CONF``, the controller's, from its
+environment; jobs in the guest get the guest's through the partition).
 """
 
 import os
@@ -19,6 +25,17 @@ import os
 from common import available_environs
 
 SSH_CONFIG = os.environ.get('PLACEMENT_TEST_NUMA_SSH_CONFIG', '')
+#: The guest's own slurm.conf (tests/numa_slurm.py): what jobs there read through SLURM_CONF
+GUEST_SLURM_CONF = os.environ.get('PLACEMENT_TEST_NUMA_SLURM_GUEST_CONF', '')
+
+_ssh = {
+    'scheduler': 'ssh',
+    'access': ['-F', SSH_CONFIG] if SSH_CONFIG else [],
+    'sched_options': {'ssh_hosts': ['127.0.0.1']},
+    'environs': available_environs(('gnu',)),
+    'max_jobs': 1,
+    'extras': {'nodes': 1},
+}
 
 site_configuration = {
     'systems': [
@@ -28,18 +45,22 @@ site_configuration = {
             'hostnames': [r'^placement-testnuma-never-matches$'],
             'modules_system': 'nomod',
             'partitions': [
-                {
-                    'name': 'node',
-                    'descr': 'The emulated compute node, one job at a time',
-                    'scheduler': 'ssh',
-                    'launcher': 'local',
-                    'access': ['-F', SSH_CONFIG] if SSH_CONFIG else [],
-                    'sched_options': {'ssh_hosts': ['127.0.0.1']},
-                    'environs': available_environs(('gnu',)),
-                    'max_jobs': 1,
-                    'extras': {'nodes': 1},
-                    'features': ['ssh', 'numa'],
-                },
+                {**_ssh, 'name': 'node',
+                 'descr': 'The emulated compute node, one job at a time',
+                 'launcher': 'local', 'features': ['ssh', 'numa']},
+                {**_ssh, 'name': 'mpi',
+                 'descr': 'The emulated node, ranks started by Open MPI mpirun (as root there)',
+                 'launcher': 'mpirun', 'features': ['ssh', 'mpirun'],
+                 'env_vars': [['OMPI_ALLOW_RUN_AS_ROOT', '1'],
+                              ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']]},
+                {'name': 'slurm',
+                 'descr': 'The emulated node as the compute node of a real Slurm '
+                          '(slurmctld here, slurmd there); ranks started and bound by srun',
+                 'scheduler': 'squeue', 'launcher': 'srun',
+                 'access': ['--partition=numa', '--exclusive'],
+                 'environs': available_environs(('gnu',)), 'max_jobs': 1, 'time_limit': '5m',
+                 'env_vars': [['SLURM_CONF', GUEST_SLURM_CONF]] if GUEST_SLURM_CONF else [],
+                 'extras': {'nodes': 1}, 'features': ['slurm', 'srun', 'exclusive']},
             ],
         },
     ],

@@ -20,7 +20,11 @@ site_configuration = {
                     'access': ['--exclusive'],
                     'environs': ['gnu'],
                     'max_jobs': 4,
-                    'extras': {'topology': os.path.join(ROOT, 'topologies', 'xeon-e5620.xml')},
+                    'extras': {
+                        'topology': os.path.join(ROOT, 'topologies', 'xeon-e5620.xml'),
+                        # the study's GOMP_CPU_AFFINITY=0-7
+                        'explicit_map': os.path.join(ROOT, 'config', 'maps', 'xeon-e5620.map'),
+                    },
                 },
             ],
         },

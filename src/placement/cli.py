@@ -7,12 +7,13 @@ traceback; each subcommand module exposes ``register(subparsers)``.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import __version__, atomic, launch, renderings, topology
+from . import __version__, atomic, hybrid_launch, launch, lint, renderings, topology
 from .errors import PlacementError
 from .maps import STRATEGIES
 from .policies import POLICIES
@@ -37,6 +38,13 @@ def _positive_int(text: str) -> int:
 
 def cmd_maps(args: argparse.Namespace) -> int:
     topo = topology.load(args.topology)
+    if args.ranks is not None:
+        return _hybrid_maps(topo, args)
+    if args.threads is None:
+        raise PlacementError("--threads is required (threads per rank with --ranks)")
+    if args.format not in ("list",) + renderings.FORMATS:
+        raise PlacementError(f"format {args.format!r} is for --ranks; without it choose one of "
+                             f"list, {', '.join(renderings.FORMATS)}")
     ls = launch.settings(topo, args.threads, args.strategy, args.policy,
                          explicit=args.cpus, oversubscribe=args.oversubscribe,
                          binder=args.format if args.format in launch.BINDERS else "gomp")
@@ -53,6 +61,23 @@ def cmd_maps(args: argparse.Namespace) -> int:
             print(text)
         if ls.policy.prefix and args.format != "json":
             print(" ".join(ls.policy.prefix) + " <program>")
+    return 0
+
+
+def _hybrid_maps(topo, args: argparse.Namespace) -> int:
+    """``maps --ranks N``: ranks x threads, rendered for a launcher."""
+    from . import hybrid, hybrid_launch
+    if args.format not in hybrid_launch.FORMATS:
+        raise PlacementError(f"format {args.format!r} renders one process's threads; with "
+                             f"--ranks choose one of {', '.join(hybrid_launch.FORMATS)}")
+    ranks, threads = args.ranks, args.threads
+    if threads is None:                       # one thread per place of each rank
+        one = hybrid.compute(topo, ranks, 1, args.domain, args.unit)
+        threads = one.cores_per_rank if args.unit == "cores" else len(one.rank_sets[0])
+    hp = hybrid.compute(topo, ranks, threads, args.domain, args.unit)
+    for w in lint.hybrid_warnings(topo, hp):
+        print(f"placement: warning: {w}", file=sys.stderr)
+    print(hybrid_launch.render(hp, topo, args.format, hybrid_launch.ompi_major()))
     return 0
 
 
@@ -75,14 +100,25 @@ def cmd_topo(args: argparse.Namespace) -> int:
 def _register_core(sub) -> None:
     p = sub.add_parser("maps", help="compute a thread map and render it")
     p.add_argument("--topology", help="hwloc XML file (default: the live machine)")
-    p.add_argument("--threads", type=_positive_int, required=True)
+    p.add_argument("--threads", type=_positive_int,
+                   help="threads (per rank with --ranks; default there: one per core)")
+    p.add_argument("--ranks", type=_positive_int,
+                   help="MPI ranks on the node: a hybrid placement (formats list, mpirun, "
+                        "srun, srun-mask, env, per-rank, json)")
+    p.add_argument("--domain", default="package",
+                   help="with --ranks: what confines a rank: package (default), numa, l3, "
+                        "node, or cores:N")
+    p.add_argument("--unit", choices=("cores", "threads"), default="cores",
+                   help="with --ranks: one OpenMP place per core (default) or per PU")
     p.add_argument("--strategy", choices=STRATEGIES, default="scatter")
     p.add_argument("--cpus", help="CPU list for --strategy explicit, e.g. 0,4,1,5 or 0-7")
     p.add_argument("--policy", default="first-touch",
                    help=f"memory policy: {', '.join(POLICIES)}, optionally NAME:NODES")
     p.add_argument("--format", default="list",
-                   choices=("list",) + renderings.FORMATS,
-                   help="list (default), gomp, omp, kmp, likwid, numactl, taskset, hwloc, json, env")
+                   choices=tuple(dict.fromkeys(("list",) + renderings.FORMATS
+                                               + hybrid_launch.FORMATS)),
+                   help="list (default), gomp, omp, kmp, likwid, numactl, taskset, hwloc, json, "
+                        "env; with --ranks: list, mpirun, srun, srun-mask, env, per-rank, json")
     p.add_argument("--oversubscribe", action="store_true",
                    help="allow more threads than PUs (the map wraps round)")
     p.set_defaults(func=cmd_maps)
@@ -124,6 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except PlacementError as exc:
         return _fail(str(exc))
+    except BrokenPipeError:              # `placement topo | head`: the reader had enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no flush error at exit
+        return 141
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: {exc.strerror}".strip(": "))
     except KeyboardInterrupt:            # Ctrl-C: one line, not a traceback

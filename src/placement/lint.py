@@ -8,9 +8,13 @@ while other modules idle.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from .maps import Placement
 from .topology import Topology
+
+if TYPE_CHECKING:
+    from .hybrid import HybridPlacement
 
 
 def _crowding(threads_on: Counter, units: dict[int, list[int]], what: str) -> str | None:
@@ -42,4 +46,30 @@ def warnings(topo: Topology, placement: Placement) -> list[str]:
         msg = _crowding(threads_on, units, what)
         if msg:
             out.append(msg)
+    return out
+
+
+def hybrid_warnings(topo: Topology, hp: "HybridPlacement") -> list[str]:
+    """Pitfalls of a ranks x threads layout that the launchers accept without a word."""
+    out: list[str] = []
+    levels = [(topo.groups("Package"), "package")]
+    if len(topo.numa_nodes) > 1:
+        levels.append(({n: sorted(c) for n, c in topo.numa_nodes.items()}, "NUMA node"))
+    for units, what in levels:
+        owner = {cpu: u for u, cpus in units.items() for cpu in cpus}
+        for r, cpus in enumerate(hp.rank_sets):
+            spans = sorted({owner[c] for c in cpus if c in owner})
+            if len(spans) > 1:
+                out.append(f"rank {r} spans {what}s {', '.join(map(str, spans))}: half its "
+                           f"threads reach memory across the {what} boundary; confine ranks "
+                           f"with --domain {'package' if what == 'package' else 'numa'}")
+                break
+    idle = len(topo.cpus) - len(hp.cpu_set)
+    if idle and not hp.domain.startswith("cores:"):
+        out.append(f"{idle} PU(s) stay idle: the {hp.domain} domains' cores do not divide "
+                   f"evenly between {hp.ranks_per_domain} rank(s) each")
+    per_place = max(sum(1 for p in places if p == q) for places in hp.places for q in places)
+    if per_place > 1:
+        out.append(f"{hp.threads} threads per rank on {hp.cores_per_rank} core(s): up to "
+                   f"{per_place} threads share one {hp.unit[:-1]} place")
     return out

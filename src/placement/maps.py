@@ -74,7 +74,7 @@ def _core_places(topo: Topology) -> list[frozenset[int]]:
     return [frozenset(cpus) for _k, cpus in sorted(cores.items())]
 
 
-def _omp_assign(places: list[frozenset[int]], threads: int, kind: str) -> list[frozenset[int]]:
+def omp_assign(places: list[frozenset[int]], threads: int, kind: str) -> list[frozenset[int]]:
     """OpenMP 5 proc_bind semantics over a place list, primary thread on place 0."""
     n = len(places)
     if kind != "spread" and threads <= n:
@@ -147,5 +147,5 @@ def compute(topo: Topology, threads: int, strategy: str, *,
         return Placement(strategy, threads, tuple(frozenset({c}) for c in cpus), oversubscribed=over)
     kind, _, unit = strategy.partition("-")
     places = _core_places(topo) if unit == "cores" else [frozenset({c}) for c in topo.cpus]
-    return Placement(strategy, threads, tuple(_omp_assign(places, threads, kind)),
+    return Placement(strategy, threads, tuple(omp_assign(places, threads, kind)),
                      oversubscribed=threads > len(places))

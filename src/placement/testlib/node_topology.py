@@ -8,7 +8,9 @@ partition with a local scheduler is this machine, and any other partition gets
 one job, submitted through the partition's own scheduler and launcher, that runs
 ``lstopo --of xml`` on the compute node (as ReFrame does for its own processor
 detection). The XML is cached as ``<results>/topologies/<system>-<partition>.xml``
-(``PLACEMENT_RESULTS``, default ``results/``); delete it to capture again.
+(``PLACEMENT_RESULTS``, default ``results/``); delete it to capture again. The
+capture job runs in a folder beside the cache, so the results folder must be
+one the compute nodes see, as the stage folder must.
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ def capture(partition, dest: Path) -> Path:
     """Run the capture job on ``partition`` and store its XML at ``dest`` (atomically)."""
     from reframe.core.schedulers import Job
 
-    with tempfile.TemporaryDirectory(prefix='placement-topology-') as tmp:
+    # the job's folder must be one the compute node sees: beside the cache, in the results
+    # folder (shared like ReFrame's stage folder), not this login node's /tmp
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f'.capture-{dest.stem}-', dir=dest.parent) as tmp:
         cwd = os.getcwd()
         os.chdir(tmp)   # the ssh scheduler ships the current directory to the node
         try:

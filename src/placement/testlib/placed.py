@@ -18,7 +18,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import ReframeError
 
-from .. import launch, maps, probe, topology
+from .. import launch, maps, node_shape, probe, topology
 from ..errors import PlacementError
 from . import node_topology
 from .builds import SourceTreeBuild
@@ -66,6 +66,13 @@ def stdout_text(test: rfm.RegressionTest) -> str:
     """A finished test's whole standard output (hooks and properties run outside its stage)."""
     with open(os.path.join(test.stagedir, sn.evaluate(test.stdout))) as fp:
         return fp.read()
+
+
+def node_mismatch(topo: topology.Topology, text: str) -> list[str]:
+    """The line saying the job's node is not the one the maps were computed for, if it is not."""
+    shape = node_shape.parse(text)
+    why = node_shape.mismatch(topo, shape) if shape else None
+    return [why] if why else []
 
 
 def read_map_file(path: str) -> str:
@@ -213,6 +220,8 @@ class PlacedRunMixin(PartitionTopologyMixin):
                                           shlex.quote(self.bindprobe.executable_path)]))
         if self.executable != self.bindprobe.executable_path:
             self.prerun_cmds = [probe_cmd] + list(self.prerun_cmds)
+        # the node describes itself: the maps must have been computed for it (node_shape)
+        self.prerun_cmds = [node_shape.SCRIPT] + list(self.prerun_cmds)
         # ReFrame writes the program line verbatim: quote every word placed here
         executable = shlex.quote(self.executable)
         if prefix:
@@ -224,10 +233,10 @@ class PlacedRunMixin(PartitionTopologyMixin):
 
     @sn.deferrable
     def binding_problems(self):
-        lines = sn.evaluate(sn.extractall(r'^bindprobe .*$', self.stdout))
+        text = stdout_text(self)
         ls = self.launch_settings
-        return probe.problems(probe.parse('\n'.join(lines)), ls.placement, ls.policy,
-                              per_thread=ls.per_thread)
+        return node_mismatch(self.topology, text) + probe.problems(
+            probe.parse(text), ls.placement, ls.policy, per_thread=ls.per_thread)
 
     @sn.deferrable
     def assert_placed(self):
