@@ -2,7 +2,8 @@
 
 Puts ``common.py`` together with every system file in ``config/systems/``.
 Systems are tried in file order, ``generic.py`` (which matches any host) last,
-so a site adds its cluster by dropping one file into ``config/systems/``. A system
+so a site adds its cluster by dropping one file into ``config/systems/`` (or into
+its own folder named by ``PLACEMENT_SYSTEMS``; ``placement site new`` writes one). A system
 file holds ``systems`` only: anything else it defines is refused (environments,
 logging, storage and modes are shared, in ``common.py``), never silently ignored.
 """
@@ -21,7 +22,11 @@ from placement.reframe_workarounds import QUIET_GENERIC, enabled  # noqa: E402
 
 
 def _system_files():
+    """config/systems/*.py, then a site's own folder (``PLACEMENT_SYSTEMS``), generic.py last."""
     files = sorted(glob.glob(os.path.join(HERE, 'systems', '*.py')))
+    site = os.environ.get('PLACEMENT_SYSTEMS')
+    if site:
+        files += sorted(glob.glob(os.path.join(site, '*.py')))
     files.sort(key=lambda f: os.path.basename(f) == 'generic.py')   # catch-all last
     return files
 

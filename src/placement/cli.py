@@ -133,10 +133,10 @@ def _register_core(sub) -> None:
 def _registrars() -> list[Callable]:
     """Each subcommand group's ``register``: the engine's here, the others (report,
     baseline, judge, acceptance) from their own modules (imported when the parser is built)."""
-    from . import acceptance, baseline_cli, judge_cli
+    from . import acceptance, baseline_cli, judge_cli, site_new
     from .report import cli as report_cli
     return [_register_core, report_cli.register, baseline_cli.register, judge_cli.register,
-            acceptance.register]
+            acceptance.register, site_new.register]
 
 
 def build_parser() -> argparse.ArgumentParser:
