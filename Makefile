@@ -17,7 +17,7 @@ ifneq ($(word 2,$(CURDIR)),)
 $(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
 endif
 
-.PHONY: setup setup-test venv run test test-numa test-seed-nodes quick reframe-list bench acceptance clean
+.PHONY: setup setup-test venv run test test-numa test-seed-nodes docs quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -46,7 +46,7 @@ run: setup
 	$(VENV)/bin/placement report --latest --output reports || rc=$$?; \
 	exit $$rc
 
-test: setup-test
+test: setup-test docs
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The live checks on the emulated two-socket NUMA node alone (tests/numa_node.py boots it):
@@ -57,6 +57,12 @@ test-numa: setup-test
 # The seed studies' nodes live, the 64-PU Bulldozer guest included (minutes to boot under TCG)
 test-seed-nodes: setup-test
 	PLACEMENT_TEST_BIG_NODES=1 $(PY) -m pytest tests/test_seed_nodes.py $(PYTEST_ARGS)
+
+# The Sphinx site (docs/_build/html), every warning an error; the test extra brings Sphinx
+docs: venv
+	@command -v dot >/dev/null || { echo "make docs: graphviz's dot is missing (apt-get install graphviz)" >&2; exit 2; }
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
 
 quick: setup
 	$(RFM) --mode quick -r

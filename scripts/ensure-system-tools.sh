@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make sure the system tools the suite runs are present.
 #   ensure-system-tools.sh run    hwloc, numactl, compilers, likwid, Open MPI
-#   ensure-system-tools.sh test   the same plus Slurm, munge, Grid Engine, Chromium and
+#   ensure-system-tools.sh test   the same plus Slurm, munge, Grid Engine, Chromium, graphviz and
 #                                 QEMU, a kernel, busybox and OpenSSH for the emulated
 #                                 NUMA node (for the test suite)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
@@ -31,7 +31,7 @@ if [ "$what" = test ]; then
          [chromium]=chromium [pdftoppm]=poppler-utils
          [qemu-system-x86_64]=qemu-system-x86 [/vmlinuz]=linux-image-amd64
          [/bin/busybox]=busybox-static [cpio]=cpio [ssh]=openssh-client
-         [/usr/sbin/sshd]=openssh-server)
+         [/usr/sbin/sshd]=openssh-server [dot]=graphviz)
 fi
 
 missing_pkgs=()

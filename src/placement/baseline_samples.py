@@ -70,8 +70,11 @@ def leaf(case: Case, var: str) -> dict[str, Any] | None:
     runs = [x for x in case.launches.get(var) or [] if math.isfinite(x) and x > 0]
     if better is None or not runs:
         return None
-    return {"higher_is_better": better,
-            "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
+    out = {"higher_is_better": better,
+           "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
+    if case.raw.get("contended") is True:
+        out["contended"] = True     # judged by the verdict, never bounded for plain ReFrame
+    return out
 
 
 #: sessions kept per variable by ``record --add`` unless ``--keep`` says otherwise
@@ -85,6 +88,8 @@ class Samples:
     #: ``(session id, runs)``, oldest first
     sessions: list[tuple[str | None, list[float]]]
     higher_is_better: bool
+    #: measured under a competing load (``contended: true``): no ReFrame bound is written
+    contended: bool = False
 
     @property
     def runs(self) -> list[float]:
@@ -174,7 +179,10 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
                                  f"numbers; {accepted}; nothing was written")
         sid = g.get("session")
         sessions.append((None if sid is None else str(sid), [float(x) for x in runs]))
-    return Samples(sessions, v["higher_is_better"])
+    if not isinstance(v.get("contended", False), bool):
+        raise PlacementError(f"{where}: {name}: contended {v['contended']!r} is not true or "
+                             f"false; {accepted}; nothing was written")
+    return Samples(sessions, v["higher_is_better"], v.get("contended", False))
 
 
 @dataclass(frozen=True)

@@ -162,7 +162,8 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     them (:func:`placement.verdict.reference_bound`): the sessions' mean median and a
     one-sided bound as wide as the session-to-session spread the verdict knows, at a
     level that keeps a plain ``reframe -r`` over all the file's values quiet on an
-    unchanged node. The other values keep the interval of the run they came from.
+    unchanged node. Values measured under a competing load (``contended``) get no bound:
+    the verdict judges them. The other values keep the interval of the run they came from.
     """
     from . import verdict
     out = copy.deepcopy(data)
@@ -178,6 +179,9 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         centre, bound = verdict.reference_bound(s.session_runs, s.higher_is_better, prior,
                                                 len(stored))
         leaf[0] = _round(centre)
+        if s.contended:         # the scheduler's arbitration under a load: no bound at all
+            leaf[1], leaf[2] = None, None
+            continue
         leaf[1], leaf[2] = (-round(bound, 4), None) if s.higher_is_better else \
             (None, round(bound, 4))
     return out
