@@ -179,7 +179,7 @@ def register(sub) -> None:
     p.add_argument("--reference", action="store_true",
                    help="render stored baselines (and seed tables) in the studies' layout")
     p.add_argument("--baseline", action="append", default=[], metavar="YAML",
-                   help="with --reference: a reference file (default: config/baselines/*.yaml)")
+                   help="with --reference: a reference file (default: every YAML file in config/baselines/)")
     p.add_argument("--seed-csv", action="append", default=[], metavar="CSV",
                    help="with --reference: a seed table benchmark,class,threads,affinity,time_s")
     p.set_defaults(func=cmd_report)
