@@ -69,3 +69,19 @@ def numa_slurm(numa_node):
         pytest.fail(f'Slurm on the emulated node did not start: {err}', pytrace=False)
     yield cluster
     cluster.stop()
+
+
+@pytest.fixture(scope='module')
+def slurm(tmp_path_factory):
+    """A one-node test Slurm cluster (``slurm_cluster.py``) for one test module."""
+    from slurm_cluster import SlurmCluster, SlurmClusterError
+    if shutil.which('slurmctld') is None:
+        pytest.skip('slurmctld is not installed (scripts/ensure-system-tools.sh test)')
+    c = SlurmCluster(tmp_path_factory.mktemp('slurm'))
+    try:
+        c.start()
+    except SlurmClusterError as err:
+        c.stop()
+        pytest.fail(f'the test Slurm cluster did not start: {err}', pytrace=False)
+    yield c
+    c.stop()

@@ -91,12 +91,8 @@ class GuestSlurm(SlurmCluster):
     def start(self) -> 'GuestSlurm':
         """Start munged and slurmctld here, munged and slurmd in the guest; wait for idle."""
         self._write_config()
+        self._start_controller()
         m = self.root / 'munge'
-        self._start_daemon('munged', [
-            'munged', '--force', f'--key-file={m / "munge.key"}',
-            f'--socket={self.munge_socket}', f'--pid-file={self.pid_file("munged")}',
-            f'--log-file={self.log_file("munged")}', f'--seed-file={m / "munged.seed"}'])
-        self._start_daemon('slurmctld', ['slurmctld', '-f', str(self.conf)])
         g = GUEST_RUN
         quiet = '</dev/null >/dev/null 2>&1'
         self._guest(

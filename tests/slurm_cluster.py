@@ -172,6 +172,15 @@ class SlurmCluster:
         out = self._run('sinfo', '-h', '-N', '-o', '%T').stdout.strip()
         return out.splitlines()[0] if out else ''
 
+    def _start_controller(self) -> None:
+        """munged and slurmctld here, from the files ``_write_config`` wrote."""
+        m = self.root / 'munge'
+        self._start_daemon('munged', [
+            'munged', '--force', f'--key-file={m / "munge.key"}',
+            f'--socket={self.munge_socket}', f'--pid-file={self.pid_file("munged")}',
+            f'--log-file={self.log_file("munged")}', f'--seed-file={m / "munged.seed"}'])
+        self._start_daemon('slurmctld', ['slurmctld', '-f', str(self.conf)])
+
     def start(self) -> 'SlurmCluster':
         """Start munged, slurmctld, slurmd; return once the node is idle."""
         for tool in ('munged', 'slurmctld', 'slurmd', 'sbatch'):
@@ -179,12 +188,7 @@ class SlurmCluster:
                 raise SlurmClusterError(f'{tool} is not installed '
                                         '(scripts/ensure-system-tools.sh test installs it)')
         self._write_config()
-        m = self.root / 'munge'
-        self._start_daemon('munged', [
-            'munged', '--force', f'--key-file={m / "munge.key"}',
-            f'--socket={self.munge_socket}', f'--pid-file={self.pid_file("munged")}',
-            f'--log-file={self.log_file("munged")}', f'--seed-file={m / "munged.seed"}'])
-        self._start_daemon('slurmctld', ['slurmctld', '-f', str(self.conf)])
+        self._start_controller()
         self._start_daemon('slurmd', ['slurmd', '-f', str(self.conf)])
         self._wait('the node becoming idle',
                    lambda: self.node_state() in ('idle', 'mixed', 'allocated'))

@@ -35,21 +35,6 @@ def site_dir(tmp_path):
             'PLACEMENT_RESULTS': str(tmp_path / 'results')}
 
 
-@pytest.fixture(scope='module')
-def slurm(tmp_path_factory):
-    from slurm_cluster import SlurmCluster, SlurmClusterError
-    if shutil.which('slurmctld') is None:
-        pytest.skip('slurmctld is not installed (scripts/ensure-system-tools.sh test)')
-    c = SlurmCluster(tmp_path_factory.mktemp('slurm-site'))
-    try:
-        c.start()
-    except SlurmClusterError as err:
-        c.stop()
-        pytest.fail(f'the test Slurm cluster did not start: {err}', pytrace=False)
-    yield c
-    c.stop()
-
-
 @pytest.mark.slurm
 @pytest.mark.reframe
 def test_first_day_on_the_test_slurm_cluster(slurm, site_dir, reframe_bin):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -38,21 +37,6 @@ def test_the_page_has_commands_to_run():
     cmds = [c for c, _ in console_commands(PAGE.read_text())]
     assert any(c.startswith('placement site new') for c in cmds)
     assert len(cmds) >= 4
-
-
-@pytest.fixture(scope='module')
-def slurm(tmp_path_factory):
-    from slurm_cluster import SlurmCluster, SlurmClusterError
-    if shutil.which('slurmctld') is None:
-        pytest.skip('slurmctld is not installed (scripts/ensure-system-tools.sh test)')
-    c = SlurmCluster(tmp_path_factory.mktemp('slurm-tutorial'))
-    try:
-        c.start()
-    except SlurmClusterError as err:
-        c.stop()
-        pytest.fail(f'the test Slurm cluster did not start: {err}', pytrace=False)
-    yield c
-    c.stop()
 
 
 @pytest.mark.slurm
