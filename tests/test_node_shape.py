@@ -68,3 +68,14 @@ def test_the_script_describes_this_machine():
     live = topology.load(None)
     assert set(shape.cpus) >= set(live.cpus)
     assert node_shape.mismatch(live, shape) is None
+
+
+def test_a_topology_cut_to_the_jobs_cpus_is_compared_on_them():
+    # taskset -c 1 on this machine: the live topology holds PU 1 of the node's 0-1
+    full = topology.load(None)
+    if len(full.cpus) < 2:
+        return
+    cut = topology.restrict_to(full, {full.cpus[-1]})
+    out = subprocess.run(['sh', '-c', node_shape.SCRIPT], capture_output=True, text=True,
+                         check=True).stdout
+    assert node_shape.mismatch(cut, node_shape.parse(out)) is None

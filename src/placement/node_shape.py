@@ -64,20 +64,24 @@ def _describe(pus: int, packages: int, nodes: int) -> str:
 
 def mismatch(topo: Topology, shape: NodeShape) -> str | None:
     """One line saying how the node differs from the topology, or None when they agree."""
+    whole = set(topo.restricted_from) or set(topo.cpus)
+    # a topology cut to the job's CPUs (taskset, a cgroup) is compared on those CPUs only
+    keep = set(topo.cpus) if topo.restricted_from else set(shape.cpus)
     node_pkgs: dict[int, set[int]] = {}
     node_cores: dict[tuple[int, int], set[int]] = {}
     node_numa: dict[int, set[int]] = {}
     for cpu, (pkg, core, numa) in shape.cpus.items():
+        if cpu not in keep:
+            continue
         node_pkgs.setdefault(pkg, set()).add(cpu)
         node_cores.setdefault((pkg, core), set()).add(cpu)
         node_numa.setdefault(numa, set()).add(cpu)
-    whole = set(topo.restricted_from) or set(topo.cpus)
     file_pkgs = list(topo.groups("Package").values())
     file_cores = list(topo.groups("Core").values()) or [[c] for c in topo.cpus]
     file_numa = {n: set(c) for n, c in topo.numa_nodes.items() if c}
     what = None
-    if (len(whole), len(file_pkgs), len(file_numa)) != \
-            (len(shape.cpus), len(node_pkgs), len(node_numa)):
+    if len(whole) != len(shape.cpus) or (len(file_pkgs), len(file_numa)) != \
+            (len(node_pkgs), len(node_numa)):
         what = (f"it describes {_describe(len(whole), len(file_pkgs), len(file_numa))}, the "
                 f"node has {_describe(len(shape.cpus), len(node_pkgs), len(node_numa))}")
     elif whole != set(shape.cpus):
