@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from placement import baseline_samples, baselines, cli, runreport
+from placement import baseline_samples, baselines, cli, runreport, verdict
 
 AA = Path(__file__).parent / "fixtures" / "aa-runs"
 RUNS = sorted(AA.glob("*.json"))
@@ -222,5 +222,29 @@ def test_contended_values_keep_their_runs_but_get_no_reframe_bound(tmp_path, mon
     keys = next(k for (t, k, v) in runs if t == "MatmulCheck" and runs[t, k, v].contended)
     assert runs["MatmulCheck", keys, "gflops"].runs            # the verdict still has them
     assert refs["MatmulCheck", keys, "gflops"][1:3] == [None, None], name
-    others = [e for e, s in runs.items() if not s.contended]
+    others = [e for e, s in runs.items()
+              if not s.contended and not verdict.launches_beyond_cap(s.session_runs)]
     assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others)
+
+
+def test_values_whose_launches_spread_beyond_the_cap_get_no_reframe_bound(tmp_path, monkeypatch):
+    """A value one time slice can make eight times slower within a session (NPB class S
+    on a busy node): a bound at the x2 cap would fail its unchanged reruns."""
+    import json
+    report = json.loads(LAUNCHES[0].read_text())
+    tc = next(t for r in report["runs"] for t in r["testcases"]
+              if t["display_name"].startswith("MatmulCheck") and t.get("perf_launches"))
+    runs = tc["perf_launches"]["gflops"]
+    runs[0] = runs[1] / 8.0                       # one launch in a busy time slice
+    wild = tmp_path / "run.json"
+    wild.write_text(json.dumps(report))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(wild)) == 0
+    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
+    stored, refs = baseline_samples.entries(data), baselines.entries(data)
+    keys = next(k for (t, k, v) in stored if t == "MatmulCheck" and v == "gflops"
+                and min(stored[t, k, v].runs) < max(stored[t, k, v].runs) / 2)
+    assert refs["MatmulCheck", keys, "gflops"][1:3] == [None, None]
+    others = [e for e, s in stored.items() if not verdict.launches_beyond_cap(s.session_runs)]
+    assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others
+                          if e in refs)

@@ -94,7 +94,19 @@ def _reference(values, alpha=V.ALPHA):
     s2 = resid.var(axis=1, ddof=1) + np.array([(V.resolution(
         [x for r in base for x in r]) / np.exp(np.mean(np.concatenate(lb)))) ** 2 / 12
         for (base, _), (lb, _) in zip(values, logs)])
-    s0_2, d0 = moderation.fit_f_dist(s2, k - 1)
+    # the prior's scale follows the launches' spread: a line in log s0^2 against log w
+    # (limma-trend), fitted with NumPy on the moment-matched log variances
+    x = np.log(np.maximum(w, V.W_FLOOR))
+    e = np.log(s2) - special.digamma((k - 1) / 2) + np.log((k - 1) / 2)
+    slope, centre = np.polyfit(x - x.mean(), e, 1)
+    params = 2
+    if slope <= 0:
+        slope, centre, params = 0.0, e.mean(), 1
+    resid = e - centre - slope * (x - x.mean())
+    evar = (resid ** 2).sum() / (n - params) - special.polygamma(1, (k - 1) / 2)
+    d0 = 2 * moderation.trigamma_inverse(evar) if evar > 0 else math.inf
+    s0_2 = np.exp(centre + slope * (x - x.mean())
+                  + (special.digamma(d0 / 2) - np.log(d0 / 2) if math.isfinite(d0) else 0))
     d0 = min(d0, moderation.D0_MAX)          # the bound every fitted prior gets
     t2 = np.maximum((d0 * s0_2 + (k - 1) * s2) / (d0 + k - 1), math.pi / 2 * w / nbar)
     var = np.maximum(t2 * (1 + 1 / k), math.pi / 2 * w * (1 / m + 1 / (k * nbar)))
@@ -311,3 +323,95 @@ def test_noise_gets_a_step_in_at_most_one_series_in_a_hundred():
     found = sum(changepoints.step(sessions, [list(rng.normal(10, 0.5, 3)) for _ in range(10)],
                                   seed=i) is not None for i in range(100))
     assert found <= 2
+
+
+# --- the prior's trend on the launches' spread (limma-trend) ------------------------------
+
+def test_trend_fit_recovers_a_known_line_and_agrees_with_numpy():
+    rng = np.random.default_rng(11)
+    n, d, d0 = 3000, 2, 8.0
+    x = rng.uniform(-12, -4, n)                        # log launch variances
+    scale = np.exp(-6.0 + 0.5 * (x - x.mean()))        # s0^2 rises with x, slope 0.5
+    s2 = scale * rng.f(d, d0, size=n)
+    s0_2, got_d0, slope, x0 = moderation.fit_f_dist_trend(s2, d, x)
+    assert slope == pytest.approx(0.5, abs=0.05)
+    assert 4 < got_d0 < 20 and s0_2 == pytest.approx(math.exp(-6.0), rel=0.2)
+    # d0 is the plain fit's on the variances with the fitted line taken out
+    flat_s0_2, flat_d0 = moderation.fit_f_dist(s2 / np.exp(slope * (x - x0)), d)
+    assert got_d0 == pytest.approx(flat_d0, rel=0.02)
+    assert s0_2 == pytest.approx(flat_s0_2, rel=0.02)
+    # the line is NumPy's least squares on limma's moment-matched log variances
+    e = np.log(s2) - special.digamma(d / 2) + np.log(d / 2)
+    assert slope == pytest.approx(np.polyfit(x - x.mean(), e, 1)[0], rel=1e-9)
+    assert x0 == pytest.approx(x.mean())
+
+
+def test_a_falling_or_flat_trend_is_the_plain_fit():
+    rng = np.random.default_rng(5)
+    s2 = 0.02 ** 2 * rng.f(2, 6.0, size=400)
+    x = -np.log(s2) + rng.normal(0, 0.1, 400)          # falls with the variance
+    s0_2, d0, slope, _ = moderation.fit_f_dist_trend(s2, 2, x)
+    assert slope == 0.0
+    assert (s0_2, d0) == pytest.approx(moderation.fit_f_dist(s2, 2))
+    p = moderation.fit(s2, 2, "baseline", x=x)
+    assert p.scale(-3.0) == p.scale(3.0) == p.s0_2
+
+
+def test_the_prior_scale_is_clipped_to_the_fitted_range():
+    p = moderation.Prior(0.01, 6.0, slope=1.0, x0=0.0, x_range=(-1.0, 1.0))
+    assert p.scale(0.5) == pytest.approx(0.01 * math.exp(0.5))
+    assert p.scale(5.0) == pytest.approx(0.01 * math.exp(1.0))     # not extrapolated
+    assert p.scale(None) == 0.01
+    assert moderation.squeeze(0.0, 0, p, 5.0) == pytest.approx(0.01 * math.e)
+
+
+def _spread_with_launches(n_values=40, k=1, seed=3):
+    """Values whose session spread follows their launch spread (as on a real node):
+    launch SD from 0.5% to 8%, session SD twice the launch SD."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n_values):
+        lsd = 0.005 * 16 ** (i / (n_values - 1))
+        sess = [list(np.round(100 * np.exp(rng.normal(0, 2 * lsd) + rng.normal(0, lsd, 3)), 6))
+                for _ in range(k + 1)]
+        out.append((sess[:k], sess[k]))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_tight_value_40_percent_slower_is_regressed_and_a_noisy_one_is_not(seed):
+    """With three baseline sessions a value whose launches agree within ~1% is called
+    40% slower; a value whose launches spread 8% (its kind moves that far) is not."""
+    values = _spread_with_launches(n_values=60, k=3, seed=seed)
+    values[2] = (values[2][0], [x * 1.4 for x in values[2][1]])
+    values[-1] = (values[-1][0], [x * 1.4 for x in values[-1][1]])
+    rv = V.judge_run([V.Series(new, [(f"s{j}", r) for j, r in enumerate(base)], False)
+                      for base, new in values])
+    assert rv.prior.source == "baseline" and rv.prior.slope > 0
+    assert rv.verdicts[2].outcome == V.REGRESSED
+    assert rv.verdicts[-1].outcome == V.UNDECIDED
+    assert rv.verdicts[2].detectable < rv.verdicts[-1].detectable
+
+
+def test_one_baseline_session_borrows_a_trend_from_the_run():
+    values = _spread_with_launches(n_values=126, k=1)
+    rv = V.judge_run([V.Series(new, [(f"s{j}", r) for j, r in enumerate(base)], False)
+                      for base, new in values])
+    assert rv.prior.source == "run" and rv.prior.slope > 0
+    assert rv.verdicts[0].detectable < rv.verdicts[-1].detectable
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_unchanged_reruns_with_a_launch_trend_fail_at_most_the_runs_level(k):
+    failed = 0
+    for seed in range(100):
+        values = _spread_with_launches(k=k, seed=1000 * k + seed)
+        rv = V.judge_run([V.Series(new, [(f"s{j}", r) for j, r in enumerate(base)], False)
+                          for base, new in values])
+        failed += any(v.outcome == V.REGRESSED for v in rv.verdicts) or rv.node.flagged
+    assert failed <= 10          # 5 expected at the 5% level
+
+
+def test_launches_wider_than_the_cap_get_no_reframe_bound():
+    assert V.launches_beyond_cap([[0.02, 0.16, 0.02]])              # one time slice, x8
+    assert not V.launches_beyond_cap([[0.02, 0.021, 0.022], [0.03, 0.031, 0.029]])

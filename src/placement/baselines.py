@@ -163,7 +163,10 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     one-sided bound as wide as the session-to-session spread the verdict knows, at a
     level that keeps a plain ``reframe -r`` over all the file's values quiet on an
     unchanged node. Values measured under a competing load (``contended``) get no bound:
-    the verdict judges them. The other values keep the interval of the run they came from.
+    the verdict judges them. Nor do values whose own launches, in a stored session,
+    spread wider than :data:`placement.verdict.REF_CAP` (an NPB class S run of 20 ms that
+    one time slice makes 0.16 s): the cap would fail an unchanged rerun of such a value.
+    The other values keep the interval of the run they came from.
     """
     from . import verdict
     out = copy.deepcopy(data)
@@ -179,7 +182,8 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         centre, bound = verdict.reference_bound(s.session_runs, s.higher_is_better, prior,
                                                 len(stored))
         leaf[0] = _round(centre)
-        if s.contended:         # the scheduler's arbitration under a load: no bound at all
+        # the scheduler's arbitration under a load, or launches already wider than the cap
+        if s.contended or verdict.launches_beyond_cap(s.session_runs):
             leaf[1], leaf[2] = None, None
             continue
         leaf[1], leaf[2] = (-round(bound, 4), None) if s.higher_is_better else \

@@ -334,6 +334,17 @@ def _coarse(v: _Value, min_effect: float) -> bool:
     return math.sqrt(12 * v.rounding) >= min_effect
 
 
+#: the smallest launch variance (log scale) the prior's trend reads: identical launches
+#: (a value printed coarsely) would otherwise give ``log 0``
+W_FLOOR = 1e-8
+
+
+def covariate(w: float) -> float:
+    """The trend's covariate of a value: the log of its launches' variance within a session
+    (:mod:`placement.moderation`)."""
+    return math.log(max(w, W_FLOOR))
+
+
 def _launch_var(v: _Value, w: float, m: int | None = None) -> float:
     """Variance of the new median minus a baseline mean median from launch noise alone."""
     m = m or v.n_new
@@ -386,14 +397,16 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     # printing step (NPB's 0.02 s in steps of 0.01 s), which says nothing of the others'
     fine = [i for i, v in enumerate(vals) if not _coarse(v, min_effect)]
     multi = [i for i in fine if vals[i].k >= 2]
+    # the prior's scale follows each value's launch spread (limma-trend)
+    xs = [covariate(wi) for wi in w]
     fitted = None
     if len(multi) >= MIN_VALUES:
         fitted = moderation.fit([s2[i] for i in multi], [vals[i].k - 1 for i in multi],
-                                "baseline")
+                                "baseline", x=[xs[i] for i in multi])
     elif len(fine) >= MIN_VALUES:
         # one session: the run's own differences, after the node's shift, one draw each
         fitted = moderation.fit([d_own[i] ** 2 / 2 + vals[i].rounding for i in fine], 1,
-                                "run")
+                                "run", x=[xs[i] for i in fine])
     pr = fitted or prior or DEFAULT_PRIOR
     # the node's shift, judged against the baseline sessions' own shifts
     node = None
@@ -413,10 +426,10 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
         node = NodeShift(c, n, moved, p_node, ks, flagged)
     # each value's t: own spread shrunk to the prior, then the new median's fewer launches
     var, df = [], []
-    for v, wi, s2i, fl in zip(vals, w, s2, floors):
+    for v, wi, s2i, fl, xi in zip(vals, w, s2, floors, xs):
         # the prior's fit is on the raw spreads (a floor there would bias it); the floor
         # is each value's own: never judged tighter than its launches allow
-        t2 = max(moderation.squeeze(s2i, v.k - 1, pr), fl)
+        t2 = max(moderation.squeeze(s2i, v.k - 1, pr, xi), fl)
         vi = t2 * (1 + 1 / v.k) + math.pi / 2 * wi * max(0.0, 1 / v.n_new - 1 / v.nbar)
         var.append(max(vi, _launch_var(v, wi) + v.rounding * (1 + 1 / v.k)))
         df.append(min(pr.df + v.k - 1, moderation.DF_CAP))
@@ -563,7 +576,7 @@ def _launch_share(runs, sessions, higher_is_better: bool, prior: Prior | None) -
     pr = prior or DEFAULT_PRIOR
     launch = math.pi / 2 * v.w / v.n_new
     s2 = float(np.var(v.medians, ddof=1)) if v.k >= 2 else 0.0
-    total = moderation.squeeze(s2, v.k - 1, pr) * (1 + 1 / v.k) + launch
+    total = moderation.squeeze(s2, v.k - 1, pr, covariate(v.w)) * (1 + 1 / v.k) + launch
     return launch / total if total > 0 else 0.0
 
 
@@ -571,6 +584,12 @@ def _launch_share(runs, sessions, higher_is_better: bool, prior: Prior | None) -
 #: (a node twice as slow fails about half its values; on a shared 2-core machine single
 #: values of an unchanged rerun moved by x1.9, so a tighter cap fails unchanged runs)
 REF_CAP = 2.0
+
+
+def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
+    """Whether a value's launches within one stored session already spread wider than
+    :data:`REF_CAP`: a bound at the cap would fail its unchanged reruns."""
+    return any(len(r) and max(r) > REF_CAP * min(r) for r in sessions)
 
 
 def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
@@ -593,7 +612,7 @@ def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
     pr = prior or DEFAULT_PRIOR
     s2 = float(np.var(v.medians, ddof=1)) if v.k >= 2 else 0.0
     s2 = max(s2, math.pi / 2 * v.w / v.nbar + v.rounding)
-    var = moderation.squeeze(s2, v.k - 1, pr) * (1 + 1 / v.k) + \
+    var = moderation.squeeze(s2, v.k - 1, pr, covariate(v.w)) * (1 + 1 / v.k) + \
         math.pi / 2 * v.w * max(0.0, 1 / launches - 1 / v.nbar)
     var = max(var, _launch_var(v, v.w) + v.rounding * (1 + 1 / v.k))
     df = min(pr.df + v.k - 1, moderation.DF_CAP)
