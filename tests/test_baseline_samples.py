@@ -248,3 +248,15 @@ def test_values_whose_launches_spread_beyond_the_cap_get_no_reframe_bound(tmp_pa
     others = [e for e, s in stored.items() if not verdict.launches_beyond_cap(s.session_runs)]
     assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others
                           if e in refs)
+
+
+def test_a_value_printed_as_zero_gets_no_reference_and_the_file_reads_back(tmp_path, monkeypatch):
+    """NPB prints a class S time of a few ms as 0.00: no positive reference can be written
+    for it, and the file `record` writes must be one `diff` and `judge` accept."""
+    sessions = sorted((Path(__file__).parent / "fixtures" / "aa-sessions").glob("run-*.json"))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    args = [a for f in sessions[:3] for a in ("--from", str(f))]
+    assert _cli("baseline", "record", "--system", "generic", *args) == 0
+    data = baselines.load(tmp_path / "generic.yaml")          # refuses a non-positive value
+    assert all(leaf[0] > 0 for leaf in baselines.entries(data).values())
+    assert _cli("baseline", "diff", "--system", "generic", "--from", str(sessions[3])) == 0

@@ -101,8 +101,10 @@ def from_run(report: RunReport, system: str,
                 continue        # guards have fixed limits; extremes follow one outlier
             pv = c.perf[var]
             s = c.summary(var)
-            if pv.value is None or s is None or not math.isfinite(s.mean):
-                continue            # nothing measured (NaN, inf): no reference to judge against
+            if pv.value is None or s is None or not math.isfinite(s.mean) or s.mean <= 0:
+                # nothing measured (NaN, inf), or every run below the printing step (NPB's
+                # 0.00 s): no reference to judge against, and none a reader would refuse
+                continue
             t, _ = threshold_for(c, var)
             if not math.isfinite(t):
                 continue

@@ -22,8 +22,11 @@ baseline of one session the prior comes from the run itself: each value's
 difference to its baseline session, after the node's common shift, is one
 draw of the spread of such differences (an empirical null, Efron 2004); a
 lone change among a hundred values hardly moves it. With two or more
-sessions it comes from the baseline alone. A value's own launches set a floor:
-a value whose launches spread widely is never judged by a tighter prior.
+sessions it comes from the baseline alone. The prior's scale follows each
+value's launch spread (limma-trend, :func:`placement.moderation.fit_f_dist_trend`):
+a value whose launches agree closely borrows the session spread of values like
+it. A value's own launches set a floor: a value whose launches spread widely is
+never judged by a tighter prior.
 
 **The node's common shift** is the median, over all values, of their change
 (slower positive). When most values moved together the node changed (load,
