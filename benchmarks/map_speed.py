@@ -15,8 +15,8 @@ import statistics
 import time
 from pathlib import Path
 
-from placement import maps, topology
-from placement.synthetic import generate_xml
+from placement.engine import maps, topology
+from placement.engine.synthetic import generate_xml
 
 # 8 packages x 2 dies (NUMA) x 4 L3 x 8 L2 x 2 cores x 4 hardware threads = 4096 PUs
 DESCRIPTION = "pack:8 die:2 [numa] l3:4 l2:8 core:2 pu:4"

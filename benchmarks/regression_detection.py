@@ -17,7 +17,7 @@ is judged against a baseline of the ``K`` sessions after it (cyclically):
 * **A/A**: sessions with an acceptance FAIL (a value regressed or the node
   flagged slower), and values called regressed; for plain ``reframe -r``,
   sessions with any value outside the one-sided bound ``record`` writes
-  (:func:`placement.verdict.reference_bound`) and such values;
+  (:func:`placement.judgement.verdict.reference_bound`) and such values;
 * **lone power**: one value at a time made worse by 10, 25 and 100 % (times
   multiplied, rates divided), the others untouched: found (regressed) per class
   of the value's session-to-session CV (the CV of its session medians over all
@@ -42,8 +42,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from placement import runreport, verdict  # noqa: E402
-from placement.baseline_samples import higher_is_better  # noqa: E402
+from placement.judgement import runreport, verdict  # noqa: E402
+from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-spread"
 SIZES = (1, 2, 3, 5, 10)

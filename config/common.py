@@ -12,7 +12,7 @@ from reframe.core.backends import register_scheduler
 from reframe.core.exceptions import ConfigError
 from reframe.core.schedulers.sge import SgeJobScheduler
 
-from placement.reframe_workarounds import SGE_ACCESS, enabled
+from placement.util.reframe_workarounds import SGE_ACCESS, enabled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.environ.get('PLACEMENT_RESULTS', os.path.join(ROOT, 'results'))

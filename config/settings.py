@@ -18,7 +18,7 @@ sys.path.append(HERE)   # append: ReFrame pops its own temporary entry by positi
 
 import common  # noqa: E402
 from reframe.core.exceptions import ConfigError  # noqa: E402
-from placement.reframe_workarounds import QUIET_GENERIC, enabled  # noqa: E402
+from placement.util.reframe_workarounds import QUIET_GENERIC, enabled  # noqa: E402
 
 
 def _system_files():

@@ -9,8 +9,8 @@ import shutil
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
-from placement.launch import BINDERS
-from placement.policies import POLICIES
+from placement.engine.launch import BINDERS
+from placement.engine.policies import POLICIES
 from placement.testlib.placed import PlacedRunMixin
 
 

@@ -4,7 +4,7 @@
 effect: the datamap kernel's arrays right after initialisation, under interleave
 (every node its share), bind and preferred to node 1 (there), and first touch by
 one thread (its node) or with the compute schedule (each node the rows its
-threads own). Thresholds: ``placement.page_placement``. Each case also records
+threads own). Thresholds: ``placement.checks.page_placement``. Each case also records
 ``kernel.numa_balancing`` and the pages after initialisation and at the end.
 Needs two NUMA nodes; skipped with the reason elsewhere.
 """
@@ -15,7 +15,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, sanity_function
 
-from placement import page_placement
+from placement.checks import page_placement
 from placement.testlib.builds import SourceTreeBuild
 from placement.testlib.datamap_pages import DataMapPagesMixin
 from placement.testlib.placed import PlacedRunMixin

@@ -19,8 +19,8 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function
 
-from placement.hybrid_launch import slurm_bind_set
-from placement.probe import parse as parse_probe
+from placement.engine.hybrid_launch import slurm_bind_set
+from placement.checks.probe import parse as parse_probe
 from placement.testlib.placed import BindProbeBuild, PartitionTopologyMixin, stdout_text
 
 #: a line of one task, as ``srun --label`` prefixes it

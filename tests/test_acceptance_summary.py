@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from placement import acceptance, cli
+from placement.acceptance import run as acceptance
+from placement import cli
 
 FIX = Path(__file__).parent / "fixtures" / "runreports"
 GUARDS = FIX / "generic-npb-guards.json"        # three unstable (time_cv) failures

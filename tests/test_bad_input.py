@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from placement import cpulist, topology
-from placement.errors import PlacementError
+from placement.engine import cpulist, topology
+from placement.util.errors import PlacementError
 
 ROOT = Path(__file__).resolve().parents[1]
 BULLDOZER = ROOT / "topologies" / "bulldozer.xml"
@@ -140,7 +140,8 @@ def test_restricted_cpu_set_is_placed_within_and_said(tmp_path):
 
 def test_probe_that_printed_nothing_is_not_called_zero_threads():
     # what a job's stdout holds when likwid-pin (or another binder) failed before the probe ran
-    from placement import maps, probe
+    from placement.engine import maps
+    from placement.checks import probe
     placement = maps.compute(topology.load(XEON), 2, "compact")
     (msg,) = probe.problems(probe.parse("likwid-pin: error\n"), placement)
     assert "printed no report" in msg and "launch command or binding tool failed" in msg

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from placement import baselines, cli, runreport
+from placement.judgement import baselines, runreport
+from placement import cli
 
 FIX = Path(__file__).parent / "fixtures" / "runreports"
 FIRST = FIX / "generic-first-run.json"

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from placement import baselines, cli
+from placement.judgement import baselines
+from placement import cli
 
 FIRST = Path(__file__).parent / "fixtures" / "runreports" / "generic-first-run.json"
 
@@ -149,7 +150,7 @@ def test_a_hand_edited_reference_value_is_one_line(tmp_path, monkeypatch, capsys
 
 
 def test_a_baseline_copied_from_another_system_is_flagged(tmp_path, monkeypatch, capsys):
-    from placement import acceptance
+    from placement.acceptance import run as acceptance
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     root = Path(__file__).resolve().parents[1]
     text = (root / "config" / "baselines" / "xeon16.yaml").read_text()

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from placement import baseline_samples, baselines, cli, runreport, verdict
+from placement.judgement import baseline_samples, baselines, runreport, verdict
+from placement import cli
 
 AA = Path(__file__).parent / "fixtures" / "aa-runs"
 RUNS = sorted(AA.glob("*.json"))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from placement import launch, probe, topology
+from placement.engine import launch, topology
+from placement.checks import probe
 
 ROOT = Path(__file__).resolve().parents[1]
 

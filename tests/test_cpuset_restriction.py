@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import topology
+from placement.engine import topology
 from placement.testlib import node_topology
 
 ROOT = Path(__file__).resolve().parents[1]

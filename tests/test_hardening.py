@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from placement import acceptance, cli
+from placement.acceptance import run as acceptance
+from placement import cli
 from test_acceptance import CHECKS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,10 +14,11 @@ import sys
 
 import pytest
 
-from placement import hybrid, hybrid_launch, hybrid_probe, lint, topology
-from placement.errors import PlacementError
-from placement.probe import ProbeReport
-from placement.synthetic import generate_xml
+from placement.engine import hybrid, hybrid_launch, lint, topology
+from placement.checks import hybrid_probe
+from placement.util.errors import PlacementError
+from placement.checks.probe import ProbeReport
+from placement.engine.synthetic import generate_xml
 
 
 def topo(name: str):

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from placement import judge_cli, npb_loop, npb_output
+from placement.judgement import judge_cli
+from placement.npb import npb_loop, npb_output
 
 
 def _job(tmp: Path, base_runs: list[float], sleep_s: float, cap: int) -> list:
@@ -71,7 +72,7 @@ def test_the_package_needs_no_ruptures(tmp_path):
                          env={"PYTHONPATH": f"{tmp_path}:{src}", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    res = subprocess.run([sys.executable, "-c", "import placement.changepoints as c; "
+    res = subprocess.run([sys.executable, "-c", "import placement.judgement.changepoints as c; "
                           "print(c.step(list('abcdefghijkl'), [[1.0]] * 6 + [[2.0]] * 6))"],
                          env={"PYTHONPATH": f"{tmp_path}:{src}", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=120)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import repeat_loop, runreport
+from placement.judgement import repeat_loop, runreport
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "src" / "kernels"

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from placement import cli, runreport
+from placement import cli
+from placement.judgement import runreport
 
 ROOT = Path(__file__).resolve().parents[1]
 REFRAME = Path(sys.executable).parent / "reframe"

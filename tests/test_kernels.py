@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import runreport
+from placement.judgement import runreport
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "src" / "kernels"

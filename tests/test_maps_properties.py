@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placement import maps, renderings, topology
-from placement.synthetic import generate_xml
+from placement.engine import maps, renderings, topology
+from placement.engine.synthetic import generate_xml
 
 SHAPES = st.tuples(
     st.integers(1, 4),   # packages

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import maps, topology
+from placement.engine import maps, topology
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPO = ROOT / "topologies"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from placement import runreport
+from placement.judgement import runreport
 from placement.report.sections import (BLOCK_VAR, PAIR_VAR, bandwidth_section,
                                        numa_section)
 from placement.report.tables import Numbers
-from placement.sizes import size_bytes
+from placement.util.sizes import size_bytes
 
 kernels = pytest.importorskip('placement.testlib.kernels')
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from placement import node_shape, topology
+from placement.checks import node_shape
+from placement.engine import topology
 
 
 def topo(name: str):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import npb_budget, npb_locate
+from placement.npb import npb_budget, npb_locate
 
 
 def _binary(folder: Path, name: str) -> Path:
@@ -77,7 +77,7 @@ def test_collapse_budget_is_ten_times_the_full_count():
 
 def test_studies_fit_their_budgets():
     """Every time the studies measured, at any thread count, is inside its run budget."""
-    from placement.seed_baselines import default_seed_dir, read_rows
+    from placement.acceptance.seed_baselines import default_seed_dir, read_rows
     seed = default_seed_dir()
     if not seed.is_dir():
         pytest.skip(f"{seed} not present")

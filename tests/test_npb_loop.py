@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import npb_loop, npb_output
+from placement.npb import npb_loop, npb_output
 
 LOGS = Path(__file__).parent / "fixtures" / "npb-logs"
 

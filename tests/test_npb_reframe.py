@@ -1,6 +1,6 @@
 """ReFrame itself on the NPB checks: the matrix listing, dry-run job scripts, and a real quick run.
 
-The dry-run job scripts are compared with :func:`placement.launch.settings` for
+The dry-run job scripts are compared with :func:`placement.engine.launch.settings` for
 the same case, so a test can never hold a map the placement engine did not make.
 The real run needs NPB (``NPB_DIR``) and is skipped without it; it checks that
 every case verified and was placed, never how fast it ran.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import launch, topology
+from placement.engine import launch, topology
 from placement.testlib.placed import read_map_file, resolve_threads, sweep_for
 
 pytestmark = pytest.mark.reframe

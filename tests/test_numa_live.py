@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import repeat_loop
+from placement.judgement import repeat_loop
 
 pytestmark = [pytest.mark.numa, pytest.mark.reframe]
 

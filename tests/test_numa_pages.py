@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import numa_pages as npg
+from placement.checks import numa_pages as npg
 
 FIX = Path(__file__).parent / "fixtures" / "numalize"
 

@@ -1,6 +1,6 @@
-"""Judging page placement from the datamap kernel's numa_maps lines (placement.page_placement)."""
+"""Judging page placement from the datamap kernel's numa_maps lines (placement.checks.page_placement)."""
 
-from placement import page_placement as pp
+from placement.checks import page_placement as pp
 
 THREADS = ''.join(f'thread kernel=datamap thread={t} cpu={t} node={t // 4} row_lo={64 * t} '
                   f'row_hi={64 * t + 64} rows=512\n' for t in range(8))

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import lint, maps, policies, topology
+from placement.engine import lint, maps, policies, topology
 
 TOPO = Path(__file__).resolve().parents[1] / "topologies"
 

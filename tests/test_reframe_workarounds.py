@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from placement import reframe_workarounds as rw
+from placement.util import reframe_workarounds as rw
 
 rfm_warnings = pytest.importorskip('reframe.core.warnings')
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from placement import cli
-from placement.testlib.paths import baseline_dir
+from placement.util.paths import baseline_dir
 
 SEEDS = Path(__file__).parent / "fixtures" / "seed-data"
 REFERENCE = Path(__file__).parents[1] / "reports" / "reference"

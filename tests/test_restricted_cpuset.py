@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from placement import topology
+from placement.engine import topology
 
 pytestmark = pytest.mark.reframe
 

@@ -4,8 +4,8 @@
 import pytest
 import yaml
 
-from placement import seed_baselines
-from placement.testlib.paths import baseline_dir
+from placement.acceptance import seed_baselines
+from placement.util.paths import baseline_dir
 
 SEED = seed_baselines.default_seed_dir()
 
@@ -16,7 +16,7 @@ SEED = seed_baselines.default_seed_dir()
 def test_files_match_a_regeneration(system):
     committed = (baseline_dir() / f"{system}.yaml").read_text()
     assert committed == seed_baselines.render(system, SEED), \
-        "stale: run python -m placement.seed_baselines"
+        "stale: run python -m placement.acceptance.seed_baselines"
 
 
 @pytest.mark.skipif(not SEED.is_dir(), reason=f"seed CSVs not found at {SEED}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from placement import spack_spec
+from placement.util import spack_spec
 
 SPEC = Path(__file__).parent / "fixtures" / "spack" / "placement-kernels.spec.json"
 LINE = "placement-kernels@main %gcc@12.2.0 arch=linux-debian12-x86_64_v2 /usterrk"

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from placement import topology
-from placement.synthetic import generate_xml, normalise
+from placement.engine import topology
+from placement.engine.synthetic import generate_xml, normalise
 
 TOPO = Path(__file__).resolve().parents[1] / "topologies"
 NAMES = sorted(p.stem for p in TOPO.glob("*.synthetic"))

@@ -1,7 +1,7 @@
 """The verdict's statistics against SciPy and NumPy themselves, on fixed samples.
 
 Each rule is recomputed here independently (the formulas written out with NumPy and
-SciPy) and compared with what :mod:`placement.verdict` and :mod:`placement.moderation`
+SciPy) and compared with what :mod:`placement.judgement.verdict` and :mod:`placement.judgement.moderation`
 return; the outcomes are checked on built runs whose answer is known.
 """
 
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from placement import changepoints, moderation
-from placement import verdict as V
+from placement.judgement import changepoints, moderation
+from placement.judgement import verdict as V
 
 
 # --- moderation: limma's empirical Bayes ----------------------------------------------
@@ -287,7 +287,7 @@ def test_one_mode_or_few_runs_is_not_two_modes():
 def test_two_mode_runs_are_marked_in_the_boxplot_section(tmp_path):
     from placement.report.sections import boxplot_section
     from placement.report.tables import Numbers
-    from placement.runreport import Case, PerfValue
+    from placement.judgement.runreport import Case, PerfValue
     runs = [1.00, 1.01, 1.02, 1.00, 1.80, 1.82, 1.01, 1.81]
     case = Case("NpbLike", {"affinity": "none"}, "sys", "part", "gnu", "pass", None,
                 {"time": PerfValue(1.2, None, None, None, "s", None)}, samples={"time": runs})

@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from placement import acceptance, baseline_samples, cli, runreport
+from placement.acceptance import run as acceptance
+from placement.judgement import baseline_samples, runreport
+from placement import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 

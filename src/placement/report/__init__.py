@@ -1,9 +1,9 @@
 """The report pipeline: ReFrame run reports -> cases -> sections -> HTML/Markdown/CSV/PNG.
 
 1. **Run reports** (ReFrame's JSON, one per session) are read by
-   :mod:`placement.runreport` into :class:`~placement.runreport.Case` objects: one
+   :mod:`placement.judgement.runreport` into :class:`~placement.judgement.runreport.Case` objects: one
    per test case and partition, with its parameters, performance values,
-   references and every run's samples (:mod:`placement.stats` summarises them).
+   references and every run's samples (:mod:`placement.judgement.stats` summarises them).
    :mod:`.reference_cases` makes the same cases from stored baselines and the
    studies' seed tables.
 2. **Sections** (:mod:`.sections`) group the cases into what a reader looks at:
@@ -18,4 +18,9 @@
 
 :mod:`.cli` is ``placement report``: it picks the run reports, builds the sections
 and writes the folder.
+
+The front door of :mod:`placement.report`: other groups import from here only. It reads
+:mod:`placement.judgement` and the engine's topology and is used by :mod:`placement.cli`.
 """
+
+__all__ = ["cli", "files", "provenance", "sections", "tables"]

@@ -17,18 +17,18 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from .. import runreport
-from ..errors import PlacementError
-from ..runreport import Case, RunReport
+from ..judgement import Case, RunReport, runreport
+from ..util import PlacementError
 from . import files, provenance
+from .document import Report
 from .previous_run import compare
-from .verdicts import history
-from .sections import Report, build, npb_sections
+from .sections import build, npb_sections
 from .tables import Numbers
+from .verdicts import history
 
 
 def _root() -> Path:
-    from ..testlib.paths import repo_root
+    from ..util import repo_root
     return repo_root()
 
 
@@ -129,7 +129,7 @@ def report_reference(baseline_files: list[Path], seed_files: list[Path], output:
 
 
 def _write_reference(cases: list[Case], prov: list[tuple[str, str]], out: Path) -> Path:
-    from ..baselines import git_commit
+    from ..judgement import git_commit
     rep = Report("Stored baselines in the studies' layout",
                  "What the reference files hold, laid out as the studies' Tables so they can "
                  "be checked cell by cell (Bulldozer: Tables 1–2 of seed 000, classes A and C; "
@@ -144,7 +144,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.reference:
         bl = [Path(p) for p in args.baseline]
         if not bl and not args.seed_csv:
-            from ..testlib.paths import baseline_dir
+            from ..util import baseline_dir
             bl = sorted(baseline_dir().glob("*.yaml"))
         out = report_reference(bl, [Path(p) for p in args.seed_csv],
                                Path(args.output or "reports/reference"))

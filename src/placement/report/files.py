@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import atomic
+from ..util import atomic
+from .document import Report
 from .html import to_html
 from .markdown import to_markdown
 from .numbers_csv import CSV_NAME, write_csv
-from .sections import Report
 
 
 def write(rep: Report, out: Path) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import html
 import re
 
+from .document import Report
 from .numbers_csv import CSV_NAME
-from .sections import Report
 from .tables import Table
 
 _CSS = """

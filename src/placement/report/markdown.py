@@ -6,8 +6,8 @@ content for a browser.
 
 from __future__ import annotations
 
+from .document import Report
 from .numbers_csv import CSV_NAME
-from .sections import Report
 from .tables import Table
 
 

@@ -11,7 +11,7 @@ import csv
 import io
 from pathlib import Path
 
-from .. import atomic
+from ..util import atomic
 from .tables import Numbers
 
 CSV_NAME = "numbers.csv"

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..runreport import RunReport, is_primary_var
+from ..judgement import RunReport, is_primary_var
 from .tables import Numbers, Table
 
 

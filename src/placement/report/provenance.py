@@ -14,7 +14,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from ..runreport import RunReport
+from ..judgement import RunReport
 
 COMPILERS = ("gcc", "gfortran", "clang", "icx", "ifx")
 
@@ -33,7 +33,7 @@ def _first_line(cmd: list[str]) -> str | None:
 def topology_summary() -> str:
     """One line per level of the live machine (hwloc), or why it is unknown."""
     try:
-        from . import topology
+        from ..engine import topology
         return topology.load(None).summary()
     except Exception as exc:  # the report must not fail for a missing lstopo
         return f"unknown ({exc})"
@@ -70,7 +70,7 @@ def spack_lock(root: Path) -> str | None:
 
 def collect(reports: list[RunReport], root: Path, local: bool = True) -> list[tuple[str, str]]:
     """(label, value) rows for the provenance table."""
-    from ..baselines import git_commit
+    from ..judgement import git_commit
     rows: list[tuple[str, str]] = []
     for r in reports:
         s = r.session

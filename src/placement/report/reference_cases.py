@@ -10,9 +10,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .. import baselines
-from ..errors import PlacementError
-from ..runreport import Case, PerfValue
+from ..judgement import Case, PerfValue, baselines
+from ..util import PlacementError
 
 
 def from_baseline(path: Path) -> list[Case]:

@@ -1,7 +1,7 @@
 """Assembling a report from cases: which sections exist follows which tests ran.
 
-A :class:`Report` is a list of :class:`Section` (text, tables, figures) plus
-provenance and the numbers CSV; :mod:`.files` writes it out.
+A :class:`~.document.Report` is a list of :class:`~.document.Section` (text, tables,
+figures) plus provenance and the numbers CSV; :mod:`.files` writes it out.
 """
 
 from __future__ import annotations
@@ -9,36 +9,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..judgement import Case, Summary, fmt, number, two_modes
+from ..util import size_bytes
 from . import plots
-from ..runreport import Case
-from ..sizes import size_bytes
-from ..stats import Summary, fmt, number
-from ..verdict import two_modes
+from .document import Report, Section
 from .tables import (Numbers, Table, all_values_table, guards_table, npb_groups, npb_tables,
                      regression_table, scaling, scaling_table, slug)
-
-
-@dataclass
-class Section:
-    id: str
-    title: str
-    text: str = ""
-    tables: list[Table] = field(default_factory=list)
-    images: list[tuple[str, str]] = field(default_factory=list)  # (file, caption)
-    #: Markdown written by a person (the report folder's ``discussion.md``), shown as is.
-    prose: str = ""
-
-
-@dataclass
-class Report:
-    title: str
-    subtitle: str
-    sections: list[Section] = field(default_factory=list)
-    provenance: list[tuple[str, str]] = field(default_factory=list)
-    numbers: Numbers = field(default_factory=Numbers)
 
 
 def npb_sections(cases: list[Case], out: Path, numbers: Numbers, figures: bool = True

@@ -13,9 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import guards, stats
-from ..runreport import Case
-from ..stats import Summary, fmt
+from ..judgement import Case, Summary, fmt, guards, stats
 
 #: The placement the speedup row divides by: the OS's own (the studies' "Não").
 NO_AFFINITY = "none"
@@ -208,7 +206,7 @@ def scaling_table(g: NpbGroup, points: dict[tuple[str, str], list[tuple[int, flo
 def regression_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
     """Each perfvar with a baseline reference: deviation, threshold verdict, significance.
 
-    Guards (:mod:`placement.guards`) have fixed limits, not baselines: :func:`guards_table`.
+    Guards (:mod:`placement.judgement.guards`) have fixed limits, not baselines: :func:`guards_table`.
     """
     t = Table("regressions", "Against the stored baseline (config/baselines/<system>.yaml)",
               ["test", "case", "system", "perfvar", "measured (mean ± CI)", "baseline",

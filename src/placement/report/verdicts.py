@@ -1,12 +1,12 @@
 """The report's verdicts: each case against its baseline's stored runs, and steps in history.
 
-The run is judged with :mod:`placement.verdict` against ``_samples`` of the
+The run is judged with :mod:`placement.judgement.verdict` against ``_samples`` of the
 system's reference file (Benjamini-Hochberg over the run); entries without
 stored runs are counted as *interval only* (ReFrame's interval check is all
 they get). History comes from ReFrame's results storage: every stored session
 of the same host up to this run (``reframe --describe-stored-sessions``, one
 call), and per variable the session where a step change started
-(:mod:`placement.changepoints`).
+(:mod:`placement.judgement.changepoints`).
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import baseline_samples, baselines, changepoints, runreport, verdict
-from ..errors import PlacementError
-from ..runreport import Case, RunReport
+from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints, runreport,
+                         verdict)
+from ..util import PlacementError
 from .previous_run import reframe_cmd, run_reframe
 from .tables import Numbers, Table
 
 
 def _baseline(system: str) -> tuple[Path, dict]:
-    from ..testlib.paths import baseline_file
+    from ..util import baseline_file
     path = baseline_file(system)
     return path, baselines.load(path)
 
@@ -65,7 +65,7 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
     """The run's answer first: failed cases, the node's line, the regressed values each
     drawn against the baseline's sessions, and what stayed undecided."""
     from . import plots
-    from .sections import Section
+    from .document import Section
     failed = [c for c in cases if c.result == "fail"]
     ran = [c for c in cases if c.result in ("pass", "fail")]
     verdicts = [j.verdict for sj in judged for j in sj.judgement if j.verdict]

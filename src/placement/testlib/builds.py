@@ -12,7 +12,7 @@ import os
 import reframe as rfm
 from reframe.core.builtins import run_before, variable
 
-from .paths import repo_root
+from ..util import repo_root
 
 
 class SourceTreeBuild(rfm.CompileOnlyRegressionTest):

@@ -15,7 +15,8 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import run_before, variable
 
-from .. import page_placement, repeat_loop
+from ..checks import page_placement
+from ..judgement import repeat_loop
 
 
 def _pages(text: str, tag: str) -> str:

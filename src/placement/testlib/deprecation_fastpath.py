@@ -7,7 +7,7 @@ filter drops the warning: about 20 ms per case, a minute for the NPB matrix on
 every ``reframe`` command. When the innermost warning filter ignores ReFrame
 deprecations, the warning would be dropped anyway, so it returns at once; in every
 other case ReFrame's own function runs unchanged. Installed only on the ReFrame
-versions of :data:`placement.reframe_workarounds.DEPRECATION_FASTPATH`.
+versions of :data:`placement.util.reframe_workarounds.DEPRECATION_FASTPATH`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import warnings
 from reframe.core import fields, variables
 from reframe.core import warnings as rfm_warnings
 
-from ..reframe_workarounds import DEPRECATION_FASTPATH, enabled
+from ..util import DEPRECATION_FASTPATH, enabled
 
 _original = rfm_warnings.user_deprecation_warning
 

@@ -2,14 +2,14 @@
 
 Where ReFrame's CSCS affinity check judges the set of masks a job used, this one
 judges *which* rank and thread holds which CPU: the placement engine
-(:mod:`placement.hybrid`) says where each rank and each of its threads belong on
+(:mod:`placement.engine.hybrid`) says where each rank and each of its threads belong on
 the partition's node, the launcher (``mpirun`` or ``srun``, the partition's own)
-is given that layout in its own words (:mod:`placement.hybrid_launch`), and in
+is given that layout in its own words (:mod:`placement.engine.hybrid_launch`), and in
 every rank the binding probe reports, per thread, the CPU it ran on and the CPUs
 it may use. The case passes only when every rank's threads are where the engine
 said, no two ranks share a CPU, and the launcher's own report
 (``--report-bindings``, ``SLURM_CPU_BIND_*``) names the set the rank saw
-(:mod:`placement.hybrid_probe`).
+(:mod:`placement.checks.hybrid_probe`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from reframe.core.builtins import (fixture, parameter, run_after, run_before, sa
 
 from reframe.core.exceptions import ReframeError
 
-from .. import hybrid, hybrid_launch, hybrid_probe, node_shape
-from ..errors import PlacementError
+from ..checks import hybrid_probe, node_shape
+from ..engine import hybrid, hybrid_launch
+from ..util import PlacementError
 from . import node_topology
 from .placed import BindProbeBuild, PartitionTopologyMixin, node_mismatch, stdout_text
 
@@ -43,7 +44,7 @@ class HybridBindingBase(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
     time_limit = '5m'
     bindprobe = fixture(BindProbeBuild, scope='environment')
 
-    #: What confines a rank: ``package`` or ``numa`` (:data:`placement.hybrid.DOMAINS`).
+    #: What confines a rank: ``package`` or ``numa`` (:data:`placement.engine.hybrid.DOMAINS`).
     domain = parameter(['package', 'numa'])
     #: Ranks in each domain.
     ranks_per_domain = parameter([1, 2])

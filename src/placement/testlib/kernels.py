@@ -16,7 +16,7 @@ does for :class:`~placement.testlib.npb.NpbBase`. Everything a case needs is her
 * placement: :class:`PlacedKernelBase` adds the placed-run mixin, whose binding
   probe runs in the same job;
 * launches: one job launches the kernel ``launches`` times (the loop of
-  :mod:`placement.repeat_loop`, each launch followed by a ``kernel-launch n=K
+  :mod:`placement.judgement.repeat_loop`, each launch followed by a ``kernel-launch n=K
   rc=R`` line); each launch's ``result`` lines are read separately, a
   performance variable is the **median over the launches**, and every launch's
   value goes to ``perf_launches``: the samples the verdict judges (whole runs
@@ -52,8 +52,9 @@ from reframe.core.exceptions import ReframeError, SanityError
 from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
                                    run_before, sanity_function, variable)
 
-from .. import judge_cli, numa_pages, repeat_loop
-from ..sizes import size_bytes
+from ..checks import numa_pages
+from ..judgement import judge_cli, repeat_loop
+from ..util import size_bytes
 from .builds import SourceTreeBuild
 from .datamap_pages import DataMapPagesMixin
 from .placed import PartitionTopologyMixin, PlacedRunMixin, thread_sweep
@@ -213,7 +214,7 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
 
     @run_before('run')
     def write_launch_loop(self):
-        """The launch loop (:mod:`placement.repeat_loop`) around the launched program."""
+        """The launch loop (:mod:`placement.judgement.repeat_loop`) around the launched program."""
         loop = repeat_loop.launches_script(self.launch_loop())
         self.prerun_cmds = list(self.prerun_cmds) + loop.before
         self.postrun_cmds = loop.after + list(self.postrun_cmds)

@@ -19,9 +19,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .. import atomic
-from ..errors import PlacementError
-from .paths import repo_root
+from ..util import PlacementError, atomic, repo_root
 
 #: Runs on the compute node; the first tool hwloc installed there wins. ``--disallowed``
 #: (hwloc 2) keeps the PUs the job's cgroup forbids and records the allowed ones, so a

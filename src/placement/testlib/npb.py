@@ -6,16 +6,16 @@ as hpctestlib's benchmark families do. Everything a case needs comes from here:
 * placement: :class:`~placement.testlib.placed.PlacedRunMixin` computes the
   environment and launch prefix with the placement engine and runs the binding
   probe in the same job; ``assert_placed()`` is part of the sanity;
-* binaries: :mod:`placement.npb_locate` (``-S npb_dir=``, ``NPB_DIR``, the Spack
+* binaries: :mod:`placement.npb.npb_locate` (``-S npb_dir=``, ``NPB_DIR``, the Spack
   view, PATH); without them the case is skipped with the way to install NPB;
 * repeats: the job runs the binary ``repeats`` times in a shell loop written by
-  :mod:`placement.npb_loop`, each run under a ``timeout`` watchdog
-  (:mod:`placement.npb_budget`) and followed by a marker line
-  (:mod:`placement.npb_output`);
+  :mod:`placement.npb.npb_loop`, each run under a ``timeout`` watchdog
+  (:mod:`placement.npb.npb_budget`) and followed by a marker line
+  (:mod:`placement.npb.npb_output`);
 * an oversubscribed case (more threads than PUs) first runs the same case at
   the full count and gives each of its runs ten times that wall time;
 * references: the system's ``$ref`` file (:mod:`placement.testlib.references`)
-  plus the guards every system gets (:mod:`placement.guards`).
+  plus the guards every system gets (:mod:`placement.judgement.guards`).
 """
 
 from __future__ import annotations
@@ -32,15 +32,16 @@ from reframe.core.builtins import (parameter, performance_function, run_after, r
 from reframe.core.exceptions import ReframeError
 from reframe.core.pipeline import RegressionTestDict
 
-from .. import (judge_cli, launch, npb_budget, npb_locate, npb_loop, npb_output,
-                repeat_loop, spack_spec)
-from .paths import repo_root
+from ..engine import launch
+from ..judgement import judge_cli, repeat_loop
+from ..npb import npb_budget, npb_locate, npb_loop, npb_output
+from ..util import repo_root, spack_spec
 from .placed import PlacedRunMixin, stdout_text
 from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
 
 AFFINITIES = ['none', 'compact', 'scatter', 'explicit']
-#: Memory policies of the full family: every policy of :mod:`placement.policies` but ``bind``,
+#: Memory policies of the full family: every policy of :mod:`placement.engine.policies` but ``bind``,
 #: which keeps memory on the placement's nodes, where ``local`` puts NPB's first-touch arrays
 #: too, and differs from it only once those nodes run out of memory (MemoryPolicyCheck checks
 #: that it applies).
@@ -166,7 +167,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
 
     @run_before('run')
     def write_repeat_loop(self):
-        """The whole repeat loop (:mod:`placement.npb_loop`) around the launched program."""
+        """The whole repeat loop (:mod:`placement.npb.npb_loop`) around the launched program."""
         # after the mixin's hook: the probe line stays first
         budget = npb_budget.run_budget(self.benchmark, self.npb_class, self.num_threads,
                                        self.topology_pus)

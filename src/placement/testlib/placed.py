@@ -18,8 +18,9 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import ReframeError
 
-from .. import launch, maps, node_shape, probe, topology
-from ..errors import PlacementError
+from ..checks import node_shape, probe
+from ..engine import launch, maps, topology
+from ..util import PlacementError
 from . import node_topology
 from .builds import SourceTreeBuild
 
@@ -145,7 +146,7 @@ class PlacedRunMixin(PartitionTopologyMixin):
     number, ``full`` or ``2xfull``: resolved per partition into
     ``num_threads``, which the test then declares as an ``int`` variable so the
     run report records it), else ``num_threads`` (0 or absent: one thread per PU),
-    ``affinity`` (a strategy of :mod:`placement.maps`, default ``none``),
+    ``affinity`` (a strategy of :mod:`placement.engine.maps`, default ``none``),
     ``policy`` (default ``first-touch``) and ``binder`` (gomp, omp, kmp,
     likwid, numactl, taskset, hwloc; default ``gomp``, what the studies used).
     """

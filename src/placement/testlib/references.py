@@ -17,7 +17,7 @@ import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, variable
 
-from .paths import baseline_file
+from ..util import baseline_file
 
 
 class BaselineReferencesMixin(rfm.RegressionTestPlugin):
@@ -44,8 +44,8 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
     def stored_runs(self, var: str):
         """This case's stored runs of ``var`` (``_samples``), or None: no file, no runs, or a
         corrupt sample list (then the fixed rules apply and `placement baseline diff` names it)."""
-        from .. import judge_cli
-        from ..errors import PlacementError
+        from ..judgement import judge_cli
+        from ..util import PlacementError
         ref = self.reference_file
         if not ref.is_file():
             return None

@@ -50,7 +50,7 @@ class PyPlacement(PythonPackage):
         depends_on("py-matplotlib@3.7:", when="+reports")
 
     # the judge that runs inside NPB jobs, and the report's verdicts
-    import_modules = ["placement", "placement.verdict", "placement.judge_cli",
+    import_modules = ["placement", "placement.judgement.verdict", "placement.judgement.judge_cli",
                       "placement.report", "placement.testlib"]
 
     @property

@@ -1,0 +1,418 @@
+"""What an acceptance run found: its final cases, its regressions and its one summary line.
+
+``scripts/acceptance.sh`` runs ReFrame within a time box and keeps the run
+reports of one run (one or more parts, when ``--resume`` went on after a time
+box); everything it concludes from them is here, behind ``placement
+acceptance``:
+
+* ``resume LIST``: the earlier parts that can be read (a corrupt one is dropped
+  with one line) and the checks that already finished (``-x /HASH`` for ReFrame);
+* ``sessions PART...``: ReFrame's session filter selecting a run's parts;
+* ``summary PART... --compare CSV``: a ``FAIL`` line per failed case, ``SKIP``
+  lines counting skipped cases by reason, then the ``ACCEPTANCE`` line; exit 0
+  (pass), 1 (failures or regressions) or 3 (the time box cut the run).
+
+The regression rule is :func:`find_regressions`, one function. A value whose
+baseline keeps its sessions' runs (``_samples``) is judged by the verdict
+(:mod:`placement.judgement.verdict`: each session one draw, a spread borrowed from the
+run's other values, the node's common shift, Benjamini-Hochberg over the
+run): ``regressed`` fails, ``improved`` and ``unchanged`` pass, ``undecided``
+is counted on its own with what this baseline can detect. A case ReFrame
+failed against its reference fails whatever the verdict says: no verdict turns
+a failure into a pass (the references ``record`` writes are one-sided and as
+wide as the sessions' spread, so they fail only what is clearly worse). A
+node flagged slower than its baseline (most values moved together by at least
+the machine effect) fails the run on its own line. The comparison with the
+previous run is information only, and extremes (``max_time``, ``min_time``)
+are judged nowhere. A run the watchdog stopped (``stopped`` > 0) is a failure
+to finish, never a performance regression.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..judgement import baseline_samples, baselines, runreport, verdict
+from ..util import PlacementError
+from . import comparison_health
+
+#: Units where a larger value is better: a drop is the regression.
+HIGHER_IS_BETTER = re.compile(r"/s$|flop|ops|^%$|speedup|efficiency", re.I)
+#: The guard counting runs the watchdog ended (placement.judgement.guards).
+STOPPED_VAR = "stopped"
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One value judged worse: which case, which variable, and why."""
+
+    case: str
+    sysenv: str
+    var: str
+    why: str
+    against: str = "previous run"
+
+    def line(self) -> str:
+        return f"regression vs {self.against}: {self.case} @{self.sysenv} {self.var} {self.why}"
+
+
+#: (display name, system:partition+environ, perfvar) -> the value's verdict
+Judged = dict[tuple[str, str, str], verdict.Verdict]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One readable run report of the run, read once: ReFrame's JSON and its cases."""
+
+    path: Path
+    #: the report as ReFrame wrote it, fixtures included
+    data: dict[str, Any]
+    report: runreport.RunReport
+
+
+def judge_values(parts: list[Part], system: str
+                 ) -> tuple[Judged, baseline_samples.Judgement | None]:
+    """Verdicts of the run's values that the system's baseline keeps runs for, and the
+    whole judgement (the node's shift, the borrowed spread)."""
+    from ..util import baseline_file
+    path = baseline_file(system)
+    old = baselines.load(path)
+    if not old or not parts:
+        return {}, None
+    report = runreport.pool([p.report for p in parts])
+    cases_of: dict = {}
+    try:
+        new = baselines.from_run(report, system.split(":")[0], cases_of)
+    except PlacementError:
+        return {}, None       # no values of this system in the run
+    out: Judged = {}
+    judgement = baseline_samples.judge_run(old, new, str(path))
+    for j in judgement:
+        if j.verdict is not None:
+            c = cases_of[j.entry]
+            out[(c.raw.get("display_name", c.test), c.sysenv, j.entry[2])] = j.verdict
+    return out, judgement
+
+
+def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
+    """The parts that are ReFrame run reports, and one line for each that is not."""
+    good, dropped = [], []
+    for p in parts:
+        try:
+            data = runreport.read(p)
+            good.append(Part(p, data, runreport.from_data(data, p)))  # the one shape check
+        except PlacementError as err:
+            dropped.append(f"dropped part {p}: {err}")
+    return good, dropped
+
+
+def final_cases(parts: list[Part]) -> dict[tuple, dict[str, Any]]:
+    """Every test case of a run, fixtures included, as its last attempt left it.
+
+    Fixtures count: a failed build skips every case that needs it, and a run
+    whose cases were all skipped must not read as passed.
+    """
+    final: dict[tuple, dict[str, Any]] = {}
+    for part in parts:                   # earlier parts, then retries: the last one decides
+        for run in part.data["runs"]:
+            for tc in run.get("testcases", []):
+                final[(tc.get("unique_name"), tc.get("system"), tc.get("environ"))] = tc
+    return final
+
+
+def stopped_runs(tc: dict[str, Any]) -> int:
+    """Runs of this case the watchdog ended (its ``stopped`` guard), 0 without one."""
+    for key, tup in (tc.get("perfvalues") or {}).items():
+        if key.rsplit(":", 1)[-1] == STOPPED_VAR and tup and isinstance(tup[0], (int, float)):
+            return int(tup[0])
+    return 0
+
+
+def classify(tc: dict[str, Any], cut_short: bool) -> str:
+    """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended) or ``interrupted``.
+
+    A case the time box interrupted is ``interrupted``: ``--resume`` runs it again.
+    A case ReFrame failed stays failed: no verdict turns a failure into a pass.
+    """
+    result = tc.get("result")
+    if result in ("pass", "skip"):
+        return result
+    if result == "abort" and cut_short:
+        return "interrupted"
+    if tc.get("fail_phase") == "performance" and stopped_runs(tc) > 0:
+        return "unfinished"
+    return "fail"
+
+
+def compare_rows(path: Path | None) -> list[dict[str, str]]:
+    """Rows of ReFrame's ``--performance-compare`` CSV (empty when absent or unreadable)."""
+    if path is None:
+        return []
+    try:
+        rows = list(csv.reader(path.open()))
+    except OSError:
+        return []
+    start = next((i for i, row in enumerate(rows) if row[:1] == ["name"]), None)
+    if start is None:
+        return []
+    head = rows[start]
+    return [dict(zip(head, row)) for row in rows[start + 1:] if len(row) == len(head)]
+
+
+def find_regressions(cases: list[dict[str, Any]], judged: Judged | None = None
+                     ) -> list[Regression]:
+    """The regression rule, in one place.
+
+    * a value with a verdict (its baseline keeps runs): ``regressed``;
+    * a case that failed its performance check against a reference (not a
+      watchdog stop: that is a failure to finish), whatever its verdict.
+    """
+    judged = judged or {}
+    out = [Regression(name, sysenv, var, v.text(), "baseline sessions")
+           for (name, sysenv, var), v in sorted(judged.items()) if v.outcome == verdict.REGRESSED]
+    for tc in cases:
+        if tc.get("fail_phase") == "performance" and tc.get("result") == "fail" \
+                and stopped_runs(tc) == 0:
+            out.append(Regression(tc.get("display_name", "?"),
+                                  f"{tc.get('system')}+{tc.get('environ')}", "reference",
+                                  " ".join((tc.get("fail_reason") or "").split())[:200]))
+    return out
+
+
+def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[str]:
+    """Values worse than the previous run by more than ``max_slowdown`` percent: information.
+
+    Two sessions are one draw each of a node's state, so a percentage between
+    them is no verdict (that is the baseline's sessions' job); extremes
+    (``max_time``, ``min_time``: one outlier moves them) are left out.
+    """
+    worse = []
+    for r in rows:
+        if baseline_samples.is_extreme(r.get("pvar", "")):
+            continue
+        pdiff = next((k for k in r if k.startswith("pdiff")), None)
+        try:
+            diff = float(r[pdiff]) if pdiff else None
+        except ValueError:
+            continue
+        if diff is None:
+            continue
+        if (-diff if HIGHER_IS_BETTER.search(r.get("punit", "")) else diff) > max_slowdown:
+            worse.append(f"{r.get('name', '?')} {r.get('pvar', '?')} {diff:+.1f}%")
+    if not worse:
+        return []
+    return [f"INFO {len(worse)} value(s) worse than the previous run by more than "
+            f"{max_slowdown:g}% (information only; judged against the baseline's sessions): "
+            + "; ".join(worse[:5]) + (" ..." if len(worse) > 5 else "")]
+
+
+#: ReFrame's line for a skipped case: ``[     SKIP ] (2/3) NAME /HASH @SYS:PART+ENV [reason]``.
+_SKIP_LINE = re.compile(r"^\[\s*SKIP\s*\] \(\d+/\d+\) .*? /([0-9a-f]{8}) @(\S+) \[(.*)\]\s*$", re.M)
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def skip_reasons(parts: list[Part]) -> dict[tuple[str, str], str]:
+    """Why each case was skipped, keyed by (hash, system:partition+environ).
+
+    ReFrame's run report does not keep the message a test skipped with; its
+    output does, and acceptance.sh keeps that output beside each report (``.out``).
+    """
+    out: dict[tuple[str, str], str] = {}
+    for part in parts:
+        log = part.path.with_suffix(".out")
+        if log.is_file():
+            text = _COLOUR.sub("", log.read_text(errors="replace"))
+            for m in _SKIP_LINE.finditer(text):
+                out[(m.group(1), m.group(2))] = m.group(3)
+    return out
+
+
+def _skip_reason(tc: dict[str, Any], reasons: dict[tuple[str, str], str]) -> str:
+    """A skip reason with case-specific names folded (``bt.A.x`` -> ``*.x``), for counting."""
+    key = (tc.get("hashcode", ""), f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}")
+    reason = reasons.get(key) or tc.get("fail_reason") or "reason not recorded"
+    reason = re.sub(r"\b\w+\.[A-Z]\.x\b", "*.x", reason.splitlines()[0], count=1)
+    return reason[:300]
+
+
+def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
+            max_slowdown: float, cut_short: bool, notes: list[str],
+            not_compared: list[str] = ()) -> tuple[list[str], int]:
+    """The lines to print and the exit status (0 pass, 1 fail, 3 unfinished, 4 incomplete).
+
+    ``compare`` is None when no comparison was made (a first run); ``not_compared``
+    are comparisons that could not even start (the previous run's reports gone).
+    """
+    good, dropped = readable(parts)
+    notes = dropped + notes
+    gaps = list(not_compared) + (comparison_health.comparison_gaps(compare, compare_rows(compare))
+                                 if compare is not None and not cut_short else [])
+    notes = notes + comparison_health.not_stored([p.path for p in good])
+    if not good:
+        return [f"ACCEPTANCE {system} {mode}: FAIL no readable run report "
+                f"({'; '.join(notes)})"], 1
+    final = final_cases(good)
+    judged, judgement = judge_values(good, system)
+    kinds = {key: classify(tc, cut_short) for key, tc in final.items()}
+    failed = [k for k, v in kinds.items() if v in ("fail", "unfinished")]
+    skipped = [final[k] for k, v in kinds.items() if v == "skip"]
+    passed = sum(v == "pass" for v in kinds.values())
+    ran = sum(v in ("pass", "fail", "unfinished") and not final[k].get("fixture")
+              for k, v in kinds.items())
+    regressions = find_regressions(list(final.values()), judged)
+    node = judgement.node if judgement is not None else None
+    node_fails = node is not None and node.flagged and node.slower
+    lines = [f"NODE {system}: {node.line()}"] if node is not None and node.flagged else []
+    lines += [r.line() for r in regressions if r.var != "reference"]
+    for key in failed:
+        tc = final[key]
+        what = (f"did not finish: the watchdog stopped {stopped_runs(tc)} run(s)"
+                if kinds[key] == "unfinished" else tc.get("fail_phase"))
+        lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+                     f"[{what}] stage={tc.get('stagedir')}")
+    reasons = skip_reasons(good)
+    for reason, n in Counter(_skip_reason(tc, reasons) for tc in skipped).most_common():
+        lines.append(f"SKIP {n} case(s): {reason}")
+    lines += undecided_lines(judged)
+    lines += previous_run_info(compare_rows(compare), max_slowdown)
+    few = baseline_samples.sessions_note(list(judged.values()))
+    if few:
+        lines.append(f"NOTE {few}")
+    other = foreign_baseline(system)
+    if other:
+        lines.append(f"NOTE {other}")
+        gaps.append("baseline of another system")
+    if not ran:
+        notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
+    ok = ran > 0 and not failed and not regressions and not node_fails
+    notes = notes + gaps             # missing or foreign evidence: never a plain PASS
+    counts = verdict.counts(list(judged.values()))
+    extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
+             (" node=slower" if node_fails else "") +
+             (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.IMPROVED]} "
+              f"improved, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.UNDECIDED]} "
+              f"undecided of {len(judged)}" if judged else "") +
+             (f" ({'; '.join(notes)})" if notes else ""))
+    outcome = ("UNFINISHED" if cut_short else "FAIL" if not ok else
+               "INCOMPLETE" if gaps else "PASS")
+    lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
+                 f"({len(regressions)} perf regressions) report={good[-1].path}{extra}")
+    return lines, {"UNFINISHED": 3, "FAIL": 1, "INCOMPLETE": 4, "PASS": 0}[outcome]
+
+
+def foreign_baseline(system: str) -> str:
+    """The system's reference file, when its provenance names another system."""
+    from ..util import baseline_file
+    path = baseline_file(system.split(":")[0])
+    try:
+        return baselines.foreign(baselines.load(path), system, str(path))
+    except PlacementError:
+        return ""
+
+
+def undecided_lines(judged: Judged) -> list[str]:
+    """Undecided values on their own line: how many, and the change this baseline detects.
+
+    Undecided is neither a pass nor a failure: the baseline's sessions leave a
+    change of that size possible; more sessions in the baseline narrow it.
+    """
+    und = [v for v in judged.values() if v.outcome == verdict.UNDECIDED]
+    if not und:
+        return []
+    det = sorted(v.detectable for v in und)
+    mid = det[len(det) // 2]
+    sessions = sorted(v.sessions for v in und)[len(und) // 2]
+    size = (f"beyond a change of x{1 + mid:.2f}" if mid < verdict.DETECTABLE_MAX
+            else f"at no change below x{1 + verdict.DETECTABLE_MAX:.0f}")
+    return [f"UNDECIDED {len(und)} value(s): against a baseline of {sessions} session(s) "
+            f"the median value could be called alone {size}; "
+            "record more sessions at other times with `placement baseline record --add`"]
+
+
+def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
+    """Readable earlier parts, ReFrame's ``-x /HASH`` options for finished checks, dropped lines.
+
+    A check with a finished case is excluded by its hash; one with an aborted case
+    runs again.
+    """
+    if not unfinished.is_file() or not unfinished.read_text().strip():
+        raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
+    good, dropped = readable(runreport.run_list(unfinished))
+    done, aborted = set(), set()
+    for tc in final_cases(good).values():
+        if not tc.get("fixture") and tc.get("hashcode"):
+            (aborted if tc.get("result") == "abort" else done).add(tc["hashcode"])
+    skip = [opt for h in sorted(done - aborted) for opt in ("-x", f"/{h}")]
+    return [p.path for p in good], skip, dropped
+
+
+def session_filter(parts: list[Path]) -> str:
+    """ReFrame's filter selecting the sessions of one run: ``?uuid in ('...',)``.
+
+    None of the parts readable is an error: an empty filter would compare with nothing
+    and read as a clean comparison.
+    """
+    good, dropped = readable(parts)
+    if not good:
+        raise PlacementError("no readable run report among "
+                             + (", ".join(map(str, parts)) or "no parts")
+                             + (f" ({dropped[0]})" if dropped else ""))
+    return "?uuid in (%s,)" % ",".join(repr(p.report.uuid) for p in good)
+
+
+def cmd_acceptance(args: argparse.Namespace) -> int:
+    if args.action == "resume":
+        good, skip, dropped = resume_plan(Path(args.paths[0]))
+        for line in dropped:
+            print(f"acceptance: {line}", file=sys.stderr)
+        for p in good:
+            print(f"part {p}")
+        for opt in skip:
+            print(f"skip {opt}")
+        return 0
+    parts = [Path(p) for p in args.paths]
+    if args.action == "sessions":
+        print(session_filter(parts))
+        return 0
+    lines, status = summary(parts, args.system, args.mode,
+                            Path(args.compare) if args.compare else None,
+                            args.max_slowdown, args.cut_short, args.note, args.not_compared)
+    print("\n".join(lines))
+    return status
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:      # also NaN
+        raise argparse.ArgumentTypeError(f"expected a percentage of 0 or more, got {text!r}")
+    return value
+
+
+def register(sub) -> None:
+    p = sub.add_parser("acceptance", help="conclusions of an acceptance run (for acceptance.sh)")
+    p.add_argument("action", choices=("summary", "resume", "sessions"),
+                   help="summary: FAIL/SKIP lines and the ACCEPTANCE line; resume: the "
+                        "readable parts and finished checks of an unfinished run list; "
+                        "sessions: ReFrame's filter for the parts' sessions")
+    p.add_argument("paths", nargs="+", help="run reports (resume: the unfinished .run list)")
+    p.add_argument("--system", default="unknown")
+    p.add_argument("--mode", default="acceptance")
+    p.add_argument("--compare", help="ReFrame --performance-compare CSV against the previous run")
+    p.add_argument("--max-slowdown", type=_percent, default=10.0,
+                   help="percent worse than the previous run that is a regression (default 10)")
+    p.add_argument("--cut-short", action="store_true", help="the time box ended the run")
+    p.add_argument("--note", action="append", default=[], help="added to the summary line")
+    p.add_argument("--not-compared", action="append", default=[], metavar="WHY",
+                   help="a comparison with the previous run that could not be made: named in "
+                        "the summary line, which is then not a plain PASS")
+    p.set_defaults(func=cmd_acceptance)

@@ -1,0 +1,159 @@
+"""``placement baseline record|diff``: a system's reference file from a run, and what would change.
+
+``record`` merges the run's measured values into ``config/baselines/<system>.yaml``
+(``PLACEMENT_BASELINES`` moves the folder): cases in the run replace theirs,
+others stay (``--replace`` starts from scratch). Each judged variable's
+launches are stored as one session; ``--add`` keeps the sessions already
+stored and adds the run's (the newest ``--keep`` stay), and several
+``--from`` record several sessions at once, so the verdict can judge a new
+session against the spread between sessions. The previous file is kept as
+``<system>.yaml.prev`` (itself written whole or not at all); each write is a
+temporary file and a rename, and two records of one system at once take turns
+(a lock on ``.<system>.yaml.lock``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from ..judgement import baseline_samples, baselines, fraction_arg, runreport, verdict
+from ..util import PlacementError, atomic
+
+_SYSTEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+HEADER = ("# ReFrame reference file ($ref), written by `placement baseline record`.\n"
+          "# Leaves: perfvar: [value, lower, upper, unit]; lower/upper are fractions of value.\n"
+          "# _samples: each judged variable's runs (one per launch), for the verdict.\n")
+
+
+def _verdicts(path: Path, old: dict, report: runreport.RunReport, system: str,
+              args: argparse.Namespace, detail: bool) -> list[str]:
+    """The run judged against the stored runs: a summary line, then the cases worth a look."""
+    if not old:
+        return []
+    new = baselines.from_run(report, system)
+    judged = baseline_samples.judge_run(old, new, str(path), args.min_effect)
+    if not judged:
+        return [f"verdict: no variable of this run has stored runs in {path}"]
+    out = [f"verdict against {path} ({len(judged)} values, each session one draw, "
+           f"Benjamini-Hochberg at {verdict.ALPHA:g}, minimum effect {args.min_effect:.0%}): "
+           f"{baseline_samples.summary(judged)}"]
+    out += baseline_samples.context_lines(judged)
+    if detail:
+        for j in judged:
+            if j.verdict is None or j.verdict.outcome != "unchanged":
+                test, keys, var = j.entry
+                text = j.verdict.text() if j.verdict else j.note
+                out.append(f"  {test}[{','.join(map(str, keys))}].{var}: {text}")
+    return out
+
+
+def _target(args: argparse.Namespace) -> Path:
+    from ..util import baseline_file
+    if not _SYSTEM.match(args.system):
+        raise PlacementError(f"invalid system name {args.system!r}")
+    return Path(args.baselines) if args.baselines else baseline_file(args.system)
+
+
+def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunReport]:
+    """The file, its content, what it becomes, and the newest run recorded.
+
+    Every ``--from`` is read before anything is written; after the first,
+    each adds its session to those already gathered.
+    """
+    path = _target(args)
+    old = baselines.load(path)  # corrupt: error before anything is written
+    merged, report = old, None
+    for i, spec in enumerate(args.source or ["latest"]):
+        report = runreport.pool([runreport.load(p) for p in runreport.expand(spec)])
+        new = baselines.from_run(report, args.system)
+        if not getattr(args, "replace", False):
+            baselines.check_units(old, new, str(path))
+        if args.add or i > 0:
+            new = baseline_samples.add_sessions(merged, new, args.keep, str(path))
+        merged = new if args.replace and i == 0 else baselines.merge(merged, new)
+    return path, old, baselines.session_intervals(merged, str(path)), report
+
+
+def _index(*datas: dict) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for d in datas:
+        for k, v in d.items():
+            if isinstance(v, dict) and "$index" in v:
+                out[k] = list(v["$index"])
+    return out
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    path = _target(args)
+    # read, merge and write under one lock: two records at once must not drop either's entries
+    with atomic.locked(path):
+        atomic.remove_leftovers(path)
+        other = baselines.foreign(baselines.load(path), args.system, str(path))
+        if other and not args.replace:
+            raise PlacementError(f"{other}; not merged into it: move it away, or record "
+                                 "with --replace to start it afresh; nothing was written")
+        path, old, merged, report = _plan(args)
+        d = baselines.diff(old, merged)
+        verdicts = _verdicts(path, old, report, args.system, args, detail=False)
+        data = {baselines.PROVENANCE_KEY: baselines.provenance(
+            report, args.system, baselines.thresholds_used(report, args.system)), **merged}
+        prev = baselines.write_atomic(path, data, HEADER)
+    print(f"wrote {path}: {len(d.added)} added, {len(d.changed)} changed, "
+          f"{len(d.removed)} removed" + (f" (previous version: {prev})" if prev else ""))
+    for line in verdicts:
+        print(line)
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    path, old, merged, report = _plan(args)
+    other = baselines.foreign(old, args.system, str(path))
+    if other:
+        print(f"warning: {other}")
+    d = baselines.diff(old, merged)
+    for line in _verdicts(path, old, report, args.system, args, detail=True):
+        print(line)
+    if d.empty:
+        print(f"{path}: no change")
+        return 0
+    print(f"{path}: {len(d.added)} added, {len(d.changed)} changed, {len(d.removed)} removed")
+    for line in d.lines(_index(old, merged)):
+        print(line)
+    return 0
+
+
+def _keep_arg(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError(f"invalid session count {text!r} "
+                                         "(a whole number from 1 to 1000)")
+    return int(text)
+
+
+
+def register(sub) -> None:
+    p = sub.add_parser("baseline", help="record or compare a system's reference file")
+    bs = p.add_subparsers(dest="baseline_command", required=True, parser_class=type(p))
+    for name, func, helptext in (
+            ("record", cmd_record, "write config/baselines/<system>.yaml from a run"),
+            ("diff", cmd_diff, "show what `record` would add, change or remove")):
+        q = bs.add_parser(name, help=helptext)
+        q.add_argument("--system", required=True, help="system name (the file's name)")
+        q.add_argument("--from", dest="source", action="append",
+                       help="run report path, 'latest' (newest in results/runs; default), or "
+                            "an acceptance run's .run list (all its parts); repeat it to "
+                            "record several sessions, oldest first")
+        q.add_argument("--add", action="store_true",
+                       help="keep the stored sessions of each variable and add this run's "
+                            "(the verdict then sees the spread between sessions)")
+        q.add_argument("--keep", type=_keep_arg, default=baseline_samples.KEEP_SESSIONS,
+                       help="sessions kept per variable with --add or several --from "
+                            f"(default {baseline_samples.KEEP_SESSIONS}, newest kept)")
+        q.add_argument("--replace", action="store_true",
+                       help="drop entries the run does not have, instead of keeping them")
+        q.add_argument("--min-effect", type=fraction_arg, default=verdict.MIN_EFFECT,
+                       help="smallest change of the median a regression needs (default 3%%)")
+        q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)
+        q.set_defaults(func=func)

@@ -1,0 +1,316 @@
+"""``placement site new NAME``: a system file written from the cluster's own compute node.
+
+As ``spack compiler find`` writes configuration from what is on the machine, this
+asks the scheduler for a compute node of the partition, captures its topology
+there (``lstopo --of xml`` through the partition's scheduler and launcher, the
+job :mod:`placement.testlib.node_topology` submits), writes
+``config/systems/NAME.py`` (one file per system, the lines a site tunes marked
+``# site:``) with the topology beside it, shows the thread sweep and the maps the
+system gets, then runs the binding and memory-policy checks there and says in
+one line whether the node is ready. Run again on a changed node, it says what
+changed (PUs, packages, NUMA nodes, numbering) before replacing the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ..engine import maps, topology
+from ..util import PlacementError, atomic
+
+#: Scheduler -> (ReFrame's scheduler backend, default launcher).
+SCHEDULERS = {
+    "slurm": ("squeue", "srun"),
+    "sge": ("sge-access", "local"),
+    "pbs": ("pbs", "mpirun"),
+    "local": ("local", "local"),
+    "ssh": ("ssh", "local"),
+}
+LAUNCHERS = ("local", "srun", "mpirun", "mpiexec")
+#: The checks that say whether a node places threads and memory as computed.
+READY_CHECKS = r"BindingRenderingCheck|MemoryPolicyCheck"
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+
+
+def _root() -> Path:
+    return Path(__file__).resolve().parents[3]  # src/placement/cli/
+
+
+def systems_dir() -> Path:
+    """Where system files go: ``PLACEMENT_SYSTEMS`` (a site's own folder) or config/systems."""
+    env = os.environ.get("PLACEMENT_SYSTEMS")
+    return Path(env) if env else _root() / "config" / "systems"
+
+
+def topology_file(name: str) -> Path:
+    """The node's topology, beside the system file (topologies/ for the checkout's own)."""
+    env = os.environ.get("PLACEMENT_SYSTEMS")
+    return Path(env) / f"{name}.xml" if env else _root() / "topologies" / f"{name}.xml"
+
+
+def _run(cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def check_partition(scheduler: str, partition: str | None, host: str | None) -> None:
+    """One line, exit 2, when the partition or host the answers name does not exist."""
+    if scheduler == "ssh":
+        if not host:
+            raise PlacementError("--scheduler ssh needs --host (the compute node to reach)")
+        return
+    if scheduler == "local":
+        return
+    if not partition:
+        raise PlacementError(f"--scheduler {scheduler} needs --partition (the partition or "
+                             "queue whose nodes the system describes)")
+    lister = {"slurm": ["sinfo", "-h", "-o", "%R"], "sge": ["qconf", "-sql"],
+              "pbs": ["qstat", "-Q"]}[scheduler]
+    if shutil.which(lister[0]) is None:
+        raise PlacementError(f"{lister[0]} is not on PATH: is this a {scheduler} submit host?")
+    proc = _run(lister)
+    if proc.returncode != 0:
+        raise PlacementError(f"{' '.join(lister)} failed: "
+                             f"{(proc.stderr or proc.stdout).strip().splitlines()[-1:] or '?'}")
+    names = [ln.split()[0].rstrip("*") for ln in proc.stdout.splitlines() if ln.strip()]
+    if scheduler == "pbs":
+        names = names[2:]                       # qstat -Q prints two header lines
+    if partition not in names:
+        raise PlacementError(f"{scheduler} has no partition or queue {partition!r} "
+                             f"(it lists: {', '.join(names) or 'none'})")
+
+
+def system_file(name: str, scheduler: str, partition: str | None, launcher: str,
+                access: list[str], host: str | None, topo_path: Path | None) -> str:
+    """The text of ``config/systems/NAME.py``; the lines a site tunes are marked ``# site:``."""
+    backend = SCHEDULERS[scheduler][0]
+    pname = partition or ("node" if scheduler == "ssh" else "default")
+    lines = [
+        f'"""{name}: written by `placement site new` from its compute node\'s own topology.',
+        "",
+        f"Scheduler {scheduler}, partition {pname}, launcher {launcher}. Edit the lines marked",
+        "``# site:``; run `placement site new` again after a node change to see what changed.",
+        '"""',
+        "",
+        "import os",
+        "",
+        "from common import ROOT, available_environs",
+        "",
+        "HERE = os.path.dirname(os.path.abspath(__file__))",
+        "",
+        "site_configuration = {",
+        "    'systems': [",
+        "        {",
+        f"            'name': {name!r},",
+        f"            'descr': {f'{name} ({scheduler})'!r},",
+        f"            'hostnames': [{f'^{name}'!r}],      # site: the hosts ReFrame runs on",
+        "            'modules_system': 'nomod',",
+        "            'partitions': [",
+        "                {",
+        f"                    'name': {re.sub(r'[^a-zA-Z0-9_-]', '_', pname)!r},",
+        f"                    'descr': {f'{scheduler} {pname}: one whole node per job'!r},",
+        f"                    'scheduler': {backend!r},"
+        + ("   # site: 'slurm' polls with sacct where accounting is on"
+           if backend == "squeue" else ""),
+        f"                    'launcher': {launcher!r},",
+        f"                    'access': {access!r},   # site: account, QoS, exclusivity",
+    ]
+    if scheduler == "ssh":
+        lines.append(f"                    'sched_options': {{'ssh_hosts': [{host!r}]}},")
+    lines += [
+        "                    'environs': available_environs(),",
+        "                    'max_jobs': 1,                  # site: jobs at once",
+        "                    'time_limit': '20m',",
+    ]
+    if topo_path is not None:
+        rel = _relative(topo_path)
+        lines.append(f"                    'extras': {{'topology': {rel}, 'nodes': 1}},"
+                     "   # site: nodes in the partition")
+    else:
+        lines.append("                    'extras': {'topology': None, 'nodes': 1},")
+    features = {"slurm": ["slurm", "srun", "exclusive"] if launcher == "srun"
+                else ["slurm", "exclusive"], "sge": ["sge"], "pbs": ["pbs"], "ssh": ["ssh"],
+                "local": []}[scheduler]
+    if launcher == "mpirun":
+        features.append("mpirun")
+    lines += [f"                    'features': {features!r},",
+              "                },",
+              "            ],",
+              "        },",
+              "    ],",
+              "}",
+              ""]
+    return "\n".join(lines)
+
+
+def _relative(path: Path) -> str:
+    """The topology path as the system file writes it: from ROOT or HERE when inside them."""
+    path = path.resolve()
+    for base, var in ((systems_dir().resolve(), "HERE"), (_root(), "ROOT")):
+        try:
+            rel = path.relative_to(base)
+        except ValueError:
+            continue
+        return f"os.path.join({var}, {', '.join(repr(p) for p in rel.parts)})"
+    return repr(str(path))
+
+
+def default_access(scheduler: str, partition: str | None) -> list[str]:
+    return {"slurm": [f"--partition={partition}", "--exclusive"],
+            "sge": [f"-q {partition}", "-S /bin/bash"], "pbs": [f"-q {partition}"],
+            "local": [], "ssh": []}[scheduler]
+
+
+def capture(name: str, settings: Path) -> str:
+    """The compute node's hwloc XML, through the new system's partition (ReFrame's job API)."""
+    from reframe.core import config as rconfig
+    from reframe.core import runtime as rruntime
+    from ..testlib import node_topology
+
+    site = rconfig.load_config(str(settings))
+    site.select_subconfig(name)
+    rruntime.init_runtime(site)
+    part = rruntime.runtime().system.partitions[0]
+    if node_topology.is_local(part):
+        return topology.live_xml()
+    with tempfile.TemporaryDirectory(prefix=".capture-", dir=topology_file(name).parent) as tmp:
+        dest = Path(tmp) / "node.xml"
+        node_topology.capture(part, dest)
+        return dest.read_text()
+
+
+def changes(old: topology.Topology, new: topology.Topology) -> list[str]:
+    """What differs between the stored node and the one just captured, one line each."""
+    out = []
+    for what, a, b in (("PUs", len(old.pus), len(new.pus)),
+                       ("packages", old.count("Package"), new.count("Package")),
+                       ("NUMA nodes", len(old.numa_nodes), len(new.numa_nodes)),
+                       ("cores", old.count("Core"), new.count("Core"))):
+        if a != b:
+            out.append(f"{what}: {a} -> {b}")
+    if not out:
+        if old.cpus != new.cpus:
+            out.append("numbering: the PUs are listed in another order "
+                       f"({' '.join(map(str, old.cpus[:8]))} ... -> "
+                       f"{' '.join(map(str, new.cpus[:8]))} ...)")
+        elif {n: c for n, c in old.numa_nodes.items()} != {n: c for n, c in
+                                                           new.numa_nodes.items()}:
+            out.append("numbering: the NUMA nodes hold other PUs")
+    return out
+
+
+def _ready_checks(name: str, settings: Path, out_dir: Path) -> tuple[dict[str, int], list[str]]:
+    """Run the binding and memory-policy checks on the new system: counts and failures."""
+    report = out_dir / "report.json"
+    reframe = Path(sys.executable).with_name("reframe")
+    cmd = [str(reframe if reframe.exists() else "reframe"), "-C", str(settings), "--system", name,
+           "-c", str(_root() / "reframe_tests" / "binding_probe.py"), "-n", READY_CHECKS,
+           "-p", "gnu", "--prefix", str(out_dir / "rfm"), "--report-file", str(report), "-r"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if not report.exists():
+        raise PlacementError(f"the checks did not run on {name}: "
+                             f"{(proc.stderr or proc.stdout).strip()[-300:]}")
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    failed = []
+    for run in json.loads(report.read_text())["runs"][-1:]:
+        for tc in run["testcases"]:
+            counts[tc["result"] if tc["result"] in counts else "fail"] += 1
+            if tc["result"] not in ("pass", "skip"):
+                failed.append(f"{tc['display_name']}: {tc['fail_reason']}")
+    return counts, failed
+
+
+def new(args: argparse.Namespace) -> int:
+    name = args.name
+    if not _NAME.match(name):
+        raise PlacementError(f"system name {name!r}: use lower-case letters, digits, '-' and "
+                             "'_', starting with a letter (at most 40)")
+    scheduler = args.scheduler
+    launcher = args.launcher or SCHEDULERS[scheduler][1]
+    check_partition(scheduler, args.partition, args.host)
+    access = args.access if args.access else default_access(scheduler, args.partition)
+    dest = systems_dir() / f"{name}.py"
+    topo_dest = topology_file(name)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    topo_dest.parent.mkdir(parents=True, exist_ok=True)
+    settings = _root() / "config" / "settings.py"
+    print(f"site {name}: {scheduler}"
+          + (f" partition {args.partition}" if args.partition else "")
+          + (f" host {args.host}" if args.host else "") + f", launcher {launcher}")
+    # a first file without a topology: its partition captures the node's; the file that was
+    # there is put back if the capture fails or is interrupted
+    previous = dest.read_text() if dest.exists() else None
+    atomic.write_text(dest, system_file(name, scheduler, args.partition, launcher, access,
+                                        args.host, None))
+    try:
+        xml = capture(name, settings)
+    except BaseException:
+        if previous is None:
+            dest.unlink(missing_ok=True)
+        else:
+            atomic.write_text(dest, previous)
+        raise
+    new_topo = topology.from_xml(xml, source=str(topo_dest))
+    if topo_dest.exists():
+        try:
+            old = topology.load(topo_dest)
+        except PlacementError:
+            old = None
+        diff = changes(old, new_topo) if old else ["the stored topology could not be read"]
+        if diff:
+            print(f"the node changed since {topo_dest} was captured:")
+            for line in diff:
+                print(f"  {line}")
+        else:
+            print(f"the node is as {topo_dest} describes it")
+    atomic.write_text(topo_dest, xml)
+    atomic.write_text(dest, system_file(name, scheduler, args.partition, launcher, access,
+                                        args.host, topo_dest))
+    print(f"wrote {dest} (lines a site tunes are marked '# site:') and {topo_dest}")
+    from ..testlib import node_topology, placed
+    print(f"node: {node_topology.one_line(new_topo)}")
+    sweep = placed.sweep_for([len(new_topo.pus)])
+    print(f"thread sweep: {', '.join(map(str, sweep))}")
+    full = len(new_topo.pus)
+    for strat in ("compact", "scatter"):
+        cpus = maps.compute(new_topo, full, strat).cpus
+        print(f"{strat} map, {full} threads: {' '.join(map(str, cpus))}")
+    if args.no_check:
+        print(f"NOT CHECKED {name}: run `placement site new {name} ...` without --no-check, or "
+              f"reframe --system {name} -n '{READY_CHECKS}' -r")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="placement-site-") as tmp:
+        counts, failed = _ready_checks(name, settings, Path(tmp))
+    for line in failed[:5]:
+        print(f"  failed: {line}")
+    summary = f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped"
+    if counts["fail"] or not counts["pass"]:
+        print(f"NODE NOT READY {name}: binding and memory-policy checks: {summary}")
+        return 1
+    print(f"NODE READY {name}: binding and memory-policy checks: {summary}")
+    return 0
+
+
+def register(sub) -> None:
+    site = sub.add_parser("site", help="describe a cluster: a system file from its compute node")
+    ssub = site.add_subparsers(dest="site_command", required=True)
+    p = ssub.add_parser("new", help="capture a partition's compute node and write its system file")
+    p.add_argument("name", help="the system's name (config/systems/NAME.py)")
+    p.add_argument("--scheduler", required=True, choices=tuple(SCHEDULERS))
+    p.add_argument("--partition", help="the partition or queue (slurm, sge, pbs)")
+    p.add_argument("--host", help="the compute node (ssh)")
+    p.add_argument("--launcher", choices=LAUNCHERS,
+                   help="default: srun under slurm, mpirun under pbs, else local")
+    p.add_argument("--access", action="append",
+                   help="a scheduler option for every job (repeatable; default: the partition "
+                        "and whole-node exclusivity)")
+    p.add_argument("--no-check", action="store_true",
+                   help="write the file without running the binding checks")
+    p.set_defaults(func=new)

@@ -1,0 +1,322 @@
+"""The hardware topology as the placement engine needs it, read from hwloc XML.
+
+Only the CPU tree matters for maps (packages, dies, groups, caches, cores,
+PUs), plus which NUMA node each PU belongs to (hwloc 2 attaches NUMA nodes as
+memory children, so they are read from their cpusets, not from the tree).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..util import PlacementError
+from .cpulist import format_ranges, parse_bitmask, parse_list
+
+#: hwloc object types that form levels of the CPU tree (memory/IO children are skipped).
+CPU_TYPES = {
+    "Machine", "Package", "Die", "Group", "L5Cache", "L4Cache", "L3Cache", "L2Cache",
+    "L1Cache", "L3iCache", "L2iCache", "L1iCache", "Core", "PU",
+}
+#: Levels the lint and summary name; a "module" is an L2 shared by more than one core.
+NAMED_LEVELS = ("Package", "Die", "L3Cache", "L2Cache", "Core")
+
+
+@dataclass(frozen=True, eq=False)
+class PU:
+    """One processing unit with its place in the tree.
+
+    ``path`` holds, from the root down, ``(type, logical index, rank among siblings)``
+    for every CPU-tree ancestor, the PU itself last; ``numa`` is the OS index of
+    its NUMA node.
+    """
+
+    os_index: int
+    logical: int
+    numa: int
+    path: tuple[tuple[str, int, int], ...]
+
+    def ancestor(self, kind: str) -> int | None:
+        """Logical index of the nearest ancestor of that hwloc type, or None."""
+        for typ, logical, _rank in reversed(self.path):
+            if typ == kind:
+                return logical
+        return None
+
+    @functools.cached_property
+    def ranks(self) -> tuple[int, ...]:
+        """Rank among siblings at every level, root first: the key scatter sorts on."""
+        return tuple(rank for _t, _l, rank in self.path)
+
+
+@dataclass
+class Topology:
+    """PUs in hwloc logical order (depth-first: SMT siblings adjacent), plus NUMA nodes."""
+
+    pus: list[PU]
+    numa_nodes: dict[int, frozenset[int]]
+    source: str
+    cache_sizes: dict[str, int] = field(default_factory=dict)
+    description: str = ""
+    #: The machine's PUs when this topology was cut to the process's CPU set (else empty).
+    restricted_from: frozenset[int] = frozenset()
+
+    def restriction(self) -> str:
+        """One sentence saying the topology was cut to the CPUs this process may use."""
+        return (f"{self.source}: placing on the {len(self.pus)} CPU(s) this process may use "
+                f"({format_ranges(self.cpus)} of {format_ranges(self.restricted_from)}: "
+                "taskset, a cgroup or a job allocation)")
+
+    def __post_init__(self) -> None:
+        self.by_os = {pu.os_index: pu for pu in self.pus}
+        self.orders: dict[str, list[int]] = {}   # strategy orders, computed once per topology
+
+    @property
+    def cpus(self) -> list[int]:
+        """OS indexes of all PUs in logical order."""
+        return [pu.os_index for pu in self.pus]
+
+    def count(self, kind: str) -> int:
+        """Number of distinct objects of an hwloc type that hold PUs."""
+        return len({pu.ancestor(kind) for pu in self.pus if pu.ancestor(kind) is not None})
+
+    def groups(self, kind: str) -> dict[int, list[int]]:
+        """PUs (OS indexes) under each object of a type, keyed by its logical index."""
+        out: dict[int, list[int]] = {}
+        for pu in self.pus:
+            key = pu.ancestor(kind)
+            if key is not None:
+                out.setdefault(key, []).append(pu.os_index)
+        return out
+
+    def modules(self) -> dict[int, list[int]]:
+        """L2 caches shared by more than one core (Bulldozer modules), as PU lists."""
+        out = {}
+        for l2, cpus in self.groups("L2Cache").items():
+            if len({self.by_os[c].ancestor("Core") for c in cpus}) > 1:
+                out[l2] = cpus
+        return out
+
+    def node_of(self, cpu: int) -> int:
+        """OS index of the NUMA node a PU belongs to."""
+        return self.by_os[cpu].numa
+
+    def summary(self) -> str:
+        """A short readable description, for `placement topo` and report provenance."""
+        lines = [f"topology: {self.source}"]
+        if self.restricted_from:
+            lines.append(f"restricted: {self.restriction()}")
+        if self.description:
+            lines.append(f"synthetic: {self.description}")
+        counts = [f"{self.count('Package')} package(s)"]
+        if self.count("Die") > self.count("Package"):
+            counts.append(f"{self.count('Die')} dies")
+        counts.append(f"{len(self.numa_nodes)} NUMA node(s)")
+        mods = self.modules()
+        if mods:
+            counts.append(f"{len(mods)} modules (shared L2)")
+        counts.append(f"{self.count('Core')} cores")
+        counts.append(f"{len(self.pus)} PUs")
+        lines.append(", ".join(counts))
+        smt = len(self.pus) // max(1, self.count("Core"))
+        lines.append(f"hardware threads per core: {smt}")
+        for name, size in sorted(self.cache_sizes.items()):
+            label = {"L1Cache": "L1d", "L1iCache": "L1i"}.get(name, name.replace("Cache", ""))
+            lines.append(f"{label}: {size // 1024} KiB")
+        for node, cpus in sorted(self.numa_nodes.items()):
+            lines.append(f"NUMA node {node}: PUs {format_ranges(cpus)}")
+        for pkg, cpus in sorted(self.groups("Package").items()):
+            lines.append(f"package {pkg}: PUs {format_ranges(cpus)}")
+        lines.append("logical order: " + " ".join(str(c) for c in self.cpus))
+        return "\n".join(lines)
+
+
+def _int_attr(obj: ET.Element, name: str) -> int:
+    """A non-negative integer attribute of an hwloc object, or an error naming it."""
+    text = obj.get(name, "")
+    if not (text.isascii() and text.isdigit()):
+        raise PlacementError(f"{obj.get('type', 'object')} {name}={text!r} is not a "
+                             "non-negative whole number: not a valid hwloc topology")
+    return int(text)
+
+
+def _walk(elem: ET.Element, path: tuple, counters: dict, out: list, caches: dict) -> None:
+    """Depth-first walk of the CPU tree, recording each PU's ancestry."""
+    rank = 0
+    for child in elem.findall("object"):
+        typ = child.get("type", "")
+        if typ not in CPU_TYPES:
+            continue
+        if typ.endswith("Cache"):
+            kind = typ
+            size = child.get("cache_size")
+            if size and kind not in caches:
+                caches[kind] = _int_attr(child, "cache_size")
+        logical = counters.get(typ, 0)
+        counters[typ] = logical + 1
+        entry = (typ, logical, rank)
+        rank += 1
+        if typ == "PU":
+            os_index = _int_attr(child, "os_index") if "os_index" in child.attrib else logical
+            out.append((os_index, path + (entry,)))
+        else:
+            _walk(child, path + (entry,), counters, out, caches)
+
+
+def from_xml(text: str, source: str = "<xml>") -> Topology:
+    """Build a Topology from hwloc XML text (hwloc 2.x format)."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise PlacementError(f"{source}: not valid hwloc XML ({exc})") from None
+    machine = root.find("object")
+    if root.tag != "topology" or machine is None:
+        raise PlacementError(f"{source}: not an hwloc topology (expected <topology><object ...>)")
+    found: list[tuple[int, tuple]] = []
+    caches: dict[str, int] = {}
+    try:
+        _walk(machine, (), {}, found, caches)
+    except PlacementError as err:
+        raise PlacementError(f"{source}: {err}") from None
+    if not found:
+        raise PlacementError(f"{source}: the topology has no PUs")
+    seen: set[int] = set()
+    for os_index, _ in found:
+        if os_index in seen:
+            raise PlacementError(f"{source}: PU os_index {os_index} appears twice: "
+                                 "each PU of an hwloc topology has its own number")
+        seen.add(os_index)
+    numa: dict[int, frozenset[int]] = {}
+    for obj in root.iter("object"):
+        if obj.get("type") == "NUMANode":
+            try:
+                node = _int_attr(obj, "os_index") if "os_index" in obj.attrib else len(numa)
+            except PlacementError as err:
+                raise PlacementError(f"{source}: {err}") from None
+            try:
+                numa[node] = parse_bitmask(obj.get("cpuset", ""))
+            except ValueError:
+                raise PlacementError(f"{source}: NUMANode {node} cpuset "
+                                     f"{obj.get('cpuset')!r} is not an hwloc bitmap") from None
+    all_cpus = seen
+    _check_consistent(root, numa, seen, source)
+    if not numa:  # hwloc always has one; be lenient with hand-written files
+        numa = {0: frozenset(all_cpus)}
+    node_of = {}
+    for node, cpus in numa.items():
+        for cpu in cpus:
+            node_of.setdefault(cpu, node)
+    pus = [PU(os_index=os, logical=i, numa=node_of.get(os, min(numa)), path=path)
+           for i, (os, path) in enumerate(found)]
+    desc = ""
+    for info in machine.findall("info"):
+        if info.get("name") == "SyntheticDescription":
+            desc = info.get("value", "")
+    topo = Topology(pus=pus, numa_nodes=numa, source=source, cache_sizes=caches,
+                    description=desc)
+    # `lstopo --disallowed` in a cgroup (a Slurm job) keeps the node's PUs and records the
+    # ones the job may use: the topology is that part of the node, and says so
+    try:
+        allowed = parse_bitmask(machine.get("allowed_cpuset") or "")
+    except ValueError:
+        allowed = frozenset()
+    # (only a part of the file's PUs: a hand edit that moved PUs leaves no sensible part)
+    return restrict_to(topo, set(allowed)) if allowed and allowed < set(topo.cpus) else topo
+
+
+def _check_consistent(root: ET.Element, numa: dict[int, frozenset[int]], pus: set[int],
+                      source: str) -> None:
+    """A file hwloc wrote is consistent; a hand-edited one may not be: a core without PUs,
+    or a NUMA node listing a PU that no package holds, would silently mis-place threads."""
+    for i, core in enumerate(o for o in root.iter("object") if o.get("type") == "Core"):
+        if not any(d.get("type") == "PU" for d in core.iter("object")):
+            raise PlacementError(f"{source}: Core L#{i} (os_index {core.get('os_index', '?')}) "
+                                 "has no PU: a PU deleted by hand? Capture the node again with "
+                                 "`lstopo --of xml`")
+    for node, cpus in sorted(numa.items()):
+        lost = sorted(set(cpus) - pus)
+        if lost:
+            raise PlacementError(f"{source}: NUMA node {node} lists PU(s) "
+                                 f"{','.join(map(str, lost))} that no core or package holds: a "
+                                 "PU deleted by hand? Capture the node again with "
+                                 "`lstopo --of xml`")
+
+
+def live_xml() -> str:
+    """The live machine's topology as hwloc XML, through lstopo, forbidden PUs included.
+
+    In a cgroup cpuset (Slurm's ``task/cgroup``) lstopo hides the PUs the process
+    may not use; ``--disallowed`` keeps them, so that :func:`load` can tell the
+    node from the part of it this process got, and say so as for ``taskset``.
+    """
+    for tool in ("lstopo-no-graphics", "lstopo", "hwloc-ls"):
+        exe = shutil.which(tool)
+        if exe:
+            for opts in (["--disallowed"], []):     # hwloc before 2.0 lacks --disallowed
+                proc = subprocess.run([exe, *opts, "--of", "xml", "-"], capture_output=True,
+                                      text=True)
+                if proc.returncode == 0:
+                    return proc.stdout
+    raise PlacementError(
+        "cannot read the live topology: hwloc's lstopo is not installed "
+        "(apt-get install hwloc, or activate the project's Spack environment), "
+        "or pass --topology FILE.xml")
+
+
+def node_cpus() -> set[int]:
+    """The node's online CPUs as the kernel lists them (empty when it cannot be read).
+
+    Neither a cgroup cpuset nor taskset changes this list, so it is what the
+    process's allowed CPUs are held against.
+    """
+    try:
+        text = Path("/sys/devices/system/cpu/online").read_text().strip()
+        return set(parse_list(text))
+    except (OSError, ValueError, PlacementError):
+        return set()
+
+
+def restrict_to(topo: Topology, allowed: set[int]) -> Topology:
+    """The topology cut to the PUs in ``allowed`` (unchanged when it holds them all)."""
+    keep = [pu for pu in topo.pus if pu.os_index in allowed]
+    if len(keep) == len(topo.pus) or not keep:
+        return topo
+    pus = [PU(os_index=pu.os_index, logical=i, numa=pu.numa, path=pu.path)
+           for i, pu in enumerate(keep)]
+    cpus = {pu.os_index for pu in keep}
+    numa = {n: frozenset(c & cpus) for n, c in topo.numa_nodes.items() if c & cpus}
+    return Topology(pus=pus, numa_nodes=numa, source=topo.source, cache_sizes=topo.cache_sizes,
+                    description=topo.description,
+                    restricted_from=topo.restricted_from or frozenset(topo.cpus))
+
+
+def load(path: str | Path | None = None) -> Topology:
+    """Load a topology from an hwloc XML file, or from the live machine when path is None.
+
+    The live machine's is cut to the CPUs this process may use: lstopo shows every
+    PU of the node, but under ``taskset`` or in a smaller allocation only some run.
+    """
+    if path is None or str(path) in ("", "live"):
+        topo = restrict_to(from_xml(live_xml(), source="live machine"),
+                           os.sched_getaffinity(0))
+        node = node_cpus()
+        if not topo.restricted_from and node and node - set(topo.cpus):
+            # an lstopo that hid the forbidden PUs: the node's CPUs come from the kernel
+            topo.restricted_from = frozenset(node | set(topo.cpus))
+        return topo
+    p = Path(path)
+    hint = "give an hwloc XML file (make one with `lstopo mynode.xml`) or omit it for the live machine"
+    if p.is_dir():
+        raise PlacementError(f"topology {str(p)!r} is a directory: {hint}")
+    if not p.exists():
+        raise PlacementError(f"topology file {str(p)!r} not found: {hint}")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise PlacementError(f"{p}: not hwloc XML (not UTF-8 text): {hint}") from None
+    return from_xml(text, source=str(p))

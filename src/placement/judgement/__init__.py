@@ -1,0 +1,29 @@
+"""The *judge* stage: samples, statistics, verdicts, baselines and change points.
+
+ReFrame's run reports become cases (:mod:`.runreport`, summaries in :mod:`.stats`, the
+fixed-limit checks in :mod:`.guards`); a run's values are judged against their
+baseline's sessions (:mod:`.verdict` with :mod:`.moderation`); reference files keep the
+intervals ReFrame reads (:mod:`.intervals`, written by :mod:`.baselines`) and the
+per-launch samples (:mod:`.baseline_samples`); :mod:`.changepoints` finds steps in
+history. :mod:`.repeat_loop` and :mod:`.judge_cli` (``placement judge``) put the same
+judge inside a job, so it must stay importable without ReFrame.
+
+The front door of :mod:`placement.judgement`: other groups import from here only. It
+depends on :mod:`placement.util` alone, not on the engine: a verdict is about numbers.
+"""
+
+from .baselines import git_commit
+from .judge_cli import fraction_arg
+from .repeat_loop import LoopScript, RepeatLoop
+from .runreport import Case, PerfValue, RunReport, is_primary_var
+from .stats import Summary, fmt, number, summarize
+from .verdict import two_modes
+
+__all__ = [
+    # modules
+    "baseline_samples", "baselines", "changepoints", "guards", "intervals", "judge_cli",
+    "moderation", "repeat_loop", "runreport", "stats", "verdict",
+    # names
+    "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport", "Summary", "fmt",
+    "fraction_arg", "git_commit", "is_primary_var", "number", "summarize", "two_modes",
+]

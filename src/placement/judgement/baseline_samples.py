@@ -1,0 +1,272 @@
+"""Per-launch samples in a reference file, beside the intervals ReFrame reads, and their verdict.
+
+A reference file keeps ReFrame's ``[value, lower, upper, unit]`` leaves
+under the test names, which ReFrame's own interval check reads; the runs
+themselves go under one more top-level key, ``_samples`` (ReFrame reads only
+its test's own key, so it never sees them), mirroring the same ``$index``
+tree down to::
+
+    gbps:
+      higher_is_better: true
+      sessions:                 # oldest first; one per ReFrame session recorded
+      - {session: <uuid>, runs: [9.61, 9.88, 9.70]}
+      - {session: <uuid>, runs: [9.42, 9.51, 9.47]}
+
+``placement baseline record`` writes one session; ``--add`` (or several
+``--from``) keeps the stored sessions and adds the run's, so the baseline
+carries the session-to-session spread the verdict's session-level test needs
+(:mod:`placement.judgement.verdict`). The older leaf ``{higher_is_better, runs,
+session}`` reads as one session.
+
+Only variables worth judging get samples: a rate (unit ``.../s``, higher is
+better) or a time (lower is better); extremes (``max_time``, ``min_time``),
+spreads and counts never. A file without ``_samples`` (recorded before, or by
+hand) still works: its cases get ReFrame's interval check only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..util import PlacementError
+from . import verdict
+from .intervals import Entry, entries as intervals
+from .runreport import Case
+
+SAMPLES_KEY = "_samples"
+#: time units: lower is better
+_TIME_UNITS = {"s", "ms", "us", "ns", "µs", "cycles"}
+#: extremes of a run's iterations: never judged
+_EXTREME = re.compile(r"(^|_)(max|min|maximum|minimum)($|_)")
+
+
+
+def is_extreme(var: str) -> bool:
+    """The maximum or minimum of a run's iterations: one outlier moves it, never referenced."""
+    return bool(_EXTREME.search(var))
+
+
+def higher_is_better(var: str, unit: str | None) -> bool | None:
+    """True for a rate, False for a time, None for what is not worth judging."""
+    if is_extreme(var):
+        return None
+    u = (unit or "").strip()
+    if u.endswith("/s"):
+        return True
+    if u in _TIME_UNITS:
+        return False
+    return None
+
+
+def leaf(case: Case, var: str) -> dict[str, Any] | None:
+    """The samples entry of one variable of one case, or None when it is not judged."""
+    pv = case.perf.get(var)
+    better = higher_is_better(var, pv.unit if pv else None)
+    # a zero or NaN launch measured nothing: never stored (the reader refuses it)
+    runs = [x for x in case.launches.get(var) or [] if math.isfinite(x) and x > 0]
+    if better is None or not runs:
+        return None
+    out = {"higher_is_better": better,
+           "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
+    if case.raw.get("contended") is True:
+        out["contended"] = True     # judged by the verdict, never bounded for plain ReFrame
+    return out
+
+
+#: sessions kept per variable by ``record --add`` unless ``--keep`` says otherwise
+KEEP_SESSIONS = 10
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A stored variable's runs, grouped by the session that made them, and its direction."""
+
+    #: ``(session id, runs)``, oldest first
+    sessions: list[tuple[str | None, list[float]]]
+    higher_is_better: bool
+    #: measured under a competing load (``contended: true``): no ReFrame bound is written
+    contended: bool = False
+
+    @property
+    def runs(self) -> list[float]:
+        """Every stored run, all sessions together."""
+        return [x for _, r in self.sessions for x in r]
+
+    @property
+    def session_runs(self) -> list[list[float]]:
+        return [r for _, r in self.sessions]
+
+
+def add_sessions(old: dict[str, Any], new: dict[str, Any], keep: int = KEEP_SESSIONS,
+                 where: str = "reference file") -> dict[str, Any]:
+    """``new`` (a run's entries) with each sample leaf's stored sessions of ``old`` before it.
+
+    The newest ``keep`` sessions stay; a session recorded again replaces its
+    earlier copy; a variable whose direction changed starts afresh.
+    """
+    import copy
+    stored = entries(old, where)
+    out = copy.deepcopy(new)
+    for test, keys, var, leaf_ in _leaves(out, "run"):
+        before = stored.get((test, keys, var))
+        if before is None or before.higher_is_better != leaf_["higher_is_better"]:
+            continue
+        ids = {s["session"] for s in leaf_["sessions"]}
+        older = [{"session": i, "runs": r} for i, r in before.sessions if i not in ids]
+        leaf_["sessions"] = (older + leaf_["sessions"])[-keep:]
+    return out
+
+
+def entries(data: dict[str, Any], where: str = "reference file") -> dict[Entry, Samples]:
+    """``{(test, index values, var): Samples}``; a malformed entry is a one-line error."""
+    return {(test, keys, var): _check(leaf_, test, keys, var, where)
+            for test, keys, var, leaf_ in _leaves(data, where)}
+
+
+def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str, Any]]:
+    """``(test, index values, var, leaf)`` of every variable under ``_samples``, walking
+    the same ``$index`` tree as the test's references; a malformed node is an error."""
+    tree = data.get(SAMPLES_KEY)
+    if tree is None:
+        return
+    if not isinstance(tree, dict):
+        raise PlacementError(f"{where}: {SAMPLES_KEY} must be a mapping of test names "
+                             "(hand-edited?); fix it or record again, nothing was written")
+    for test, node in tree.items():
+        if not isinstance(node, dict):
+            raise PlacementError(f"{where}: {SAMPLES_KEY}.{test} must be a mapping")
+        depth = len(node.get("$index") or []) or 1
+
+        def walk(n: dict, keys: tuple, level: int) -> Iterator[tuple[str, tuple, str, Any]]:
+            for k, v in n.items():
+                if k == "$index" and level == 0:
+                    continue
+                if level == depth:
+                    yield test, keys, str(k), v
+                elif isinstance(v, dict):
+                    yield from walk(v, keys + (k,), level + 1)
+                else:
+                    raise PlacementError(f"{where}: {SAMPLES_KEY}.{test}."
+                                         f"{'.'.join(map(str, keys + (k,)))} must be a mapping")
+        yield from walk(node, (), 0)
+
+
+def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
+    name = f"{SAMPLES_KEY}.{test}.{'.'.join(map(str, keys + (var,)))}"
+    accepted = ("expected {higher_is_better: true|false, sessions: [{session: id, "
+                "runs: [numbers > 0]}, ...]}")
+    if not isinstance(v, dict) or not isinstance(v.get("higher_is_better"), bool):
+        raise PlacementError(f"{where}: {name}: {accepted}; nothing was written")
+    if "sessions" in v:
+        groups = v["sessions"]
+        if not isinstance(groups, list) or not groups or not all(
+                isinstance(g, dict) and "runs" in g for g in groups):
+            raise PlacementError(f"{where}: {name}: sessions {groups!r} is not a list of "
+                                 f"{{session, runs}} mappings; {accepted}; nothing was written")
+    else:                       # the older one-session leaf
+        groups = [{"session": v.get("session"), "runs": v.get("runs")}]
+    sessions = []
+    for g in groups:
+        runs = g["runs"]
+        if (not isinstance(runs, list) or not runs
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                           and math.isfinite(x) and x > 0 for x in runs)):
+            raise PlacementError(f"{where}: {name}: runs {runs!r} are not a list of positive "
+                                 f"numbers; {accepted}; nothing was written")
+        sid = g.get("session")
+        sessions.append((None if sid is None else str(sid), [float(x) for x in runs]))
+    if not isinstance(v.get("contended", False), bool):
+        raise PlacementError(f"{where}: {name}: contended {v['contended']!r} is not true or "
+                             f"false; {accepted}; nothing was written")
+    return Samples(sessions, v["higher_is_better"], v.get("contended", False))
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One variable of a new run against the stored file: a verdict, or why there is none."""
+
+    entry: Entry
+    verdict: verdict.Verdict | None
+    note: str = ""
+
+
+class Judgement(list):
+    """A run's :class:`Judged` values (a list), with the node's common shift and the prior
+    the values borrowed their session spread from (:func:`.verdict.judge_run`)."""
+
+    node: verdict.NodeShift | None = None
+    prior: Any = None
+    notes: list[str] = []
+
+
+def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
+              min_effect: float = verdict.MIN_EFFECT, alpha: float = verdict.ALPHA,
+              machine_effect: float = verdict.MACHINE_EFFECT) -> Judgement:
+    """Every judged variable of ``new`` (a run's entries) against ``old``'s stored sessions.
+
+    The values are judged together (:func:`placement.judgement.verdict.judge_run`: the
+    node's common shift, a session-spread prior fitted over them,
+    Benjamini-Hochberg over the run). Variables whose stored entry has no runs
+    are listed with the note ``interval only``; new variables with no stored
+    entry at all are left out.
+    """
+    stored, fresh, old_iv = entries(old, where), entries(new, "run"), intervals(old)
+    keys, series, rest = [], [], []
+    for e, s in sorted(fresh.items(), key=lambda it: (it[0][0], tuple(map(str, it[0][1])),
+                                                      it[0][2])):
+        if e in stored:
+            b = stored[e]
+            keys.append(e)
+            series.append(verdict.Series(s.runs, b.sessions, b.higher_is_better, e))
+        elif e in old_iv:
+            rest.append(Judged(e, None, "interval only (baseline without runs)"))
+    rv = verdict.judge_run(series, alpha, min_effect, machine_effect)
+    out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
+    out.node, out.prior, out.notes = rv.node, rv.prior, rv.notes
+    return out
+
+
+def file_prior(data: dict[str, Any], where: str = "reference file"):
+    """The session-spread prior of a reference file's stored runs (:func:`verdict.file_prior`)."""
+    return verdict.file_prior([s.session_runs for s in entries(data, where).values()])
+
+
+def summary(judged: list[Judged]) -> str:
+    """``N regressed, M improved, K unchanged, U undecided`` (+ interval-only count)."""
+    c = verdict.counts([j.verdict for j in judged if j.verdict])
+    text = ", ".join(f"{c[o]} {o}" for o in verdict.OUTCOMES)
+    only = sum(j.verdict is None for j in judged)
+    return text + (f", {only} interval only" if only else "")
+
+
+def context_lines(judged: Judgement) -> list[str]:
+    """What the verdict leaned on: the node's shift, the borrowed spread, and notes."""
+    out = []
+    if judged.node is not None:
+        out.append(("NODE " if judged.node.flagged else "node: ") + judged.node.text())
+    if judged.prior is not None:
+        out.append(f"borrowed: {judged.prior.text()}")
+    out += [f"note: {n}" for n in judged.notes]
+    few = sessions_note([j.verdict for j in judged if j.verdict])
+    if few:
+        out.append(f"note: {few}")
+    return out
+
+
+def sessions_note(verdicts: list[verdict.Verdict]) -> str:
+    """A warning when values were judged against one session only, else ``""``.
+
+    The launches of one session share its load; against a single session a
+    quiet or busy hour looks like a change (see :mod:`placement.judgement.verdict`).
+    """
+    few = sum(1 for v in verdicts if v.sessions < verdict.MIN_SESSIONS)
+    if not few:
+        return ""
+    return (f"{few} value(s) judged against fewer than {verdict.MIN_SESSIONS} baseline "
+            "sessions: their spread between sessions is borrowed from the other values, so "
+            "only large changes can be called; add sessions recorded at other times with "
+            "`placement baseline record --add`")

@@ -1,0 +1,418 @@
+"""System reference files (ReFrame ``$ref`` YAML) built from a run, compared, written safely.
+
+Format (what ReFrame 4.10 reads): top-level keys are test class names; under
+each, ``$index`` lists the attributes indexing the entries (the class's
+``reference_index``) and nested mappings by those attributes' values lead to
+``{perfvar: [value, lower, upper, unit]}``; ``lower``/``upper`` are fractions
+of ``value``. A top-level ``_provenance`` mapping (never a class name) says
+where the numbers came from.
+
+Thresholds: a case with per-run values gets ±max(3·CV, 5 %), three standard
+deviations of a single run, so a rerun on the same machine stays inside with
+high probability while a real slowdown larger than the noise does not; a case
+measured once gets ±10 % (:data:`DEFAULT_THRESHOLD`), the studies' reported
+run-to-run spread (< 5 %) doubled.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import math
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..util import PlacementError, atomic
+from . import baseline_samples
+from .guards import GUARD_VARS
+from .intervals import Entry, entries
+from .runreport import Case, RunReport
+
+MIN_THRESHOLD = 0.05
+CV_FACTOR = 3.0
+DEFAULT_THRESHOLD = 0.10
+PROVENANCE_KEY = "_provenance"
+
+
+
+def threshold_for(case: Case, var: str) -> tuple[float, str]:
+    """The symmetric relative threshold of one perfvar, and how it was chosen."""
+    s = case.summary(var)
+    if s is not None and s.n > 1 and s.cv is not None:
+        return round(max(CV_FACTOR * s.cv, MIN_THRESHOLD), 4), f"max(3*CV, 5%) over {s.n} runs"
+    return DEFAULT_THRESHOLD, "default ±10% (single run)"
+
+
+def case_index(case: Case, partitions: int = 1, environs: int = 1) -> list[str]:
+    """Attributes indexing this case's entry: its ``reference_index``, else its parameters.
+
+    When a test ran on several partitions or environments, ReFrame's special
+    ``$partition``/``$environ`` keys go first, so their numbers do not overwrite
+    each other (a gnu and a clang build are different baselines).
+    """
+    index = list(case.index) if case.index else list(case.params)
+    special = (["$partition"] if partitions > 1 else []) + (["$environ"] if environs > 1 else [])
+    return special + [a for a in index if a not in special] if index or special else []
+
+
+def _attr(case: Case, attr: str) -> Any:
+    if attr == "$partition":
+        return f"{case.system}:{case.partition}"
+    if attr == "$environ":
+        return case.environ
+    return case.params[attr]
+
+
+def _yaml_key(v: Any) -> Any:
+    # keep numbers numbers (ReFrame looks entries up with the attribute's own value)
+    return v if isinstance(v, (int, float, bool)) else str(v)
+
+
+def from_run(report: RunReport, system: str,
+             cases_of: dict[Entry, Case] | None = None) -> dict[str, Any]:
+    """Reference entries (no provenance) for ``system`` from a run's measured values.
+
+    ``cases_of``, when given, is filled with the case each entry came from.
+
+    Only cases whose sanity passed are recorded (a failed performance check
+    still measured); per-run copies and spread variables get no reference.
+    """
+    cases = [c for c in report.cases if c.system == system]
+    if not cases:
+        raise PlacementError(f"{report.path}: no test cases for system {system!r} "
+                             f"(systems in this run: {', '.join(report.systems) or 'none'})")
+    out: dict[str, Any] = {}
+    runs: dict[str, Any] = {}  # the same tree with each judged variable's launches
+    spread: dict[str, tuple[set, set]] = {}
+    for c in cases:
+        parts, envs = spread.setdefault(c.test, (set(), set()))
+        parts.add(c.partition)
+        envs.add(c.environ)
+    for c in cases:
+        if c.result != "pass" and c.fail_phase != "performance":
+            continue
+        leaves, sample_leaves = {}, {}
+        for var in c.primary_vars():
+            if var in GUARD_VARS or baseline_samples.is_extreme(var):
+                continue        # guards have fixed limits; extremes follow one outlier
+            pv = c.perf[var]
+            s = c.summary(var)
+            if pv.value is None or s is None or not math.isfinite(s.mean) or s.mean <= 0:
+                # nothing measured (NaN, inf), or every run below the printing step (NPB's
+                # 0.00 s): no reference to judge against, and none a reader would refuse
+                continue
+            t, _ = threshold_for(c, var)
+            if not math.isfinite(t):
+                continue
+            # one-sided where the direction is known: an improvement never fails (ReFrame
+            # reads None as no bound); it rejects lower thresholds below -1
+            better = baseline_samples.higher_is_better(var, pv.unit)
+            leaves[var] = [_round(s.mean), None if better is False else -min(t, 1.0),
+                           None if better else t, pv.unit]
+            sl = baseline_samples.leaf(c, var)
+            if sl:
+                sample_leaves[var] = sl
+        if not leaves:
+            continue
+        index = case_index(c, *(len(x) for x in spread[c.test]))
+        if not index:  # no index: ReFrame's own 'system:partition' scoping
+            out.setdefault(c.test, {}).setdefault(f"{c.system}:{c.partition}", {}).update(leaves)
+            if sample_leaves:
+                runs.setdefault(c.test, {}).setdefault(
+                    f"{c.system}:{c.partition}", {}).update(sample_leaves)
+            if cases_of is not None:
+                cases_of.update({(c.test, (f"{c.system}:{c.partition}",), v): c for v in leaves})
+            continue
+        node = out.setdefault(c.test, {"$index": index})
+        snode = runs.setdefault(c.test, {"$index": index}) if sample_leaves else {}
+        if node.get("$index") != index:
+            raise PlacementError(f"test {c.test}: cases disagree on reference_index "
+                                 f"({node.get('$index')} vs {index})")
+        for attr in index:
+            if not attr.startswith("$") and attr not in c.params:
+                raise PlacementError(f"test {c.test}: reference_index names {attr!r}, "
+                                     "which the run report does not record")
+            node = node.setdefault(_yaml_key(_attr(c, attr)), {})
+            snode = snode.setdefault(_yaml_key(_attr(c, attr)), {})
+        node.update(leaves)
+        snode.update(sample_leaves)
+        if cases_of is not None:
+            keys = tuple(_yaml_key(_attr(c, a)) for a in index)
+            cases_of.update({(c.test, keys, v): c for v in leaves})
+    if not out:
+        raise PlacementError(f"{report.path}: no performance values for system {system!r} "
+                             "(did the performance tests run and pass sanity?)")
+    if runs:
+        out[baseline_samples.SAMPLES_KEY] = runs
+    return out
+
+
+class _NoAliasDumper(yaml.SafeDumper):
+    """Writes a shared list (``$index`` under a test and under ``_samples``) out each
+    time instead of as a YAML anchor and ``*id001``, which a hand-editor would not expect."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def session_intervals(data: dict[str, Any], where: str = "reference file") -> dict[str, Any]:
+    """``data`` with every value that keeps its sessions' runs given ReFrame's reference from
+    them (:func:`placement.judgement.verdict.reference_bound`): the sessions' mean median and a
+    one-sided bound as wide as the session-to-session spread the verdict knows, at a
+    level that keeps a plain ``reframe -r`` over all the file's values quiet on an
+    unchanged node. Values measured under a competing load (``contended``) get no bound:
+    the verdict judges them. Nor do values whose own launches, in a stored session,
+    spread wider than :data:`placement.verdict.REF_CAP` (an NPB class S run of 20 ms that
+    one time slice makes 0.16 s): the cap would fail an unchanged rerun of such a value.
+    The other values keep the interval of the run they came from.
+    """
+    from . import verdict
+    out = copy.deepcopy(data)
+    stored = baseline_samples.entries(out, where)
+    if not stored:
+        return out
+    prior = verdict.file_prior([s.session_runs for s in stored.values()])
+    flat = entries(out)
+    for e, s in stored.items():
+        leaf = flat.get(e)
+        if leaf is None or len(leaf) < 3:
+            continue
+        centre, bound = verdict.reference_bound(s.session_runs, s.higher_is_better, prior,
+                                                len(stored))
+        leaf[0] = _round(centre)
+        # the scheduler's arbitration under a load, or launches already wider than the cap
+        if s.contended or verdict.launches_beyond_cap(s.session_runs):
+            leaf[1], leaf[2] = None, None
+            continue
+        leaf[1], leaf[2] = (-round(bound, 4), None) if s.higher_is_better else \
+            (None, round(bound, 4))
+    return out
+
+
+def _round(x: float) -> float:
+    return float(f"{x:.6g}")
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A reference file, checked to be a mapping; missing file: empty."""
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise PlacementError(f"{path}: not valid YAML ({exc.__class__.__name__}); "
+                             "fix or remove it first, nothing was written") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise PlacementError(f"{path}: a reference file must be a mapping of test names")
+    baseline_samples.entries(data, str(path))  # malformed runs: error, nothing written
+    check_references(data, str(path))
+    return data
+
+
+def foreign(data: dict[str, Any], system: str, where: str) -> str:
+    """A line when the file says it was recorded for another system (a copied file), else ``""``."""
+    prov = data.get(PROVENANCE_KEY)
+    recorded = prov.get("system") if isinstance(prov, dict) else None
+    if recorded is None or str(recorded) == system.split(":")[0]:
+        return ""
+    host = prov.get("host")
+    return (f"{where} was recorded for system {recorded!r}"
+            + (f" on host {host!r}" if host else "") + f", not {system.split(':')[0]!r}: "
+            "its values describe another machine")
+
+
+def check_references(data: dict[str, Any], where: str) -> None:
+    """Every reference leaf ``[value, lower, upper, unit]`` holds a positive value and
+    numeric (or null) bounds; a hand edit that does not is one line, nothing written."""
+    def num(x: Any) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+    for (test, keys, var), leaf in entries(data).items():
+        name = f"{test}[{','.join(map(str, keys))}].{var}"
+        accepted = ("expected [value > 0, lower (a fraction, or null), upper (a fraction, "
+                    "or null), unit]")
+        if len(leaf) < 3 or not num(leaf[0]) or leaf[0] <= 0:
+            raise PlacementError(f"{where}: {name}: reference {leaf!r} is not a positive "
+                                 f"number; {accepted}; fix it or record again, nothing was "
+                                 "written")
+        if not all(b is None or num(b) for b in leaf[1:3]):
+            raise PlacementError(f"{where}: {name}: bounds {leaf[1:3]!r} are not numbers; "
+                                 f"{accepted}; nothing was written")
+
+
+def check_units(old: dict[str, Any], new: dict[str, Any], where: str) -> None:
+    """A reference whose unit is not the one the check reports is one line: a hand edit
+    from ``GB/s`` to ``MB/s`` would otherwise read as a change of x1000."""
+    have = entries(old)
+    for e, leaf in sorted(entries(new).items(), key=_sortkey):
+        ref = have.get(e)
+        unit, was = (leaf[3] if len(leaf) > 3 else None), (ref[3] if ref and len(ref) > 3 else None)
+        if ref is not None and unit and was and unit != was:
+            test, keys, var = e
+            raise PlacementError(
+                f"{where}: {test}[{','.join(map(str, keys))}].{var}: the reference is in "
+                f"{was!r} but the check reports {unit!r}; give the value in {unit!r} (or "
+                "record it again with --replace); nothing was written")
+
+
+def index_of(data: dict[str, Any], test: str) -> list[str]:
+    node = data.get(test) or {}
+    return list(node.get("$index") or []) if isinstance(node, dict) else []
+
+
+def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` updated with ``new``: recorded cases replace theirs, others are kept.
+
+    A test whose ``$index`` changed is replaced whole (old entries would no
+    longer be found by ReFrame).
+    """
+    out = copy.deepcopy({k: v for k, v in old.items() if k != PROVENANCE_KEY})
+    _merge_tests(out, new)
+    key = baseline_samples.SAMPLES_KEY
+    fresh = new.get(key) if isinstance(new.get(key), dict) else {}
+    runs = out.setdefault(key, {})
+    for test in new:  # a test recorded again without runs keeps no stale ones
+        if not str(test).startswith("_") and test not in fresh:
+            runs.pop(test, None)
+    _merge_tests(runs, fresh)
+    if not runs:
+        del out[key]
+    return out
+
+
+def _merge_tests(out: dict[str, Any], new: dict[str, Any]) -> None:
+    for test, node in new.items():
+        if test == baseline_samples.SAMPLES_KEY:
+            continue
+        if test not in out or index_of(out, test) != index_of(new, test):
+            out[test] = copy.deepcopy(node)
+            continue
+        _deep_update(out[test], node)
+
+
+def _deep_update(dst: dict, src: dict) -> None:
+    for k, v in src.items():
+        if isinstance(v, dict) and isinstance(dst.get(k), dict) and "higher_is_better" not in v:
+            _deep_update(dst[k], v)
+        else:
+            dst[k] = v
+
+
+@dataclass
+class Diff:
+    added: dict[Entry, list]
+    removed: dict[Entry, list]
+    changed: dict[Entry, tuple[list, list]]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def lines(self, index: dict[str, list[str]]) -> list[str]:
+        def name(e: Entry) -> str:
+            test, keys, var = e
+            attrs = ",".join(f"{a}={k}" for a, k in zip(index.get(test, []), keys))
+            return f"{test}[{attrs}].{var}"
+
+        def val(v: list) -> str:
+            unit = f" {v[3]}" if len(v) > 3 and v[3] else ""
+            if len(v) < 3:
+                return str(v)
+            lo, hi = (("none" if b is None else f"{b:+g}") for b in v[1:3])
+            return f"{v[0]}{unit} ({lo}/{hi})"
+
+        out = [f"+ {name(e)}: {val(v)}" for e, v in sorted(self.added.items(), key=_sortkey)]
+        for e, (a, b) in sorted(self.changed.items(), key=_sortkey):
+            pct = f" ({(b[0] - a[0]) / a[0] * 100:+.1f}%)" if a and a[0] else ""
+            out.append(f"~ {name(e)}: {val(a)} -> {val(b)}{pct}")
+        out += [f"- {name(e)}: {val(v)}" for e, v in sorted(self.removed.items(), key=_sortkey)]
+        return out
+
+
+def _sortkey(item: tuple) -> tuple:
+    test, keys, var = item[0]
+    return (test, tuple(str(k) for k in keys), var)
+
+
+def diff(old: dict[str, Any], new: dict[str, Any]) -> Diff:
+    a, b = entries(old), entries(new)
+    return Diff(added={e: v for e, v in b.items() if e not in a},
+                removed={e: v for e, v in a.items() if e not in b},
+                changed={e: (a[e], b[e]) for e in a.keys() & b.keys() if a[e] != b[e]})
+
+
+def provenance(report: RunReport, system: str, thresholds: dict[str, int]) -> dict[str, Any]:
+    """Where a recorded file's numbers come from, stored under ``_provenance``."""
+    s = report.session
+    return {
+        "system": system,
+        "host": s.get("hostname"),
+        "recorded": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "run_session": s.get("uuid"),
+        **({"run_parts": s["parts"]} if s.get("parts") else {}),
+        "run_started": s.get("time_start"),
+        "run_report": str(report.path),
+        "reframe_version": s.get("version"),
+        "cmdline": s.get("cmdline"),
+        "git_commit": git_commit(),
+        "thresholds": ("one-sided (improvements never fail): values with stored sessions "
+                       "get the prediction bound of their sessions' spread (at most x2), "
+                       f"others max({CV_FACTOR:g}*CV, {MIN_THRESHOLD:.0%}) where the run has "
+                       f"repeats, else {DEFAULT_THRESHOLD:.0%}"),
+        "threshold_sources": thresholds,
+    }
+
+
+def git_commit(cwd: Path | None = None) -> str | None:
+    """HEAD of the checkout (``+dirty`` with local changes), None outside git."""
+    from ..util import repo_root
+    cwd = cwd or repo_root()
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=cwd, capture_output=True, text=True, timeout=10)
+        return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | None:
+    """Write YAML through a temporary file and a rename; keep the old file as ``.prev``.
+
+    Returns the path of the kept previous version, if any. A crash leaves
+    either the old or the new file, never a half-written one.
+    """
+    text = header + yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False,
+                              default_flow_style=None, width=100)
+    check = yaml.safe_load(text)  # what we write must read back the same
+    if (entries(check) != entries(data) or baseline_samples.entries(check)
+            != baseline_samples.entries(data)):
+        raise PlacementError(f"{path}: internal error, YAML does not round-trip; nothing written")
+    prev = None
+    if path.exists():
+        prev = path.with_name(path.name + ".prev")
+        atomic.copy_text(path, prev)     # whole or untouched: a torn backup would lose entries
+    atomic.write_text(path, text)
+    return prev
+
+
+def thresholds_used(report: RunReport, system: str) -> dict[str, int]:
+    """How many entries got each kind of threshold (for the provenance)."""
+    counts: dict[str, int] = {}
+    for c in report.cases:
+        if c.system != system:
+            continue
+        for var in c.primary_vars():
+            _, why = threshold_for(c, var)
+            why = "max(3*CV, 5%)" if why.startswith("max") else why
+            counts[why] = counts.get(why, 0) + 1
+    return counts

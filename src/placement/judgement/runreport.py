@@ -1,0 +1,334 @@
+"""Reading ReFrame run reports into flat test cases, the one input of reports and baselines.
+
+A run report (``results/runs/run-report-<session>.json``, optionally gzipped
+with ``--compress-report``) lists, per run (retries and ``--reruns`` add
+runs), its test cases; each holds the test's parameters and loggable variables
+as top-level keys and ``perfvalues`` as ``{"sys:part:var": [value, ref,
+lower, upper, unit, result]}``. Everything else reads :class:`Case` objects,
+so a change in ReFrame's format is absorbed here.
+
+Per-launch values (the verdict's samples: one value per whole run of the
+program) come from a test variable ``perf_launches`` (``{var: [values]}``),
+else from the same case appearing several times (``--reruns``), else from the
+case's one value.
+
+Per-run values (for confidence intervals and boxplots) come from, in order:
+a test variable ``perf_samples`` (``{var: [values]}``), perfvars named
+``<var>_run<N>`` / ``<var>_rep<N>``, or the same case appearing several times
+(``--reruns``, ``--repeat``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..util import PlacementError
+from .stats import Summary, number, summarize
+
+#: Attributes that identify a case when its test declares no ``reference_index``
+#: and that the tables know how to lay out.
+KNOWN_PARAMS = ("benchmark", "npb_class", "num_threads", "affinity", "policy", "binder",
+                "mode", "block_size", "block_kb", "compiler", "src_node", "dst_node",
+                "operation", "kernel", "message_size")
+
+_SAMPLE_VAR = re.compile(r"^(?P<base>.+?)_(?:run|rep)(?P<i>\d+)$")
+#: Perfvars that describe another's spread, never references of their own.
+_SPREAD_VAR = re.compile(r"(^|_)(stddev|std|sd|cv|ci|min|max|n|nrep|repeats)$")
+
+
+def is_primary_var(name: str) -> bool:
+    """A perfvar that is a measurement of its own, not a per-run copy or another's spread."""
+    return not _SAMPLE_VAR.match(name) and not _SPREAD_VAR.search(name)
+
+
+@dataclass(frozen=True)
+class PerfValue:
+    """One performance variable of one case, as ReFrame evaluated it."""
+
+    value: float | None
+    ref: float | None
+    lower: float | None
+    upper: float | None
+    unit: str | None
+    result: str | None  # pass, fail, xfail, xpass or None (no reference)
+
+
+@dataclass
+class Case:
+    """One test case (test x parameters x system:partition x environment) of a run."""
+
+    test: str
+    params: dict[str, Any]
+    system: str
+    partition: str
+    environ: str
+    result: str
+    fail_phase: str | None
+    perf: dict[str, PerfValue]
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    #: one value per launch of the program (never iterations inside one launch)
+    launches: dict[str, list[float]] = field(default_factory=dict)
+    index: list[str] = field(default_factory=list)
+    session: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def sysenv(self) -> str:
+        return f"{self.system}:{self.partition}+{self.environ}"
+
+    @property
+    def key(self) -> tuple:
+        """Identity across runs: same test, parameters, system, partition and environment."""
+        return (self.test, tuple(sorted((k, str(v)) for k, v in self.params.items())),
+                self.system, self.partition, self.environ)
+
+    def label(self, skip: Iterable[str] = (), default: str | None = None) -> str:
+        """``k=v`` for each parameter not skipped; none left: ``default``, else the test name."""
+        skip = set(skip)
+        text = " ".join(f"{k}={v}" for k, v in self.params.items() if k not in skip)
+        return text or (self.test if default is None else default)
+
+    def primary_vars(self) -> list[str]:
+        """Perfvars that are measurements of their own (not per-run copies or spreads)."""
+        return [v for v in self.perf if is_primary_var(v)]
+
+    def summary(self, var: str) -> Summary | None:
+        """Mean with spread of ``var``: from per-run values, else from exposed sd and n."""
+        if var in self.samples and self.samples[var]:
+            s = summarize(self.samples[var])
+            return s if s.n > 1 or var not in self.perf else Summary(self.perf[var].value)
+        pv = self.perf.get(var)
+        if pv is None or pv.value is None:
+            return None
+        sd = _first(self.perf, (f"{var}_stddev", f"{var}_sd", "stddev"))
+        n = _first(self.perf, (f"{var}_n", "nrep", "repeats", "n"))
+        n = n or _int(self.raw.get("repeats") or self.raw.get("num_repeats"))
+        if sd is not None and n and n > 1:
+            return Summary(pv.value, sd, int(n))
+        return Summary(pv.value)
+
+
+def _first(perf: dict[str, PerfValue], names: Sequence[str]) -> float | None:
+    for n in names:
+        if n in perf and perf[n].value is not None:
+            return perf[n].value
+    return None
+
+
+def _int(x: Any) -> int | None:
+    try:
+        return int(x)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class RunReport:
+    """A loaded run report: its session information and its non-fixture cases."""
+
+    path: Path
+    session: dict[str, Any]
+    cases: list[Case]
+
+    @property
+    def uuid(self) -> str:
+        return self.session.get("uuid", "")
+
+    @property
+    def systems(self) -> list[str]:
+        return sorted({c.system for c in self.cases})
+
+
+def load(path: str | Path) -> RunReport:
+    """Read a run report; anything unreadable is a :class:`PlacementError` naming the file."""
+    return from_data(read(path), Path(path))
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """A run report's JSON as ReFrame wrote it (fixtures included; plain or gzip).
+
+    Unreadable, or without ``session_info`` and ``runs``: a :class:`PlacementError`.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise PlacementError(f"run report {str(path)!r} not found")
+    try:
+        opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+        with opener(path, "rt") as fp:
+            data = json.load(fp)
+    except (json.JSONDecodeError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
+        raise PlacementError(f"{path}: not a ReFrame run report (unreadable JSON: {exc})") from None
+    if not isinstance(data, dict) or "session_info" not in data or "runs" not in data:
+        raise PlacementError(f"{path}: not a ReFrame run report (no session_info/runs)")
+    return data
+
+
+def from_data(data: dict[str, Any], path: Path) -> RunReport:
+    """A run report already parsed from JSON (a file, or a session ReFrame's storage describes)."""
+    session, runs = data["session_info"], data["runs"]
+    if not (isinstance(session, dict) and isinstance(runs, list)
+            and all(isinstance(r, dict) and isinstance(r.get("testcases", []), list)
+                    and all(isinstance(tc, dict) for tc in r.get("testcases", [])) for r in runs)):
+        raise PlacementError(f"{path}: not a ReFrame run report (expected session_info an "
+                             "object, runs a list of runs, each with a list of testcases)")
+    cases: list[Case] = []
+    for run in runs:
+        for tc in run.get("testcases", []):
+            if tc.get("fixture"):
+                continue
+            try:
+                cases.append(_case(tc, session.get("uuid", "")))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise PlacementError(f"{path}: malformed test case "
+                                     f"{tc.get('name', '?')!r}: {exc}") from None
+    return RunReport(path, session, _merge_reruns(cases))
+
+
+def _case(tc: dict[str, Any], session: str) -> Case:
+    name = tc["name"]
+    test = name.split()[0]
+    params: dict[str, Any] = {}
+    for m in re.finditer(r"%([\w.]+)=(\S+)", tc.get("display_name", name)):
+        params[m.group(1)] = tc.get(m.group(1), m.group(2))
+    index = list(tc.get("reference_index") or [])
+    for k in list(index) + list(KNOWN_PARAMS):
+        if k in tc and tc[k] is not None and not isinstance(tc[k], (dict, list)):
+            params.setdefault(k, tc[k])
+    perf: dict[str, PerfValue] = {}
+    prefix = f"{tc['system']}:{tc['partition']}:"
+    for key, tup in (tc.get("perfvalues") or {}).items():
+        var = key[len(prefix):] if key.startswith(prefix) else key.rsplit(":", 1)[-1]
+        value, ref, lower, upper, unit, result = (list(tup) + [None] * 6)[:6]
+        perf[var] = PerfValue(number(value), number(ref), number(lower), number(upper), unit,
+                              result)
+    samples: dict[str, list[float]] = {}
+    given = tc.get("perf_samples")
+    if isinstance(given, dict):
+        samples = {k: [float(x) for x in v] for k, v in given.items() if isinstance(v, list)}
+    launches: dict[str, list[float]] = {}
+    given = tc.get("perf_launches")
+    if isinstance(given, dict):
+        launches = {k: [float(x) for x in v] for k, v in given.items() if isinstance(v, list)}
+    for var, pv in perf.items():
+        if var not in launches and pv.value is not None and not _SAMPLE_VAR.match(var):
+            launches[var] = [pv.value]
+    per_run: dict[str, list[tuple[int, float]]] = {}
+    for var, pv in perf.items():
+        m = _SAMPLE_VAR.match(var)
+        if m and pv.value is not None:
+            per_run.setdefault(m.group("base"), []).append((int(m.group("i")), pv.value))
+    for base, vals in per_run.items():
+        samples.setdefault(base, [v for _, v in sorted(vals)])
+    return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],
+                environ=tc["environ"], result=tc.get("result") or "", fail_phase=tc.get("fail_phase"),
+                perf=perf, samples=samples, launches=launches, index=index, session=session, raw=tc)
+
+
+def _merge_reruns(cases: list[Case]) -> list[Case]:
+    """One case per identity; repeated appearances become per-run samples.
+
+    A retried case (same identity, a later run) replaces a failed attempt.
+    """
+    by_key: dict[tuple, list[Case]] = {}
+    for c in cases:
+        by_key.setdefault(c.key, []).append(c)
+    merged = []
+    for group in by_key.values():
+        ok = [c for c in group if c.result == "pass"] or group
+        head = ok[-1]
+        if len(ok) > 1:
+            for var in head.primary_vars():
+                if var not in head.samples:
+                    vals = [c.perf[var].value for c in ok
+                            if var in c.perf and c.perf[var].value is not None]
+                    if len(vals) > 1:
+                        head.samples[var] = vals
+        # every launch that measured counts, also one outside ReFrame's interval
+        measured = [c for c in group if c.result == "pass" or c.fail_phase == "performance"]
+        if len(measured) > 1:
+            for var in head.launches:
+                head.launches[var] = [x for c in measured for x in c.launches.get(var, [])]
+        merged.append(head)
+    return merged
+
+
+def latest(runs_dir: str | Path) -> Path:
+    """The newest run report in ``runs_dir`` (by modification time)."""
+    runs_dir = Path(runs_dir)
+    found = sorted(list(runs_dir.glob("run-report-*.json")) +
+                   list(runs_dir.glob("run-report-*.json.gz")),
+                   key=lambda p: (p.stat().st_mtime, p.name))
+    # an empty file is a run that could not write its report (a full disk): said, passed over
+    empty = [p for p in found if p.stat().st_size == 0]
+    for p in empty:
+        print(f"placement: skipped the empty run report {p} (its run could not write it)",
+              file=sys.stderr)
+    found = [p for p in found if p not in empty]
+    if not found:
+        raise PlacementError(f"no run reports in {str(runs_dir)!r} (run the suite first, "
+                             "e.g. make run)")
+    return found[-1]
+
+
+def results_dir() -> Path:
+    """Where ReFrame writes results: ``$PLACEMENT_RESULTS`` or ``results/`` in the checkout."""
+    import os
+
+    from ..util import repo_root
+    return Path(os.environ.get("PLACEMENT_RESULTS", repo_root() / "results"))
+
+
+def expand(spec: str) -> list[Path]:
+    """A ``--from``/``--run`` argument as run report paths.
+
+    ``latest`` (the newest in results/runs), a run report, or a ``.run`` list that
+    ``scripts/acceptance.sh`` writes for one acceptance run (every part of a run a
+    time box cut and ``--resume`` finished; one path per line).
+    """
+    if spec == "latest":
+        return [latest(results_dir() / "runs")]
+    path = Path(spec)
+    if path.suffix != ".run":
+        return [path]
+    if not path.is_file():
+        raise PlacementError(f"run list {spec!r} not found")
+    parts = run_list(path)
+    if not parts:
+        raise PlacementError(f"{spec}: an empty run list (expected one run report path per line)")
+    return parts
+
+
+def run_list(path: Path) -> list[Path]:
+    """The run reports a ``.run`` list names, relative to its folder.
+
+    acceptance.sh writes names relative to the runs folder, so a moved results
+    folder or checkout keeps its lists; an absolute path of an older list that no
+    longer exists is looked for there by its file name.
+    """
+    out = []
+    for line in path.read_text().splitlines():
+        p = Path(line.strip())
+        if not line.strip():
+            continue
+        if not p.is_absolute():
+            p = path.parent / p
+        elif not p.exists() and (path.parent / p.name).exists():
+            p = path.parent / p.name
+        out.append(p)
+    return out
+
+
+def pool(reports: list[RunReport]) -> RunReport:
+    """The parts of one run as one report; a case run again replaces its aborted attempt."""
+    if len(reports) == 1:
+        return reports[0]
+    last = reports[-1]
+    session = {**last.session, "parts": [r.uuid for r in reports]}
+    return RunReport(last.path, session, _merge_reruns([c for r in reports for c in r.cases]))

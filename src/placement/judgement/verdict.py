@@ -1,0 +1,626 @@
+"""A run's values judged against their baseline's sessions: regressed, improved, unchanged,
+undecided, and whether the whole node moved.
+
+**The session is the unit that varies** (Kalibera & Jones). The launches of
+one job share that session's node, load and memory layout, so they agree with
+each other far more than with another session's: judging three launches
+against three launches of one earlier session as if they were independent
+draws (pseudo-replication) calls every busy hour a regression. So each value
+is reduced to one number per session, the median of its launches on a log
+scale, and the question is whether the new session's median lies outside
+what the baseline's session medians allow.
+
+**What one value lacks is borrowed from the run** (:mod:`placement.judgement.moderation`,
+limma's moderated statistics). A value's spread between sessions is known
+only from its own ``k`` sessions (``k - 1`` degrees of freedom: none with one
+session); the run judges a hundred values at once, and their session spreads
+together give a prior that each value's own estimate is shrunk towards. The
+test is then a Student t with ``d0 + k - 1`` degrees of freedom, where ``d0``
+measures how alike the values' spreads are: values that differ a lot give
+heavy tails, so an unknown spread is never judged by the quiet values'. With a
+baseline of one session the prior comes from the run itself: each value's
+difference to its baseline session, after the node's common shift, is one
+draw of the spread of such differences (an empirical null, Efron 2004); a
+lone change among a hundred values hardly moves it. With two or more
+sessions it comes from the baseline alone. The prior's scale follows each
+value's launch spread (limma-trend, :func:`placement.moderation.fit_f_dist_trend`):
+a value whose launches agree closely borrows the session spread of values like
+it. A value's own launches set a floor: a value whose launches spread widely is
+never judged by a tighter prior.
+
+**The node's common shift** is the median, over all values, of their change
+(slower positive). When most values moved together the node changed (load,
+frequency, memory state), and that is said once (:class:`NodeShift`) instead of
+as a hundred separate regressions; each value is then judged on what remains
+after the common shift (a placement regression is neither hidden by nor
+blamed on a slow node). A shift of at least ``machine_effect`` (default 10 %)
+that also stands out from the baseline's own sessions' shifts (with three or
+more) is flagged; a node flagged slower fails the run, and its values are then
+also judged with the shift included, so the values that slowed with it are
+regressed too.
+
+**Outcomes**, per value, after Benjamini-Hochberg over the run's values (each
+direction its own family, one-sided):
+
+* **regressed**: worse beyond the node's shift (or, on a node flagged slower,
+  worse with it), q <= ``alpha`` (default 0.05, so an unchanged run has a 5 %
+  chance of any false alarm) and by at least ``min_effect`` (3 %);
+* **improved**: the same on the better side;
+* **unchanged**: the ``EQUIV_CONFIDENCE`` interval of the change lies within
+  ``1 ± min_effect`` (an equivalence test);
+* **undecided**: neither; the verdict says which change this baseline could
+  detect (``detectable``) and more sessions in the baseline narrow it.
+
+A value printed coarsely (NPB prints 0.02 s in steps of 0.01 s) carries a
+rounding error no number of sessions removes (:func:`resolution`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from scipy import stats
+
+from . import moderation
+from .moderation import Prior
+
+#: family-wise level of a run's verdicts: an unchanged run calls anything regressed with
+#: at most this chance (19 of 20 unchanged runs pass)
+ALPHA = 0.05
+#: relative change of a value below which a site does not care (site setting).
+MIN_EFFECT = 0.03
+#: the node's common shift below which a whole-node change is not flagged (site setting).
+MACHINE_EFFECT = 0.10
+#: level at which the node's shift must stand out from the baseline's own sessions' shifts
+NODE_ALPHA = 0.01
+#: confidence of the equivalence interval (two one-sided 5 % tests).
+EQUIV_CONFIDENCE = 0.90
+#: adaptive repeats: runs before the first verdict and the cap.
+MIN_RUNS, MAX_RUNS = 3, 10
+#: two-mode detection: the fewest runs, and the smallest share of runs in a mode.
+MODES_MIN_RUNS, MODES_MIN_SHARE = 5, 0.2
+#: below this many baseline sessions the acceptance summary and the report add a note
+MIN_SESSIONS = 3
+#: values a run needs before its common shift and its own prior mean anything
+MIN_VALUES = 10
+#: a variance prior where nothing can be fitted (one value, one session): a 5 % spread
+#: between sessions, values assumed unalike (heavy tails)
+DEFAULT_PRIOR = Prior(0.05 ** 2, 4.0, "default")
+#: changes beyond this factor minus one are all "more than this baseline can call" in texts
+DETECTABLE_MAX = 9.0
+#: the adaptive loop stops when the launches' part of a value's variance is below this
+#: share: more launches of one session cannot narrow what the sessions leave open
+LAUNCH_SHARE = 0.25
+
+REGRESSED, IMPROVED, UNCHANGED, UNDECIDED = "regressed", "improved", "unchanged", "undecided"
+OUTCOMES = (REGRESSED, IMPROVED, UNCHANGED, UNDECIDED)
+
+
+@dataclass(frozen=True)
+class Modes:
+    """Two groups of runs separated by a gap wider than either group's own spread."""
+
+    low: float  # median of the lower mode
+    high: float  # median of the upper mode
+    share_high: float  # fraction of runs in the upper mode
+    median: float  # median of all runs
+
+    def text(self) -> str:
+        return (f"two modes: {self.low:.4g} and {self.high:.4g} "
+                f"({self.share_high:.0%} of runs high), median {self.median:.4g}")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One value to judge: its new launches, the baseline's launches per session, direction."""
+
+    new: Sequence[float]
+    #: ``(session id, runs)`` per baseline session, oldest first
+    sessions: Sequence[tuple[str | None, Sequence[float]]]
+    higher_is_better: bool
+    key: object = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One value of a run judged against its baseline's sessions."""
+
+    outcome: str
+    #: two-sided p of the change beyond the node's shift (before any correction)
+    p: float
+    #: median(new) / the baseline sessions' (geometric) mean median, in the value's units
+    ratio: float
+    #: EQUIV_CONFIDENCE interval of ``ratio``
+    ci: tuple[float, float]
+    n_new: int
+    n_base: int
+    higher_is_better: bool
+    min_effect: float
+    #: baseline sessions
+    sessions: int = 1
+    #: degrees of freedom of the t (moderated)
+    df: float = math.inf
+    #: the node's common shift as a ratio in the value's units (1: none removed)
+    node_ratio: float = 1.0
+    #: the change beyond the node's shift, as a ratio in the value's units
+    own_ratio: float = 1.0
+    #: the smallest worsening this baseline could call for this value alone
+    detectable: float = math.inf
+    modes: Modes | None = None  # of the new runs
+    q: float | None = None  # the deciding p after Benjamini-Hochberg
+    spread: tuple[float, float, float] | None = None  # new runs: CV, lowest, highest
+    #: ``with the node``: regressed only with the node's flagged shift included
+    why: str = ""
+
+    @property
+    def change(self) -> float:
+        """Relative change of the median, signed so that positive is worse."""
+        c = self.ratio - 1.0
+        return -c if self.higher_is_better else c
+
+    def text(self) -> str:
+        ci = f"[{self.ci[0] - 1:+.1%}, {self.ci[1] - 1:+.1%}]"
+        node = ""
+        if self.node_ratio != 1.0:
+            node = (f" (node {self.node_ratio - 1:+.1%}, beyond it "
+                    f"{self.own_ratio - 1:+.1%})")
+        df = "inf" if not math.isfinite(self.df) or self.df >= moderation.DF_CAP \
+            else f"{self.df:.3g}"
+        p = f"p={self.p:.3g}" + (f" q={self.q:.3g}" if self.q is not None else "") + f" df={df}"
+        base = f"{self.n_base} runs of {self.sessions} session" + \
+            ("s" if self.sessions != 1 else "")
+        modes = f"; {self.modes.text()}" if self.modes else ""
+        extra = ""
+        if self.outcome == UNDECIDED:
+            if self.detectable < DETECTABLE_MAX:
+                extra += (f"; this baseline can call a change beyond "
+                          f"x{1 + self.detectable:.2f} alone: add sessions to narrow it")
+            else:
+                extra += (f"; this baseline can call no change below x{1 + DETECTABLE_MAX:.0f} "
+                          "alone: add sessions to narrow it")
+            if self.spread is not None:
+                cv, lo, hi = self.spread
+                extra += f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
+        why = f" {self.why}" if self.why else ""
+        return (f"{self.outcome}{why}: median {self.ratio - 1:+.1%}{node} {ci}, {p}, "
+                f"{self.n_new} vs {base}{modes}{extra}")
+
+
+@dataclass(frozen=True)
+class NodeShift:
+    """The change most of a run's values share: the node, not the placement."""
+
+    #: median change of all values, log scale, slower positive
+    shift: float
+    values: int
+    #: values that moved the same way by at least half the shift (and the minimum effect)
+    moved: int
+    #: one-sided p of the shift among the baseline sessions' own shifts (None: < 3 sessions)
+    p: float | None
+    #: baseline sessions with a shift of their own
+    sessions: int
+    flagged: bool
+
+    @property
+    def slower(self) -> bool:
+        return self.shift > 0
+
+    @property
+    def percent(self) -> float:
+        """How much slower (positive) or faster the node is, as a fraction."""
+        return math.expm1(abs(self.shift))
+
+    def text(self) -> str:
+        """:meth:`line` when flagged, else the shift as information."""
+        if self.flagged:
+            return self.line()
+        return (f"node shift {math.copysign(self.percent, self.shift):+.1%} (slower positive) "
+                f"over {self.values} values, below the {MACHINE_EFFECT:.0%} a node change needs "
+                "or within the baseline's own sessions' shifts: not a node change")
+
+    def line(self) -> str:
+        way = "slower" if self.slower else "faster"
+        stand = (f", p={self.p:.2g} among the baseline's {self.sessions} sessions' shifts"
+                 if self.p is not None else "")
+        cause = (": load, frequency or memory state" if self.slower
+                 else ": the baseline may have been recorded on a loaded node")
+        return (f"node {self.percent:.0%} {way} than its baseline on {self.moved} of "
+                f"{self.values} values{stand}{cause}")
+
+
+@dataclass(frozen=True)
+class RunVerdict:
+    """Every value of a run, the node's shift, and the prior the values borrowed."""
+
+    verdicts: list[Verdict]
+    node: NodeShift | None
+    prior: Prior | None
+    notes: list[str] = field(default_factory=list)
+
+
+def _clean(values: Sequence[float], what: str) -> np.ndarray:
+    a = np.asarray(list(values), dtype=float)
+    if a.ndim != 1 or len(a) == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"{what}: runs must be positive finite numbers, at least one")
+    return a
+
+
+def resolution(values: Sequence[float]) -> float:
+    """The step a value is printed in: ``10**-d`` for the most decimals any value uses.
+
+    NPB prints its time as ``0.02`` (two decimals: steps of 0.01); a value measured
+    finely and stored with six significant digits (``10.5197``) has steps far
+    below any change worth calling. Identical runs give no gap to measure the
+    step by, but their decimals still tell it.
+    """
+    finest = None
+    for x in values:
+        mantissa, _, exp = f"{abs(x):.6g}".partition("e")
+        decimals = len(mantissa.partition(".")[2]) - (int(exp) if exp else 0)
+        finest = decimals if finest is None else max(finest, decimals)
+    return 0.0 if finest is None else 10.0 ** -finest
+
+
+def two_modes(values: Sequence[float], min_effect: float = MIN_EFFECT) -> Modes | None:
+    """Two modes when the widest gap between sorted runs splits them into two real groups.
+
+    A gap counts when each side holds at least :data:`MODES_MIN_SHARE` of the
+    runs (two at least), the gap is wider than twice the wider side's range and
+    larger than ``min_effect`` of the median. With 5-10 runs a density estimate
+    (KDE, dip test) has nothing to work on; a gap that wide is what a share of
+    much slower unpinned runs looks like.
+    """
+    x = np.sort(np.asarray(list(values), dtype=float))
+    n = len(x)
+    if n < MODES_MIN_RUNS:
+        return None
+    k = max(2, math.ceil(MODES_MIN_SHARE * n))
+    gaps = np.diff(x)
+    best = None
+    for i in range(k - 1, n - k):  # split after index i
+        lo, hi = x[: i + 1], x[i + 1:]
+        spread = max(np.ptp(lo), np.ptp(hi))
+        if gaps[i] > 2 * spread and (best is None or gaps[i] > gaps[best]):
+            best = i
+    med = float(np.median(x))
+    if best is None or gaps[best] <= min_effect * abs(med):
+        return None
+    lo, hi = x[: best + 1], x[best + 1:]
+    return Modes(float(np.median(lo)), float(np.median(hi)), len(hi) / n, med)
+
+
+@dataclass
+class _Value:
+    """One series on the log scale, signed so that positive is worse."""
+
+    sign: float
+    ids: list
+    medians: np.ndarray          # per baseline session
+    new: np.ndarray              # new launches (log, signed)
+    n_new: int
+    n_base: int
+    nbar: float                  # harmonic mean of the baseline sessions' launches
+    w: float                     # pooled variance of launches within a session
+    dfw: int
+    rounding: float              # variance of the printing step (log scale)
+
+    @property
+    def k(self) -> int:
+        return len(self.medians)
+
+    @property
+    def a(self) -> float:
+        return float(np.median(self.new))
+
+
+def _prepare(s: Series) -> _Value:
+    sign = -1.0 if s.higher_is_better else 1.0
+    if not s.sessions:
+        raise ValueError("a verdict needs at least one baseline session")
+    groups = [sign * np.log(_clean(r, "baseline runs")) for _, r in s.sessions]
+    new = sign * np.log(_clean(s.new, "new runs"))
+    ids = [sid if sid is not None else f"#{i}" for i, (sid, _) in enumerate(s.sessions)]
+    ss = sum(float(((g - g.mean()) ** 2).sum()) for g in groups + [new])
+    dfw = sum(len(g) - 1 for g in groups + [new])
+    raw = [x for _, r in s.sessions for x in r]
+    q = resolution(raw) / math.exp(float(np.mean(np.log(raw))))
+    return _Value(sign, ids, np.array([np.median(g) for g in groups]), new, len(new),
+                  len(raw), len(groups) / sum(1 / len(g) for g in groups),
+                  ss / dfw if dfw else 0.0, dfw, q * q / 12)
+
+
+def _coarse(v: _Value, min_effect: float) -> bool:
+    """Printed in steps of at least the minimum effect: its rounding is its spread."""
+    return math.sqrt(12 * v.rounding) >= min_effect
+
+
+#: the smallest launch variance (log scale) the prior's trend reads: identical launches
+#: (a value printed coarsely) would otherwise give ``log 0``
+W_FLOOR = 1e-8
+
+
+def covariate(w: float) -> float:
+    """The trend's covariate of a value: the log of its launches' variance within a session
+    (:mod:`placement.moderation`)."""
+    return math.log(max(w, W_FLOOR))
+
+
+def _launch_var(v: _Value, w: float, m: int | None = None) -> float:
+    """Variance of the new median minus a baseline mean median from launch noise alone."""
+    m = m or v.n_new
+    return math.pi / 2 * w * (1 / m + 1 / (v.k * v.nbar))
+
+
+def _node_shifts(vals: list[_Value]) -> dict:
+    """Each baseline session's common shift: the median over values of its deviation."""
+    dev: dict = {}
+    for v in vals:
+        if v.k < 2:
+            continue
+        for sid, m in zip(v.ids, v.medians - v.medians.mean()):
+            dev.setdefault(sid, []).append(m)
+    return {sid: float(np.median(d)) for sid, d in dev.items() if len(d) >= MIN_VALUES}
+
+
+def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
+              machine_effect: float = MACHINE_EFFECT, prior: Prior | None = None) -> RunVerdict:
+    """Every value of one run judged against its baseline's sessions (module docstring).
+
+    ``prior``: the session-spread prior to use when the run cannot fit one
+    (one value, as the adaptive loop inside a job asks); by default fitted.
+    """
+    vals = [_prepare(s) for s in series]
+    n = len(vals)
+    if n == 0:
+        return RunVerdict([], None, None)
+    notes = []
+    # launches' spread within a session, moderated over the values
+    w_prior = None
+    if n >= MIN_VALUES and sum(v.dfw > 0 and v.w > 0 for v in vals) >= MIN_VALUES:
+        w_prior = moderation.fit([v.w for v in vals], [max(v.dfw, 1) for v in vals], "launches")
+    w = [moderation.squeeze(v.w, v.dfw, w_prior) if w_prior and v.dfw > 0 else v.w
+         for v in vals]
+    # the node's common shift: baseline sessions' own, then the new session's
+    shifts = _node_shifts(vals) if n >= MIN_VALUES else {}
+    resid_meds = [np.array([m - shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
+                  for v in vals]
+    d_raw = np.array([v.a - v.medians.mean() for v in vals])
+    c = float(np.median(d_raw)) if n >= MIN_VALUES else 0.0
+    d_own = np.array([v.a - c - rm.mean() for v, rm in zip(vals, resid_meds)])
+    # each value's session spread (k >= 2), floored at what its launches alone give
+    floors = [math.pi / 2 * wi / v.nbar + v.rounding for v, wi in zip(vals, w)]
+    # (a value printed coarsely also carries its rounding: NPB's identical 0.02 s medians
+    # would otherwise claim no spread at all and wreck the prior's fit)
+    s2 = [float(np.var(rm, ddof=1)) + v.rounding if v.k >= 2 else 0.0
+          for v, rm in zip(vals, resid_meds)]
+    # the prior is fitted on the values printed finely: a coarse value's spread is its
+    # printing step (NPB's 0.02 s in steps of 0.01 s), which says nothing of the others'
+    fine = [i for i, v in enumerate(vals) if not _coarse(v, min_effect)]
+    multi = [i for i in fine if vals[i].k >= 2]
+    # the prior's scale follows each value's launch spread (limma-trend)
+    xs = [covariate(wi) for wi in w]
+    fitted = None
+    if len(multi) >= MIN_VALUES:
+        fitted = moderation.fit([s2[i] for i in multi], [vals[i].k - 1 for i in multi],
+                                "baseline", x=[xs[i] for i in multi])
+    elif len(fine) >= MIN_VALUES:
+        # one session: the run's own differences, after the node's shift, one draw each
+        fitted = moderation.fit([d_own[i] ** 2 / 2 + vals[i].rounding for i in fine], 1,
+                                "run", x=[xs[i] for i in fine])
+    pr = fitted or prior or DEFAULT_PRIOR
+    # the node's shift, judged against the baseline sessions' own shifts
+    node = None
+    var_c = 0.0
+    if n >= MIN_VALUES:
+        ks = len(shifts)
+        p_node = None
+        if ks >= 3:
+            sd = float(np.std(list(shifts.values()), ddof=1)) * math.sqrt(1 + 1 / ks)
+            mean = float(np.mean(list(shifts.values())))
+            p_node = float(stats.t.sf(abs(c - mean) / sd, ks - 1)) if sd > 0 else 0.0
+            var_c = sd * sd
+        half = max(abs(c) / 2, math.log1p(min_effect))
+        moved = int(np.sum((np.sign(d_raw) == np.sign(c)) & (np.abs(d_raw) >= half)))
+        flagged = (abs(c) >= math.log1p(machine_effect) and moved >= n / 2
+                   and (p_node is None or p_node <= NODE_ALPHA))
+        node = NodeShift(c, n, moved, p_node, ks, flagged)
+    # each value's t: own spread shrunk to the prior, then the new median's fewer launches
+    var, df = [], []
+    for v, wi, s2i, fl, xi in zip(vals, w, s2, floors, xs):
+        # the prior's fit is on the raw spreads (a floor there would bias it); the floor
+        # is each value's own: never judged tighter than its launches allow
+        t2 = max(moderation.squeeze(s2i, v.k - 1, pr, xi), fl)
+        vi = t2 * (1 + 1 / v.k) + math.pi / 2 * wi * max(0.0, 1 / v.n_new - 1 / v.nbar)
+        var.append(max(vi, _launch_var(v, wi) + v.rounding * (1 + 1 / v.k)))
+        df.append(min(pr.df + v.k - 1, moderation.DF_CAP))
+    var, df = np.array(var), np.array(df)
+    sd = np.sqrt(var)
+    p_worse = stats.t.sf(d_own / sd, df)
+    p_better = stats.t.cdf(d_own / sd, df)
+    q_worse = _bh(p_worse)
+    q_better = _bh(p_better)
+    # on a node flagged slower (faster), the values that moved with it are judged with the
+    # shift included too: regressed (improved) with the node
+    with_node = node is not None and node.flagged
+    sd_tot = np.sqrt(var + var_c)
+    if with_node:
+        p_tot = stats.t.sf(d_raw / sd_tot, df) if node.slower else stats.t.cdf(d_raw / sd_tot, df)
+        q_tot = _bh(p_tot)
+    eff = math.log1p(min_effect)
+    t_half = stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, df)
+    t_lone = stats.t.ppf(1 - alpha / n, df)
+    out = []
+    for i, (s, v) in enumerate(zip(series, vals)):
+        outcome, why, p_dec, q_dec = UNDECIDED, "", None, None
+        if q_worse[i] <= alpha and d_own[i] >= eff:
+            outcome, p_dec, q_dec = REGRESSED, p_worse[i], q_worse[i]
+        elif with_node and node.slower and q_tot[i] <= alpha and d_raw[i] >= eff:
+            outcome, why, p_dec, q_dec = REGRESSED, "with the node", p_tot[i], q_tot[i]
+        elif q_better[i] <= alpha and -d_own[i] >= eff:
+            outcome, p_dec, q_dec = IMPROVED, p_better[i], q_better[i]
+        elif with_node and not node.slower and q_tot[i] <= alpha and -d_raw[i] >= eff:
+            outcome, why, p_dec, q_dec = IMPROVED, "with the node", p_tot[i], q_tot[i]
+        elif abs(d_raw[i]) + t_half[i] * sd_tot[i] < eff:
+            outcome = UNCHANGED
+        p2 = float(min(1.0, 2 * min(p_worse[i], p_better[i])))
+        # (clipped: with a heavy-tailed t the interval can run past any float)
+        lo, hi = (float(np.clip(d_raw[i] + z * t_half[i] * sd_tot[i], -50, 50)) for z in (-1, 1))
+        nat = sorted((math.exp(v.sign * lo), math.exp(v.sign * hi)))
+        raw_new = np.exp(v.sign * v.new)
+        cv = float(np.std(raw_new, ddof=1) / np.mean(raw_new)) if v.n_new > 1 else 0.0
+        out.append(Verdict(
+            outcome, p2 if p_dec is None else float(p_dec), math.exp(v.sign * d_raw[i]),
+            (nat[0], nat[1]), v.n_new, v.n_base, s.higher_is_better, min_effect,
+            sessions=v.k, df=float(df[i]), node_ratio=math.exp(v.sign * c),
+            own_ratio=math.exp(v.sign * d_own[i]),
+            detectable=max(min_effect, math.expm1(min(float(t_lone[i] * sd[i]), 50.0))),
+            modes=two_modes(raw_new, min_effect),
+            q=float(q_worse[i] if q_dec is None else q_dec),
+            spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why))
+    if fitted is None and n >= 1:
+        notes.append(f"too few values to fit a session-spread prior: {pr.text()}")
+    return RunVerdict(out, node, pr, notes)
+
+
+def _bh(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (SciPy)."""
+    if len(p) == 0:
+        return p
+    return stats.false_discovery_control(np.clip(p, 0, 1), method="bh")
+
+
+def judge(new: Sequence[float], sessions: Sequence[Sequence[float]],
+          higher_is_better: bool = False, alpha: float = ALPHA,
+          min_effect: float = MIN_EFFECT, prior: Prior | None = None,
+          values: int = 1) -> Verdict:
+    """One value alone against its baseline's sessions (the adaptive loop in a job).
+
+    ``prior``: the session-spread prior of the value's reference file
+    (:func:`file_prior`); ``values``: how many values the run will judge, so
+    that a lone value is called at the level the run-wide correction will use.
+    """
+    s = Series(new, [(None, r) for r in sessions], higher_is_better)
+    rv = judge_run([s], alpha / max(1, values), min_effect, prior=prior)
+    return rv.verdicts[0]
+
+
+def file_prior(groups: Sequence[Sequence[Sequence[float]]]) -> Prior:
+    """The session-spread prior of a reference file's stored values (each a list of sessions).
+
+    Exactly the prior :func:`judge_run` fits from a baseline of two or more sessions (the
+    baseline alone decides it, whatever the new runs), else :data:`DEFAULT_PRIOR`.
+    """
+    multi = [g for g in groups if sum(1 for r in g if len(r)) >= 2]
+    if len(multi) < MIN_VALUES:
+        return DEFAULT_PRIOR
+    series = [Series(g[-1], [(f"s{i}", r) for i, r in enumerate(g)], False) for g in multi]
+    prior = judge_run(series).prior
+    return prior if prior is not None and prior.source == "baseline" else DEFAULT_PRIOR
+
+
+def counts(verdicts: Sequence[Verdict]) -> dict[str, int]:
+    """How many verdicts have each outcome."""
+    return {o: sum(v.outcome == o for v in verdicts) for o in OUTCOMES}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a job does after a run: stop (with the verdict so far) or run again."""
+
+    stop: bool
+    reason: str
+    verdict: Verdict | None
+
+    @property
+    def word(self) -> str:
+        return "stop" if self.stop else "continue"
+
+
+def judge_repeats(sessions: Sequence[Sequence[float]], runs: Sequence[float],
+                  higher_is_better: bool = False, min_runs: int = MIN_RUNS,
+                  max_runs: int = MAX_RUNS, alpha: float = ALPHA,
+                  min_effect: float = MIN_EFFECT, prior: Prior | None = None,
+                  values: int = 1) -> Decision:
+    """Adaptive repeats: after each run, stop once decided, at the cap, or when more
+    launches cannot decide.
+
+    A case starts with ``min_runs`` runs and runs again while its verdict is
+    undecided, up to ``max_runs``: clear cases stay cheap and only ambiguous
+    ones cost more, as the studies' measurement loop did for samples. More
+    launches of one session only narrow the launches' part of the variance;
+    once that is below :data:`LAUNCH_SHARE` of it, the baseline's sessions
+    decide and the loop stops.
+    """
+    if min_runs < 1 or max_runs < min_runs:
+        raise ValueError(f"repeats: need 1 <= min ({min_runs}) <= max ({max_runs})")
+    n = len(runs)
+    if n < min_runs:
+        return Decision(False, f"{n} of at least {min_runs} runs", None)
+    if not sessions or not any(len(r) for r in sessions):
+        return Decision(True, "no baseline runs: nothing to judge against", None)
+    sessions = [r for r in sessions if len(r)]
+    v = judge(runs, sessions, higher_is_better, alpha, min_effect, prior, values)
+    if v.outcome != UNDECIDED:
+        return Decision(True, v.text(), v)
+    if n >= max_runs:
+        return Decision(True, f"cap of {max_runs} runs reached, {v.text()}", v)
+    if _launch_share(runs, sessions, higher_is_better, prior) < LAUNCH_SHARE:
+        return Decision(True, f"the baseline's {len(sessions)} session(s) leave more than "
+                              f"more launches can narrow; {v.text()}", v)
+    return Decision(False, v.text(), v)
+
+
+def _launch_share(runs, sessions, higher_is_better: bool, prior: Prior | None) -> float:
+    """The share of a value's variance that more launches of this session could remove."""
+    v = _prepare(Series(runs, [(None, r) for r in sessions], higher_is_better))
+    pr = prior or DEFAULT_PRIOR
+    launch = math.pi / 2 * v.w / v.n_new
+    s2 = float(np.var(v.medians, ddof=1)) if v.k >= 2 else 0.0
+    total = moderation.squeeze(s2, v.k - 1, pr, covariate(v.w)) * (1 + 1 / v.k) + launch
+    return launch / total if total > 0 else 0.0
+
+
+#: the widest bound a reference file gives ReFrame: a value twice as slow always fails
+#: (a node twice as slow fails about half its values; on a shared 2-core machine single
+#: values of an unchanged rerun moved by x1.9, so a tighter cap fails unchanged runs)
+REF_CAP = 2.0
+
+
+def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
+    """Whether a value's launches within one stored session already spread wider than
+    :data:`REF_CAP`: a bound at the cap would fail its unchanged reruns."""
+    return any(len(r) and max(r) > REF_CAP * min(r) for r in sessions)
+
+
+def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
+                    prior: Prior | None = None, values: int = 1, launches: int = MIN_RUNS,
+                    alpha: float = ALPHA) -> tuple[float, float]:
+    """``(centre, bound)`` for plain ReFrame: the baseline sessions' (geometric) mean median
+    and how far, as a fraction of it, a new session's value may move the worse way.
+
+    The bound is the one-sided prediction bound of one new session of
+    ``launches`` launches against the baseline's sessions (the same moderated
+    variance as the verdict), at ``alpha / values`` so that a plain
+    ``reframe -r`` over all ``values`` fails nothing on an unchanged node with
+    probability ``1 - alpha``. It never exceeds :data:`REF_CAP`: a node
+    twice as slow fails every value. Improvements never fail (ReFrame reads
+    ``None`` as no bound on that side).
+    """
+    groups = [r for r in sessions if len(r)]
+    v = _prepare(Series(groups[-1], [(None, r) for r in groups], higher_is_better))
+    v.n_new = launches
+    pr = prior or DEFAULT_PRIOR
+    s2 = float(np.var(v.medians, ddof=1)) if v.k >= 2 else 0.0
+    s2 = max(s2, math.pi / 2 * v.w / v.nbar + v.rounding)
+    var = moderation.squeeze(s2, v.k - 1, pr, covariate(v.w)) * (1 + 1 / v.k) + \
+        math.pi / 2 * v.w * max(0.0, 1 / launches - 1 / v.nbar)
+    var = max(var, _launch_var(v, v.w) + v.rounding * (1 + 1 / v.k))
+    df = min(pr.df + v.k - 1, moderation.DF_CAP)
+    b = min(float(stats.t.ppf(1 - alpha / max(1, values), df)) * math.sqrt(var),
+            math.log(REF_CAP))
+    centre = math.exp(v.sign * float(v.medians.mean()))
+    bound = -math.expm1(-b) if higher_is_better else math.expm1(b)
+    return centre, bound

@@ -1,0 +1,19 @@
+"""Small shared pieces every stage may use: errors, atomic writes, the suite's paths,
+sizes as typed, a program's Spack spec and the ReFrame workarounds.
+
+The front door of :mod:`placement.util`: other groups import from here only. It sits
+below every stage and imports none of them, so any stage can lean on it without a circle.
+"""
+
+from .errors import PlacementError
+from .paths import baseline_dir, baseline_file, repo_root
+from .reframe_workarounds import DEPRECATION_FASTPATH, enabled
+from .sizes import size_bytes
+
+__all__ = [
+    # modules
+    "atomic", "errors", "paths", "reframe_workarounds", "sizes", "spack_spec",
+    # names
+    "DEPRECATION_FASTPATH", "PlacementError", "baseline_dir", "baseline_file", "enabled",
+    "repo_root", "size_bytes",
+]
