@@ -137,8 +137,6 @@ class Pair:
         prior = verdict.file_prior(list(self.base.values()))
         self.bounds = {k: verdict.reference_bound(self.base[k], self.better[k], prior,
                                                   len(keys), launches) for k in keys}
-        # values whose launches already spread beyond the cap get no bound (as `record`)
-        self.unbounded = {k for k in keys if verdict.launches_beyond_cap(self.base[k])}
 
     def judge(self, changed: dict[Key, list[float]] | None = None) -> verdict.RunVerdict:
         changed = changed or {}
@@ -150,9 +148,9 @@ class Pair:
     def plain_fails(self, k: Key, runs: list[float]) -> bool:
         """What ReFrame does with the reference ``record`` writes: the median of the
         launches against the one-sided bound (an improvement never fails)."""
-        if k in self.unbounded:
-            return False
         centre, bound = self.bounds[k]
+        if bound is None:           # launches wider than the cap: no bound (as `record`)
+            return False
         m = statistics.median(runs)
         return m < centre * (1 - bound) if self.better[k] else m > centre * (1 + bound)
 

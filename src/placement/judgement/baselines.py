@@ -166,8 +166,9 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     level that keeps a plain ``reframe -r`` over all the file's values quiet on an
     unchanged node. Values measured under a competing load (``contended``) get no bound:
     the verdict judges them. Nor do values whose own launches, in a stored session,
-    spread wider than :data:`placement.verdict.REF_CAP` (an NPB class S run of 20 ms that
-    one time slice makes 0.16 s): the cap would fail an unchanged rerun of such a value.
+    spread wider than :data:`placement.judgement.verdict.REF_CAP` (an NPB class S run of
+    20 ms that one time slice makes 0.16 s): the cap would fail an unchanged rerun of such
+    a value.
     The other values keep the interval of the run they came from.
     """
     from . import verdict
@@ -185,7 +186,7 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
                                                 len(stored))
         leaf[0] = _round(centre)
         # the scheduler's arbitration under a load, or launches already wider than the cap
-        if s.contended or verdict.launches_beyond_cap(s.session_runs):
+        if s.contended or bound is None:
             leaf[1], leaf[2] = None, None
             continue
         leaf[1], leaf[2] = (-round(bound, 4), None) if s.higher_is_better else \

@@ -597,7 +597,7 @@ def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
 
 def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
                     prior: Prior | None = None, values: int = 1, launches: int = MIN_RUNS,
-                    alpha: float = ALPHA) -> tuple[float, float]:
+                    alpha: float = ALPHA) -> tuple[float, float | None]:
     """``(centre, bound)`` for plain ReFrame: the baseline sessions' (geometric) mean median
     and how far, as a fraction of it, a new session's value may move the worse way.
 
@@ -607,10 +607,15 @@ def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
     ``reframe -r`` over all ``values`` fails nothing on an unchanged node with
     probability ``1 - alpha``. It never exceeds :data:`REF_CAP`: a node
     twice as slow fails every value. Improvements never fail (ReFrame reads
-    ``None`` as no bound on that side).
+    ``None`` as no bound on that side). A value whose launches already spread
+    wider than the cap within a stored session (:func:`launches_beyond_cap`) gets
+    no bound at all (``None``): the cap would fail its unchanged reruns.
     """
     groups = [r for r in sessions if len(r)]
     v = _prepare(Series(groups[-1], [(None, r) for r in groups], higher_is_better))
+    centre = math.exp(v.sign * float(v.medians.mean()))
+    if launches_beyond_cap(groups):
+        return centre, None
     v.n_new = launches
     pr = prior or DEFAULT_PRIOR
     s2 = float(np.var(v.medians, ddof=1)) if v.k >= 2 else 0.0
@@ -621,6 +626,5 @@ def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
     df = min(pr.df + v.k - 1, moderation.DF_CAP)
     b = min(float(stats.t.ppf(1 - alpha / max(1, values), df)) * math.sqrt(var),
             math.log(REF_CAP))
-    centre = math.exp(v.sign * float(v.medians.mean()))
     bound = -math.expm1(-b) if higher_is_better else math.expm1(b)
     return centre, bound
