@@ -155,6 +155,43 @@ def test_a_node_twice_as_slow_is_flagged_and_most_values_regress(k):
     assert len(regressed) >= 20 and all(v.why == "with the node" for v in regressed)
 
 
+@pytest.mark.parametrize("factor, flagged", [(1.06, True), (1.03, False)])
+def test_a_node_shift_beyond_five_percent_is_flagged_from_one_session(factor, flagged):
+    # a quiet node's sessions share a shift within 2 %: one baseline session has no node
+    # spread of its own, so the size alone (MACHINE_EFFECT) decides
+    values = _sessions(n_values=40, k=1, spread=0.01, seed=21)
+    rv = V.judge_run([V.Series([x * factor for x in new], [("s0", base[0])], False)
+                      for base, new in values])
+    assert rv.node.flagged is flagged and rv.node.p is None
+    if flagged:
+        assert re.match(r"node [5-7]% slower than its baseline on \d+ of 40 values", rv.node.line())
+
+
+def test_on_a_loaded_node_one_session_judges_the_values_that_moved_by_the_default_prior():
+    # a load slows values unequally (half 1.6x, the rest 0-20%): the run's own differences
+    # after the node's shift are then wide, and a prior fitted from them would leave every
+    # value undecided; the values that moved with the flagged node are judged by the
+    # default session spread instead, recomputed here with SciPy
+    values = _sessions(n_values=40, k=1, spread=0.01, seed=22)
+    slow = [1.6 if i % 2 else 1.0 + 0.01 * (i % 20) for i in range(40)]
+    series = [V.Series([x * f for x in new], [("s0", base[0])], False)
+              for (base, new), f in zip(values, slow)]
+    rv = V.judge_run(series)
+    assert rv.node.flagged and rv.node.slower and rv.prior.source == "run"
+    d_raw = np.array([np.median(np.log(s.new)) - np.median(np.log(s.sessions[0][1]))
+                      for s in series])
+    p0 = V.DEFAULT_PRIOR
+    sd = np.sqrt(p0.s0_2 * 2)             # one session: the prior's spread, twice over
+    p = stats.t.sf(d_raw / sd, p0.d0)
+    q = stats.false_discovery_control(p, method="bh")
+    with_node = [i for i, v in enumerate(rv.verdicts) if v.why == "with the node"]
+    assert with_node and all(rv.verdicts[i].p == pytest.approx(p[i], rel=0.05)
+                             for i in with_node)
+    regressed = {i for i, v in enumerate(rv.verdicts) if v.outcome == V.REGRESSED}
+    assert {i for i in range(40) if slow[i] == 1.6} <= regressed
+    assert regressed == {i for i in range(40) if q[i] <= V.ALPHA and d_raw[i] >= math.log1p(0.03)}
+
+
 def test_a_lone_value_three_times_slower_among_alike_values_is_regressed():
     values = _sessions(n_values=40, k=5, spread=0.02, seed=3)
     values[7] = (values[7][0], [x * 3 for x in values[7][1]])
