@@ -5,9 +5,11 @@
 Input: ReFrame run reports of separate sessions of the same selection on the
 same machine, each case launched several times inside its job (recorded by
 ``benchmarks/aa_sessions.sh``); by default the stripped copies in
-``tests/fixtures/aa-sessions-spread/`` (sessions spread over more than two
-hours). ``--hog`` adds sessions recorded with busy loops on every core (a node
-two to three times slower). ``--strip SRC... --out DIR`` writes stripped copies.
+``tests/fixtures/aa-sessions-2h/`` (20 sessions of a quiet node spread over two
+hours, each started when the node was quiet) and its ``hog/``;
+``tests/fixtures/aa-sessions-spread/`` holds the same machine shared with other
+work. ``--hog`` adds sessions recorded with busy loops on every core.
+``--strip SRC... --out DIR`` writes stripped copies.
 
 Each value is what a site gets with the default ``launches=3``: the first
 ``--launches`` launches of each session, for the baseline's sessions and the
@@ -45,7 +47,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from placement.judgement import runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 
-FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-spread"
+FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
 SIZES = (1, 2, 3, 5, 10)
 FACTORS = (1.10, 1.25, 2.0)
 LAUNCHES = 3

@@ -165,6 +165,22 @@ def test_a_node_shift_beyond_five_percent_is_flagged_from_one_session(factor, fl
     assert rv.node.flagged is flagged and rv.node.p is None
     if flagged:
         assert re.match(r"node [5-7]% slower than its baseline on \d+ of 40 values", rv.node.line())
+    else:
+        assert rv.node.text().endswith("below the 5% a node change needs: not a node change")
+
+
+def test_a_shift_within_the_baseline_sessions_own_shifts_says_so():
+    # three baseline sessions whose whole node moved 0.8x, 1x and 1.25x: a new session 10%
+    # slower is within what they show, and the text names that reason, not the size
+    values = _sessions(n_values=40, k=3, spread=0.01, seed=23)
+    node = (0.8, 1.0, 1.25)
+    rv = V.judge_run([V.Series([x * 1.1 for x in new],
+                               [(f"s{j}", [x * node[j] for x in r]) for j, r in enumerate(base)],
+                               False) for base, new in values])
+    assert not rv.node.flagged and rv.node.p > V.NODE_ALPHA
+    assert re.search(r"over 40 values, within the baseline's 3 sessions' own shifts "
+                     r"\(p=[\d.]+, a node change needs 0.01\): not a node change$",
+                     rv.node.text())
 
 
 def test_on_a_loaded_node_one_session_judges_the_values_that_moved_by_the_default_prior():

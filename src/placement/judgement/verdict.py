@@ -208,6 +208,8 @@ class NodeShift:
     #: baseline sessions with a shift of their own
     sessions: int
     flagged: bool
+    #: the shift a node change needs (``machine_effect``)
+    threshold: float = MACHINE_EFFECT
 
     @property
     def slower(self) -> bool:
@@ -222,9 +224,16 @@ class NodeShift:
         """:meth:`line` when flagged, else the shift as information."""
         if self.flagged:
             return self.line()
+        if self.percent < self.threshold:
+            why = f"below the {self.threshold:.0%} a node change needs"
+        elif self.moved < self.values / 2:
+            why = f"only {self.moved} of {self.values} values moved with it"
+        else:
+            p = f"p={self.p:.2g}, " if self.p is not None else ""
+            why = (f"within the baseline's {self.sessions} sessions' own shifts "
+                   f"({p}a node change needs {NODE_ALPHA})")
         return (f"node shift {math.copysign(self.percent, self.shift):+.1%} (slower positive) "
-                f"over {self.values} values, below the {MACHINE_EFFECT:.0%} a node change needs "
-                "or within the baseline's own sessions' shifts: not a node change")
+                f"over {self.values} values, {why}: not a node change")
 
     def line(self) -> str:
         way = "slower" if self.slower else "faster"
@@ -431,7 +440,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
         moved = int(np.sum((np.sign(d_raw) == np.sign(c)) & (np.abs(d_raw) >= half)))
         flagged = (abs(c) >= math.log1p(machine_effect) and moved >= n / 2
                    and (p_node is None or p_node <= NODE_ALPHA))
-        node = NodeShift(c, n, moved, p_node, ks, flagged)
+        node = NodeShift(c, n, moved, p_node, ks, flagged, machine_effect)
     var, df = _variances(vals, w, s2, floors, xs, pr)
     sd = np.sqrt(var)
     p_worse = stats.t.sf(d_own / sd, df)

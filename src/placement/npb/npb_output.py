@@ -65,6 +65,11 @@ class NpbResult:
         return self.verification == "SUCCESSFUL"
 
 
+def watchdog_stopped(rc: int) -> bool:
+    """The exit status says the watchdog (``timeout``) ended the run, not NPB itself."""
+    return rc in WATCHDOG_STATUS
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """One repetition: the repeat loop's marker and the NPB block printed before it."""
@@ -78,7 +83,7 @@ class RunRecord:
     @property
     def stopped(self) -> bool:
         """The watchdog (``timeout``) ended the run: it took longer than its budget."""
-        return self.rc in WATCHDOG_STATUS
+        return watchdog_stopped(self.rc)
 
 
 _num = number   # NPB prints ****** when a number overflows its field: None
@@ -140,7 +145,7 @@ class FullRun(NamedTuple):
     @property
     def stopped(self) -> bool:
         """The watchdog ended the comparison run."""
-        return self.rc in WATCHDOG_STATUS
+        return watchdog_stopped(self.rc)
 
 
 def parse_full_run(text: str) -> FullRun | None:
