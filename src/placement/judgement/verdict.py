@@ -39,7 +39,7 @@ more) is flagged; a node flagged slower fails the run, and its values are then
 also judged with the shift included, so the values that slowed with it are
 regressed too. With one baseline session the run's own prior no longer holds
 on a flagged node (a load slows values unequally), so that judgement uses the
-reference file's prior, else :data:`DEFAULT_PRIOR`.
+prior passed in (``prior``), else :data:`DEFAULT_PRIOR`.
 
 **Outcomes**, per value, after Benjamini-Hochberg over the run's values (each
 direction its own family, one-sided):
@@ -461,7 +461,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
             # the run's own differences are draws of the no-change spread only while the
             # node did not change: a load slows values unequally and widens them, so the
             # values that moved with a flagged node are judged by the spread a session
-            # normally has (the reference file's prior, else the default)
+            # normally has (the prior passed in, else the default)
             var_n, df_tot = _variances(vals, w, s2, floors, xs, prior or DEFAULT_PRIOR)
             sd_tot = np.sqrt(var_n + var_c)
         p_tot = (stats.t.sf(d_raw / sd_tot, df_tot) if node.slower
