@@ -189,7 +189,8 @@ class NumaNode:
                  shape: Shape = TWO_SOCKET) -> None:
         self.root = Path(root).resolve()
         self.share = Path(share).resolve() if share else self.root / 'share'
-        #: ``tcg`` (default) or ``kvm`` where /dev/kvm boots a stock kernel (PLACEMENT_NUMA_ACCEL)
+        #: ``tcg`` (default), ``tcg,thread=single`` (one host thread taking the vCPUs in turn)
+        #: or ``kvm`` where /dev/kvm boots a stock kernel (PLACEMENT_NUMA_ACCEL)
         self.accel = accel or os.environ.get('PLACEMENT_NUMA_ACCEL', 'tcg')
         self.key = self.root / 'id_ed25519'
         self.ssh_config = self.root / 'ssh_config'
@@ -266,13 +267,18 @@ Host 127.0.0.1
   ControlPath {self.root}/ssh-master.sock
 """)
 
+    def accel_option(self) -> str:
+        """QEMU's ``-accel``: ``tcg`` is TCG with a thread per vCPU; any other (``kvm``,
+        ``tcg,thread=single``) is passed as is."""
+        return 'tcg,thread=multi' if self.accel == 'tcg' else self.accel
+
     def qemu_command(self, initramfs: Path) -> list[str]:
         rel = kernel_release()
         shape = self.shape
         per = shape.cores * shape.threads          # PUs per NUMA node (a package or a die)
         cmd = ['qemu-system-x86_64', '-name', shape.name, '-nographic', '-no-reboot',
-               '-accel', 'tcg,thread=multi' if self.accel == 'tcg' else self.accel,
-               '-cpu', CPU_MODEL if self.accel == 'tcg' else 'host',
+               '-accel', self.accel_option(),
+               '-cpu', CPU_MODEL if self.accel.startswith('tcg') else 'host',
                '-smp', shape.smp(),
                '-m', f'{shape.numa_nodes * shape.node_mem_mib}M',
                '-kernel', f'/boot/vmlinuz-{rel}', '-initrd', str(initramfs),
