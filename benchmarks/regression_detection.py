@@ -27,6 +27,10 @@ is judged against a baseline of the ``K`` sessions after it (cyclically):
 * **all at once**: every value made worse together (a slower node): sessions
   failed, node flagged, share of values regressed;
 * **CPU hog**: each ``--hog`` session against the baselines of ``K`` A/A sessions.
+
+``--estimator mle`` fits the session-spread prior by maximum likelihood instead of
+limma's moments (:func:`placement.judgement.moderation.fit_f_dist_mle`), to compare
+the two on the same sessions; its figures go to ``regression_detection-mle.json``.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from placement.judgement import runreport, verdict  # noqa: E402
+from placement.judgement import moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
@@ -361,7 +365,12 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"launches per session taken from each (default {LAUNCHES})")
     ap.add_argument("--lone", type=int, default=12,
                     help="values made worse alone per session pair (default 12)")
+    ap.add_argument("--estimator", choices=("moments", "mle"), default=moderation.ESTIMATOR,
+                    help="how the session-spread prior is fitted (default "
+                         f"{moderation.ESTIMATOR}; mle: maximum likelihood, for comparison: "
+                         "its results go to regression_detection-mle.json)")
     args = ap.parse_args(argv)
+    moderation.ESTIMATOR = args.estimator
     if args.strip:
         strip(args.strip, args.out)
         return 0
@@ -382,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     goals = targets(results)
     print("\n".join(goals))
-    out = ROOT / "benchmarks" / "results" / "regression_detection.json"
+    suffix = "" if args.estimator == "moments" else f"-{args.estimator}"
+    out = ROOT / "benchmarks" / "results" / f"regression_detection{suffix}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"sessions": len(data), "hours": hours, "launches": args.launches,
                                "by_baseline_sessions": results, "targets": goals},

@@ -37,6 +37,35 @@ def test_fit_f_dist_recovers_a_scaled_f_and_agrees_with_scipys_mle():
     assert got_s0_2 == pytest.approx(mle_scale, rel=0.2)
 
 
+@pytest.mark.parametrize("d, d0", [(1, 3.0), (2, 8.0)])
+def test_the_likelihood_fit_is_scipys_mle(d, d0):
+    rng = np.random.default_rng(7)
+    s2 = 0.03 ** 2 * rng.f(d, d0, size=120)
+    s0_2, got_d0, slope, _ = moderation.fit_f_dist_mle(s2, d)
+    _, mle_d0, _, mle_scale = stats.f.fit(s2, fdfn=d, floc=0)
+    assert slope == 0.0
+    assert got_d0 == pytest.approx(mle_d0, rel=1e-3)
+    assert s0_2 == pytest.approx(mle_scale, rel=1e-3)
+    # no worse a likelihood than SciPy's, nor than the moment fit's
+    ll = lambda scale, dd: stats.f.logpdf(s2, d, dd, scale=scale).sum()  # noqa: E731
+    assert ll(s0_2, got_d0) >= ll(mle_scale, mle_d0) - 1e-6
+    m_s0_2, m_d0 = moderation.fit_f_dist(s2, d)     # (one df: here "alike", d0 infinite)
+    assert ll(s0_2, got_d0) >= ll(m_s0_2, min(m_d0, 1e6)) - 1e-9
+
+
+def test_the_likelihood_fit_with_a_trend_recovers_the_line():
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-12, -4, 600)
+    s2 = np.exp(-6.0 + 0.5 * (x - x.mean())) * rng.f(1, 4.0, size=600)
+    s0_2, d0, slope, x0 = moderation.fit_f_dist_mle(s2, 1, x)
+    assert slope == pytest.approx(0.5, abs=0.08) and x0 == pytest.approx(x.mean())
+    assert 2.5 < d0 < 7 and s0_2 == pytest.approx(math.exp(-6.0), rel=0.25)
+    # the likelihood of the F with the fitted line, recomputed with SciPy, beats the moments'
+    ll = lambda c, b, dd: stats.f.logpdf(s2, 1, dd, scale=c * np.exp(b * (x - x0))).sum()  # noqa: E731
+    m_s0_2, m_d0, m_slope, _ = moderation.fit_f_dist_trend(s2, 1, x)
+    assert ll(s0_2, slope, d0) >= ll(m_s0_2, m_slope, m_d0)
+
+
 def test_values_no_more_spread_than_sampling_are_alike():
     # chi-square draws with no extra spread: d0 infinite (or very large)
     rng = np.random.default_rng(1)
@@ -183,6 +212,18 @@ def test_values_printed_coarsely_do_not_pin_the_node_shift_at_zero():
     assert rv.node.shift == pytest.approx(math.log(1.12), abs=0.02)
 
 
+def test_a_shift_too_few_values_share_says_so():
+    # a site's 2% node threshold under the 3% minimum effect: a node 2.5% slower on every
+    # value has no value moved by the 3% that counts as moving, so it is not a node change
+    values = _sessions(n_values=40, k=1, spread=0.001, seed=25)
+    rv = V.judge_run([V.Series([x * 1.025 for x in new], [("s0", base[0])], False)
+                      for base, new in values], machine_effect=0.02)
+    assert not rv.node.flagged and rv.node.moved < 20
+    assert re.search(rf"node shift \+2\.\d% \(slower positive\) over 40 values, only "
+                     rf"{rv.node.moved} of 40 values moved with it: not a node change$",
+                     rv.node.text())
+
+
 def test_a_shift_within_the_baseline_sessions_own_shifts_says_so():
     # three baseline sessions whose whole node moved 0.8x, 1x and 1.25x: a new session 10%
     # slower is within what they show, and the text names that reason, not the size
@@ -300,6 +341,18 @@ def test_reference_bounds_are_one_sided_capped_and_narrow_with_tight_sessions():
     assert 0 < b_rate <= 1 - 1 / V.REF_CAP + 1e-12
     one = V.reference_bound([[10.0, 10.1, 9.9]], False, None, values=100)[1]
     assert b_t < one <= V.REF_CAP - 1     # one session: only gross changes are sure
+
+
+def test_reference_bounds_are_at_ref_alpha_over_the_files_values():
+    # the bound is Student's t quantile at REF_ALPHA / values times one sd: against the
+    # verdict's 5 % it widens by the ratio of SciPy's quantiles (df = d0 + k - 1)
+    tight = [[10.0, 10.01, 9.99], [10.02, 10.0, 10.01], [9.98, 10.0, 9.99], [10.0, 10.02, 10.01]]
+    prior = moderation.Prior(0.02 ** 2, 10.0)
+    _, b_ref = V.reference_bound(tight, False, prior, values=50)
+    _, b_05 = V.reference_bound(tight, False, prior, values=50, alpha=0.05)
+    assert V.REF_ALPHA == 0.001
+    ratio = stats.t.ppf(1 - V.REF_ALPHA / 50, 13) / stats.t.ppf(1 - 0.05 / 50, 13)
+    assert math.log1p(b_ref) / math.log1p(b_05) == pytest.approx(ratio, rel=1e-9)
 
 
 # --- adaptive repeats ----------------------------------------------------------------

@@ -15,6 +15,9 @@ unknown spread is never judged by the spread of quiet ones.
 :func:`fit_f_dist` is limma's ``fitFDist`` (moment matching on ``log s²``),
 :func:`trigamma_inverse` its Newton iteration; both are checked against
 SciPy (``scipy.special.polygamma``, ``scipy.stats.f``) in the tests.
+:func:`fit_f_dist_mle` fits the same F by maximum likelihood (SciPy's
+``stats.f.fit`` without a trend); it is kept to be measured against the
+moments (:data:`ESTIMATOR`), not used.
 
 **A prior that follows the launches' spread** (limma-trend, Law et al. 2014):
 the values' session spreads differ by orders of magnitude (a 40 ms class S
@@ -34,7 +37,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import optimize, special, stats
 
 #: degrees of freedom standing for "the values are alike" (an infinite ``d0``)
 DF_CAP = 1000.0
@@ -44,6 +47,13 @@ DF_CAP = 1000.0
 #: spreads differ threefold failed 13 % of unchanged runs at the 5 % level with two baseline
 #: sessions without this bound and 5 % with it (tests/test_verdict.py)
 D0_MAX = 10.0
+#: how :func:`fit` estimates the prior: ``moments`` (limma's ``fitFDist``) or ``mle``
+#: (:func:`fit_f_dist_mle`). Moments it is: the likelihood fit found more lone changes with
+#: two baseline sessions (a lone 2x: 148 against 134 of 240 on the two-hour A/A set, 83
+#: against 74 of 144 back to back) with the same unchanged sessions failed, but it called 35
+#: values regressed in the shared set's unchanged sessions at two sessions, against 14
+#: (``benchmarks/regression_detection.py --estimator mle`` shows both)
+ESTIMATOR = "moments"
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,58 @@ def fit_f_dist_trend(s2, df, x) -> tuple[float, float, float, float]:
     return math.exp(centre + float(special.digamma(d0 / 2)) - math.log(d0 / 2)), d0, slope, x0
 
 
+def fit_f_dist_mle(s2, df, x=None) -> tuple[float, float, float, float]:
+    """``(s0², d0, slope, x0)`` by maximum likelihood: the scaled F of :func:`fit_f_dist_trend`
+    (the scale a straight, never falling line in ``log s0²`` against ``x``; ``x`` None: flat).
+
+    Why not moments: with one or two degrees of freedom per value (one to three baseline
+    sessions), the variance of ``log s²`` is mostly the sampling variance of ``log χ²``,
+    whose left tail (a value whose sessions happened to agree) swamps what the values'
+    real differences add. The moments then find the values "alike" (``d0`` infinite) or
+    very unalike from one run to the next. The likelihood of each ``s²`` under the F weighs
+    every value by what it says about ``d0``. Maximised with Nelder-Mead from the moment
+    fit; checked against :func:`scipy.stats.f.fit` in the tests.
+    """
+    s2 = np.asarray(s2, dtype=float)
+    df = np.broadcast_to(np.asarray(df, dtype=float), s2.shape)
+    xa = np.zeros(s2.shape) if x is None else np.broadcast_to(np.asarray(x, dtype=float),
+                                                                s2.shape)
+    ok = (s2 > 0) & np.isfinite(s2) & (df > 0) & np.isfinite(xa)
+    s2, df, xa = s2[ok], df[ok], xa[ok]
+    n = len(s2)
+    if n < 3:
+        return (*fit_f_dist(s2, df), 0.0, float(xa.mean()) if n else 0.0)
+    x0 = float(xa.mean())
+    dx = xa - x0
+    trend = x is not None and float(np.ptp(xa)) > 0.0
+    lo, hi = math.log(0.2), math.log(DF_CAP)
+
+    def nll(theta: np.ndarray, with_slope: bool) -> float:
+        c, t = float(theta[0]), min(max(float(theta[-1]), lo), hi)
+        b = float(theta[1]) if with_slope else 0.0
+        return -float(stats.f.logpdf(s2, df, math.exp(t), scale=np.exp(c + b * dx)).sum())
+
+    m_s0_2, m_d0, m_slope, _ = (fit_f_dist_trend(s2, df, xa) if trend
+                                else (*fit_f_dist(s2, df), 0.0, x0))
+    t0 = math.log(min(max(m_d0, 1.0), DF_CAP / 2))
+    best = None
+    for with_slope in ((True, False) if trend else (False,)):
+        start = [math.log(m_s0_2)] + ([m_slope] if with_slope else []) + [t0]
+        r = optimize.minimize(nll, np.array(start), args=(with_slope,), method="Nelder-Mead",
+                              options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000})
+        slope = float(r.x[1]) if with_slope else 0.0
+        if with_slope and slope <= 0:
+            continue        # a falling line has no physical reading: the flat fit
+        if best is None or r.fun < best[0]:
+            best = (float(r.fun), float(r.x[0]), slope, float(r.x[-1]))
+        if with_slope:
+            break
+    _, c, slope, t = best
+    t = min(max(t, lo), hi)
+    d0 = math.inf if t >= hi else math.exp(t)
+    return math.exp(c), d0, slope, x0
+
+
 def squeeze(s2: float, df: float, prior: Prior, x: float | None = None) -> float:
     """The posterior variance of one value: its own ``s2`` (``df``) shrunk to the prior
     (its scale at the value's covariate ``x``, for a trend)."""
@@ -176,16 +238,21 @@ def squeeze(s2: float, df: float, prior: Prior, x: float | None = None) -> float
 
 def fit(s2, df, source: str, floor: float = 0.0, x=None) -> Prior | None:
     """:func:`fit_f_dist` as a :class:`Prior` (:func:`fit_f_dist_trend` with a covariate
-    ``x``), or None with no positive variance."""
+    ``x``; :func:`fit_f_dist_mle` for either when :data:`ESTIMATOR` is ``mle``), or None
+    with no positive variance."""
     s2 = np.maximum(np.asarray(s2, dtype=float), floor)
     if not np.any(s2 > 0):
         return None
     if x is None:
-        s0_2, d0 = fit_f_dist(s2, df)
+        if ESTIMATOR == "mle":
+            s0_2, d0, _, _ = fit_f_dist_mle(s2, df)
+        else:
+            s0_2, d0 = fit_f_dist(s2, df)
         slope, x0, rng = 0.0, 0.0, (-math.inf, math.inf)
     else:
         x = np.broadcast_to(np.asarray(x, dtype=float), s2.shape)
-        s0_2, d0, slope, x0 = fit_f_dist_trend(s2, df, x)
+        s0_2, d0, slope, x0 = (fit_f_dist_mle if ESTIMATOR == "mle" else fit_f_dist_trend)(
+            s2, df, x)
         used = x[(s2 > 0) & np.isfinite(x)]
         rng = (float(used.min()), float(used.max())) if len(used) else (-math.inf, math.inf)
     if d0 > D0_MAX:     # the scale of the fit with d0 = D0_MAX (limma's moment match)
