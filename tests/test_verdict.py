@@ -47,7 +47,8 @@ def test_the_likelihood_fit_is_scipys_mle(d, d0):
     assert got_d0 == pytest.approx(mle_d0, rel=1e-3)
     assert s0_2 == pytest.approx(mle_scale, rel=1e-3)
     # no worse a likelihood than SciPy's, nor than the moment fit's
-    ll = lambda scale, dd: stats.f.logpdf(s2, d, dd, scale=scale).sum()  # noqa: E731
+    def ll(scale, dd):
+        return stats.f.logpdf(s2, d, dd, scale=scale).sum()
     assert ll(s0_2, got_d0) >= ll(mle_scale, mle_d0) - 1e-6
     m_s0_2, m_d0 = moderation.fit_f_dist(s2, d)     # (one df: here "alike", d0 infinite)
     assert ll(s0_2, got_d0) >= ll(m_s0_2, min(m_d0, 1e6)) - 1e-9
@@ -61,7 +62,8 @@ def test_the_likelihood_fit_with_a_trend_recovers_the_line():
     assert slope == pytest.approx(0.5, abs=0.08) and x0 == pytest.approx(x.mean())
     assert 2.5 < d0 < 7 and s0_2 == pytest.approx(math.exp(-6.0), rel=0.25)
     # the likelihood of the F with the fitted line, recomputed with SciPy, beats the moments'
-    ll = lambda c, b, dd: stats.f.logpdf(s2, 1, dd, scale=c * np.exp(b * (x - x0))).sum()  # noqa: E731
+    def ll(c, b, dd):
+        return stats.f.logpdf(s2, 1, dd, scale=c * np.exp(b * (x - x0))).sum()
     m_s0_2, m_d0, m_slope, _ = moderation.fit_f_dist_trend(s2, 1, x)
     assert ll(s0_2, slope, d0) >= ll(m_s0_2, m_slope, m_d0)
 

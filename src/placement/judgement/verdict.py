@@ -632,8 +632,8 @@ def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
 #: they are the safety net for gross changes (a node or a value twice as slow), the verdict
 #: judges the rest. At the verdict's 5 % the real sessions' heavy tails (a value that changes
 #: state between sessions) failed 4 and 5 of 20 unchanged sessions on the two-hour A/A set
-#: with 3 and 5 baseline sessions; at 0.1 % 0 and 1, and a node twice as slow still fails
-#: every session (``docs/reference/benchmarks.md``)
+#: with 3 and 5 baseline sessions; at 0.1 % 0 and 1, and a node twice as slow still failed
+#: every session of that set (``docs/reference/benchmarks.md``)
 REF_ALPHA = 0.001
 
 
@@ -647,8 +647,8 @@ def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
     ``launches`` launches against the baseline's sessions (the same moderated
     variance as the verdict), at ``alpha / values`` (:data:`REF_ALPHA`) so that a
     plain ``reframe -r`` over all ``values`` fails nothing on an unchanged node with
-    probability ``1 - alpha`` under that model. It never exceeds :data:`REF_CAP`: a node
-    twice as slow fails every value. Improvements never fail (ReFrame reads
+    probability ``1 - alpha`` under that model. It never exceeds :data:`REF_CAP`: a value
+    more than twice as slow always fails (one exactly twice as slow sits on the bound). Improvements never fail (ReFrame reads
     ``None`` as no bound on that side). A value whose launches already spread
     wider than the cap within a stored session (:func:`launches_beyond_cap`) gets
     no bound at all (``None``): the cap would fail its unchanged reruns.
