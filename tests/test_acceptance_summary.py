@@ -40,6 +40,18 @@ def test_hang_is_a_failure_to_finish_not_a_regression():
 def test_reference_failures_are_regressions():
     lines, status = _summary(GUARDS)
     assert status == 1 and "3 failed (3 perf regressions)" in lines[-1]
+    # each FAIL line carries ReFrame's values, without its preamble
+    fail = next(ln for ln in lines if ln.startswith("FAIL ") and "%benchmark=LU" in ln)
+    assert "[performance: time_cv=34.64101615137755 %, expected 2.0 (l=-inf, u=2.0)]" in fail
+    assert "failed to meet" not in fail
+
+
+def test_a_long_or_missing_fail_reason_stays_one_line():
+    tc = {"fail_phase": "sanity", "fail_reason": "sanity error: " + "x" * 300 + "\nmore"}
+    text = acceptance.fail_text(tc)
+    assert text.startswith("sanity: sanity error: x") and text.endswith("...")
+    assert "\n" not in text and len(text) == len("sanity: ") + 200
+    assert acceptance.fail_text({"fail_phase": "run"}) == "run"
 
 
 def test_comparison_with_previous_run_is_information_only(tmp_path):

@@ -274,7 +274,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     for key in failed:
         tc = final[key]
         what = (f"did not finish: the watchdog stopped {stopped_runs(tc)} run(s)"
-                if kinds[key] == "unfinished" else tc.get("fail_phase"))
+                if kinds[key] == "unfinished" else fail_text(tc))
         lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
                      f"[{what}] stage={tc.get('stagedir')}")
     reasons = skip_reasons(good)
@@ -334,6 +334,24 @@ def undecided_lines(judged: Judged) -> list[str]:
     return [f"UNDECIDED {len(und)} value(s): against a baseline of {sessions} session(s) "
             f"the median value could be called alone {size}; "
             "record more sessions at other times with `placement baseline record --add`"]
+
+
+#: ReFrame's words before the values of a performance failure, left out of the FAIL line
+_PERF_PREFIX = "performance error: failed to meet reference(s): "
+
+
+def fail_text(tc: dict) -> str:
+    """The phase a case failed in and ReFrame's reason, on one line: a site sees at once which
+    value missed its reference and by how much (``performance: gbps=82.7 GB/s, expected
+    200.358 (l=100.179, u=inf)``) without opening ReFrame's failure report."""
+    phase = tc.get("fail_phase") or "failed"
+    lines = str(tc.get("fail_reason") or "").strip().splitlines()
+    reason = lines[0].strip() if lines else ""
+    if reason.startswith(_PERF_PREFIX):
+        reason = reason[len(_PERF_PREFIX):]
+    if len(reason) > 200:
+        reason = reason[:197] + "..."
+    return f"{phase}: {reason}" if reason else phase
 
 
 def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
