@@ -143,6 +143,8 @@ class Pair:
         prior = verdict.file_prior(list(self.base.values()))
         self.bounds = {k: verdict.reference_bound(self.base[k], self.better[k], prior,
                                                   len(keys), launches) for k in keys}
+        for k in verdict.state_prone(self.base, _family):     # no bound, as `record`
+            self.bounds[k] = (self.bounds[k][0], None)
 
     def judge(self, changed: dict[Key, list[float]] | None = None) -> verdict.RunVerdict:
         changed = changed or {}
@@ -155,10 +157,16 @@ class Pair:
         """What ReFrame does with the reference ``record`` writes: the median of the
         launches against the one-sided bound (an improvement never fails)."""
         centre, bound = self.bounds[k]
-        if bound is None:           # launches wider than the cap: no bound (as `record`)
+        if bound is None:   # its or a sibling's launches wider than the cap: no bound
             return False
         m = statistics.median(runs)
         return m < centre * (1 - bound) if self.better[k] else m > centre * (1 + bound)
+
+
+def _family(key: Key) -> tuple:
+    """A value's siblings share this: its test, variable and parameters but the placement's."""
+    (test, params, *_), var = key
+    return test, var, tuple(p for p in params if p[0] not in verdict.SIBLING_PARAMS)
 
 
 def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | None = None

@@ -357,6 +357,13 @@ def test_reference_bounds_are_at_ref_alpha_over_the_files_values():
     assert math.log1p(b_ref) / math.log1p(b_05) == pytest.approx(ratio, rel=1e-9)
 
 
+def test_a_wide_value_takes_its_siblings_bounds_with_it():
+    sessions = {("w", "none"): [[4.6, 14.0, 17.5]], ("w", "scatter"): [[15.0, 15.1, 15.2]],
+                ("t", "none"): [[1.0, 1.01, 0.99]], ("t", "scatter"): [[1.0, 1.02, 1.01]]}
+    assert V.state_prone(sessions, lambda k: k[0]) == {("w", "none"), ("w", "scatter")}
+    assert V.state_prone(sessions, lambda k: k) == {("w", "none")}
+
+
 # --- adaptive repeats ----------------------------------------------------------------
 
 def test_adaptive_repeats_stop_when_decided_at_the_cap_or_with_nothing_to_judge():

@@ -168,7 +168,8 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     the verdict judges them. Nor do values whose own launches, in a stored session,
     spread wider than :data:`placement.judgement.verdict.REF_CAP` (an NPB class S run of
     20 ms that one time slice makes 0.16 s): the cap would fail an unchanged rerun of such
-    a value.
+    a value; nor their siblings, the same kernel and threads in another placement or
+    compiler (:func:`placement.judgement.verdict.state_prone`).
     The other values keep the interval of the run they came from.
     """
     from . import verdict
@@ -178,6 +179,13 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         return out
     prior = verdict.file_prior([s.session_runs for s in stored.values()])
     flat = entries(out)
+    names = {test: index_of(out, test) for test, _, _ in stored}
+
+    def family(e: Entry) -> tuple:
+        test, keys, var = e
+        return test, var, tuple(k for n, k in zip(names[test], keys)
+                                if n not in verdict.SIBLING_PARAMS)
+    prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()}, family)
     for e, s in stored.items():
         leaf = flat.get(e)
         if leaf is None or len(leaf) < 3:
@@ -185,8 +193,9 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         centre, bound = verdict.reference_bound(s.session_runs, s.higher_is_better, prior,
                                                 len(stored))
         leaf[0] = _round(centre)
-        # the scheduler's arbitration under a load, or launches already wider than the cap
-        if s.contended or bound is None:
+        # the scheduler's arbitration under a load, or launches (its own or a sibling's)
+        # already wider than the cap
+        if s.contended or bound is None or e in prone:
             leaf[1], leaf[2] = None, None
             continue
         leaf[1], leaf[2] = (-round(bound, 4), None) if s.higher_is_better else \

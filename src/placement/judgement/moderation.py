@@ -49,8 +49,8 @@ DF_CAP = 1000.0
 D0_MAX = 10.0
 #: how :func:`fit` estimates the prior: ``moments`` (limma's ``fitFDist``) or ``mle``
 #: (:func:`fit_f_dist_mle`). Moments it is: the likelihood fit found more lone changes with
-#: two baseline sessions (a lone 2x: 148 against 134 of 240 on the two-hour A/A set, 83
-#: against 74 of 144 back to back) with the same unchanged sessions failed, but it called 35
+#: two baseline sessions (a lone 2x: 133 against 120 of 240 on the two-hour A/A set, 76
+#: against 65 of 144 back to back) with the same unchanged sessions failed, but it called 35
 #: values regressed in the shared set's unchanged sessions at two sessions, against 14
 #: (``benchmarks/regression_detection.py --estimator mle`` shows both)
 ESTIMATOR = "moments"

@@ -60,14 +60,17 @@ rounding error no number of sessions removes (:func:`resolution`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 from scipy import stats
 
 from . import moderation
 from .moderation import Prior
+
+K = TypeVar("K")
 
 #: family-wise level of a run's verdicts: an unchanged run calls anything regressed with
 #: at most this chance (19 of 20 unchanged runs pass)
@@ -626,6 +629,27 @@ def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
     """Whether a value's launches within one stored session already spread wider than
     :data:`REF_CAP`: a bound at the cap would fail its unchanged reruns."""
     return any(len(r) and max(r) > REF_CAP * min(r) for r in sessions)
+
+
+#: the parameters in which a value's siblings differ from it: the compiler and the placement
+#: (affinity map, memory policy). Siblings run the same kernel with the same threads on the
+#: same node, so a state of the node one of them shows is one the others can fall into
+SIBLING_PARAMS = frozenset({"$environ", "affinity", "policy"})
+
+
+def state_prone(sessions: Mapping[K, Sequence[Sequence[float]]],
+                family: Callable[[K], Hashable]) -> set[K]:
+    """The values whose launches, or a sibling's (the same ``family``), spread wider than
+    :data:`REF_CAP` within one stored session: the kernel has states further apart than the
+    cap on this node, so ``record`` writes none of them a bound.
+
+    Why the siblings: such a state is one of the node. Two threads writing a cache-sized
+    buffer on a 2-core virtual machine gave 82-100 or 145-200 GB/s, case by case a minute
+    apart; one sibling showed both within its launches, and the others, each in one state
+    in the baseline session, failed their x2 bound in the other state in the next session.
+    """
+    prone = {family(k) for k, runs in sessions.items() if launches_beyond_cap(runs)}
+    return {k for k in sessions if family(k) in prone}
 
 
 #: the level of the bounds ``record`` writes for plain ReFrame, over all a file's values:
