@@ -223,8 +223,10 @@ def test_contended_values_keep_their_runs_but_get_no_reframe_bound(tmp_path, mon
     keys = next(k for (t, k, v) in runs if t == "MatmulCheck" and runs[t, k, v].contended)
     assert runs["MatmulCheck", keys, "gflops"].runs            # the verdict still has them
     assert refs["MatmulCheck", keys, "gflops"][1:3] == [None, None], name
-    others = [e for e, s in runs.items()
-              if not s.contended and not verdict.launches_beyond_cap(s.session_runs)]
+    # (nor do values whose launches, or a sibling's, spread beyond the cap)
+    prone = verdict.state_prone({e: s.session_runs for e, s in runs.items()},
+                                lambda e: baselines.sibling_family(data, e))
+    others = [e for e, s in runs.items() if not s.contended and e not in prone]
     assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others)
 
 
@@ -246,9 +248,10 @@ def test_values_whose_launches_spread_beyond_the_cap_get_no_reframe_bound(tmp_pa
     keys = next(k for (t, k, v) in stored if t == "MatmulCheck" and v == "gflops"
                 and min(stored[t, k, v].runs) < max(stored[t, k, v].runs) / 2)
     assert refs["MatmulCheck", keys, "gflops"][1:3] == [None, None]
-    # (the values of checks with no value that wide: a wide value's siblings lose theirs too)
-    wide = {e[0] for e, s in stored.items() if verdict.launches_beyond_cap(s.session_runs)}
-    others = [e for e in stored if e[0] not in wide]
+    # (a wide value's siblings lose theirs too)
+    prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
+                                lambda e: baselines.sibling_family(data, e))
+    others = [e for e in stored if e not in prone]
     assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others
                           if e in refs)
 

@@ -179,13 +179,8 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         return out
     prior = verdict.file_prior([s.session_runs for s in stored.values()])
     flat = entries(out)
-    names = {test: index_of(out, test) for test, _, _ in stored}
-
-    def family(e: Entry) -> tuple:
-        test, keys, var = e
-        return test, var, tuple(k for n, k in zip(names[test], keys)
-                                if n not in verdict.SIBLING_PARAMS)
-    prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()}, family)
+    prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
+                                lambda e: sibling_family(out, e))
     for e, s in stored.items():
         leaf = flat.get(e)
         if leaf is None or len(leaf) < 3:
@@ -201,6 +196,15 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         leaf[1], leaf[2] = (-round(bound, 4), None) if s.higher_is_better else \
             (None, round(bound, 4))
     return out
+
+
+def sibling_family(data: dict[str, Any], e: Entry) -> tuple:
+    """What a value shares with its siblings: its test, variable and index values but those
+    of :data:`placement.judgement.verdict.SIBLING_PARAMS` (compiler, map, memory policy)."""
+    from . import verdict
+    test, keys, var = e
+    return test, var, tuple(k for n, k in zip(index_of(data, test), keys)
+                            if n not in verdict.SIBLING_PARAMS)
 
 
 def _round(x: float) -> float:
