@@ -230,6 +230,17 @@ def test_contended_values_keep_their_runs_but_get_no_reframe_bound(tmp_path, mon
     assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others)
 
 
+def _record_edited(report: dict, tmp_path: Path, monkeypatch) -> tuple[dict, dict, dict]:
+    """``record`` from an edited run report: (file, stored samples, ReFrame references)."""
+    import json
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(report))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(path)) == 0
+    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
+    return data, baseline_samples.entries(data), baselines.entries(data)
+
+
 def test_values_whose_launches_spread_beyond_the_cap_get_no_reframe_bound(tmp_path, monkeypatch):
     """A value one time slice can make eight times slower within a session (NPB class S
     on a busy node): a bound at the x2 cap would fail its unchanged reruns."""
@@ -239,12 +250,7 @@ def test_values_whose_launches_spread_beyond_the_cap_get_no_reframe_bound(tmp_pa
               if t["display_name"].startswith("MatmulCheck") and t.get("perf_launches"))
     runs = tc["perf_launches"]["gflops"]
     runs[0] = runs[1] / 8.0                       # one launch in a busy time slice
-    wild = tmp_path / "run.json"
-    wild.write_text(json.dumps(report))
-    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
-    assert _cli("baseline", "record", "--system", "generic", "--from", str(wild)) == 0
-    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
-    stored, refs = baseline_samples.entries(data), baselines.entries(data)
+    data, stored, refs = _record_edited(report, tmp_path, monkeypatch)
     keys = next(k for (t, k, v) in stored if t == "MatmulCheck" and v == "gflops"
                 and min(stored[t, k, v].runs) < max(stored[t, k, v].runs) / 2)
     assert refs["MatmulCheck", keys, "gflops"][1:3] == [None, None]
@@ -271,12 +277,7 @@ def test_the_siblings_of_a_value_with_wide_launches_get_no_reframe_bound(tmp_pat
     assert verdict.launches_beyond_cap(
         [cases["MemWriteThreadsCheck %affinity=none %threads=full %scale=small"]
          ["perf_launches"]["gbps"]])
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps(report))
-    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
-    assert _cli("baseline", "record", "--system", "generic", "--from", str(path)) == 0
-    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
-    stored, refs = baseline_samples.entries(data), baselines.entries(data)
+    data, stored, refs = _record_edited(report, tmp_path, monkeypatch)
 
     def threads(e):
         return str(dict(zip(baselines.index_of(data, e[0]), e[1]))["num_threads"])
