@@ -289,6 +289,18 @@ def test_the_siblings_of_a_value_with_wide_launches_get_no_reframe_bound(tmp_pat
     assert all(refs[e][1] is not None for e in mw if threads(e) == "1")
 
 
+def test_a_sibling_differs_in_compiler_map_or_policy_only():
+    data = {"T": {"$index": ["$environ", "scale", "affinity", "num_threads"]},
+            "U": {"generic:default": {}}}
+    fam = baselines.sibling_family
+    assert fam(data, ("T", ("gnu", "small", "none", 2), "gbps")) == \
+        fam(data, ("T", ("clang", "small", "scatter", 2), "gbps"))
+    assert fam(data, ("T", ("gnu", "small", "none", 2), "gbps")) != \
+        fam(data, ("T", ("gnu", "small", "none", 1), "gbps"))
+    # a test without $index is keyed by system and partition: other nodes, never siblings
+    assert fam(data, ("U", ("a:p",), "t")) != fam(data, ("U", ("b:p",), "t"))
+
+
 def test_a_value_printed_as_zero_gets_no_reference_and_the_file_reads_back(tmp_path, monkeypatch):
     """NPB prints a class S time of a few ms as 0.00: no positive reference can be written
     for it, and the file `record` writes must be one `diff` and `judge` accept."""

@@ -203,8 +203,10 @@ def sibling_family(data: dict[str, Any], e: Entry) -> tuple:
     of :data:`placement.judgement.verdict.SIBLING_PARAMS` (compiler, map, memory policy)."""
     from . import verdict
     test, keys, var = e
-    return test, var, tuple(k for n, k in zip(index_of(data, test), keys)
-                            if n not in verdict.SIBLING_PARAMS)
+    names = index_of(data, test)
+    if not names:       # no $index: the keys name a system and partition, another node each
+        return test, var, tuple(keys)
+    return test, var, tuple(k for n, k in zip(names, keys) if n not in verdict.SIBLING_PARAMS)
 
 
 def _round(x: float) -> float:
