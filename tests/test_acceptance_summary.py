@@ -46,6 +46,17 @@ def test_reference_failures_are_regressions():
     assert "failed to meet" not in fail
 
 
+def test_several_missed_references_are_one_line():
+    # ReFrame 4.10's words when two references of one case were missed (a real run's)
+    tc = {"fail_phase": "performance", "fail_reason":
+          "performance error: \n      failed to meet reference(s): \n        latency_1K=1.55284 "
+          "us, expected 0.345688 (l=-inf, u=0.691376)\n        bandwidth_1K=0.659435 GB/s, "
+          "expected 2.96221 (l=1.481105, u=inf)"}
+    assert acceptance.fail_text(tc) == (
+        "performance: latency_1K=1.55284 us, expected 0.345688 (l=-inf, u=0.691376); "
+        "bandwidth_1K=0.659435 GB/s, expected 2.96221 (l=1.481105, u=inf)")
+
+
 def test_a_long_or_missing_fail_reason_stays_one_line():
     tc = {"fail_phase": "sanity", "fail_reason": "sanity error: " + "x" * 300 + "\nmore"}
     text = acceptance.fail_text(tc)

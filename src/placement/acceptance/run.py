@@ -337,7 +337,7 @@ def undecided_lines(judged: Judged) -> list[str]:
 
 
 #: ReFrame's words before the values of a performance failure, left out of the FAIL line
-_PERF_PREFIX = "performance error: failed to meet reference(s): "
+_PERF_PREFIX = "performance error: failed to meet reference(s):"
 
 
 def fail_text(tc: dict) -> str:
@@ -345,10 +345,12 @@ def fail_text(tc: dict) -> str:
     value missed its reference and by how much (``performance: gbps=82.7 GB/s, expected
     200.358 (l=100.179, u=inf)``) without opening ReFrame's failure report."""
     phase = tc.get("fail_phase") or "failed"
-    lines = str(tc.get("fail_reason") or "").strip().splitlines()
-    reason = lines[0].strip() if lines else ""
+    # several references missed: ReFrame puts its words and each value on lines of their own
+    lines = [ln.strip() for ln in str(tc.get("fail_reason") or "").splitlines() if ln.strip()]
+    reason = " ".join(lines)
     if reason.startswith(_PERF_PREFIX):
-        reason = reason[len(_PERF_PREFIX):]
+        reason = "; ".join(lines[2:]) if lines[0] == "performance error:" else \
+            reason[len(_PERF_PREFIX):].strip()
     if len(reason) > 200:
         reason = reason[:197] + "..."
     return f"{phase}: {reason}" if reason else phase
