@@ -19,12 +19,19 @@
 #   perflogs; ACCEPTANCE_MAX_SLOWDOWN (percent, default 10): a performance
 #   variable worse than the previous run by more than this gets an INFO line;
 #   PLACEMENT_REPORTS (default reports/): where `placement report` writes;
-#   REFRAME (default .venv/bin/reframe, else reframe on PATH).
+#   REFRAME (default .venv/bin/reframe, else reframe on PATH); ACCEPTANCE_CONFIRM
+#   (default 1; 0: no confirmation session, every first-session failure stands).
+#
+# Confirmation: the checks that missed a reference or regressed against the baseline
+#   run once more as a session of their own; such a failure fails the run only if it
+#   shows there too (an UNCONFIRMED line says what it dismissed); a node line is
+#   confirmed by running every check again. None runs when the time box is spent.
 #
 # Output, under $PLACEMENT_RESULTS/runs/:
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.json   ReFrame's run report
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.out    its output (skip reasons)
 #   compare-acceptance-<system>-<mode>-<UTC stamp>.csv       vs. the previous run
+#   confirm-report-acceptance-<system>-<mode>-<UTC stamp>.json  the confirmation session
 #   acceptance-<system>-<mode>-<UTC stamp>.run   the run reports of one whole run
 #   unfinished-acceptance-<system>-<mode>.run    those of a run cut short or killed
 #   (run lists name reports relative to runs/; one run at a time per results folder)
@@ -38,7 +45,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,43p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad_usage() { echo "acceptance.sh: $* (see --help)" >&2; exit 2; }
 value_of() {   # value_of OPTION "$@": the option's value, or a usage error
   [ $# -ge 2 ] && [ -n "$2" ] && [ "${2:0:1}" != - ] || bad_usage "option $1 needs a value"
@@ -147,9 +154,10 @@ fi
 
 # ReFrame (and timeout) die with this script, even when it is killed outright (SIGTERM
 # lets ReFrame write its report): a later run never overlaps orphans
-boxed=()
+deathsig=()
 command -v setpriv >/dev/null && setpriv --help 2>/dev/null | grep -q pdeathsig &&
-  boxed=(setpriv --pdeathsig TERM)
+  deathsig=(setpriv --pdeathsig TERM)
+boxed=("${deathsig[@]}")
 [ -n "$time_box" ] && boxed+=(timeout -s INT -k 300 "$time_box")
 # the run is unfinished until ReFrame is done: a part killed before its end is resumable
 write_list "$unfinished" "${parts[@]}" "$report" ||
@@ -173,6 +181,7 @@ echo "== acceptance: system=$sysname mode=$mode results=$PLACEMENT_RESULTS${time
 # the filter is this script's child, not ReFrame's: ReFrame waits for its own children
 exec 4> >(squash_log_errors)
 # ReFrame's output is kept beside its report: the run report has no skip reasons, the output has
+started=$SECONDS
 "${boxed[@]}" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
   --report-file "$report" -r "${skip_done[@]}" "${extra[@]}" 2>&4 | tee "${report%.json}.out"
 rc=${PIPESTATUS[0]}
@@ -201,6 +210,43 @@ else
 fi
 run_args=()
 for p in "${parts[@]}"; do run_args+=(--run "$p"); done
+
+# The confirmation session: the checks that missed a reference or regressed (all of
+# them, when the node line failed the run) run once more, as a ReFrame session of their
+# own; a failure stands only if it shows there too (placement.acceptance.confirmation).
+# ACCEPTANCE_CONFIRM=0 leaves it out.
+confirm_opt=()
+if [ -z "$cut_short" ] && [ "${ACCEPTANCE_CONFIRM:-1}" != 0 ]; then
+  mapfile -t confirm_hashes < <("$PLACEMENT" acceptance confirm "${parts[@]}" --system "$sysname")
+  if [ ${#confirm_hashes[@]} -gt 0 ]; then
+    left=''
+    [ -n "$time_box" ] && left=$(( time_box - (SECONDS - started) ))
+    if [ -n "$left" ] && [ "$left" -lt 60 ]; then
+      confirm_opt=(--not-confirmed "the time box of ${time_box}s is spent")
+    else
+      # the run's ReFrame arguments less its name filters: the hashes select
+      confirm_args=() skip_next=''
+      for a in "${extra[@]}"; do
+        if [ -n "$skip_next" ]; then skip_next=''; continue; fi
+        case $a in -n|--name) skip_next=1 ;; -n?*|--name=*) ;; *) confirm_args+=("$a") ;; esac
+      done
+      for h in "${confirm_hashes[@]}"; do confirm_args+=(-n "/$h"); done
+      confirm_report="$RUNS/confirm-report-$tag-$stamp.json"
+      confirm_box=(); [ -n "$left" ] && confirm_box=(timeout -s INT -k 120 "$left")
+      echo "== confirmation session: ${#confirm_hashes[@]} check(s) run once more"
+      exec 4> >(squash_log_errors)
+      "${deathsig[@]}" "${confirm_box[@]}" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" \
+        --mode "$mode" --report-file "$confirm_report" -r "${confirm_args[@]}" 2>&4 |
+        tee "${confirm_report%.json}.out"
+      exec 4>&-
+      if "$PLACEMENT" acceptance sessions "$confirm_report" >/dev/null 2>&1; then
+        confirm_opt=(--confirm "$confirm_report")
+      else
+        confirm_opt=(--not-confirmed "the confirmation session left no readable report")
+      fi
+    fi
+  fi
+fi
 
 notes=()
 if "$PLACEMENT" report --help >/dev/null 2>&1; then
@@ -240,5 +286,5 @@ fi
 note_args=()
 for n in "${notes[@]}"; do note_args+=(--note "$n"); done
 for n in "${not_compared[@]}"; do note_args+=(--not-compared "$n"); done
-"$PLACEMENT" acceptance summary "${parts[@]}" "${compare_opt[@]}" --system "$sysname" \
+"$PLACEMENT" acceptance summary "${parts[@]}" "${compare_opt[@]}" "${confirm_opt[@]}" --system "$sysname" \
   --mode "$mode" --max-slowdown "$slowdown" ${cut_short:+--cut-short} "${note_args[@]}"

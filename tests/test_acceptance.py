@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from placement import cli
+from placement.judgement import runreport
 
 pytestmark = pytest.mark.reframe
 
@@ -229,3 +230,76 @@ def test_a_second_run_on_the_same_results_folder_is_refused(root, tmp_path):
         f'acceptance.sh: another acceptance run is using {results} (pid 4242, started '
         '2026-11-23T10:00:00Z): wait for it, or give this one its own PLACEMENT_RESULTS']
     assert not list((results / 'runs').iterdir())      # nothing started, nothing written
+
+
+CONFIRM_CHECKS = '''
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, performance_function, run_before, sanity_function, variable
+
+
+@rfm.simple_test
+class ConfirmCase(rfm.RunOnlyRegressionTest):
+    """``flaky`` misses its reference in its first session only (a state of the node);
+    ``slow`` in every session (a lasting change)."""
+    case = parameter(['flaky', 'slow'])
+    #: a file counting the sessions that ran the flaky case
+    counter = variable(str, value='')
+    valid_systems = ['*']
+    valid_prog_environs = ['gnu']
+    tags = {'quick'}
+    executable = 'bash'
+    reference = {'*': {'rate_seen': (100.0, -0.5, None, 'MB/s')}}
+
+    @sanity_function
+    def validate(self):
+        return sn.assert_found(r'^rate=', self.stdout)
+
+    @performance_function('MB/s')
+    def rate_seen(self):
+        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
+
+    @run_before('run')
+    def command(self):
+        script = ('n=$(cat {0} 2>/dev/null || echo 0); echo $((n + 1)) > {0}; '
+                  '[ "$n" = 0 ] && echo rate=10 || echo rate=100').format(self.counter)
+        self.executable_opts = ['-c', repr(script) if self.case == 'flaky' else "'echo rate=10'"]
+'''
+
+
+@pytest.mark.parametrize('case,confirm', [('flaky', '1'), ('slow', '1'), ('flaky', '0')])
+def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
+        root, tmp_path, case, confirm):
+    checks = tmp_path / 'confirm_cases.py'
+    checks.write_text(CONFIRM_CHECKS)
+    results = tmp_path / 'results'
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(results), 'ACCEPTANCE_CONFIRM': confirm,
+           'PLACEMENT_REPORTS': str(tmp_path / 'reports'),
+           'PLACEMENT_BASELINES': str(tmp_path / 'baselines')}
+    proc = subprocess.run(
+        [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
+         '-c', str(checks), '-n', f'%case={case}', '-S', f'counter={tmp_path / "n"}'],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    last = proc.stdout.rstrip().splitlines()[-1]
+    confirms = list((results / 'runs').glob('confirm-report-*.json'))
+    if confirm == '0':
+        assert proc.returncode == 1 and ' FAIL 0 passed, 1 failed ' in last, proc.stdout[-3000:]
+        assert not confirms and 'confirmation session' not in proc.stdout
+        return
+    assert '== confirmation session: 1 check(s)' in proc.stdout, proc.stdout[-3000:]
+    (report,) = confirms
+    ran = [tc['display_name'] for r in json.loads(report.read_text())['runs']
+           for tc in r['testcases']]
+    assert ran == [f'ConfirmCase %case={case}']       # the failed check, nothing else
+    if case == 'flaky':
+        assert proc.returncode == 0 and ' PASS 1 passed, 0 failed (0 perf regressions)' in last
+        assert ' confirmed 0 of 1' in last
+        (un,) = [ln for ln in proc.stdout.splitlines() if ln.startswith('UNCONFIRMED ')]
+        assert ('UNCONFIRMED ConfirmCase %case=flaky @generic+gnu [first session: performance: '
+                'rate_seen=10.0 MB/s, expected 100.0 (l=50.0, u=inf)] passed its confirmation '
+                'session') in un
+    else:
+        assert proc.returncode == 1 and ' FAIL 0 passed, 1 failed (1 perf regressions)' in last
+        assert ' confirmed 1 of 1' in last and 'UNCONFIRMED' not in proc.stdout
+    # the baseline is recorded from the run, never from its confirmation
+    assert runreport.latest(results / 'runs').name.startswith('run-report-')

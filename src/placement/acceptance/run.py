@@ -8,7 +8,8 @@ acceptance``:
 * ``resume LIST``: the earlier parts that can be read (a corrupt one is dropped
   with one line) and the checks that already finished (``-x /HASH`` for ReFrame);
 * ``sessions PART...``: ReFrame's session filter selecting a run's parts;
-* ``summary PART... --compare CSV``: a ``FAIL`` line per failed case, ``SKIP``
+* ``confirm PART...``: the checks a confirmation session runs (:mod:`.confirmation`);
+* ``summary PART... --compare CSV --confirm REPORT``: a ``FAIL`` line per failed case, ``SKIP``
   lines counting skipped cases by reason, then the ``ACCEPTANCE`` line; exit 0
   (pass), 1 (failures or regressions) or 3 (the time box cut the run).
 
@@ -22,8 +23,9 @@ failed against its reference fails whatever the verdict says: no verdict turns
 a failure into a pass (the references ``record`` writes are one-sided and as
 wide as the sessions' spread, so they fail only what is clearly worse). A
 node flagged slower than its baseline (most values moved together by at least
-the machine effect) fails the run on its own line. The comparison with the
-previous run is information only, and extremes (``max_time``, ``min_time``)
+the machine effect) fails the run on its own line. With ``--confirm``, each of
+those failures stands only if the confirmation session shows it too
+(:mod:`.confirmation`). The comparison with the previous run is information only, and extremes (``max_time``, ``min_time``)
 are judged nowhere. A run the watchdog stopped (``stopped`` > 0) is a failure
 to finish, never a performance regression.
 """
@@ -41,7 +43,7 @@ from typing import Any
 
 from ..judgement import baseline_samples, baselines, runreport, verdict
 from ..util import PlacementError
-from . import comparison_health
+from . import comparison_health, confirmation
 
 #: Units where a larger value is better: a drop is the regression.
 HIGHER_IS_BETTER = re.compile(r"/s$|flop|ops|^%$|speedup|efficiency", re.I)
@@ -77,10 +79,15 @@ class Part:
     report: runreport.RunReport
 
 
-def judge_values(parts: list[Part], system: str
+def judge_values(parts: list[Part], system: str,
+                 selected_by: baseline_samples.Judgement | None = None,
+                 only: set[confirmation.ValueKey] | None = None
                  ) -> tuple[Judged, baseline_samples.Judgement | None]:
     """Verdicts of the run's values that the system's baseline keeps runs for, and the
-    whole judgement (the node's shift, the borrowed spread)."""
+    whole judgement (the node's shift, the borrowed spread).
+
+    ``selected_by`` and ``only``: the parts are a confirmation session of the values
+    ``only`` that judgement selected (:mod:`.confirmation`)."""
     from ..util import baseline_file
     path = baseline_file(system)
     old = baselines.load(path)
@@ -92,12 +99,17 @@ def judge_values(parts: list[Part], system: str
         new = baselines.from_run(report, system.split(":")[0], cases_of)
     except PlacementError:
         return {}, None       # no values of this system in the run
+
+    def key(e) -> tuple[str, str, str]:
+        c = cases_of[e]
+        return (c.raw.get("display_name", c.test), c.sysenv, e[2])
+    keep = None if only is None else {e for e in cases_of if key(e) in only}
     out: Judged = {}
-    judgement = baseline_samples.judge_run(old, new, str(path))
+    judgement = baseline_samples.judge_run(old, new, str(path), selected_by=selected_by,
+                                           only=keep)
     for j in judgement:
         if j.verdict is not None:
-            c = cases_of[j.entry]
-            out[(c.raw.get("display_name", c.test), c.sysenv, j.entry[2])] = j.verdict
+            out[key(j.entry)] = j.verdict
     return out, judgement
 
 
@@ -244,11 +256,14 @@ def _skip_reason(tc: dict[str, Any], reasons: dict[tuple[str, str], str]) -> str
 
 def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
             max_slowdown: float, cut_short: bool, notes: list[str],
-            not_compared: list[str] = ()) -> tuple[list[str], int]:
+            not_compared: list[str] = (), confirm: Path | None = None,
+            not_confirmed: list[str] = ()) -> tuple[list[str], int]:
     """The lines to print and the exit status (0 pass, 1 fail, 3 unfinished, 4 incomplete).
 
     ``compare`` is None when no comparison was made (a first run); ``not_compared``
     are comparisons that could not even start (the previous run's reports gone).
+    ``confirm`` is the run report of the confirmation session (:mod:`.confirmation`);
+    ``not_confirmed``: why a confirmation that was due did not run (its failures stand).
     """
     good, dropped = readable(parts)
     notes = dropped + notes
@@ -261,15 +276,26 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     final = final_cases(good)
     judged, judgement = judge_values(good, system)
     kinds = {key: classify(tc, cut_short) for key, tc in final.items()}
+    conf = None
+    if confirm is not None:
+        conf, judged, conf_notes = confirmed(good, confirm, system, final, judged, judgement)
+        notes = notes + conf_notes
+        for key in conf.dismissed_cases:
+            kinds[key] = "pass"       # failed the first session, passed the one that tests
+    notes = notes + [f"not confirmed: {why}" for why in not_confirmed]
     failed = [k for k, v in kinds.items() if v in ("fail", "unfinished")]
     skipped = [final[k] for k, v in kinds.items() if v == "skip"]
     passed = sum(v == "pass" for v in kinds.values())
     ran = sum(v in ("pass", "fail", "unfinished") and not final[k].get("fixture")
               for k, v in kinds.items())
-    regressions = find_regressions(list(final.values()), judged)
+    regressions = find_regressions([tc for k, tc in final.items() if kinds[k] != "pass"],
+                                   judged)
     node = judgement.node if judgement is not None else None
     node_fails = node is not None and node.flagged and node.slower
-    lines = [f"NODE {system}: {node.line()}"] if node is not None and node.flagged else []
+    if node_fails and conf is not None and conf.node_dismissed:
+        node_fails = False    # a node line its confirmation session did not show
+    lines = [f"NODE {system}: {node.line()}"] if node is not None and node.flagged \
+        and not (conf is not None and conf.node_dismissed) else []
     lines += [r.line() for r in regressions if r.var != "reference"]
     for key in failed:
         tc = final[key]
@@ -280,6 +306,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     reasons = skip_reasons(good)
     for reason, n in Counter(_skip_reason(tc, reasons) for tc in skipped).most_common():
         lines.append(f"SKIP {n} case(s): {reason}")
+    lines += conf.lines() if conf is not None else []
     lines += undecided_lines(judged)
     lines += previous_run_info(compare_rows(compare), max_slowdown)
     few = baseline_samples.sessions_note(list(judged.values()))
@@ -296,6 +323,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     counts = verdict.counts(list(judged.values()))
     extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
              (" node=slower" if node_fails else "") +
+             (conf.text() if conf is not None else "") +
              (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.IMPROVED]} "
               f"improved, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.UNDECIDED]} "
               f"undecided of {len(judged)}" if judged else "") +
@@ -305,6 +333,56 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
                  f"({len(regressions)} perf regressions) report={good[-1].path}{extra}")
     return lines, {"UNFINISHED": 3, "FAIL": 1, "INCOMPLETE": 4, "PASS": 0}[outcome]
+
+
+def regressed_values(judged: Judged) -> set[confirmation.ValueKey]:
+    return {k for k, v in judged.items() if v.outcome == verdict.REGRESSED}
+
+
+def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
+    """The hashes of the checks a confirmation session runs, and what it confirms: the
+    failed and regressed checks, or every check that ran when the node line fails the
+    run (a node line is a property of a whole session); ``[]`` when nothing failed."""
+    good, _ = readable(parts)
+    if not good:
+        return [], "no readable run report"
+    final = final_cases(good)
+    judged, judgement = judge_values(good, system)
+    if confirmation.node_fails(judgement):
+        return confirmation.every_check(final), "the node line: the whole run"
+    stopped = {k: stopped_runs(tc) for k, tc in final.items()}
+    hashes = confirmation.candidates(final, stopped, regressed_values(judged))
+    return hashes, "the failed and regressed checks" if hashes else ""
+
+
+def confirmed(good: list[Part], confirm: Path, system: str, final: dict, judged: Judged,
+              judgement: baseline_samples.Judgement | None
+              ) -> tuple[confirmation.Confirmation, Judged, list[str]]:
+    """The first session's failures against the confirmation session ``confirm``: what
+    it decided, the verdicts with the dismissed regressions as the confirmation judged
+    them, and a note when it could not be read (then every failure stands)."""
+    again, dropped = readable([confirm])
+    if not again:
+        return confirmation.Confirmation(), judged, [
+            f"confirmation session unreadable, the first session's failures stand "
+            f"({dropped[0] if dropped else confirm})"]
+    regressed = {k: judged[k] for k in regressed_values(judged)}
+    judged_again: Judged = {}
+    node_again = None
+    if confirmation.node_fails(judgement):
+        # the whole run again: a session of its own, with its own node line and spread
+        judged_again, whole = judge_values(again, system)
+        node_again = whole.node if whole is not None else None
+    elif regressed and judgement is not None:
+        judged_again, _ = judge_values(again, system, selected_by=judgement,
+                                       only=set(regressed))
+    stopped = {k: stopped_runs(tc) for k, tc in final.items()}
+    conf = confirmation.decide(final, stopped, final_cases(again), regressed, judged_again,
+                               fail_text)
+    if confirmation.node_fails(judgement):
+        conf.judge_node(judgement.node, node_again, system)
+    judged = {**judged, **{k: judged_again[k] for k in conf.dismissed_values}}
+    return conf, judged, []
 
 
 def foreign_baseline(system: str) -> str:
@@ -398,12 +476,19 @@ def cmd_acceptance(args: argparse.Namespace) -> int:
             print(f"skip {opt}")
         return 0
     parts = [Path(p) for p in args.paths]
+    if args.action == "confirm":
+        hashes, what = to_confirm(parts, args.system)
+        if what:
+            print(f"acceptance: confirmation session: {what}", file=sys.stderr)
+        print("\n".join(hashes))
+        return 0
     if args.action == "sessions":
         print(session_filter(parts))
         return 0
     lines, status = summary(parts, args.system, args.mode,
                             Path(args.compare) if args.compare else None,
-                            args.max_slowdown, args.cut_short, args.note, args.not_compared)
+                            args.max_slowdown, args.cut_short, args.note, args.not_compared,
+                            Path(args.confirm) if args.confirm else None, args.not_confirmed)
     print("\n".join(lines))
     return status
 
@@ -420,10 +505,11 @@ def _percent(text: str) -> float:
 
 def register(sub) -> None:
     p = sub.add_parser("acceptance", help="conclusions of an acceptance run (for acceptance.sh)")
-    p.add_argument("action", choices=("summary", "resume", "sessions"),
+    p.add_argument("action", choices=("summary", "resume", "sessions", "confirm"),
                    help="summary: FAIL/SKIP lines and the ACCEPTANCE line; resume: the "
                         "readable parts and finished checks of an unfinished run list; "
-                        "sessions: ReFrame's filter for the parts' sessions")
+                        "sessions: ReFrame's filter for the parts' sessions; confirm: the "
+                        "hashes of the checks a confirmation session runs, one a line")
     p.add_argument("paths", nargs="+", help="run reports (resume: the unfinished .run list)")
     p.add_argument("--system", default="unknown")
     p.add_argument("--mode", default="acceptance")
@@ -435,4 +521,9 @@ def register(sub) -> None:
     p.add_argument("--not-compared", action="append", default=[], metavar="WHY",
                    help="a comparison with the previous run that could not be made: named in "
                         "the summary line, which is then not a plain PASS")
+    p.add_argument("--confirm", metavar="REPORT",
+                   help="run report of the confirmation session: a first-session failure "
+                        "or regression stands only if it shows there too")
+    p.add_argument("--not-confirmed", action="append", default=[], metavar="WHY",
+                   help="a confirmation that was due and did not run: its failures stand")
     p.set_defaults(func=cmd_acceptance)

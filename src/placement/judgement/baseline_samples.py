@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -201,32 +201,41 @@ class Judgement(list):
     node: verdict.NodeShift | None = None
     prior: Any = None
     notes: list[str] = []
+    #: the whole run's verdict (a confirmation session is judged with its prior and shifts)
+    run: verdict.RunVerdict | None = None
 
 
 def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
               min_effect: float = verdict.MIN_EFFECT, alpha: float = verdict.ALPHA,
-              machine_effect: float = verdict.MACHINE_EFFECT) -> Judgement:
+              machine_effect: float = verdict.MACHINE_EFFECT,
+              selected_by: Judgement | None = None,
+              only: Container[Entry] | None = None) -> Judgement:
     """Every judged variable of ``new`` (a run's entries) against ``old``'s stored sessions.
 
     The values are judged together (:func:`placement.judgement.verdict.judge_run`: the
     node's common shift, a session-spread prior fitted over them,
     Benjamini-Hochberg over the run). Variables whose stored entry has no runs
     are listed with the note ``interval only``; new variables with no stored
-    entry at all are left out.
+    entry at all are left out. ``selected_by``: ``new`` is a confirmation session of
+    values that judgement selected (:func:`placement.judgement.verdict.judge_run`);
+    ``only``: the entries to judge (a confirmation tests the values it reran for, no others).
     """
     stored, fresh, old_iv = entries(old, where), entries(new, "run"), intervals(old)
     keys, series, rest = [], [], []
     for e, s in sorted(fresh.items(), key=lambda it: (it[0][0], tuple(map(str, it[0][1])),
                                                       it[0][2])):
+        if only is not None and e not in only:
+            continue
         if e in stored:
             b = stored[e]
             keys.append(e)
             series.append(verdict.Series(s.runs, b.sessions, b.higher_is_better, e))
         elif e in old_iv:
             rest.append(Judged(e, None, "interval only (baseline without runs)"))
-    rv = verdict.judge_run(series, alpha, min_effect, machine_effect)
+    rv = verdict.judge_run(series, alpha, min_effect, machine_effect,
+                           selected_by=selected_by.run if selected_by is not None else None)
     out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
-    out.node, out.prior, out.notes = rv.node, rv.prior, rv.notes
+    out.node, out.prior, out.notes, out.run = rv.node, rv.prior, rv.notes, rv
     return out
 
 

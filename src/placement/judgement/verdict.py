@@ -257,6 +257,10 @@ class RunVerdict:
     node: NodeShift | None
     prior: Prior | None
     notes: list[str] = field(default_factory=list)
+    #: the common shift of each baseline session (log scale), by session id
+    shifts: dict = field(default_factory=dict)
+    #: the launches' spread prior the values' launch variances were moderated with
+    launch_prior: Prior | None = None
 
 
 def _clean(values: Sequence[float], what: str) -> np.ndarray:
@@ -384,11 +388,21 @@ def _node_shifts(vals: list[_Value]) -> dict:
 
 
 def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
-              machine_effect: float = MACHINE_EFFECT, prior: Prior | None = None) -> RunVerdict:
+              machine_effect: float = MACHINE_EFFECT, prior: Prior | None = None,
+              selected_by: RunVerdict | None = None) -> RunVerdict:
     """Every value of one run judged against its baseline's sessions (module docstring).
 
     ``prior``: the session-spread prior to use when the run cannot fit one
     (one value, as the adaptive loop inside a job asks); by default fitted.
+
+    ``selected_by``: this run is a *confirmation session* of values that run's
+    verdict selected (regressed there). Selected values are its extremes, so
+    their own differences are no sample of the no-change spread, and a handful
+    of them has no common shift: the priors (sessions' and launches' spread), the
+    node's shift and the baseline sessions' shifts are the selecting run's, fitted
+    on all its values, and
+    Benjamini-Hochberg runs over the selected values alone (the family this
+    session tests). No node line is drawn from a confirmation.
     """
     vals = [_prepare(s) for s in series]
     n = len(vals)
@@ -399,6 +413,8 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     w_prior = None
     if n >= MIN_VALUES and sum(v.dfw > 0 and v.w > 0 for v in vals) >= MIN_VALUES:
         w_prior = moderation.fit([v.w for v in vals], [max(v.dfw, 1) for v in vals], "launches")
+    if selected_by is not None:
+        w_prior = selected_by.launch_prior
     w = [moderation.squeeze(v.w, v.dfw, w_prior) if w_prior and v.dfw > 0 else v.w
          for v in vals]
     # values printed coarsely (NPB's 0.02 s in steps of 0.01 s) repeat the same medians:
@@ -407,10 +423,14 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     basis = fine if len(fine) >= MIN_VALUES else list(range(n))
     # the node's common shift: baseline sessions' own, then the new session's
     shifts = _node_shifts([vals[i] for i in basis]) if n >= MIN_VALUES else {}
+    if selected_by is not None:
+        shifts = dict(selected_by.shifts)
     resid_meds = [np.array([m - shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
                   for v in vals]
     d_raw = np.array([v.a - v.medians.mean() for v in vals])
     c = float(np.median(d_raw[basis])) if n >= MIN_VALUES else 0.0
+    if selected_by is not None:
+        c = selected_by.node.shift if selected_by.node is not None else 0.0
     d_own = np.array([v.a - c - rm.mean() for v, rm in zip(vals, resid_meds)])
     # each value's session spread (k >= 2), floored at what its launches alone give
     floors = [math.pi / 2 * wi / v.nbar + v.rounding for v, wi in zip(vals, w)]
@@ -424,7 +444,9 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     # the prior's scale follows each value's launch spread (limma-trend)
     xs = [covariate(wi) for wi in w]
     fitted = None
-    if len(multi) >= MIN_VALUES:
+    if selected_by is not None:
+        prior = selected_by.prior or prior
+    elif len(multi) >= MIN_VALUES:
         fitted = moderation.fit([s2[i] for i in multi], [vals[i].k - 1 for i in multi],
                                 "baseline", x=[xs[i] for i in multi])
     elif len(fine) >= MIN_VALUES:
@@ -435,7 +457,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     # the node's shift, judged against the baseline sessions' own shifts
     node = None
     var_c = 0.0
-    if n >= MIN_VALUES:
+    if n >= MIN_VALUES and selected_by is None:
         ks = len(shifts)
         p_node = None
         if ks >= 3:
@@ -501,9 +523,9 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
             modes=two_modes(raw_new, min_effect),
             q=float(q_worse[i] if q_dec is None else q_dec),
             spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why))
-    if fitted is None and n >= 1:
+    if fitted is None and n >= 1 and selected_by is None:
         notes.append(f"too few values to fit a session-spread prior: {pr.text()}")
-    return RunVerdict(out, node, pr, notes)
+    return RunVerdict(out, node, pr, notes, shifts, w_prior)
 
 
 def _variances(vals: list[_Value], w: list[float], s2: list[float], floors: list[float],

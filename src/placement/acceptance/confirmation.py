@@ -1,0 +1,143 @@
+"""The confirmation session: a value fails a run only when a second session says so too.
+
+The session is the unit that varies: a node keeps a state for minutes (a
+same-node ping-pong at 0.35 or 1.55 us on a virtual machine, a two-thread
+cache write at 100 or 190 GB/s), so a first session of an unchanged node
+misses a reference now and then however wide the references are. One session
+can therefore only *select* what to look at; the selected cases then run once
+more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
+``-n /HASH`` each), and that session, which did not choose them, *tests* them:
+
+* a case that failed its ReFrame reference fails the run only if it fails
+  again in the confirmation (or fails there in any other way);
+* a value the verdict called regressed stays regressed only if the
+  confirmation session's value is regressed too, judged against the same
+  baseline with the first session's prior and node shift and
+  Benjamini-Hochberg over the confirmed values alone
+  (:func:`placement.judgement.verdict.judge_run`, ``selected_by``).
+
+* a node line (the node flagged slower) is a property of a whole session: the
+  confirmation then runs every check that ran, is judged as a run of its own
+  (its own prior and common shift), and the node line stands only if that
+  session's node is flagged slower too; each value and case as above, a
+  value regressed if the confirmation calls it regressed for any reason.
+
+A lasting change shows in both sessions; a node's passing state rarely does.
+What a confirmation dismissed is printed (``UNCONFIRMED``), never dropped, and
+a confirmation that could not run or be read leaves every failure of the first
+session standing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..judgement import verdict
+
+#: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
+ValueKey = tuple[str, str, str]
+#: (unique name, system, environ): a case of ReFrame's run report
+CaseKey = tuple
+
+
+def node_fails(judgement) -> bool:
+    """Whether a judgement's node line fails the run (the node flagged slower)."""
+    node = judgement.node if judgement is not None else None
+    return node is not None and node.flagged and node.slower
+
+
+def every_check(final: dict[CaseKey, dict[str, Any]]) -> list[str]:
+    """Hashes of every check of the run that ran (not skipped), fixtures left out."""
+    return sorted({tc["hashcode"] for tc in final.values()
+                   if tc.get("hashcode") and not tc.get("fixture")
+                   and tc.get("result") in ("pass", "fail")})
+
+
+def is_reference_failure(tc: dict[str, Any], stopped: int) -> bool:
+    """A case that measured and missed its ReFrame reference (not a watchdog stop)."""
+    return (tc.get("result") == "fail" and tc.get("fail_phase") == "performance"
+            and stopped == 0)
+
+
+def candidates(final: dict[CaseKey, dict[str, Any]], stopped: dict[CaseKey, int],
+               regressed: set[ValueKey]) -> list[str]:
+    """Hashes of the checks a confirmation session runs: each case that missed a reference,
+    and each case with a value the verdict called regressed (sorted, each once)."""
+    regressed_cases = {(name, sysenv) for name, sysenv, _ in regressed}
+    hashes = set()
+    for key, tc in final.items():
+        if tc.get("fixture") or not tc.get("hashcode"):
+            continue
+        sysenv = f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}"
+        if is_reference_failure(tc, stopped.get(key, 0)) or \
+                (tc.get("display_name"), sysenv) in regressed_cases:
+            hashes.add(tc["hashcode"])
+    return sorted(hashes)
+
+
+@dataclass
+class Confirmation:
+    """What a confirmation session decided about the first session's failures."""
+
+    #: first-session reference failures that passed their confirmation: case key -> line
+    dismissed_cases: dict[CaseKey, str] = field(default_factory=dict)
+    #: regressed values the confirmation did not find regressed: value key -> line
+    dismissed_values: dict[ValueKey, str] = field(default_factory=dict)
+    #: reference failures and regressed values that the confirmation found again
+    confirmed: int = 0
+    #: reference failures whose case did not run again (no confirmation: they stand)
+    missing: int = 0
+    #: the first session's node line, when its confirmation session did not show it
+    node_dismissed: str = ""
+
+    def judge_node(self, first: verdict.NodeShift, again: verdict.NodeShift | None,
+                   system: str) -> None:
+        """The first session's node line against the whole confirmation session's node."""
+        if again is not None and again.flagged and again.slower:
+            self.confirmed += 1
+            return
+        seen = again.text() if again is not None else "too few values to judge the node"
+        self.node_dismissed = (f"UNCONFIRMED NODE {system}: [first session: {first.line()}] "
+                               f"its confirmation session: {seen}")
+
+    def lines(self) -> list[str]:
+        return ([self.node_dismissed] if self.node_dismissed else []) + \
+            list(self.dismissed_cases.values()) + list(self.dismissed_values.values())
+
+    def text(self) -> str:
+        """The ACCEPTANCE line's part: ``confirmed 2 of 5``."""
+        tried = self.confirmed + len(self.dismissed_cases) + len(self.dismissed_values) + \
+            bool(self.node_dismissed)
+        return f" confirmed {self.confirmed} of {tried}" if tried else ""
+
+
+def decide(first: dict[CaseKey, dict[str, Any]], stopped: dict[CaseKey, int],
+           again: dict[CaseKey, dict[str, Any]], regressed: dict[ValueKey, verdict.Verdict],
+           judged_again: dict[ValueKey, verdict.Verdict], fail_text) -> Confirmation:
+    """The first session's reference failures and regressed values against their
+    confirmation: ``again`` is the confirmation's final cases, ``judged_again`` its
+    values' verdicts (selected values only); ``fail_text`` words a case's failure."""
+    out = Confirmation()
+    for key, tc in first.items():
+        if not is_reference_failure(tc, stopped.get(key, 0)):
+            continue
+        tc2 = again.get(key)
+        if tc2 is None:
+            out.missing += 1
+        elif tc2.get("result") == "pass":
+            out.dismissed_cases[key] = (
+                f"UNCONFIRMED {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+                f"[first session: {fail_text(tc)}] passed its confirmation session: a state "
+                "of the node, not a lasting change")
+        else:
+            out.confirmed += 1
+    for key, v in regressed.items():
+        v2 = judged_again.get(key)
+        if v2 is not None and v2.outcome == verdict.REGRESSED:
+            out.confirmed += 1
+        elif v2 is not None:
+            out.dismissed_values[key] = (
+                f"UNCONFIRMED {key[0]} @{key[1]} {key[2]} [first session: {v.text()}] "
+                f"its confirmation session: {v2.text()}")
+    return out

@@ -1,0 +1,233 @@
+"""The confirmation session: a first-session failure stands only if a second session shows it.
+
+On fixed samples (the verdict's confirmation statistics against SciPy) and on
+real run reports of separate sessions of the quick kernels
+(``fixtures/aa-launches/``, three launches per case), edited where a value must
+move; the live run of both outcomes through ``scripts/acceptance.sh`` is in
+``test_acceptance.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from placement import cli
+from placement.acceptance import confirmation, run as acceptance
+from placement.judgement import baseline_samples, verdict
+
+LAUNCHES = sorted((Path(__file__).parent / "fixtures" / "aa-launches").glob("*.json"))
+
+
+def _sessions(seed: int, n: int, k: int) -> list[verdict.Series]:
+    """``n`` values, ``k`` baseline sessions of 3 launches each, a 2 % session spread."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        level = 10.0 * (1 + i)
+        sessions = [(f"s{j}", list(level * np.exp(rng.normal(0, 0.02) + rng.normal(0, 0.005, 3))))
+                    for j in range(k)]
+        new = list(level * np.exp(rng.normal(0, 0.02) + rng.normal(0, 0.005, 3)))
+        out.append(verdict.Series(new, sessions, False, i))
+    return out
+
+
+@pytest.mark.parametrize("k", [2, 5])
+def test_a_confirmation_judges_with_the_first_runs_spread_and_shift(k):
+    series = _sessions(7, 40, k)
+    series[3] = verdict.Series([x * 1.6 for x in series[3].new], series[3].sessions, False, 3)
+    series[11] = verdict.Series([x * 1.4 for x in series[11].new], series[11].sessions, False, 11)
+    first = verdict.judge_run(series)
+    picked = [i for i, v in enumerate(first.verdicts) if v.outcome == verdict.REGRESSED]
+    assert {3, 11} <= set(picked)
+    # the same data again as the confirmation: the same p-values (the first run's priors,
+    # node shift and baseline sessions' shifts), Benjamini-Hochberg over the picked values
+    again = verdict.judge_run([series[i] for i in picked], selected_by=first)
+    p = [first.verdicts[i].p for i in picked]
+    assert [v.p for v in again.verdicts] == pytest.approx(p, rel=1e-9)
+    assert [v.q for v in again.verdicts] == pytest.approx(
+        list(stats.false_discovery_control(p, method="bh")), rel=1e-9)
+    assert again.node is None and again.prior == first.prior
+    assert all(v.outcome == verdict.REGRESSED for v in again.verdicts)
+    # an unchanged confirmation session of the same values is not regressed
+    calm = _sessions(8, 40, k)
+    back = [verdict.Series(calm[i].new, series[i].sessions, False, i) for i in picked]
+    assert all(v.outcome != verdict.REGRESSED
+               for v in verdict.judge_run(back, selected_by=first).verdicts)
+
+
+def _edit(report: dict, name: str, factor: float) -> dict:
+    """A copy of a run report with every value of the case ``name`` ``factor`` times worse."""
+    data = copy.deepcopy(report)
+    for run in data["runs"]:
+        for tc in run["testcases"]:
+            if tc["display_name"] != name:
+                continue
+            for key, tup in (tc.get("perfvalues") or {}).items():
+                var = key.rsplit(":", 1)[-1]
+                better = baseline_samples.higher_is_better(var, tup[4])
+                if better is None or not isinstance(tup[0], (int, float)):
+                    continue
+                f = (lambda x: x / factor) if better else (lambda x: x * factor)
+                tup[0] = f(tup[0])
+                if var in (tc.get("perf_launches") or {}):
+                    tc["perf_launches"][var] = [f(x) for x in tc["perf_launches"][var]]
+    return data
+
+
+CASE = "MemWriteSingleCheck %scale=small"
+
+
+@pytest.fixture
+def baseline(tmp_path, monkeypatch):
+    """A baseline of three real sessions; the first session and its confirmation are others."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    froms = [a for p in LAUNCHES[:3] for a in ("--from", str(p))]
+    assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+    return tmp_path
+
+
+def _write(tmp: Path, name: str, data: dict) -> Path:
+    p = tmp / name
+    p.write_text(json.dumps(data))
+    return p
+
+
+def _regressed_first(tmp: Path) -> Path:
+    first = json.loads(LAUNCHES[-1].read_text())
+    assert any(tc["display_name"] == CASE for r in first["runs"] for tc in r["testcases"])
+    return _write(tmp, "first.json", _edit(first, CASE, 3.0))
+
+
+def test_a_regression_the_confirmation_does_not_show_is_dismissed_and_said(baseline):
+    first = _regressed_first(baseline)
+    hashes, why = acceptance.to_confirm([first], "generic")
+    assert hashes and why == "the failed and regressed checks"
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [])
+    assert status == 1 and any(CASE in ln and "regressed" in ln for ln in lines)
+    calm = _write(baseline, "confirm.json", json.loads(LAUNCHES[-2].read_text()))
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                       confirm=calm)
+    unconfirmed = [ln for ln in lines if ln.startswith("UNCONFIRMED ")]
+    assert unconfirmed and all(CASE in ln and "[first session: regressed" in ln
+                               for ln in unconfirmed), lines
+    assert not any(ln.startswith("regression vs") for ln in lines)
+    assert status == 0 and " confirmed 0 of " in lines[-1], lines[-1]
+
+
+def test_a_regression_the_confirmation_shows_again_fails(baseline):
+    first = _regressed_first(baseline)
+    again = _write(baseline, "confirm.json",
+                   _edit(json.loads(LAUNCHES[-2].read_text()), CASE, 3.0))
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                       confirm=again)
+    assert status == 1 and not any(ln.startswith("UNCONFIRMED") for ln in lines)
+    regs = [ln for ln in lines if ln.startswith("regression vs baseline sessions")]
+    assert regs and all(CASE in ln for ln in regs)
+    n = len(regs)
+    assert f" confirmed {n} of {n}" in lines[-1]
+
+
+def _reference_failure(data: dict, name: str) -> dict:
+    """A copy where ReFrame failed the case ``name`` on its reference."""
+    data = copy.deepcopy(data)
+    for run in data["runs"]:
+        for tc in run["testcases"]:
+            if tc["display_name"] == name:
+                tc.update(result="fail", fail_phase="performance", fail_reason=(
+                    "performance error: failed to meet reference(s): gbps_1M=1.0 GB/s, "
+                    "expected 3.0 (l=1.5, u=inf)"))
+    return data
+
+
+def test_a_reference_failure_stands_unless_its_confirmation_passes(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))    # no baseline: ReFrame only
+    src = json.loads(LAUNCHES[-1].read_text())
+    first = _write(tmp_path, "first.json", _reference_failure(src, CASE))
+    hashes, _ = acceptance.to_confirm([first], "generic")
+    expected = {tc["hashcode"] for r in src["runs"] for tc in r["testcases"]
+                if tc["display_name"] == CASE}
+    assert set(hashes) == expected
+    # passed again: dismissed, said, and the run passes
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                       confirm=LAUNCHES[-2])
+    assert status == 0, lines
+    un = [ln for ln in lines if ln.startswith("UNCONFIRMED ")]
+    assert len(un) == 1
+    assert all("[first session: performance: gbps_1M=1.0" in ln for ln in un)
+    # failed again: stands
+    again = _write(tmp_path, "again.json", _reference_failure(json.loads(LAUNCHES[-2].read_text()),
+                                                              CASE))
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                       confirm=again)
+    assert status == 1 and any(ln.startswith(f"FAIL {CASE}") for ln in lines)
+    assert " confirmed " in lines[-1] and not any(ln.startswith("UNCONFIRMED") for ln in lines)
+
+
+def test_a_confirmation_that_did_not_run_or_cannot_be_read_leaves_the_failures(tmp_path,
+                                                                               monkeypatch):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    first = _write(tmp_path, "first.json",
+                   _reference_failure(json.loads(LAUNCHES[-1].read_text()), CASE))
+    broken = tmp_path / "confirm.json"
+    broken.write_text("{not json")
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                       confirm=broken)
+    assert status == 1 and "confirmation session unreadable" in lines[-1]
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                       not_confirmed=["the time box of 60s is spent"])
+    assert status == 1 and "not confirmed: the time box of 60s is spent" in lines[-1]
+
+
+def _slow_node(report: dict, factor: float) -> dict:
+    for name in {tc["display_name"] for r in report["runs"] for tc in r["testcases"]}:
+        report = _edit(report, name, factor)
+    return report
+
+
+def test_a_node_line_is_confirmed_by_the_whole_run_again(baseline):
+    data = _slow_node(json.loads(LAUNCHES[-1].read_text()), 3.0)  # the whole node 3x slower
+    slow = _write(baseline, "slow.json", data)
+    hashes, why = acceptance.to_confirm([slow], "generic")
+    assert why == "the node line: the whole run"
+    ran = {tc["hashcode"] for r in data["runs"] for tc in r["testcases"] if not tc.get("fixture")}
+    assert set(hashes) == ran
+    # still slow in the confirmation session: the node line and its values stand
+    again = _write(baseline, "again.json", _slow_node(json.loads(LAUNCHES[-2].read_text()), 3.0))
+    lines, status = acceptance.summary([slow], "generic", "quick", None, 10.0, False, [],
+                                       confirm=again)
+    assert status == 1 and " node=slower " in lines[-1]
+    assert sum(ln.startswith("NODE generic: node ") for ln in lines) == 1
+    assert not any(ln.startswith("UNCONFIRMED NODE") for ln in lines)
+    # a quiet confirmation session: the node line is dismissed, and said
+    lines, status = acceptance.summary([slow], "generic", "quick", None, 10.0, False, [],
+                                       confirm=LAUNCHES[-2])
+    assert status == 0 and "node=slower" not in lines[-1], lines
+    (node,) = [ln for ln in lines if ln.startswith("UNCONFIRMED NODE generic: [first session: "
+                                                    "node ")]
+    assert "its confirmation session: node shift " in node
+    assert not any(ln.startswith(("NODE", "regression vs")) for ln in lines)
+
+
+def test_candidates_are_reference_failures_and_regressed_cases_only():
+    final = {("a", "s", "e"): {"hashcode": "aa", "display_name": "A", "system": "s",
+                               "partition": "p", "environ": "e", "result": "fail",
+                               "fail_phase": "performance"},
+             ("b", "s", "e"): {"hashcode": "bb", "display_name": "B", "system": "s",
+                               "partition": "p", "environ": "e", "result": "fail",
+                               "fail_phase": "sanity"},
+             ("c", "s", "e"): {"hashcode": "cc", "display_name": "C", "system": "s",
+                               "partition": "p", "environ": "e", "result": "pass"},
+             ("d", "s", "e"): {"hashcode": "dd", "display_name": "D", "system": "s",
+                               "partition": "p", "environ": "e", "result": "pass"},
+             ("w", "s", "e"): {"hashcode": "ww", "display_name": "W", "system": "s",
+                               "partition": "p", "environ": "e", "result": "fail",
+                               "fail_phase": "performance"}}
+    got = confirmation.candidates(final, {("w", "s", "e"): 2}, {("C", "s:p+e", "gbps")})
+    # a sanity failure is no state of the node, a watchdog stop is a failure to finish
+    assert got == ["aa", "cc"]
