@@ -217,7 +217,10 @@ for p in "${parts[@]}"; do run_args+=(--run "$p"); done
 # ACCEPTANCE_CONFIRM=0 leaves it out.
 confirm_opt=()
 if [ -z "$cut_short" ] && [ "${ACCEPTANCE_CONFIRM:-1}" != 0 ]; then
-  mapfile -t confirm_hashes < <("$PLACEMENT" acceptance confirm "${parts[@]}" --system "$sysname")
+  confirm_hashes=()
+  while read -r h; do
+    [[ $h =~ ^[0-9a-f]+$ ]] && confirm_hashes+=("$h")
+  done < <("$PLACEMENT" acceptance confirm "${parts[@]}" --system "$sysname")
   if [ ${#confirm_hashes[@]} -gt 0 ]; then
     left=''
     [ -n "$time_box" ] && left=$(( time_box - (SECONDS - started) ))

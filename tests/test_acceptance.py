@@ -125,6 +125,7 @@ def test_slowdown_against_the_previous_run_is_information_only(acceptance):
     only_pass = ('-n', '%case=pass')
     proc, m = acceptance(*only_pass)
     assert (proc.returncode, m.group(1)) == (0, 'PASS')
+    assert 'confirmation session' not in proc.stdout + proc.stderr     # nothing to confirm
     proc, m = acceptance(*only_pass, '-S', 'rate=50')         # half the previous rate
     assert (proc.returncode, m.group(1, 3, 4)) == (0, ('PASS', '0', '0')), proc.stdout[-2000:]
     assert ('INFO 1 value(s) worse than the previous run by more than 10% (information only'

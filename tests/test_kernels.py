@@ -128,6 +128,9 @@ def test_reframe_quick_kernels_pass(tmp_path):
     pus = os.cpu_count()
     assert {(c.params["affinity"], c.params["num_threads"]) for c in mw} >= \
         {(a, n) for a in ("none", "scatter", "close-cores") for n in (1, pus)}
+    # both ranks beside ReFrame with no CPU to spare: contended, so no ReFrame bound
+    pp = [c for c in cases if c.test == "PingPongCheck" and c.result == "pass"]
+    assert pp and all(c.raw.get("contended") is (pus <= 2) for c in pp)
 
 
 @pytest.mark.reframe

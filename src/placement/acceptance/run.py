@@ -480,7 +480,8 @@ def cmd_acceptance(args: argparse.Namespace) -> int:
         hashes, what = to_confirm(parts, args.system)
         if what:
             print(f"acceptance: confirmation session: {what}", file=sys.stderr)
-        print("\n".join(hashes))
+        for h in hashes:
+            print(h)
         return 0
     if args.action == "sessions":
         print(session_filter(parts))
