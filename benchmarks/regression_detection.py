@@ -28,6 +28,26 @@ is judged against a baseline of the ``K`` sessions after it (cyclically):
   failed, node flagged, share of values regressed;
 * **CPU hog**: each ``--hog`` session against the baselines of ``K`` A/A sessions.
 
+**With confirmation** (what ``scripts/acceptance.sh`` does,
+:mod:`placement.acceptance.confirmation`), beside each figure: the first session
+only selects candidates (values the verdict calls regressed, values outside
+their plain bound), which run once more as a confirmation session; a candidate
+fails only if that session shows it too (regressed again, judged by
+``verdict.judge_run(..., selected_by=first)`` over the selected values alone;
+its median outside the same bound again). A node line that fails the first
+session is confirmed by the whole confirmation session judged as a run of its own
+(its node flagged slower too); the values are then regressed again if that run
+calls them regressed, for any reason. The confirmation session
+of session ``i`` is the next one in time, ``i + 1`` (its first ``--launches``
+launches), judged against the same baseline sessions as ``i``; the last session
+has none and is left out. Since ``i + 1`` is the first of "the ``K`` sessions
+after ``i``", these figures take as baseline **the K sessions after i + 1,
+cyclically, skipping i** (no baseline size above ``n - 2``), so the
+confirmation is never in its own baseline; each is printed with what the first
+session alone gives on the same pairs. A lone change or a slower node made worse
+is made worse in both sessions (a lasting change). The hog sessions take the
+next hog session as their confirmation.
+
 ``--estimator mle`` fits the session-spread prior by maximum likelihood instead of
 limma's moments (:func:`placement.judgement.moderation.fit_f_dist_mle`), to compare
 the two on the same sessions; its figures go to ``regression_detection-mle.json``.
@@ -41,6 +61,7 @@ import json
 import math
 import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -133,25 +154,62 @@ def cv_classes(data: list[Session], launches: int) -> dict[Key, str]:
 
 
 class Pair:
-    """A new session against a baseline of sessions: the verdict and the plain bounds."""
+    """A new session against a baseline of sessions: the verdict and the plain bounds; with
+    ``again``, the session that confirms it (:meth:`confirm`)."""
 
-    def __init__(self, new: Session, base: list[Session], keys: list[Key], launches: int):
+    def __init__(self, new: Session, base: list[Session], keys: list[Key], launches: int,
+                 again: Session | None = None):
         self.keys, self.launches = keys, launches
         self.base = {k: [b[k][0][:launches] for b in base] for k in keys}
         self.better = {k: new[k][1] for k in keys}
         self.new = {k: new[k][0][:launches] for k in keys}
+        self.again = {k: again[k][0][:launches] for k in keys} if again else {}
         prior = verdict.file_prior(list(self.base.values()))
         self.bounds = {k: verdict.reference_bound(self.base[k], self.better[k], prior,
                                                   len(keys), launches) for k in keys}
         for k in verdict.state_prone(self.base, _family):     # no bound, as `record`
             self.bounds[k] = (self.bounds[k][0], None)
 
+    def _series(self, k: Key, runs: list[float]) -> verdict.Series:
+        return verdict.Series(runs, [(str(j), r) for j, r in enumerate(self.base[k])],
+                              self.better[k], k)
+
     def judge(self, changed: dict[Key, list[float]] | None = None) -> verdict.RunVerdict:
         changed = changed or {}
-        return verdict.judge_run([verdict.Series(changed.get(k, self.new[k]),
-                                                 [(str(j), r) for j, r in
-                                                  enumerate(self.base[k])],
-                                                 self.better[k], k) for k in self.keys])
+        return verdict.judge_run([self._series(k, changed.get(k, self.new[k]))
+                                  for k in self.keys])
+
+    def confirm(self, changed: dict[Key, list[float]] | None = None,
+                changed_again: dict[Key, list[float]] | None = None) -> Confirmed:
+        """The first session judged, then its candidates judged again on the confirmation
+        session, as an acceptance run does (``changed``/``changed_again``: launches that
+        replace the sessions' own, a change that lasts shows in both).
+
+        Only the selected values go to the second verdict: its Benjamini-Hochberg family is
+        what the first session chose, and the prior and node shift are the first session's
+        (``selected_by``), fitted on all its values.
+        """
+        new = {k: (changed or {}).get(k, self.new[k]) for k in self.keys}
+        again = {k: (changed_again or {}).get(k, self.again[k]) for k in self.keys}
+        first = self.judge(new)
+        selected = [k for k, v in zip(self.keys, first.verdicts)
+                    if v.outcome == verdict.REGRESSED]
+        missed = {k for k in self.keys if self.plain_fails(k, new[k])}
+        plain = {k for k in missed if self.plain_fails(k, again[k])}
+        if _node_fails(first):
+            # a node line: the whole session again, judged as a run of its own
+            whole = self.judge(again)
+            return Confirmed(first, set(selected), missed,
+                             {k for k, v in zip(self.keys, whole.verdicts)
+                              if k in selected and v.outcome == verdict.REGRESSED},
+                             plain, node=_node_fails(whole))
+        regressed = set()
+        if selected:
+            rv = verdict.judge_run([self._series(k, again[k]) for k in selected],
+                                   selected_by=first)
+            regressed = {k for k, v in zip(selected, rv.verdicts)
+                         if v.outcome == verdict.REGRESSED}
+        return Confirmed(first, set(selected), missed, regressed, plain)
 
     def plain_fails(self, k: Key, runs: list[float]) -> bool:
         """What ReFrame does with the reference ``record`` writes: the median of the
@@ -163,28 +221,69 @@ class Pair:
         return m < centre * (1 - bound) if self.better[k] else m > centre * (1 + bound)
 
 
+@dataclass
+class Confirmed:
+    """A session's candidates and what its confirmation session kept of them."""
+
+    first: verdict.RunVerdict
+    #: regressed in the first session / outside their plain bound there
+    selected: set[Key]
+    missed: set[Key]
+    #: regressed again / outside the bound again
+    regressed: set[Key]
+    plain: set[Key]
+    #: the first session's node line, confirmed by the whole confirmation session
+    node: bool = False
+
+    @property
+    def first_failed(self) -> bool:
+        """The acceptance line of the first session alone."""
+        return _failed(self.first) or bool(self.missed)
+
+    @property
+    def failed(self) -> bool:
+        """The acceptance line with confirmation."""
+        return self.node or bool(self.regressed) or bool(self.plain)
+
+
 def _family(key: Key) -> tuple:
     """A value's siblings share this: its test, variable and parameters but the placement's."""
     (test, params, *_), var = key
     return test, var, tuple(p for p in params if p[0] not in verdict.SIBLING_PARAMS)
 
 
-def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | None = None
-           ) -> list[Pair]:
+def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | None = None,
+           confirm: bool = False) -> list[Pair]:
+    """Each new session against its baseline: an A/A session against the ``k`` sessions after
+    it (cyclically), a hog session (``news``) against the last ``k`` A/A sessions.
+
+    ``confirm``: each new session but the last with the next one as its confirmation; an A/A
+    session's baseline is then the ``k`` sessions after the next one (cyclically, skipping
+    the session itself), so that its confirmation is never one of its baseline sessions."""
     n = len(data)
+    group = news if news is not None else data
     out = []
-    for i, new in enumerate(news if news is not None else data):
-        start = i if news is None else n - k - 1   # hog: the last K A/A sessions
-        base = [data[(start + m) % n] for m in range(1, k + 1)]
-        keys = sorted(key for key in new if all(key in b for b in base))
-        if keys:
-            out.append(Pair(new, base, keys, launches))
+    for i, new in enumerate(group[:-1] if confirm else group):
+        if news is not None:
+            base = data[n - k:]
+        elif confirm:
+            base = [data[j % n] for j in range(i + 2, i + n + 1) if j % n != i][:k]
+        else:
+            base = [data[(i + m) % n] for m in range(1, k + 1)]
+        again = group[i + 1] if confirm else None
+        keys = sorted(key for key in new if all(key in b for b in base)
+                      and (again is None or key in again))
+        if keys and len(base) == k:
+            out.append(Pair(new, base, keys, launches, again))
     return out
 
 
+def _node_fails(rv: verdict.RunVerdict) -> bool:
+    return bool(rv.node and rv.node.flagged and rv.node.slower)
+
+
 def _failed(rv: verdict.RunVerdict) -> bool:
-    return (any(v.outcome == verdict.REGRESSED for v in rv.verdicts)
-            or bool(rv.node and rv.node.flagged and rv.node.slower))
+    return any(v.outcome == verdict.REGRESSED for v in rv.verdicts) or _node_fails(rv)
 
 
 def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str],
@@ -260,11 +359,97 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
         row["regressed_share"] = statistics.mean(row["regressed_share"] or [0])
         row["plain_share"] = statistics.mean(row["plain_share"] or [0])
         res["hog"] = row
+    conf = evaluate_confirmed(data, k, launches, classes, hog, lone_per_pair, seed)
+    if conf["pairs"]:
+        res["confirmed"] = conf
+    return res
+
+
+#: sessions failed by the acceptance line and by plain ReFrame, the first session alone and
+#: with confirmation
+_SESSIONS = {"first_failed": 0, "failed": 0, "plain_first_failed": 0, "plain_failed": 0}
+
+
+def _tally(row: dict, c: Confirmed) -> None:
+    """Counts one confirmed session into a row of :data:`_SESSIONS`."""
+    row["first_failed"] += c.first_failed
+    row["failed"] += c.failed
+    row["plain_first_failed"] += bool(c.missed)
+    row["plain_failed"] += bool(c.plain)
+
+
+def evaluate_confirmed(data: list[Session], k: int, launches: int, classes: dict[Key, str],
+                       hog: list[Session], lone_per_pair: int, seed: int = 0) -> dict:
+    """The figures of one baseline size with confirmation (:meth:`Pair.confirm`), each next
+    to what the first session alone gives on the same pairs (their baselines differ from
+    :func:`evaluate`'s: the confirmation session is left out of them)."""
+    pairs = _pairs(data, k, launches, confirm=True)
+    res: dict = {"pairs": len(pairs), "values": sum(len(p.keys) for p in pairs)}
+    aa = {**_SESSIONS, "values_regressed": 0, "plain_values_failed": 0}
+    for p in pairs:
+        c = p.confirm()
+        _tally(aa, c)
+        aa["values_regressed"] += len(c.regressed)
+        aa["plain_values_failed"] += len(c.plain)
+    res["aa"] = aa
+    rng = np.random.default_rng(seed)   # its own: evaluate's picks stay as they were
+    lone: dict = {}
+    for f in FACTORS:
+        for p in pairs:
+            for i in rng.permutation(len(p.keys))[:lone_per_pair]:
+                key = p.keys[i]
+                c = p.confirm({key: _worse(p.new[key], f, p.better[key])},
+                              {key: _worse(p.again[key], f, p.better[key])})
+                row = lone.setdefault(f"{f:.2f}", {}).setdefault(
+                    classes.get(key, "?"), {"n": 0, "verdict": 0, "plain": 0, "either": 0,
+                                            "first_either": 0})
+                row["n"] += 1
+                row["verdict"] += key in c.regressed
+                row["plain"] += key in c.plain
+                row["either"] += key in c.regressed | c.plain
+                row["first_either"] += key in c.selected | c.missed
+    res["lone"] = lone
+    together: dict = {}
+    for f in FACTORS:
+        row = dict(_SESSIONS)
+        for p in pairs:
+            _tally(row, p.confirm({key: _worse(p.new[key], f, p.better[key]) for key in p.keys},
+                                  {key: _worse(p.again[key], f, p.better[key])
+                                   for key in p.keys}))
+        together[f"{f:.2f}"] = row
+    res["all_at_once"] = together
+    hog_pairs = _pairs(data, k, launches, hog, confirm=True) if hog else []
+    if hog_pairs:
+        row = {**_SESSIONS, "sessions": 0, "node_failed": 0, "regressed_share": []}
+        for p in hog_pairs:
+            c = p.confirm()
+            _tally(row, c)
+            row["sessions"] += 1
+            row["node_failed"] += c.node
+            row["regressed_share"].append(len(c.regressed) / len(p.keys))
+        row["regressed_share"] = statistics.mean(row["regressed_share"])
+        res["hog"] = row
     return res
 
 
 def _pct(a: float, b: float) -> str:
     return f"{a / b:.0%}" if b else "-"
+
+
+def _conf(c: dict | None, first: str = "first_failed", conf: str = "failed") -> str:
+    """A cell with confirmation, ``1/19 (3)``: failed with confirmation of its sessions, the
+    first session alone in brackets; ``-`` where there is no confirmation figure."""
+    if not c:
+        return "-"
+    return f"{c[conf]}/{c['sessions']} ({c[first]})"
+
+
+def _lone_cell(row: dict | None, first: bool = False) -> str:
+    if not row:
+        return "-"
+    alone = f"{_pct(row['first_either'], row['n'])}, " if first else ""
+    return (f"{_pct(row['verdict'], row['n'])} / {_pct(row['plain'], row['n'])} / "
+            f"{_pct(row['either'], row['n'])} ({alone}n={row['n']})")
 
 
 def report(results: dict[int, dict], classes: dict[Key, str], n_sessions: int,
@@ -274,91 +459,131 @@ def report(results: dict[int, dict], classes: dict[Key, str], n_sessions: int,
     for c in classes.values():
         counts[c] = counts.get(c, 0) + 1
     order = [c[2] for c in CV_CLASSES] + [COARSE]
+    shown = [c for c in order if c in counts]
     out = [f"{n_sessions} A/A sessions over {hours:.1f} h, {len(classes)} values each, "
            f"{LAUNCHES} launches per session; values per class of session-to-session CV: "
-           + ", ".join(f"{c} {counts[c]}" for c in order if c in counts), "",
+           + ", ".join(f"{c} {counts[c]}" for c in shown), "",
+           "With confirmation (conf.): each session's candidates judged again on the next "
+           "session, both against the K sessions after that one (cyclically, skipping the "
+           f"session itself); the last session has no next one and is left out "
+           f"({n_sessions - 1} sessions); in brackets, the first session alone on the same "
+           "pairs", "",
            "A/A (nothing changed): sessions that FAIL / values called regressed",
            "",
            "| baseline sessions | verdict: sessions failed | values regressed | "
            "plain `reframe -r`: sessions failed | values failed | acceptance (either): "
-           "sessions failed |",
-           "|---|---|---|---|---|---|"]
+           "sessions failed | conf.: acceptance sessions failed | conf.: plain sessions "
+           "failed |",
+           "|---|---|---|---|---|---|---|---|"]
     for k, r in results.items():
         a = r["aa"]
+        c = r.get("confirmed")
+        ca = {**c["aa"], "sessions": c["pairs"]} if c else None
         out.append(f"| {k} | {a['sessions_failed']}/{r['pairs']} | "
                    f"{a['values_regressed']}/{r['values']} | {a['plain_sessions_failed']}/"
                    f"{r['pairs']} | {a['plain_values_failed']}/{r['values']} | "
-                   f"{a['acceptance_failed']}/{r['pairs']} |")
+                   f"{a['acceptance_failed']}/{r['pairs']} | {_conf(ca)} | "
+                   f"{_conf(ca, 'plain_first_failed', 'plain_failed')} |")
     out += ["", "Lone value made worse (the others untouched): found by the verdict / by "
             "plain `reframe -r` / by the acceptance line (either), per class of the value's "
-            "session-to-session CV", "",
-            "| baseline sessions | slowdown | " + " | ".join(c for c in order if c in counts)
-            + " |", "|---|---|" + "---|" * sum(c in counts for c in order)]
+            "session-to-session CV; conf.: made worse in the session and its confirmation "
+            "alike, found and confirmed (in brackets: either, the first session alone)", "",
+            "| baseline sessions | slowdown | " + " | ".join(shown) + " | "
+            + " | ".join(f"conf. {c}" for c in shown) + " |",
+            "|---|---|" + "---|" * 2 * len(shown)]
     for k, r in results.items():
+        conf = r.get("confirmed", {}).get("lone", {})
         for f, by in r["lone"].items():
-            cells = []
-            for c in order:
-                if c not in counts:
-                    continue
-                row = by.get(c)
-                cells.append(f"{_pct(row['verdict'], row['n'])} / {_pct(row['plain'], row['n'])}"
-                             f" / {_pct(row['either'], row['n'])} (n={row['n']})" if row else "-")
+            cells = [_lone_cell(by.get(c)) for c in shown] + \
+                [_lone_cell(conf.get(f, {}).get(c), first=True) for c in shown]
             out.append(f"| {k} | {float(f) - 1:+.0%} | " + " | ".join(cells) + " |")
     out += ["", "Every value made worse at once (a slower node): sessions failed, node "
             "flagged, share of values regressed; plain `reframe -r`: sessions failed, share "
-            "of values failed", "",
+            "of values failed; conf.: made worse in both sessions, sessions the acceptance "
+            "line and plain `reframe -r` fail", "",
             "| baseline sessions | slowdown | sessions failed | node flagged | "
-            "values regressed | plain: sessions failed | plain: values failed |",
-            "|---|---|---|---|---|---|---|"]
+            "values regressed | plain: sessions failed | plain: values failed | "
+            "conf.: acceptance sessions failed | conf.: plain sessions failed |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for k, r in results.items():
+        c = r.get("confirmed")
         for f, row in r["all_at_once"].items():
+            ct = {**c["all_at_once"][f], "sessions": c["pairs"]} if c else None
             out.append(f"| {k} | {float(f) - 1:+.0%} | {row['sessions_failed']}/{r['pairs']} | "
                        f"{row['node_flagged']}/{r['pairs']} | {row['regressed_share']:.0%} | "
                        f"{row['plain_sessions_failed']}/{r['pairs']} | "
-                       f"{row['plain_share']:.0%} |")
+                       f"{row['plain_share']:.0%} | {_conf(ct)} | "
+                       f"{_conf(ct, 'plain_first_failed', 'plain_failed')} |")
     if any("hog" in r for r in results.values()):
-        out += ["", "CPU hog (2 busy loops per core while the session ran)", "",
+        out += ["", "CPU hog (2 busy loops per core while the session ran); conf.: each hog "
+                "session but the last confirmed by the next hog session, against the same "
+                "baseline", "",
                 "| baseline sessions | sessions failed | node flagged | values regressed | "
-                "plain: sessions failed | plain: values failed | node line (first) |",
-                "|---|---|---|---|---|---|---|"]
+                "plain: sessions failed | plain: values failed | conf.: sessions failed | "
+                "conf.: values regressed | conf.: plain sessions failed | node line (first) |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
         for k, r in results.items():
             h = r.get("hog")
-            if h:
-                line = h["node_lines"][0] if h["node_lines"] else ""
-                out.append(f"| {k} | {h['failed']}/{h['sessions']} | {h['node_flagged']}/"
-                           f"{h['sessions']} | {h['regressed_share']:.0%} | {h['plain_failed']}/"
-                           f"{h['sessions']} | {h['plain_share']:.0%} | {line} |")
+            if not h:
+                continue
+            ch = r.get("confirmed", {}).get("hog")
+            share = f"{ch['regressed_share']:.0%}" if ch else "-"
+            line = h["node_lines"][0] if h["node_lines"] else ""
+            out.append(f"| {k} | {h['failed']}/{h['sessions']} | {h['node_flagged']}/"
+                       f"{h['sessions']} | {h['regressed_share']:.0%} | {h['plain_failed']}/"
+                       f"{h['sessions']} | {h['plain_share']:.0%} | {_conf(ch)} | {share} | "
+                       f"{_conf(ch, 'plain_first_failed', 'plain_failed')} | {line} |")
     return out
 
 
+def _met(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
 def targets(results: dict[int, dict]) -> list[str]:
-    """The goals, each met or missed, with the number."""
+    """The goals, each met or missed, with the number; then with confirmation."""
     lines = []
     for k, r in results.items():
         a = r["aa"]
+        c = r.get("confirmed")
         quiet = a["acceptance_failed"] <= r["pairs"] / 20 and \
             a["plain_sessions_failed"] <= r["pairs"] / 20
         lines.append(f"A/A at {k} session(s): acceptance {r['pairs'] - a['acceptance_failed']}/"
                      f"{r['pairs']} pass, plain {r['pairs'] - a['plain_sessions_failed']}/"
-                     f"{r['pairs']} pass: {'met' if quiet else 'MISSED'} (19 of 20)")
+                     f"{r['pairs']} pass: {_met(quiet)} (19 of 20)")
+        if c:
+            ca, n = c["aa"], c["pairs"]
+            quiet = ca["failed"] <= n / 20 and ca["plain_failed"] <= n / 20
+            lines.append(f"  with confirmation: acceptance {n - ca['failed']}/{n} pass, plain "
+                         f"{n - ca['plain_failed']}/{n} pass: {_met(quiet)} (19 of 20)")
         h = r.get("hog")
         if h:
             ok = h["failed"] == h["sessions"] and h["node_flagged"] == h["sessions"] and \
                 h["regressed_share"] >= 0.5
             lines.append(f"CPU hog at {k}: {h['failed']}/{h['sessions']} failed, node flagged "
                          f"{h['node_flagged']}/{h['sessions']}, {h['regressed_share']:.0%} "
-                         f"regressed: {'met' if ok else 'MISSED'}")
-        lone = r["lone"]
-        tight = [lone["1.25"].get(c) for c in ("CV <= 2%", "2-5%")]
-        n = sum(t["n"] for t in tight if t)
-        found = sum(t["either"] for t in tight if t)
-        if k >= 3 and n:
-            lines.append(f"lone +25% at CV <= 5%, {k} sessions: {found}/{n} found: "
-                         f"{'met' if found >= 0.9 * n else 'MISSED'} (90%)")
-        big = lone["2.00"]
-        n2 = sum(x["n"] for x in big.values())
-        f2 = sum(x["either"] for x in big.values())
-        lines.append(f"lone 2x, {k} session(s): {f2}/{n2} found ({_pct(f2, n2)})")
+                         f"regressed: {_met(ok)}")
+            ch = (c or {}).get("hog")
+            if ch:
+                ok = ch["failed"] == ch["sessions"] == ch["node_failed"] and \
+                    ch["regressed_share"] >= 0.5
+                lines.append(f"  with confirmation: {ch['failed']}/{ch['sessions']} failed, "
+                             f"node line {ch['node_failed']}/{ch['sessions']}, "
+                             f"{ch['regressed_share']:.0%} regressed: {_met(ok)}")
+        for which, lone in (("", r["lone"]), ("  with confirmation: ",
+                                              (c or {}).get("lone"))):
+            if not lone:
+                continue
+            tight = [lone["1.25"].get(cv) for cv in ("CV <= 2%", "2-5%")]
+            n = sum(t["n"] for t in tight if t)
+            found = sum(t["either"] for t in tight if t)
+            if k >= 3 and n:
+                lines.append(f"{which}lone +25% at CV <= 5%, {k} sessions: {found}/{n} "
+                             f"found: {_met(found >= 0.9 * n)} (90%)")
+            big = lone["2.00"]
+            n2 = sum(x["n"] for x in big.values())
+            f2 = sum(x["either"] for x in big.values())
+            lines.append(f"{which}lone 2x, {k} session(s): {f2}/{n2} found ({_pct(f2, n2)})")
     return lines
 
 
