@@ -304,3 +304,56 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
         assert ' confirmed 1 of 1' in last and 'UNCONFIRMED' not in proc.stdout
     # the baseline is recorded from the run, never from its confirmation
     assert runreport.latest(results / 'runs').name.startswith('run-report-')
+
+
+LOAD_CHECKS = '''
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, performance_function, sanity_function
+
+from placement.testlib.node_load import NodeLoadMixin
+
+
+@rfm.simple_test
+class LoadCase(rfm.RunOnlyRegressionTest, NodeLoadMixin):
+    """A job that waits a second: what its node's CPU pressure says is the node's."""
+    case = parameter(range(5))
+    valid_systems = ['*']
+    valid_prog_environs = ['gnu']
+    tags = {'quick'}
+    executable = 'bash'
+    executable_opts = ['-c', "'sleep 1; echo rate=100'"]
+
+    @sanity_function
+    def validate(self):
+        return sn.assert_found(r'^rate=', self.stdout)
+
+    @performance_function('MB/s')
+    def rate_seen(self):
+        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
+'''
+
+
+@pytest.mark.skipif(not Path('/proc/pressure/cpu').exists(), reason='this kernel has no PSI')
+def test_a_node_under_a_competing_load_fails_on_one_node_line(root, tmp_path):
+    checks = tmp_path / 'load_cases.py'
+    checks.write_text(LOAD_CHECKS)
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
+           'PLACEMENT_REPORTS': str(tmp_path / 'reports'),
+           'PLACEMENT_BASELINES': str(tmp_path / 'baselines')}
+    # busy loops, two per CPU, for the whole run and its confirmation
+    loops = [subprocess.Popen(['bash', '-c', 'while :; do :; done'])
+             for _ in range(2 * (os.cpu_count() or 1))]
+    try:
+        proc = subprocess.run(
+            [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
+             '-c', str(checks)], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        for p in loops:
+            p.kill()
+    lines = proc.stdout.rstrip().splitlines()
+    assert proc.returncode == 1 and ' FAIL 5 passed, 0 failed ' in lines[-1], proc.stdout[-3000:]
+    assert ' node=loaded' in lines[-1] and ' confirmed 1 of 1' in lines[-1]
+    (node,) = [ln for ln in lines if ln.startswith('NODE generic: ')]
+    assert 'node under a competing load: tasks waited for a CPU ' in node
+    assert '== confirmation session: 5 check(s) run once more' in proc.stdout

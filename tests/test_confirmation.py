@@ -10,6 +10,7 @@ move; the live run of both outcomes through ``scripts/acceptance.sh`` is in
 from __future__ import annotations
 
 import copy
+import math
 import json
 from pathlib import Path
 
@@ -231,3 +232,67 @@ def test_candidates_are_reference_failures_and_regressed_cases_only():
     got = confirmation.candidates(final, {("w", "s", "e"): 2}, {("C", "s:p+e", "gbps")})
     # a sanity failure is no state of the node, a watchdog stop is a failure to finish
     assert got == ["aa", "cc"]
+
+
+def test_cpu_wait_is_the_share_of_the_jobs_time_with_a_task_waiting():
+    from placement.testlib import node_load as job_load
+    # 2 s between the readings, 1.5 s of them with a task waiting (PSI counts microseconds)
+    assert job_load.waited_share([(10_000_000_000, 100), (12_000_000_000, 1_500_100)]) == 0.75
+    assert math.isnan(job_load.waited_share([(10_000_000_000, 100)]))   # no PSI, or one read
+    assert job_load.waited_share(list(map(tuple, [[1, 0], [2, 5]]))) == 1.0   # clipped
+    text = ('cpu_pressure at_ns=1000000000 some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n'
+            'result kernel=x\ncpu_pressure at_ns=3000000000 some avg10=1.0 avg60=0.1 '
+            'avg300=0.0 total=200007\ncpu_pressure at_ns=4000000000 \n')
+    found = [(int(a), int(b)) for a, b in job_load._LINE.findall(text)]
+    assert job_load.waited_share(found) == pytest.approx(0.1)
+
+
+def _case_with(wait: float | None) -> dict:
+    perf = {} if wait is None else {"generic:default:cpu_wait": [wait, None, None, None, "%", None]}
+    return {"perfvalues": perf}
+
+
+def test_a_run_is_loaded_when_its_median_case_waited_from_the_limit_on():
+    from placement.acceptance import node_load
+    quiet = node_load.of_cases([_case_with(w) for w in (2, 5, 90, 3, 4, None, float("nan"))])
+    assert quiet.cases == 5 and quiet.median == 0.04 and not quiet.loaded
+    busy = node_load.of_cases([_case_with(w) for w in (80, 95, 10, 70, 99)])
+    assert busy.median == 0.8 and busy.loaded
+    assert "tasks waited for a CPU 80% of the time in the median of 5 cases" in busy.line()
+    assert not node_load.of_cases([_case_with(w) for w in (80, 95)]).loaded   # too few cases
+    assert node_load.of_cases([_case_with(None)]) is None                     # no PSI
+
+
+def _with_load(data: dict, wait: float) -> dict:
+    data = copy.deepcopy(data)
+    for run in data["runs"]:
+        for tc in run["testcases"]:
+            if not tc.get("fixture"):
+                tc.setdefault("perfvalues", {})[f"{tc['system']}:{tc['partition']}:cpu_wait"] = \
+                    [wait, None, None, None, "%", None]
+    return data
+
+
+def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    src = json.loads(LAUNCHES[-1].read_text())
+    busy = _write(tmp_path, "busy.json", _with_load(src, 85.0))
+    hashes, why = acceptance.to_confirm([busy], "generic")
+    assert why == "the node line: the whole run" and len(hashes) == len(
+        {tc["hashcode"] for r in src["runs"] for tc in r["testcases"] if not tc.get("fixture")})
+    lines, status = acceptance.summary([busy], "generic", "quick", None, 10.0, False, [])
+    (node,) = [ln for ln in lines if ln.startswith("NODE ")]
+    assert status == 1 and " node=loaded" in lines[-1]
+    assert node.startswith("NODE generic: node under a competing load: tasks waited for a CPU "
+                           "85% of the time in the median of ")
+    still = _write(tmp_path, "still.json", _with_load(json.loads(LAUNCHES[-2].read_text()), 70.0))
+    lines, status = acceptance.summary([busy], "generic", "quick", None, 10.0, False, [],
+                                       confirm=still)
+    assert status == 1 and " confirmed 1 of 1" in lines[-1]
+    quiet = _write(tmp_path, "quiet.json", _with_load(json.loads(LAUNCHES[-2].read_text()), 3.0))
+    lines, status = acceptance.summary([busy], "generic", "quick", None, 10.0, False, [],
+                                       confirm=quiet)
+    assert status == 0 and "node=loaded" not in lines[-1], lines
+    (un,) = [ln for ln in lines if ln.startswith("UNCONFIRMED NODE")]
+    assert un.endswith("its confirmation session: tasks waited for a CPU 3% of the time in the "
+                       f"median of {len(hashes)} cases")

@@ -16,11 +16,12 @@ more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
   Benjamini-Hochberg over the confirmed values alone
   (:func:`placement.judgement.verdict.judge_run`, ``selected_by``).
 
-* a node line (the node flagged slower) is a property of a whole session: the
-  confirmation then runs every check that ran, is judged as a run of its own
-  (its own prior and common shift), and the node line stands only if that
-  session's node is flagged slower too; each value and case as above, a
-  value regressed if the confirmation calls it regressed for any reason.
+* a node line (the node flagged slower, or loaded: :mod:`.node_load`) is a
+  property of a whole session: the confirmation then runs every check that
+  ran, is judged as a run of its own (its own prior and common shift), and the
+  node line stands only if that session's node is flagged slower (loaded) too;
+  each value and case as above, a value regressed if the confirmation calls it
+  regressed for any reason.
 
 A lasting change shows in both sessions; a node's passing state rarely does.
 What a confirmation dismissed is printed (``UNCONFIRMED``), never dropped, and
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..judgement import verdict
+from . import node_load
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]
@@ -45,6 +47,12 @@ def node_fails(judgement) -> bool:
     """Whether a judgement's node line fails the run (the node flagged slower)."""
     node = judgement.node if judgement is not None else None
     return node is not None and node.flagged and node.slower
+
+
+def load_fails(final: dict[CaseKey, dict[str, Any]]) -> node_load.Load | None:
+    """The run's load when it fails the run (the node loaded), else None."""
+    load = node_load.of_cases(list(final.values()))
+    return load if load is not None and load.loaded else None
 
 
 def every_check(final: dict[CaseKey, dict[str, Any]]) -> list[str]:
@@ -90,6 +98,8 @@ class Confirmation:
     missing: int = 0
     #: the first session's node line, when its confirmation session did not show it
     node_dismissed: str = ""
+    #: the first session's load line, when its confirmation session was not loaded
+    load_dismissed: str = ""
 
     def judge_node(self, first: verdict.NodeShift, again: verdict.NodeShift | None,
                    system: str) -> None:
@@ -101,14 +111,24 @@ class Confirmation:
         self.node_dismissed = (f"UNCONFIRMED NODE {system}: [first session: {first.line()}] "
                                f"its confirmation session: {seen}")
 
+    def judge_load(self, first: node_load.Load, again: node_load.Load | None,
+                   system: str) -> None:
+        """The first session's load line against the whole confirmation session's load."""
+        if again is not None and again.loaded:
+            self.confirmed += 1
+            return
+        seen = again.text() if again is not None else "no CPU pressure measured"
+        self.load_dismissed = (f"UNCONFIRMED NODE {system}: [first session: {first.line()}] "
+                               f"its confirmation session: {seen}")
+
     def lines(self) -> list[str]:
-        return ([self.node_dismissed] if self.node_dismissed else []) + \
+        return [x for x in (self.node_dismissed, self.load_dismissed) if x] + \
             list(self.dismissed_cases.values()) + list(self.dismissed_values.values())
 
     def text(self) -> str:
         """The ACCEPTANCE line's part: ``confirmed 2 of 5``."""
         tried = self.confirmed + len(self.dismissed_cases) + len(self.dismissed_values) + \
-            bool(self.node_dismissed)
+            bool(self.node_dismissed) + bool(self.load_dismissed)
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
 
 

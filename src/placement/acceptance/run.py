@@ -23,7 +23,8 @@ failed against its reference fails whatever the verdict says: no verdict turns
 a failure into a pass (the references ``record`` writes are one-sided and as
 wide as the sessions' spread, so they fail only what is clearly worse). A
 node flagged slower than its baseline (most values moved together by at least
-the machine effect) fails the run on its own line. With ``--confirm``, each of
+the machine effect), or loaded (its jobs' CPU pressure, :mod:`.node_load`),
+fails the run on its own line. With ``--confirm``, each of
 those failures stands only if the confirmation session shows it too
 (:mod:`.confirmation`). The comparison with the previous run is information only, and extremes (``max_time``, ``min_time``)
 are judged nowhere. A run the watchdog stopped (``stopped`` > 0) is a failure
@@ -43,7 +44,7 @@ from typing import Any
 
 from ..judgement import baseline_samples, baselines, runreport, verdict
 from ..util import PlacementError
-from . import comparison_health, confirmation
+from . import comparison_health, confirmation, node_load
 
 #: Units where a larger value is better: a drop is the regression.
 HIGHER_IS_BETTER = re.compile(r"/s$|flop|ops|^%$|speedup|efficiency", re.I)
@@ -296,6 +297,10 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         node_fails = False    # a node line its confirmation session did not show
     lines = [f"NODE {system}: {node.line()}"] if node is not None and node.flagged \
         and not (conf is not None and conf.node_dismissed) else []
+    load = confirmation.load_fails(final)
+    load_fails = load is not None and not (conf is not None and conf.load_dismissed)
+    if load_fails:
+        lines.append(f"NODE {system}: {load.line()}")
     lines += [r.line() for r in regressions if r.var != "reference"]
     for key in failed:
         tc = final[key]
@@ -318,11 +323,11 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         gaps.append("baseline of another system")
     if not ran:
         notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
-    ok = ran > 0 and not failed and not regressions and not node_fails
+    ok = ran > 0 and not failed and not regressions and not node_fails and not load_fails
     notes = notes + gaps             # missing or foreign evidence: never a plain PASS
     counts = verdict.counts(list(judged.values()))
     extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
-             (" node=slower" if node_fails else "") +
+             (" node=slower" if node_fails else "") + (" node=loaded" if load_fails else "") +
              (conf.text() if conf is not None else "") +
              (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.IMPROVED]} "
               f"improved, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.UNDECIDED]} "
@@ -348,7 +353,7 @@ def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
         return [], "no readable run report"
     final = final_cases(good)
     judged, judgement = judge_values(good, system)
-    if confirmation.node_fails(judgement):
+    if confirmation.node_fails(judgement) or confirmation.load_fails(final):
         return confirmation.every_check(final), "the node line: the whole run"
     stopped = {k: stopped_runs(tc) for k, tc in final.items()}
     hashes = confirmation.candidates(final, stopped, regressed_values(judged))
@@ -369,7 +374,8 @@ def confirmed(good: list[Part], confirm: Path, system: str, final: dict, judged:
     regressed = {k: judged[k] for k in regressed_values(judged)}
     judged_again: Judged = {}
     node_again = None
-    if confirmation.node_fails(judgement):
+    whole_run = confirmation.node_fails(judgement) or confirmation.load_fails(final)
+    if whole_run:
         # the whole run again: a session of its own, with its own node line and spread
         judged_again, whole = judge_values(again, system)
         node_again = whole.node if whole is not None else None
@@ -381,6 +387,9 @@ def confirmed(good: list[Part], confirm: Path, system: str, final: dict, judged:
                                fail_text)
     if confirmation.node_fails(judgement):
         conf.judge_node(judgement.node, node_again, system)
+    load = confirmation.load_fails(final)
+    if load is not None:
+        conf.judge_load(load, node_load.of_cases(list(final_cases(again).values())), system)
     judged = {**judged, **{k: judged_again[k] for k in conf.dismissed_values}}
     return conf, judged, []
 

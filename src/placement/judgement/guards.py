@@ -19,6 +19,8 @@ MEANINGS = {
     "time_cv": "unstable: run times vary more than the limit (coefficient of variation)",
     "stopped": "stopped: the watchdog ended runs over their time budget",
     "slowdown": "collapsed: an oversubscribed run slower than the limit times the full-count run",
+    # no limit of its own: the acceptance summary reads it over the whole run
+    "cpu_wait": "loaded: share of the job's time with a task on the node waiting for a CPU",
 }
 GUARD_VARS = frozenset(MEANINGS)
 

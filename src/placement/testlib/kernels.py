@@ -57,6 +57,7 @@ from ..judgement import judge_cli, repeat_loop
 from ..util import size_bytes
 from .builds import SourceTreeBuild
 from .datamap_pages import DataMapPagesMixin
+from .node_load import NodeLoadMixin
 from .placed import PartitionTopologyMixin, PlacedRunMixin, thread_sweep
 from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
@@ -122,7 +123,7 @@ class KernelsBuild(SourceTreeBuild):
 
 
 class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, PartitionTopologyMixin,
-                    PerfSamplesMixin):
+                    PerfSamplesMixin, NodeLoadMixin):
     """Runs one kernel ``launches`` times in one job from the environment's build.
 
     Sanity: every launch exited 0 and printed its ``check`` lines, all ``ok=1``.

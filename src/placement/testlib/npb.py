@@ -36,6 +36,7 @@ from ..engine import launch
 from ..judgement import judge_cli, repeat_loop
 from ..npb import npb_budget, npb_locate, npb_loop, npb_output
 from ..util import repo_root, spack_spec
+from .node_load import NodeLoadMixin
 from .placed import PlacedRunMixin, stdout_text
 from .references import BaselineReferencesMixin
 from .samples import PerfSamplesMixin
@@ -52,7 +53,7 @@ FULL_RUN_OUTPUT = 'npb-full.out'
 
 
 class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin,
-              PerfSamplesMixin):
+              PerfSamplesMixin, NodeLoadMixin):
     """One NPB 3.x OpenMP benchmark, repeated, placed and verified."""
 
     benchmark = parameter(list(npb_locate.BENCHMARKS))
