@@ -233,24 +233,19 @@ def test_a_second_run_on_the_same_results_folder_is_refused(root, tmp_path):
     assert not list((results / 'runs').iterdir())      # nothing started, nothing written
 
 
-CONFIRM_CHECKS = '''
+RATE_CHECKS = '''
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, performance_function, run_before, sanity_function, variable
 
+from placement.testlib.node_load import NodeLoadMixin
 
-@rfm.simple_test
-class ConfirmCase(rfm.RunOnlyRegressionTest):
-    """``flaky`` misses its reference in its first session only (a state of the node);
-    ``slow`` in every session (a lasting change)."""
-    case = parameter(['flaky', 'slow'])
-    #: a file counting the sessions that ran the flaky case
-    counter = variable(str, value='')
+
+class RateCase(rfm.RunOnlyRegressionTest):
     valid_systems = ['*']
     valid_prog_environs = ['gnu']
     tags = {'quick'}
     executable = 'bash'
-    reference = {'*': {'rate_seen': (100.0, -0.5, None, 'MB/s')}}
 
     @sanity_function
     def validate(self):
@@ -260,19 +255,36 @@ class ConfirmCase(rfm.RunOnlyRegressionTest):
     def rate_seen(self):
         return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
 
+
+@rfm.simple_test
+class ConfirmCase(RateCase):
+    """``flaky`` misses its reference in its first session only (a state of the node);
+    ``slow`` in every session (a lasting change)."""
+    case = parameter(['flaky', 'slow'])
+    #: a file counting the sessions that ran the flaky case
+    counter = variable(str, value='')
+    reference = {'*': {'rate_seen': (100.0, -0.5, None, 'MB/s')}}
+
     @run_before('run')
     def command(self):
         script = ('n=$(cat {0} 2>/dev/null || echo 0); echo $((n + 1)) > {0}; '
                   '[ "$n" = 0 ] && echo rate=10 || echo rate=100').format(self.counter)
         self.executable_opts = ['-c', repr(script) if self.case == 'flaky' else "'echo rate=10'"]
+
+
+@rfm.simple_test
+class LoadCase(RateCase, NodeLoadMixin):
+    """A job that waits a second: what its node's CPU pressure says is the node's."""
+    case = parameter(range(5))
+    executable_opts = ['-c', "'sleep 1; echo rate=100'"]
 '''
 
 
 @pytest.mark.parametrize('case,confirm', [('flaky', '1'), ('slow', '1'), ('flaky', '0')])
 def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
         root, tmp_path, case, confirm):
-    checks = tmp_path / 'confirm_cases.py'
-    checks.write_text(CONFIRM_CHECKS)
+    checks = tmp_path / 'rate_cases.py'
+    checks.write_text(RATE_CHECKS)
     results = tmp_path / 'results'
     env = {**os.environ, 'PLACEMENT_RESULTS': str(results), 'ACCEPTANCE_CONFIRM': confirm,
            'PLACEMENT_REPORTS': str(tmp_path / 'reports'),
@@ -306,38 +318,10 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
     assert runreport.latest(results / 'runs').name.startswith('run-report-')
 
 
-LOAD_CHECKS = '''
-import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import parameter, performance_function, sanity_function
-
-from placement.testlib.node_load import NodeLoadMixin
-
-
-@rfm.simple_test
-class LoadCase(rfm.RunOnlyRegressionTest, NodeLoadMixin):
-    """A job that waits a second: what its node's CPU pressure says is the node's."""
-    case = parameter(range(5))
-    valid_systems = ['*']
-    valid_prog_environs = ['gnu']
-    tags = {'quick'}
-    executable = 'bash'
-    executable_opts = ['-c', "'sleep 1; echo rate=100'"]
-
-    @sanity_function
-    def validate(self):
-        return sn.assert_found(r'^rate=', self.stdout)
-
-    @performance_function('MB/s')
-    def rate_seen(self):
-        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
-'''
-
-
 @pytest.mark.skipif(not Path('/proc/pressure/cpu').exists(), reason='this kernel has no PSI')
 def test_a_node_under_a_competing_load_fails_on_one_node_line(root, tmp_path):
-    checks = tmp_path / 'load_cases.py'
-    checks.write_text(LOAD_CHECKS)
+    checks = tmp_path / 'rate_cases.py'
+    checks.write_text(RATE_CHECKS)
     env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
            'PLACEMENT_REPORTS': str(tmp_path / 'reports'),
            'PLACEMENT_BASELINES': str(tmp_path / 'baselines')}
@@ -347,7 +331,8 @@ def test_a_node_under_a_competing_load_fails_on_one_node_line(root, tmp_path):
     try:
         proc = subprocess.run(
             [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
-             '-c', str(checks)], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+             '-c', str(checks), '-n', 'LoadCase'], cwd=root, env=env, capture_output=True,
+            text=True, timeout=600)
     finally:
         for p in loops:
             p.kill()
