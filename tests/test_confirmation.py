@@ -20,7 +20,7 @@ from scipy import stats
 
 from placement import cli
 from placement.acceptance import confirmation, run as acceptance
-from placement.judgement import baseline_samples, verdict
+from placement.judgement import baseline_samples, runreport, verdict
 
 LAUNCHES = sorted((Path(__file__).parent / "fixtures" / "aa-launches").glob("*.json"))
 
@@ -253,7 +253,7 @@ def _case_with(wait: float | None) -> dict:
 
 
 def test_a_run_is_loaded_when_its_median_case_waited_from_the_limit_on():
-    from placement.acceptance import node_load
+    from placement.judgement import node_load
     quiet = node_load.of_cases([_case_with(w) for w in (2, 5, 90, 3, 4, None, float("nan"))])
     assert quiet.cases == 5 and quiet.median == 0.04 and not quiet.loaded
     busy = node_load.of_cases([_case_with(w) for w in (80, 95, 10, 70, 99)])
@@ -296,3 +296,17 @@ def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_pa
     (un,) = [ln for ln in lines if ln.startswith("UNCONFIRMED NODE")]
     assert un.endswith("its confirmation session: tasks waited for a CPU 3% of the time in the "
                        f"median of {len(hashes)} cases")
+
+
+def test_the_report_leads_with_the_load_line(tmp_path):
+    from placement.report import verdicts
+    busy = _write(tmp_path, "busy.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
+    cases = runreport.load(busy).cases
+    sec = verdicts.lead_section(cases, [], tmp_path)
+    head, node = sec.text.split("\n\n")[:2]
+    assert head.startswith("**FAIL**: ")
+    assert node.startswith("**Node generic**: node under a competing load: tasks waited for a "
+                           "CPU 85% of the time")
+    quiet = _write(tmp_path, "quiet.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 3.0))
+    sec = verdicts.lead_section(runreport.load(quiet).cases, [], tmp_path)
+    assert sec.text.startswith("**PASS**: ") and "competing load" not in sec.text

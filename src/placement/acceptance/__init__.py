@@ -2,7 +2,7 @@
 
 :mod:`.run` counts an acceptance run's cases and writes its summary line and exit
 status; :mod:`.confirmation` decides which first-session failures a second session
-confirms; :mod:`.node_load` whether the run measured beside a competing load; :mod:`.comparison_health` says whether ReFrame's comparison with the previous
+confirms; :mod:`.comparison_health` says whether ReFrame's comparison with the previous
 run could be trusted; :mod:`.seed_baselines` writes the studies' NPB results as
 reference files (``python -m placement.acceptance.seed_baselines``).
 
@@ -10,4 +10,4 @@ The front door of :mod:`placement.acceptance`: other groups import from here onl
 sits above :mod:`placement.judgement` and below :mod:`placement.cli`.
 """
 
-__all__ = ["comparison_health", "confirmation", "node_load", "run", "seed_baselines"]
+__all__ = ["comparison_health", "confirmation", "run", "seed_baselines"]

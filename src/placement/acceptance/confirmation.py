@@ -16,7 +16,7 @@ more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
   Benjamini-Hochberg over the confirmed values alone
   (:func:`placement.judgement.verdict.judge_run`, ``selected_by``).
 
-* a node line (the node flagged slower, or loaded: :mod:`.node_load`) is a
+* a node line (the node flagged slower, or loaded: :mod:`placement.judgement.node_load`) is a
   property of a whole session: the confirmation then runs every check that
   ran, is judged as a run of its own (its own prior and common shift), and the
   node line stands only if that session's node is flagged slower (loaded) too;
@@ -34,8 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judgement import verdict
-from . import node_load
+from ..judgement import node_load, verdict
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]

@@ -23,7 +23,7 @@ failed against its reference fails whatever the verdict says: no verdict turns
 a failure into a pass (the references ``record`` writes are one-sided and as
 wide as the sessions' spread, so they fail only what is clearly worse). A
 node flagged slower than its baseline (most values moved together by at least
-the machine effect), or loaded (its jobs' CPU pressure, :mod:`.node_load`),
+the machine effect), or loaded (its jobs' CPU pressure, :mod:`placement.judgement.node_load`),
 fails the run on its own line. With ``--confirm``, each of
 those failures stands only if the confirmation session shows it too
 (:mod:`.confirmation`). The comparison with the previous run is information only, and extremes (``max_time``, ``min_time``)
@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..judgement import baseline_samples, baselines, runreport, verdict
+from ..judgement import baseline_samples, baselines, node_load, runreport, verdict
 from ..util import PlacementError
-from . import comparison_health, confirmation, node_load
+from . import comparison_health, confirmation
 
 #: Units where a larger value is better: a drop is the regression.
 HIGHER_IS_BETTER = re.compile(r"/s$|flop|ops|^%$|speedup|efficiency", re.I)

@@ -1,7 +1,7 @@
 """The *judge* stage: samples, statistics, verdicts, baselines and change points.
 
 ReFrame's run reports become cases (:mod:`.runreport`, summaries in :mod:`.stats`, the
-fixed-limit checks in :mod:`.guards`); a run's values are judged against their
+fixed-limit checks in :mod:`.guards`, the node's load over a run in :mod:`.node_load`); a run's values are judged against their
 baseline's sessions (:mod:`.verdict` with :mod:`.moderation`); reference files keep the
 intervals ReFrame reads (:mod:`.intervals`, written by :mod:`.baselines`) and the
 per-launch samples (:mod:`.baseline_samples`); :mod:`.changepoints` finds steps in
@@ -22,7 +22,7 @@ from .verdict import two_modes
 __all__ = [
     # modules
     "baseline_samples", "baselines", "changepoints", "guards", "intervals", "judge_cli",
-    "moderation", "repeat_loop", "runreport", "stats", "verdict",
+    "moderation", "node_load", "repeat_loop", "runreport", "stats", "verdict",
     # names
     "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport", "Summary", "fmt",
     "fraction_arg", "git_commit", "is_primary_var", "number", "summarize", "two_modes",

@@ -16,8 +16,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints, runreport,
-                         verdict)
+from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints, node_load,
+                         runreport, verdict)
 from ..util import PlacementError
 from .previous_run import reframe_cmd, run_reframe
 from .tables import Numbers, Table
@@ -73,7 +73,10 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
     node_slow = [sj for sj in judged
                  if sj.judgement.node is not None and sj.judgement.node.flagged
                  and sj.judgement.node.slower]
-    bad = failed or counts[verdict.REGRESSED] or node_slow
+    loads = {system: node_load.of_cases([c.raw for c in cases if c.system == system])
+             for system in sorted({c.system for c in cases})}
+    loaded = {system: load for system, load in loads.items() if load is not None and load.loaded}
+    bad = failed or counts[verdict.REGRESSED] or node_slow or loaded
     word = "FAIL" if bad else ("PASS" if ran else "NOTHING RAN")
     head = (f"**{word}**: {len(ran) - len(failed)} case(s) passed, {len(failed)} failed"
             + (f"; verdict: {counts[verdict.REGRESSED]} regressed, "
@@ -85,6 +88,8 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
         node = sj.judgement.node
         if node is not None and node.flagged:
             lines.append(f"**Node {sj.system}**: {node.line()}.")
+    for system, load in loaded.items():
+        lines.append(f"**Node {system}**: {load.line()}.")
     for c in failed[:20]:
         lines.append(f"Failed: {c.label()} ({c.fail_phase}).")
     sec = Section("verdict", "Verdict", "\n\n".join(lines))

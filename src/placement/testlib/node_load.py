@@ -12,7 +12,7 @@ a task waiting, on the node the job ran on (so also under a batch scheduler).
 
 It is a guard (:mod:`placement.judgement.guards`): never stored in a baseline,
 never judged against one; the acceptance summary reads it over the run
-(:mod:`placement.acceptance.node_load`). A node without PSI (a kernel before
+(:mod:`placement.judgement.node_load`). A node without PSI (a kernel before
 4.20, or built or booted without it) prints no ``total=``, and ``cpu_wait`` is
 NaN: not measured, never zero.
 """

@@ -7,9 +7,9 @@ two busy loops per core moved the median value of a run by only 4-13% here.
 Each timed job also reads the node's CPU pressure (``cpu_wait``,
 :mod:`placement.testlib.node_load`): the share of its time with a task waiting
 for a CPU. Over a run, the median case's share says whether other work held the
-node's CPUs while it measured; from :data:`LIMIT` on, the run fails on one node
-line, whatever its baseline, and the confirmation session runs the whole run
-again (:mod:`.confirmation`).
+node's CPUs while it measured; from :data:`LIMIT` on, the acceptance run fails on one
+node line, whatever its baseline, and its confirmation session runs the whole run
+again (:mod:`placement.acceptance.confirmation`); the report leads with the same line.
 """
 
 from __future__ import annotations
