@@ -228,8 +228,9 @@ def test_candidates_are_reference_failures_and_regressed_cases_only():
                                "partition": "p", "environ": "e", "result": "pass"},
              ("w", "s", "e"): {"hashcode": "ww", "display_name": "W", "system": "s",
                                "partition": "p", "environ": "e", "result": "fail",
-                               "fail_phase": "performance"}}
-    got = confirmation.candidates(final, {("w", "s", "e"): 2}, {("C", "s:p+e", "gbps")})
+                               "fail_phase": "performance",
+                               "perfvalues": {"s:p:stopped": [2, 0, None, 0, "runs", "fail"]}}}
+    got = confirmation.candidates(final, {("C", "s:p+e", "gbps")})
     # a sanity failure is no state of the node, a watchdog stop is a failure to finish
     assert got == ["aa", "cc"]
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judgement import node_load, verdict
+from ..judgement import guards, node_load, verdict
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]
@@ -61,23 +61,23 @@ def every_check(final: dict[CaseKey, dict[str, Any]]) -> list[str]:
                    and tc.get("result") in ("pass", "fail")})
 
 
-def is_reference_failure(tc: dict[str, Any], stopped: int) -> bool:
-    """A case that measured and missed its ReFrame reference (not a watchdog stop)."""
+def is_reference_failure(tc: dict[str, Any]) -> bool:
+    """A case that measured and missed its ReFrame reference (not a watchdog stop: that is
+    a failure to finish)."""
     return (tc.get("result") == "fail" and tc.get("fail_phase") == "performance"
-            and stopped == 0)
+            and guards.stopped_runs(tc) == 0)
 
 
-def candidates(final: dict[CaseKey, dict[str, Any]], stopped: dict[CaseKey, int],
-               regressed: set[ValueKey]) -> list[str]:
+def candidates(final: dict[CaseKey, dict[str, Any]], regressed: set[ValueKey]) -> list[str]:
     """Hashes of the checks a confirmation session runs: each case that missed a reference,
     and each case with a value the verdict called regressed (sorted, each once)."""
     regressed_cases = {(name, sysenv) for name, sysenv, _ in regressed}
     hashes = set()
-    for key, tc in final.items():
+    for tc in final.values():
         if tc.get("fixture") or not tc.get("hashcode"):
             continue
         sysenv = f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}"
-        if is_reference_failure(tc, stopped.get(key, 0)) or \
+        if is_reference_failure(tc) or \
                 (tc.get("display_name"), sysenv) in regressed_cases:
             hashes.add(tc["hashcode"])
     return sorted(hashes)
@@ -131,7 +131,7 @@ class Confirmation:
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
 
 
-def decide(first: dict[CaseKey, dict[str, Any]], stopped: dict[CaseKey, int],
+def decide(first: dict[CaseKey, dict[str, Any]],
            again: dict[CaseKey, dict[str, Any]], regressed: dict[ValueKey, verdict.Verdict],
            judged_again: dict[ValueKey, verdict.Verdict], fail_text) -> Confirmation:
     """The first session's reference failures and regressed values against their
@@ -139,7 +139,7 @@ def decide(first: dict[CaseKey, dict[str, Any]], stopped: dict[CaseKey, int],
     values' verdicts (selected values only); ``fail_text`` words a case's failure."""
     out = Confirmation()
     for key, tc in first.items():
-        if not is_reference_failure(tc, stopped.get(key, 0)):
+        if not is_reference_failure(tc):
             continue
         tc2 = again.get(key)
         if tc2 is None:

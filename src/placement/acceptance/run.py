@@ -42,14 +42,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..judgement import baseline_samples, baselines, node_load, runreport, verdict
+from ..judgement import baseline_samples, baselines, guards, node_load, runreport, verdict
 from ..util import PlacementError
 from . import comparison_health, confirmation
 
 #: Units where a larger value is better: a drop is the regression.
 HIGHER_IS_BETTER = re.compile(r"/s$|flop|ops|^%$|speedup|efficiency", re.I)
-#: The guard counting runs the watchdog ended (placement.judgement.guards).
-STOPPED_VAR = "stopped"
 
 
 @dataclass(frozen=True)
@@ -140,14 +138,6 @@ def final_cases(parts: list[Part]) -> dict[tuple, dict[str, Any]]:
     return final
 
 
-def stopped_runs(tc: dict[str, Any]) -> int:
-    """Runs of this case the watchdog ended (its ``stopped`` guard), 0 without one."""
-    for key, tup in (tc.get("perfvalues") or {}).items():
-        if key.rsplit(":", 1)[-1] == STOPPED_VAR and tup and isinstance(tup[0], (int, float)):
-            return int(tup[0])
-    return 0
-
-
 def classify(tc: dict[str, Any], cut_short: bool) -> str:
     """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended) or ``interrupted``.
 
@@ -159,7 +149,7 @@ def classify(tc: dict[str, Any], cut_short: bool) -> str:
         return result
     if result == "abort" and cut_short:
         return "interrupted"
-    if tc.get("fail_phase") == "performance" and stopped_runs(tc) > 0:
+    if tc.get("fail_phase") == "performance" and guards.stopped_runs(tc) > 0:
         return "unfinished"
     return "fail"
 
@@ -191,8 +181,7 @@ def find_regressions(cases: list[dict[str, Any]], judged: Judged | None = None
     out = [Regression(name, sysenv, var, v.text(), "baseline sessions")
            for (name, sysenv, var), v in sorted(judged.items()) if v.outcome == verdict.REGRESSED]
     for tc in cases:
-        if tc.get("fail_phase") == "performance" and tc.get("result") == "fail" \
-                and stopped_runs(tc) == 0:
+        if confirmation.is_reference_failure(tc):
             out.append(Regression(tc.get("display_name", "?"),
                                   f"{tc.get('system')}+{tc.get('environ')}", "reference",
                                   " ".join((tc.get("fail_reason") or "").split())[:200]))
@@ -278,8 +267,9 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     judged, judgement = judge_values(good, system)
     kinds = {key: classify(tc, cut_short) for key, tc in final.items()}
     conf = None
+    load = confirmation.load_fails(final)
     if confirm is not None:
-        conf, judged, conf_notes = confirmed(good, confirm, system, final, judged, judgement)
+        conf, judged, conf_notes = confirmed(confirm, system, final, judged, judgement, load)
         notes = notes + conf_notes
         for key in conf.dismissed_cases:
             kinds[key] = "pass"       # failed the first session, passed the one that tests
@@ -297,14 +287,13 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         node_fails = False    # a node line its confirmation session did not show
     lines = [f"NODE {system}: {node.line()}"] if node is not None and node.flagged \
         and not (conf is not None and conf.node_dismissed) else []
-    load = confirmation.load_fails(final)
     load_fails = load is not None and not (conf is not None and conf.load_dismissed)
     if load_fails:
         lines.append(f"NODE {system}: {load.line()}")
     lines += [r.line() for r in regressions if r.var != "reference"]
     for key in failed:
         tc = final[key]
-        what = (f"did not finish: the watchdog stopped {stopped_runs(tc)} run(s)"
+        what = (f"did not finish: the watchdog stopped {guards.stopped_runs(tc)} run(s)"
                 if kinds[key] == "unfinished" else fail_text(tc))
         lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
                      f"[{what}] stage={tc.get('stagedir')}")
@@ -355,17 +344,17 @@ def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
     judged, judgement = judge_values(good, system)
     if confirmation.node_fails(judgement) or confirmation.load_fails(final):
         return confirmation.every_check(final), "the node line: the whole run"
-    stopped = {k: stopped_runs(tc) for k, tc in final.items()}
-    hashes = confirmation.candidates(final, stopped, regressed_values(judged))
+    hashes = confirmation.candidates(final, regressed_values(judged))
     return hashes, "the failed and regressed checks" if hashes else ""
 
 
-def confirmed(good: list[Part], confirm: Path, system: str, final: dict, judged: Judged,
-              judgement: baseline_samples.Judgement | None
+def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
+              judgement: baseline_samples.Judgement | None, load: node_load.Load | None
               ) -> tuple[confirmation.Confirmation, Judged, list[str]]:
     """The first session's failures against the confirmation session ``confirm``: what
     it decided, the verdicts with the dismissed regressions as the confirmation judged
-    them, and a note when it could not be read (then every failure stands)."""
+    them, and a note when it could not be read (then every failure stands). ``load``:
+    the first session's load when it fails the run."""
     again, dropped = readable([confirm])
     if not again:
         return confirmation.Confirmation(), judged, [
@@ -374,22 +363,20 @@ def confirmed(good: list[Part], confirm: Path, system: str, final: dict, judged:
     regressed = {k: judged[k] for k in regressed_values(judged)}
     judged_again: Judged = {}
     node_again = None
-    whole_run = confirmation.node_fails(judgement) or confirmation.load_fails(final)
-    if whole_run:
+    node_fails = confirmation.node_fails(judgement)
+    again_cases = final_cases(again)
+    if node_fails or load is not None:
         # the whole run again: a session of its own, with its own node line and spread
         judged_again, whole = judge_values(again, system)
         node_again = whole.node if whole is not None else None
     elif regressed and judgement is not None:
         judged_again, _ = judge_values(again, system, selected_by=judgement,
                                        only=set(regressed))
-    stopped = {k: stopped_runs(tc) for k, tc in final.items()}
-    conf = confirmation.decide(final, stopped, final_cases(again), regressed, judged_again,
-                               fail_text)
-    if confirmation.node_fails(judgement):
+    conf = confirmation.decide(final, again_cases, regressed, judged_again, fail_text)
+    if node_fails:
         conf.judge_node(judgement.node, node_again, system)
-    load = confirmation.load_fails(final)
     if load is not None:
-        conf.judge_load(load, node_load.of_cases(list(final_cases(again).values())), system)
+        conf.judge_load(load, node_load.of_cases(list(again_cases.values())), system)
     judged = {**judged, **{k: judged_again[k] for k in conf.dismissed_values}}
     return conf, judged, []
 

@@ -198,11 +198,20 @@ class Judgement(list):
     """A run's :class:`Judged` values (a list), with the node's common shift and the prior
     the values borrowed their session spread from (:func:`.verdict.judge_run`)."""
 
-    node: verdict.NodeShift | None = None
-    prior: Any = None
-    notes: list[str] = []
     #: the whole run's verdict (a confirmation session is judged with its prior and shifts)
     run: verdict.RunVerdict | None = None
+
+    @property
+    def node(self) -> verdict.NodeShift | None:
+        return self.run.node if self.run is not None else None
+
+    @property
+    def prior(self) -> Any:
+        return self.run.prior if self.run is not None else None
+
+    @property
+    def notes(self) -> list[str]:
+        return self.run.notes if self.run is not None else []
 
 
 def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
@@ -235,7 +244,7 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
     rv = verdict.judge_run(series, alpha, min_effect, machine_effect,
                            selected_by=selected_by.run if selected_by is not None else None)
     out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
-    out.node, out.prior, out.notes, out.run = rv.node, rv.prior, rv.notes, rv
+    out.run = rv
     return out
 
 

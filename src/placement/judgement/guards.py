@@ -10,7 +10,9 @@ lists them apart from the baseline comparison: only the ones that tripped.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 from .runreport import Case, PerfValue
 
@@ -23,6 +25,21 @@ MEANINGS = {
     "cpu_wait": "loaded: share of the job's time with a task on the node waiting for a CPU",
 }
 GUARD_VARS = frozenset(MEANINGS)
+
+
+def reported(tc: dict[str, Any], var: str) -> float | None:
+    """A case's value of ``var`` as ReFrame's run report holds it (``system:part:var``),
+    None when it has none or none that is a finite number."""
+    for key, tup in (tc.get("perfvalues") or {}).items():
+        if key.rsplit(":", 1)[-1] == var and tup and isinstance(tup[0], (int, float)) \
+                and math.isfinite(tup[0]):
+            return float(tup[0])
+    return None
+
+
+def stopped_runs(tc: dict[str, Any]) -> int:
+    """Runs of a case the watchdog ended (its ``stopped`` guard), 0 without one."""
+    return int(reported(tc, "stopped") or 0)
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ again (:mod:`placement.acceptance.confirmation`); the report leads with the same
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass
 from typing import Any
+
+from .guards import reported
 
 #: the perfvar every timed job reports (percent)
 VAR = "cpu_wait"
@@ -54,12 +55,7 @@ class Load:
 def of_cases(cases: list[dict[str, Any]]) -> Load | None:
     """The load over a run's final cases (ReFrame run-report dicts); None where no case
     measured it (no PSI on the node, or no timed case)."""
-    shares = []
-    for tc in cases:
-        for key, tup in (tc.get("perfvalues") or {}).items():
-            if key.rsplit(":", 1)[-1] == VAR and tup and isinstance(tup[0], (int, float)) \
-                    and math.isfinite(tup[0]):
-                shares.append(tup[0] / 100.0)
+    shares = [v / 100.0 for v in (reported(tc, VAR) for tc in cases) if v is not None]
     if not shares:
         return None
     return Load(statistics.median(shares), len(shares))

@@ -411,10 +411,10 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     notes = []
     # launches' spread within a session, moderated over the values
     w_prior = None
-    if n >= MIN_VALUES and sum(v.dfw > 0 and v.w > 0 for v in vals) >= MIN_VALUES:
-        w_prior = moderation.fit([v.w for v in vals], [max(v.dfw, 1) for v in vals], "launches")
     if selected_by is not None:
         w_prior = selected_by.launch_prior
+    elif n >= MIN_VALUES and sum(v.dfw > 0 and v.w > 0 for v in vals) >= MIN_VALUES:
+        w_prior = moderation.fit([v.w for v in vals], [max(v.dfw, 1) for v in vals], "launches")
     w = [moderation.squeeze(v.w, v.dfw, w_prior) if w_prior and v.dfw > 0 else v.w
          for v in vals]
     # values printed coarsely (NPB's 0.02 s in steps of 0.01 s) repeat the same medians:
@@ -422,15 +422,17 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     fine = [i for i, v in enumerate(vals) if not _coarse(v, min_effect)]
     basis = fine if len(fine) >= MIN_VALUES else list(range(n))
     # the node's common shift: baseline sessions' own, then the new session's
-    shifts = _node_shifts([vals[i] for i in basis]) if n >= MIN_VALUES else {}
     if selected_by is not None:
         shifts = dict(selected_by.shifts)
+    else:
+        shifts = _node_shifts([vals[i] for i in basis]) if n >= MIN_VALUES else {}
     resid_meds = [np.array([m - shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
                   for v in vals]
     d_raw = np.array([v.a - v.medians.mean() for v in vals])
-    c = float(np.median(d_raw[basis])) if n >= MIN_VALUES else 0.0
     if selected_by is not None:
         c = selected_by.node.shift if selected_by.node is not None else 0.0
+    else:
+        c = float(np.median(d_raw[basis])) if n >= MIN_VALUES else 0.0
     d_own = np.array([v.a - c - rm.mean() for v, rm in zip(vals, resid_meds)])
     # each value's session spread (k >= 2), floored at what its launches alone give
     floors = [math.pi / 2 * wi / v.nbar + v.rounding for v, wi in zip(vals, w)]
