@@ -69,6 +69,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from placement.acceptance.confirmation import node_fails  # noqa: E402
 from placement.judgement import moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 
@@ -196,13 +197,13 @@ class Pair:
                     if v.outcome == verdict.REGRESSED]
         missed = {k for k in self.keys if self.plain_fails(k, new[k])}
         plain = {k for k in missed if self.plain_fails(k, again[k])}
-        if _node_fails(first):
+        if node_fails(first):
             # a node line: the whole session again, judged as a run of its own
             whole = self.judge(again)
             return Confirmed(first, set(selected), missed,
                              {k for k, v in zip(self.keys, whole.verdicts)
                               if k in selected and v.outcome == verdict.REGRESSED},
-                             plain, node=_node_fails(whole))
+                             plain, node=node_fails(whole))
         regressed = set()
         if selected:
             rv = verdict.judge_run([self._series(k, again[k]) for k in selected],
@@ -278,12 +279,8 @@ def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | Non
     return out
 
 
-def _node_fails(rv: verdict.RunVerdict) -> bool:
-    return bool(rv.node and rv.node.flagged and rv.node.slower)
-
-
 def _failed(rv: verdict.RunVerdict) -> bool:
-    return any(v.outcome == verdict.REGRESSED for v in rv.verdicts) or _node_fails(rv)
+    return any(v.outcome == verdict.REGRESSED for v in rv.verdicts) or node_fails(rv)
 
 
 def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str],

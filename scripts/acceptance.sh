@@ -32,6 +32,7 @@
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.out    its output (skip reasons)
 #   compare-acceptance-<system>-<mode>-<UTC stamp>.csv       vs. the previous run
 #   confirm-report-acceptance-<system>-<mode>-<UTC stamp>.json  the confirmation session
+#   summary-acceptance-<system>-<mode>-<UTC stamp>.txt   the summary printed last
 #   acceptance-<system>-<mode>-<UTC stamp>.run   the run reports of one whole run
 #   unfinished-acceptance-<system>-<mode>.run    those of a run cut short or killed
 #   (run lists name reports relative to runs/; one run at a time per results folder)
@@ -45,7 +46,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-usage() { sed -n '2,43p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,44p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad_usage() { echo "acceptance.sh: $* (see --help)" >&2; exit 2; }
 value_of() {   # value_of OPTION "$@": the option's value, or a usage error
   [ $# -ge 2 ] && [ -n "$2" ] && [ "${2:0:1}" != - ] || bad_usage "option $1 needs a value"
@@ -177,15 +178,25 @@ squash_log_errors() {
        END { if (held != "") print held
              if (n) printf "reframe: %d log record(s) could not be written: no space left on device\n", n }' >&2
 }
+# run_reframe BOX REPORT ARGS...: one ReFrame session of this run's mode writing REPORT,
+# wrapped in the command array named BOX (death signal, time box). Its output is kept
+# beside its report: the run report has no skip reasons, the output has. The log filter
+# is this script's child, not ReFrame's: ReFrame waits for its own children
+run_reframe() {
+  local -n box_=$1
+  local rep=$2 rc
+  shift 2
+  exec 4> >(squash_log_errors)
+  "${box_[@]}" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
+    --report-file "$rep" -r "$@" 2>&4 | tee "${rep%.json}.out"
+  rc=${PIPESTATUS[0]}
+  exec 4>&-
+  return "$rc"
+}
 echo "== acceptance: system=$sysname mode=$mode results=$PLACEMENT_RESULTS${time_box:+ time box=${time_box}s}"
-# the filter is this script's child, not ReFrame's: ReFrame waits for its own children
-exec 4> >(squash_log_errors)
-# ReFrame's output is kept beside its report: the run report has no skip reasons, the output has
 started=$SECONDS
-"${boxed[@]}" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
-  --report-file "$report" -r "${skip_done[@]}" "${extra[@]}" 2>&4 | tee "${report%.json}.out"
-rc=${PIPESTATUS[0]}
-exec 4>&-
+run_reframe boxed "$report" "${skip_done[@]}" "${extra[@]}"
+rc=$?
 if ! "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
   # no readable report: a full disk is said as such, and leaves no empty or partial file
   why="reframe exited $rc without a report"
@@ -234,14 +245,14 @@ if [ -z "$cut_short" ] && [ "${ACCEPTANCE_CONFIRM:-1}" != 0 ]; then
         case $a in -n|--name) skip_next=1 ;; -n?*|--name=*) ;; *) confirm_args+=("$a") ;; esac
       done
       for h in "${confirm_hashes[@]}"; do confirm_args+=(-n "/$h"); done
+      # marked in the results storage: a later report's previous run is never this session
+      # (placement.acceptance.confirmation.SESSION_EXTRA)
+      confirm_args+=(--session-extras acceptance=confirmation)
       confirm_report="$RUNS/confirm-report-$tag-$stamp.json"
-      confirm_box=(); [ -n "$left" ] && confirm_box=(timeout -s INT -k 120 "$left")
+      confirm_box=("${deathsig[@]}")
+      [ -n "$left" ] && confirm_box+=(timeout -s INT -k 120 "$left")
       echo "== confirmation session: ${#confirm_hashes[@]} check(s) run once more"
-      exec 4> >(squash_log_errors)
-      "${deathsig[@]}" "${confirm_box[@]}" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" \
-        --mode "$mode" --report-file "$confirm_report" -r "${confirm_args[@]}" 2>&4 |
-        tee "${confirm_report%.json}.out"
-      exec 4>&-
+      run_reframe confirm_box "$confirm_report" "${confirm_args[@]}"
       if "$PLACEMENT" acceptance sessions "$confirm_report" >/dev/null 2>&1; then
         confirm_opt=(--confirm "$confirm_report")
       else
@@ -252,18 +263,6 @@ if [ -z "$cut_short" ] && [ "${ACCEPTANCE_CONFIRM:-1}" != 0 ]; then
 fi
 
 notes=()
-if "$PLACEMENT" report --help >/dev/null 2>&1; then
-  # the report compares its newest session with the one before; a run in parts or
-  # cut short is compared below, over all its sessions
-  own_compare=()
-  { [ ${#parts[@]} -gt 1 ] || [ -n "$cut_short" ]; } && own_compare=(--no-compare)
-  echo "== placement report ${run_args[*]}"
-  "$PLACEMENT" report "${run_args[@]}" --system "$sysname" "${own_compare[@]}" \
-    --output "${PLACEMENT_REPORTS:-$ROOT/reports}" || notes+=("placement report failed")
-else
-  notes+=("no 'placement report' here")
-fi
-
 compare_opt=() not_compared=()
 if [ -n "$cut_short" ]; then
   notes+=("time box of ${time_box}s reached: continue with --resume")
@@ -285,9 +284,36 @@ elif [ -n "$previous" ]; then
 else
   notes+=("first run of $sysname/$mode: nothing to compare with")
 fi
+have_report=1
+"$PLACEMENT" report --help >/dev/null 2>&1 || { have_report=''; notes+=("no 'placement report' here"); }
 
-note_args=()
-for n in "${notes[@]}"; do note_args+=(--note "$n"); done
-for n in "${not_compared[@]}"; do note_args+=(--not-compared "$n"); done
-"$PLACEMENT" acceptance summary "${parts[@]}" "${compare_opt[@]}" "${confirm_opt[@]}" --system "$sysname" \
-  --mode "$mode" --max-slowdown "$slowdown" ${cut_short:+--cut-short} "${note_args[@]}"
+# The summary is the run's answer; it is written before the report, which opens with it
+summary_file="$RUNS/summary-$tag-$stamp.txt"
+summarize() {   # the summary's lines into $summary_file (temp, then rename); its status
+  local args=() n st
+  for n in "${notes[@]}"; do args+=(--note "$n"); done
+  for n in "${not_compared[@]}"; do args+=(--not-compared "$n"); done
+  "$PLACEMENT" acceptance summary "${parts[@]}" "${compare_opt[@]}" "${confirm_opt[@]}" \
+    --system "$sysname" --mode "$mode" --max-slowdown "$slowdown" ${cut_short:+--cut-short} \
+    "${args[@]}" >"$summary_file.tmp.$$"
+  st=$?
+  mv -f "$summary_file.tmp.$$" "$summary_file"
+  return "$st"
+}
+summarize
+status=$?
+if [ -n "$have_report" ]; then
+  # the report compares its newest session with the one before; a run in parts or
+  # cut short is compared above, over all its sessions
+  own_compare=()
+  { [ ${#parts[@]} -gt 1 ] || [ -n "$cut_short" ]; } && own_compare=(--no-compare)
+  echo "== placement report ${run_args[*]}"
+  if ! "$PLACEMENT" report "${run_args[@]}" --system "$sysname" "${own_compare[@]}" \
+      --summary "$summary_file" --output "${PLACEMENT_REPORTS:-$ROOT/reports}"; then
+    notes+=("placement report failed")
+    summarize
+    status=$?
+  fi
+fi
+cat "$summary_file"
+exit "$status"

@@ -311,11 +311,28 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
         assert ('UNCONFIRMED ConfirmCase %case=flaky @generic+gnu [first session: performance: '
                 'rate_seen=10.0 MB/s, expected 100.0 (l=50.0, u=inf)] passed its confirmation '
                 'session') in un
+        # the report answers as the summary does, the first session's failure worded as such
+        (readme,) = (tmp_path / 'reports').glob('generic-*/README.md')
+        text = readme.read_text()
+        assert "**PASS**: the acceptance run's answer, its confirmation session included" in text
+        assert 'First session: 0 case(s) passed, 1 failed' in text
+        assert un in text and last in text
     else:
         assert proc.returncode == 1 and ' FAIL 0 passed, 1 failed (1 perf regressions)' in last
         assert ' confirmed 1 of 1' in last and 'UNCONFIRMED' not in proc.stdout
     # the baseline is recorded from the run, never from its confirmation
-    assert runreport.latest(results / 'runs').name.startswith('run-report-')
+    first = runreport.latest(results / 'runs')
+    assert first.name.startswith('run-report-')
+    if case == 'slow':
+        # the next run's report compares with this run, not with its confirmation session
+        # (newer, stored in the same results database, marked by a session extra)
+        assert json.loads(report.read_text())['session_info']['acceptance'] == 'confirmation'
+        again = subprocess.run(proc.args, cwd=root, env=env, capture_output=True, text=True,
+                               timeout=600)
+        assert again.returncode == 1, again.stdout[-3000:]
+        (readme,) = sorted((tmp_path / 'reports').glob('generic-*/README.md'))[-1:]
+        uuid = json.loads(first.read_text())['session_info']['uuid']
+        assert f'Previous run: session {uuid[:8]} ' in readme.read_text(), again.stdout[-3000:]
 
 
 @pytest.mark.skipif(not Path('/proc/pressure/cpu').exists(), reason='this kernel has no PSI')

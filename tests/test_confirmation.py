@@ -311,3 +311,24 @@ def test_the_report_leads_with_the_load_line(tmp_path):
     quiet = _write(tmp_path, "quiet.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 3.0))
     sec = verdicts.lead_section(runreport.load(quiet).cases, [], tmp_path)
     assert sec.text.startswith("**PASS**: ") and "competing load" not in sec.text
+
+
+def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
+    """A confirmation can dismiss what the first session failed: given the summary, the
+    report's verdict is the summary's word, and the first session's facts are worded so."""
+    from placement.report import verdicts
+    busy = _write(tmp_path, "busy.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
+    cases = runreport.load(busy).cases
+    summary = ["UNCONFIRMED NODE generic: [first session: node under a competing load] its "
+               "confirmation session: tasks waited for a CPU 3% of the time in the median of 9 "
+               "cases", "ACCEPTANCE generic quick: PASS 9 passed, 0 failed (0 perf regressions) "
+               "report=x.json skipped=0 confirmed 0 of 1"]
+    sec = verdicts.lead_section(cases, [], tmp_path, summary)
+    head, first = sec.text.split("\n\n")[:2]
+    assert head == ("**PASS**: the acceptance run's answer, its confirmation session included "
+                    "(its summary, as printed, in the table below).")
+    assert first.startswith("First session: ")
+    (table,) = sec.tables
+    assert [r[0] for r in table.rows] == summary
+    # without a summary the first session's answer is the report's
+    assert verdicts.lead_section(cases, [], tmp_path).text.startswith("**FAIL**: ")

@@ -108,6 +108,16 @@ def test_latest_and_bad_inputs(tmp_path, monkeypatch, capsys):
     assert cli.main(["report", "--run", str(runs / "run-report-9.json")]) == 2
     assert cli.main(["report", "--run", str(tmp_path / "missing.json")]) == 2
     assert not (tmp_path / "o").exists()
+    # an acceptance summary that is none: said, and no report written
+    (tmp_path / "sum.txt").write_text("hello\n")
+    good = str(FIRST)
+    assert cli.main(["report", "--run", good, "--summary", str(tmp_path / "sum.txt"),
+                     "--output", str(tmp_path / "o")]) == 2
+    assert "is no acceptance summary: it has no ACCEPTANCE line" in capsys.readouterr().err
+    assert cli.main(["report", "--run", good, "--summary", str(tmp_path / "none.txt"),
+                     "--output", str(tmp_path / "o")]) == 2
+    assert "cannot read the acceptance summary" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
 
 
 def test_latest_picks_newest(tmp_path, monkeypatch, capsys):

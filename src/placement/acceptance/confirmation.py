@@ -36,6 +36,11 @@ from typing import Any
 
 from ..judgement import guards, node_load, verdict
 
+#: the ReFrame session extra (``--session-extras``) that marks a confirmation session in the
+#: results storage: a later run's "previous run" is a whole run, never a confirmation of a
+#: few checks (:func:`placement.report.previous_run.previous_session`)
+SESSION_EXTRA = ("acceptance", "confirmation")
+
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]
 #: (unique name, system, environ): a case of ReFrame's run report

@@ -79,7 +79,7 @@ def _run_date(r: RunReport) -> str:
 
 
 def report_runs(reports: list[RunReport], output: Path, system: str | None,
-                compare_previous: bool = True) -> Path:
+                compare_previous: bool = True, summary: list[str] | None = None) -> Path:
     cases: list[Case] = [c for r in reports for c in r.cases]
     if system:
         cases = [c for c in cases if c.system == system] or [
@@ -89,11 +89,12 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
     newest = max(reports, key=lambda r: r.session.get("time_start_unix") or 0)
     target = output / f"{name}-{_run_date(newest)}"
     with _whole_or_nothing(target):
-        return _write_runs(reports, cases, name, newest, _fresh_dir(target), compare_previous)
+        return _write_runs(reports, cases, name, newest, _fresh_dir(target), compare_previous,
+                           summary)
 
 
 def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: RunReport,
-                out: Path, compare_previous: bool) -> Path:
+                out: Path, compare_previous: bool, summary: list[str] | None = None) -> Path:
     root = _root()
     table, note, scratch = None, "", Numbers()
     hist = None
@@ -105,7 +106,8 @@ def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: 
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
                 f"{newest.uuid} ({newest.session.get('time_start', '?')}).",
                 cases, out, provenance.collect(reports, root), table, note,
-                discussion=notes.read_text() if notes.is_file() else "", history=hist)
+                discussion=notes.read_text() if notes.is_file() else "", history=hist,
+                summary=summary)
     rep.numbers.rows += scratch.rows
     files.write(rep, out)
     return out
@@ -156,8 +158,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not paths:
         raise PlacementError("give --latest or --run FILE (or --reference)")
     reports = [runreport.load(p) for p in paths]
+    summary = None
+    if args.summary:
+        try:
+            summary = Path(args.summary).read_text().splitlines()
+        except OSError as exc:
+            raise PlacementError(f"cannot read the acceptance summary {args.summary}: "
+                                 f"{exc.strerror}") from None
+        if not any(ln.startswith("ACCEPTANCE ") for ln in summary):
+            raise PlacementError(f"{args.summary} is no acceptance summary: it has no "
+                                 "ACCEPTANCE line (what `placement acceptance summary` prints)")
     out = report_runs(reports, Path(args.output or "reports"), args.system,
-                      compare_previous=not args.no_compare)
+                      compare_previous=not args.no_compare, summary=summary)
     print(out)
     return 0
 
@@ -176,6 +188,10 @@ def register(sub) -> None:
     p.add_argument("--system", help="keep only this system's cases and name the folder after it")
     p.add_argument("--no-compare", action="store_true",
                    help="skip ReFrame's comparison with the previous stored run")
+    p.add_argument("--summary", metavar="FILE",
+                   help="the lines `placement acceptance summary` printed for these runs "
+                        "(scripts/acceptance.sh gives them): the verdict section opens with "
+                        "them, the confirmation session's decisions included")
     p.add_argument("--reference", action="store_true",
                    help="render stored baselines (and seed tables) in the studies' layout")
     p.add_argument("--baseline", action="append", default=[], metavar="YAML",

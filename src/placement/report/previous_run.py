@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..acceptance.confirmation import SESSION_EXTRA
 from ..judgement import RunReport, is_primary_var
 from .tables import Numbers, Table
 
@@ -47,15 +48,22 @@ def _csv(text: str) -> list[dict[str, str]]:
 
 
 def previous_session(report: RunReport, root: Path) -> str | None:
-    """UUID of the newest stored session on the same host started before this one."""
+    """UUID of the newest stored session on the same host started before this one.
+
+    Confirmation sessions (ReFrame's session extra :data:`SESSION_EXTRA`) are passed
+    over: they rerun a few checks of the run before them, which is the run to compare with.
+    ReFrame evaluates the query's filter over each session's info, whose keys are the
+    filter's names; ``locals()`` there is that info, so a session without the extra passes.
+    """
     base = reframe_cmd(root)
     start = report.session.get("time_start")
     host = report.session.get("hostname")
     if not base or not start:
         return None
-    query = f"19700101T0000+0000:{start}"
+    key, value = SESSION_EXTRA
+    query = f"19700101T0000+0000:{start}?locals().get({key!r}) != {value!r}"
     if host:
-        query += f"?hostname=={host!r}"
+        query += f" and hostname == {host!r}"
     rows = _csv(run_reframe(base + [f"--list-stored-sessions={query}"], root))
     rows = [r for r in rows if r.get("UUID") and r["UUID"] != report.uuid]
     rows.sort(key=lambda r: r.get("Start time", ""))

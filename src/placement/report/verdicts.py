@@ -12,7 +12,9 @@ call), and per variable the session where a step change started
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,9 +63,19 @@ def judgements(cases: list[Case]) -> list[SystemJudgement]:
 MAX_FIGURES = 12
 
 
-def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
+#: the word of an acceptance summary's last line (``ACCEPTANCE generic quick: PASS ...``)
+_ACCEPTANCE = re.compile(r"^ACCEPTANCE \S+ \S+: ([A-Z]+) ")
+
+
+def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path,
+                 summary: Sequence[str] = ()):
     """The run's answer first: failed cases, the node's line, the regressed values each
-    drawn against the baseline's sessions, and what stayed undecided."""
+    drawn against the baseline's sessions, and what stayed undecided.
+
+    ``summary``: the lines ``placement acceptance summary`` printed for this run. They
+    are the answer (a confirmation session may have dismissed what the first session
+    failed), so the section opens with them and words the rest as the first session's.
+    """
     from . import plots
     from .document import Section
     failed = [c for c in cases if c.result == "fail"]
@@ -84,6 +96,11 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
                f"{counts[verdict.UNDECIDED]} undecided of {len(verdicts)} values"
                if verdicts else "; no baseline with stored sessions: nothing judged") + ".")
     lines = [head]
+    accept = next((m for ln in reversed(summary) if (m := _ACCEPTANCE.match(ln))), None)
+    if accept is not None:
+        lines = [f"**{accept.group(1)}**: the acceptance run's answer, its confirmation "
+                 "session included (its summary, as printed, in the table below).",
+                 "First session: " + head.split(": ", 1)[1]]
     for sj in judged:
         node = sj.judgement.node
         if node is not None and node.flagged:
@@ -91,8 +108,17 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
     for system, load in loaded.items():
         lines.append(f"**Node {system}**: {load.line()}.")
     for c in failed[:20]:
-        lines.append(f"Failed: {c.label()} ({c.fail_phase}).")
+        lines.append(f"Failed{' in the first session' if accept else ''}: {c.label()} "
+                     f"({c.fail_phase}).")
     sec = Section("verdict", "Verdict", "\n\n".join(lines))
+    if accept is not None:
+        t = Table("acceptance", "The acceptance summary", ["line"],
+                  note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
+                       "the first session that its confirmation session did not show.")
+        for ln in summary:
+            t.add([ln], "bad" if ln.startswith(("FAIL", "NODE")) else "")
+        sec.tables.append(t)
+    regressed = "Regressed in the first session" if accept is not None else "Regressed"
     drawn = 0
     for sj in judged:
         for j in sj.judgement:
@@ -101,7 +127,7 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path):
                 continue
             test, keys, var = j.entry
             name = f"{test}[{','.join(map(str, keys))}].{var}"
-            sec.text += f"\n\nRegressed: {name}: {v.text()}"
+            sec.text += f"\n\n{regressed}: {name}: {v.text()}"
             if drawn < MAX_FIGURES and plots.available() and j.entry in sj.stored:
                 fig = plots.sessions_strip(
                     out, f"regressed-{drawn + 1}.png", name,
