@@ -246,7 +246,7 @@ if [ -z "$cut_short" ] && [ "${ACCEPTANCE_CONFIRM:-1}" != 0 ]; then
       done
       for h in "${confirm_hashes[@]}"; do confirm_args+=(-n "/$h"); done
       # marked in the results storage: a later report's previous run is never this session
-      # (placement.acceptance.confirmation.SESSION_EXTRA)
+      # (placement.judgement.runreport.CONFIRMATION_EXTRA)
       confirm_args+=(--session-extras acceptance=confirmation)
       confirm_report="$RUNS/confirm-report-$tag-$stamp.json"
       confirm_box=("${deathsig[@]}")

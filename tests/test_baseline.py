@@ -108,3 +108,47 @@ def test_from_latest(tmp_path, monkeypatch, capsys):
     (tmp_path / "runs" / "run-report-0.json").write_text(json.dumps(json.loads(FIRST.read_text())))
     assert cli.main(["baseline", "diff", "--system", "generic", "--from", "latest"]) == 0
     assert "added" in capsys.readouterr().out
+
+
+def test_a_control_value_is_set_checked_kept_by_record_and_cleared(tmp_path, monkeypatch,
+                                                                     capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    target = tmp_path / "generic.yaml"
+    ctl = ["baseline", "control", "--system", "generic"]
+    assert cli.main([*ctl, "Any[x].y"]) == 2          # nothing recorded yet
+    assert "record a run first" in capsys.readouterr().err and not target.exists()
+    assert _record(tmp_path, FIRST) == 0
+    data = yaml.safe_load(target.read_text())
+    from placement.judgement import baseline_samples
+    from placement.judgement.intervals import entry_name
+    name = entry_name(next(iter(baseline_samples.entries(data))))
+    capsys.readouterr()
+    assert cli.main(ctl) == 0
+    assert "no control value: the node's shift is the median" in capsys.readouterr().out
+    # bad values: one line, exit 2, the file untouched
+    before = target.read_text()
+    for bad, why in (("nope", "is not a value Test[index values].var"),
+                     ("Nope[a,b].c", f"has no stored runs in {target}")):
+        assert cli.main([*ctl, bad]) == 2
+        err = capsys.readouterr().err
+        assert f"control value {bad!r} {why}; accepted: " in err and "Traceback" not in err
+    assert cli.main([*ctl, name, "--clear"]) == 2
+    assert target.read_text() == before
+    assert cli.main([*ctl, name]) == 0
+    assert capsys.readouterr().out == f"{target}: control value {name}\n"
+    assert yaml.safe_load(target.read_text())["_control"] == name
+    # a site's choice, not a value: record keeps it, --replace too
+    for extra in ((), ("--add",), ("--replace",)):
+        assert _record(tmp_path, SECOND, *extra) == 0
+        assert yaml.safe_load(target.read_text())["_control"] == name, extra
+    assert cli.main([*ctl, "--clear"]) == 0
+    assert "_control" not in yaml.safe_load(target.read_text())
+    # a hand edit that names no value: one line wherever the file is read
+    target.write_text(before + "_control: [1, 2]\n")
+    edited = target.read_text()
+    capsys.readouterr()
+    for args in (["baseline", "record", "--system", "generic", "--from", str(SECOND)], ctl):
+        assert cli.main(args) == 2
+        assert "_control [1, 2] is not a value Test[index values].var" in \
+            capsys.readouterr().err
+    assert target.read_text() == edited

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 import json
 from pathlib import Path
 
 import numpy as np
+import yaml
 import pytest
 from scipy import stats
 
@@ -332,3 +334,29 @@ def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
     assert [r[0] for r in table.rows] == summary
     # without a summary the first session's answer is the report's
     assert verdicts.lead_section(cases, [], tmp_path).text.startswith("**FAIL**: ")
+
+
+def test_a_sites_control_value_draws_the_node_line_on_real_sessions(baseline, capsys):
+    """With a control value set (`placement baseline control`), its change is the node's:
+    the control alone 50% slower fails the run on one node line naming it; a run without
+    the control says so and falls back to the median of the values."""
+    from placement.judgement.intervals import entry_name
+    data = yaml.safe_load((baseline / "generic.yaml").read_text())
+    (name,) = [entry_name(e) for e in baseline_samples.entries(data)
+               if e[0] == "MemWriteSingleCheck" and e[2] == "gbps_16M"]
+    assert cli.main(["baseline", "control", "--system", "generic", name]) == 0
+    first = _write(baseline, "first.json", _edit(json.loads(LAUNCHES[-1].read_text()), CASE, 1.5))
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [])
+    (node,) = [ln for ln in lines if ln.startswith("NODE ")]
+    assert re.match(rf"NODE generic: node \d+% slower than its baseline by its control "
+                    rf"value {re.escape(name)} \(\d+ of 37 values moved with it\)", node)
+    assert status == 1 and " node=slower" in lines[-1]
+    # the control did not run: a NOTE, and the median of the values decides (no node line)
+    without = json.loads(LAUNCHES[-1].read_text())
+    for run in without["runs"]:
+        run["testcases"] = [tc for tc in run["testcases"] if tc["display_name"] != CASE]
+    lines, status = acceptance.summary([_write(baseline, "without.json", without)], "generic",
+                                       "quick", None, 10.0, False, [])
+    assert f"NOTE control value {name} not judged in this run (not run, or no stored runs): " \
+           "the node's shift is the median of the values" in lines
+    assert not any(ln.startswith("NODE ") for ln in lines)

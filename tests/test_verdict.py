@@ -544,3 +544,44 @@ def test_unchanged_reruns_with_a_launch_trend_fail_at_most_the_runs_level(k):
 def test_launches_wider_than_the_cap_get_no_reframe_bound():
     assert V.launches_beyond_cap([[0.02, 0.16, 0.02]])              # one time slice, x8
     assert not V.launches_beyond_cap([[0.02, 0.021, 0.022], [0.03, 0.031, 0.029]])
+
+
+# --- a control value (the site's reference build) gives the node's shift -------------------
+
+def _judge(values, factors=None, control=None):
+    factors = factors or [1.0] * len(values)
+    return V.judge_run([V.Series([x * f for x in new], [(f"s{j}", r) for j, r in enumerate(base)],
+                                 False, ("Case", (str(i),), "t"))
+                        for i, ((base, new), f) in enumerate(zip(values, factors))],
+                       control=control)
+
+
+def test_a_control_values_change_is_the_nodes_shift():
+    values = _sessions(n_values=40, k=3, spread=0.01, seed=31)
+    rv = _judge(values, control=7)
+    # NumPy: the control's new median against the mean of its session medians, and each
+    # baseline session's shift its deviation there
+    base, new = values[7]
+    med = np.array([np.median(np.log(r)) for r in base])
+    assert rv.node.shift == pytest.approx(np.median(np.log(new)) - med.mean(), abs=1e-12)
+    assert [rv.shifts[f"s{j}"] for j in range(3)] == pytest.approx(list(med - med.mean()))
+    assert rv.node.control == "Case[7].t" and rv.node.values == 39
+    assert rv.verdicts[7].own_ratio == pytest.approx(1.0)     # nothing beyond itself
+
+
+def test_the_control_alone_flags_the_node_and_values_are_judged_beyond_it():
+    values = _sessions(n_values=40, k=3, spread=0.01, seed=32)
+    # the control 30% slower, the others unchanged: the site's control says the node moved
+    rv = _judge(values, [1.3 if i == 7 else 1.0 for i in range(40)], control=7)
+    assert rv.node.flagged and rv.node.slower
+    assert re.match(r"node 3\d% slower than its baseline by its control value Case\[7\]\.t "
+                    r"\(\d of 39 values moved with it\)", rv.node.line())
+    # the median alone sees no node change
+    assert not _judge(values, [1.3 if i == 7 else 1.0 for i in range(40)]).node.flagged
+    # every value 30% slower but the control: no node line, the values regressed on their own
+    rv = _judge(values, [1.0 if i == 7 else 1.3 for i in range(40)], control=7)
+    assert not rv.node.flagged and "by its control value Case[7].t" in rv.node.text()
+    own = [v for i, v in enumerate(rv.verdicts) if i != 7 and v.outcome == V.REGRESSED]
+    assert len(own) >= 30 and not any(v.why for v in own)
+    with pytest.raises(ValueError, match="control value 40 is not one of the 40 values"):
+        _judge(values, control=40)

@@ -26,7 +26,8 @@ more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
 A lasting change shows in both sessions; a node's passing state rarely does.
 What a confirmation dismissed is printed (``UNCONFIRMED``), never dropped, and
 a confirmation that could not run or be read leaves every failure of the first
-session standing.
+session standing. The confirmation session is marked in ReFrame's results storage
+(:data:`placement.judgement.runreport.CONFIRMATION_EXTRA`).
 """
 
 from __future__ import annotations
@@ -35,11 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..judgement import guards, node_load, verdict
-
-#: the ReFrame session extra (``--session-extras``) that marks a confirmation session in the
-#: results storage: a later run's "previous run" is a whole run, never a confirmation of a
-#: few checks (:func:`placement.report.previous_run.previous_session`)
-SESSION_EXTRA = ("acceptance", "confirmation")
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]

@@ -306,6 +306,8 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     few = baseline_samples.sessions_note(list(judged.values()))
     if few:
         lines.append(f"NOTE {few}")
+    if judgement is not None and judgement.control_note:
+        lines.append(f"NOTE {judgement.control_note}")
     other = foreign_baseline(system)
     if other:
         lines.append(f"NOTE {other}")

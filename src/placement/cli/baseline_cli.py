@@ -1,4 +1,5 @@
-"""``placement baseline record|diff``: a system's reference file from a run, and what would change.
+"""``placement baseline record|diff|control``: a system's reference file from a run, what
+would change, and the site's control value.
 
 ``record`` merges the run's measured values into ``config/baselines/<system>.yaml``
 (``PLACEMENT_BASELINES`` moves the folder): cases in the run replace theirs,
@@ -9,7 +10,8 @@ stored and adds the run's (the newest ``--keep`` stay), and several
 session against the spread between sessions. The previous file is kept as
 ``<system>.yaml.prev`` (itself written whole or not at all); each write is a
 temporary file and a rename, and two records of one system at once take turns
-(a lock on ``.<system>.yaml.lock``).
+(a lock on ``.<system>.yaml.lock``). ``control`` names the value whose change is the
+node's shift (a fixed control case, like a reference build), under the same lock.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import argparse
 import re
 from pathlib import Path
 
-from ..judgement import baseline_samples, baselines, fraction_arg, runreport, verdict
+from ..judgement import (baseline_samples, baselines, entry_name, fraction_arg, parse_entry,
+                         runreport, verdict)
 from ..util import PlacementError, atomic
 
 _SYSTEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -74,7 +77,10 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunRepo
         if args.add or i > 0:
             new = baseline_samples.add_sessions(merged, new, args.keep, str(path))
         merged = new if args.replace and i == 0 else baselines.merge(merged, new)
-    return path, old, baselines.session_intervals(merged, str(path)), report
+    merged = baselines.session_intervals(merged, str(path))
+    if baseline_samples.CONTROL_KEY in old:     # a site's choice, not a value: it stays
+        merged[baseline_samples.CONTROL_KEY] = old[baseline_samples.CONTROL_KEY]
+    return path, old, merged, report
 
 
 def _index(*datas: dict) -> dict[str, list[str]]:
@@ -125,6 +131,42 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_control(args: argparse.Namespace) -> int:
+    """Show, set or clear the system's control value (the node's shift is its change)."""
+    path = _target(args)
+    key = baseline_samples.CONTROL_KEY
+    if args.entry is None and not args.clear:
+        data = baselines.load(path)
+        print(f"{path}: control value {data[key]}" if key in data else
+              f"{path}: no control value: the node's shift is the median of the values")
+        return 0
+    if args.entry is not None and args.clear:
+        raise PlacementError("give a value or --clear, not both")
+    with atomic.locked(path):
+        atomic.remove_leftovers(path)
+        data = baselines.load(path)
+        if not data:
+            raise PlacementError(f"{path}: no reference file for system {args.system!r}: "
+                                 "record a run first (`placement baseline record`)")
+        if args.clear:
+            data.pop(key, None)
+        else:
+            e = parse_entry(args.entry)
+            stored = list(map(entry_name, baseline_samples.entries(data, str(path))))
+            if e is None or entry_name(e) not in stored:
+                what = ("is not a value Test[index values].var" if e is None
+                        else f"has no stored runs in {path}")
+                raise PlacementError(f"control value {args.entry!r} {what}; accepted: a value "
+                                     "as `placement baseline diff` prints it, one of "
+                                     f"{len(stored)} with stored runs, e.g. "
+                                     + ", ".join(stored[:3]))
+            data[key] = entry_name(e)
+        baselines.write_atomic(path, data, HEADER)
+    print(f"{path}: " + (f"control value {data[key]}" if key in data else
+                         "no control value: the node's shift is the median of the values"))
+    return 0
+
+
 def _keep_arg(text: str) -> int:
     if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 1000:
         raise argparse.ArgumentTypeError(f"invalid session count {text!r} "
@@ -157,3 +199,12 @@ def register(sub) -> None:
                        help="smallest change of the median a regression needs (default 3%%)")
         q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)
         q.set_defaults(func=func)
+    q = bs.add_parser("control", help="show, set or clear the value whose change is the "
+                                      "node's shift (a control case, like a reference build)")
+    q.add_argument("--system", required=True, help="system name (the file's name)")
+    q.add_argument("entry", nargs="?", metavar="VALUE",
+                   help="Test[index values].var, as `placement baseline diff` prints it")
+    q.add_argument("--clear", action="store_true",
+                   help="no control value: the node's shift is the median of the values")
+    q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)
+    q.set_defaults(func=cmd_control)

@@ -13,9 +13,10 @@ depends on :mod:`placement.util` alone, not on the engine: a verdict is about nu
 """
 
 from .baselines import git_commit
+from .intervals import entry_name, parse_entry
 from .judge_cli import fraction_arg
 from .repeat_loop import LoopScript, RepeatLoop
-from .runreport import Case, PerfValue, RunReport, is_primary_var
+from .runreport import CONFIRMATION_EXTRA, Case, PerfValue, RunReport, is_primary_var
 from .stats import Summary, fmt, number, summarize
 from .verdict import two_modes
 
@@ -24,6 +25,7 @@ __all__ = [
     "baseline_samples", "baselines", "changepoints", "guards", "intervals", "judge_cli",
     "moderation", "node_load", "repeat_loop", "runreport", "stats", "verdict",
     # names
-    "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport", "Summary", "fmt",
-    "fraction_arg", "git_commit", "is_primary_var", "number", "summarize", "two_modes",
+    "CONFIRMATION_EXTRA", "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport", "Summary", "entry_name", "fmt",
+    "fraction_arg", "git_commit", "is_primary_var", "number", "parse_entry", "summarize",
+    "two_modes",
 ]

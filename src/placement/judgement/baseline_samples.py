@@ -34,10 +34,14 @@ from typing import Any
 
 from ..util import PlacementError
 from . import verdict
-from .intervals import Entry, entries as intervals
+from .intervals import Entry, entries as intervals, parse_entry, same_entry
 from .runreport import Case
 
 SAMPLES_KEY = "_samples"
+#: the site's control value (``Test[keys].var``): its change is the node's shift
+#: (:func:`placement.judgement.verdict.judge_run`, ``control``); set by ``placement baseline
+#: control``, kept by ``record``
+CONTROL_KEY = "_control"
 #: time units: lower is better
 _TIME_UNITS = {"s", "ms", "us", "ns", "µs", "cycles"}
 #: extremes of a run's iterations: never judged
@@ -200,6 +204,9 @@ class Judgement(list):
 
     #: the whole run's verdict (a confirmation session is judged with its prior and shifts)
     run: verdict.RunVerdict | None = None
+    #: why the file's control value could not give the node's shift ("" when it did, or
+    #: when the file names none)
+    control_note: str = ""
 
     @property
     def node(self) -> verdict.NodeShift | None:
@@ -241,11 +248,28 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
             series.append(verdict.Series(s.runs, b.sessions, b.higher_is_better, e))
         elif e in old_iv:
             rest.append(Judged(e, None, "interval only (baseline without runs)"))
+    control, note = control_of(old, keys) if only is None else (None, "")
     rv = verdict.judge_run(series, alpha, min_effect, machine_effect,
-                           selected_by=selected_by.run if selected_by is not None else None)
+                           selected_by=selected_by.run if selected_by is not None else None,
+                           control=control)
     out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
     out.run = rv
+    out.control_note = note
     return out
+
+
+def control_of(data: dict[str, Any], keys: list[Entry]) -> tuple[int | None, str]:
+    """The index among ``keys`` of the file's control value (:data:`CONTROL_KEY`), and a
+    note when the file names one that this run cannot use (then the median decides)."""
+    name = data.get(CONTROL_KEY)
+    if name is None:
+        return None, ""
+    e = parse_entry(str(name))
+    i = next((i for i, k in enumerate(keys) if e is not None and same_entry(k, e)), None)
+    if i is None:
+        return None, (f"control value {name} not judged in this run (not run, or no stored "
+                      "runs): the node's shift is the median of the values")
+    return i, ""
 
 
 def file_prior(data: dict[str, Any], where: str = "reference file"):
@@ -269,6 +293,8 @@ def context_lines(judged: Judgement) -> list[str]:
     if judged.prior is not None:
         out.append(f"borrowed: {judged.prior.text()}")
     out += [f"note: {n}" for n in judged.notes]
+    if judged.control_note:
+        out.append(f"note: {judged.control_note}")
     few = sessions_note([j.verdict for j in judged if j.verdict])
     if few:
         out.append(f"note: {few}")

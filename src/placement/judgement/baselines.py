@@ -29,7 +29,7 @@ import yaml
 from ..util import PlacementError, atomic
 from . import baseline_samples
 from .guards import GUARD_VARS
-from .intervals import Entry, entries
+from .intervals import Entry, entries, parse_entry
 from .runreport import Case, RunReport
 
 MIN_THRESHOLD = 0.05
@@ -227,6 +227,11 @@ def load(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise PlacementError(f"{path}: a reference file must be a mapping of test names")
     baseline_samples.entries(data, str(path))  # malformed runs: error, nothing written
+    control = data.get(baseline_samples.CONTROL_KEY)
+    if control is not None and (not isinstance(control, str) or parse_entry(control) is None):
+        raise PlacementError(f"{path}: {baseline_samples.CONTROL_KEY} {control!r} is not a "
+                             "value Test[index values].var; set it with `placement baseline "
+                             "control`, or remove the line; nothing was written")
     check_references(data, str(path))
     return data
 

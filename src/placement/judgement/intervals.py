@@ -7,10 +7,32 @@ has to import the other for it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: one value of one test case: (test class, index values, performance variable)
 Entry = tuple[str, tuple, str]
+
+_ENTRY = re.compile(r"^(?P<test>[A-Za-z_]\w*)\[(?P<keys>[^\]]*)\]\.(?P<var>\w+)$")
+
+
+def entry_name(e: Entry) -> str:
+    """``Test[k1,k2].var``: how the tools print an entry and read one back."""
+    test, keys, var = e
+    return f"{test}[{','.join(map(str, keys))}].{var}"
+
+
+def parse_entry(text: str) -> Entry | None:
+    """The entry :func:`entry_name` printed (index values as strings), or None."""
+    m = _ENTRY.match(text)
+    if not m:
+        return None
+    return m.group("test"), tuple(k for k in m.group("keys").split(",") if k != ""), m.group("var")
+
+
+def same_entry(a: Entry, b: Entry) -> bool:
+    """Whether two entries name one value (a file's index values may be numbers)."""
+    return entry_name(a) == entry_name(b)
 
 
 def entries(data: dict[str, Any]) -> dict[Entry, list]:

@@ -30,20 +30,16 @@ from pathlib import Path
 
 from ..util import PlacementError
 from . import baseline_samples, baselines, repeat_loop, verdict
-
-_ENTRY = re.compile(r"^(?P<test>[A-Za-z_]\w*)\[(?P<keys>[^\]]*)\]\.(?P<var>\w+)$")
-
+from .intervals import parse_entry
 
 def stored_runs(path: Path, entry: str) -> baseline_samples.Samples | None:
     """The baseline's runs of ``entry`` (``Test[k1,k2].var``); None when it has none."""
-    m = _ENTRY.match(entry)
-    if not m:
+    e = parse_entry(entry)
+    if e is None:
         raise PlacementError(f"invalid entry {entry!r} (expected Test[index values].var, "
                              "as `placement baseline diff` prints it)")
-    keys = tuple(k for k in m.group("keys").split(",") if k != "")
     st = path.stat()
-    return _stored(str(path), st.st_mtime_ns, st.st_size)[0].get((m.group("test"), keys,
-                                                                  m.group("var")))
+    return _stored(str(path), st.st_mtime_ns, st.st_size)[0].get(e)
 
 
 def file_context(path: Path) -> tuple[verdict.Prior, int]:

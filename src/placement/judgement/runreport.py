@@ -32,6 +32,12 @@ from typing import Any
 from ..util import PlacementError
 from .stats import Summary, number, summarize
 
+#: The ReFrame session extra (``--session-extras acceptance=confirmation``) that marks a
+#: confirmation session (:mod:`placement.acceptance.confirmation`) in the results storage: a
+#: later run's "previous run" is a whole run, never a rerun of a few of its checks
+#: (:func:`placement.report.previous_run.previous_session`)
+CONFIRMATION_EXTRA = ("acceptance", "confirmation")
+
 #: Attributes that identify a case when its test declares no ``reference_index``
 #: and that the tables know how to lay out.
 KNOWN_PARAMS = ("benchmark", "npb_class", "num_threads", "affinity", "policy", "binder",

@@ -68,6 +68,7 @@ import numpy as np
 from scipy import stats
 
 from . import moderation
+from .intervals import entry_name
 from .moderation import Prior
 
 K = TypeVar("K")
@@ -214,6 +215,9 @@ class NodeShift:
     flagged: bool
     #: the shift a node change needs (``machine_effect``)
     threshold: float = MACHINE_EFFECT
+    #: the site's control value (``Test[keys].var``) whose change is the node's shift, when
+    #: the site chose one (:func:`judge_run`, ``control``); "" for the median of the values
+    control: str = ""
 
     @property
     def slower(self) -> bool:
@@ -230,14 +234,16 @@ class NodeShift:
             return self.line()
         if self.percent < self.threshold:
             why = f"below the {self.threshold:.0%} a node change needs"
-        elif self.moved < self.values / 2:
+        elif self.moved < self.values / 2 and not self.control:
             why = f"only {self.moved} of {self.values} values moved with it"
         else:
             p = f"p={self.p:.2g}, " if self.p is not None else ""
             why = (f"within the baseline's {self.sessions} sessions' own shifts "
                    f"({p}a node change needs {NODE_ALPHA})")
+        by = f"by its control value {self.control}" if self.control else \
+            f"over {self.values} values"
         return (f"node shift {math.copysign(self.percent, self.shift):+.1%} (slower positive) "
-                f"over {self.values} values, {why}: not a node change")
+                f"{by}, {why}: not a node change")
 
     def line(self) -> str:
         way = "slower" if self.slower else "faster"
@@ -245,6 +251,10 @@ class NodeShift:
                  if self.p is not None else "")
         cause = (": load, frequency or memory state" if self.slower
                  else ": the baseline may have been recorded on a loaded node")
+        if self.control:
+            return (f"node {self.percent:.0%} {way} than its baseline by its control value "
+                    f"{self.control} ({self.moved} of {self.values} values moved with it)"
+                    f"{stand}{cause}")
         return (f"node {self.percent:.0%} {way} than its baseline on {self.moved} of "
                 f"{self.values} values{stand}{cause}")
 
@@ -389,8 +399,17 @@ def _node_shifts(vals: list[_Value]) -> dict:
 
 def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
               machine_effect: float = MACHINE_EFFECT, prior: Prior | None = None,
-              selected_by: RunVerdict | None = None) -> RunVerdict:
+              selected_by: RunVerdict | None = None,
+              control: int | None = None) -> RunVerdict:
     """Every value of one run judged against its baseline's sessions (module docstring).
+
+    ``control``: the index in ``series`` of the site's *control value* (Chromium's
+    reference build: a case the placement under test does not touch, run beside the
+    others). Its change is then the node's shift, and each baseline session's shift is
+    its deviation in that session, instead of the median over the values; the node is
+    flagged on its shift alone (at least ``machine_effect``, standing out from its own
+    sessions with three or more), however many values moved with it. The control is
+    left out of the run's own prior (its change beyond itself is zero by construction).
 
     ``prior``: the session-spread prior to use when the run cannot fit one
     (one value, as the adaptive loop inside a job asks); by default fitted.
@@ -419,11 +438,17 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
          for v in vals]
     # values printed coarsely (NPB's 0.02 s in steps of 0.01 s) repeat the same medians:
     # their exact zeros would pin the node's shift at 0, so the finely printed values give it
-    fine = [i for i, v in enumerate(vals) if not _coarse(v, min_effect)]
-    basis = fine if len(fine) >= MIN_VALUES else list(range(n))
+    if control is not None and not 0 <= control < n:
+        raise ValueError(f"control value {control} is not one of the {n} values")
+    fine = [i for i, v in enumerate(vals) if not _coarse(v, min_effect) and i != control]
+    basis = fine if len(fine) >= MIN_VALUES else [i for i in range(n) if i != control]
     # the node's common shift: baseline sessions' own, then the new session's
     if selected_by is not None:
         shifts = dict(selected_by.shifts)
+    elif control is not None:
+        cv_ = vals[control]
+        shifts = dict(zip(cv_.ids, (float(m) for m in cv_.medians - cv_.medians.mean()))) \
+            if cv_.k >= 2 else {}
     else:
         shifts = _node_shifts([vals[i] for i in basis]) if n >= MIN_VALUES else {}
     resid_meds = [np.array([m - shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
@@ -431,6 +456,8 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     d_raw = np.array([v.a - v.medians.mean() for v in vals])
     if selected_by is not None:
         c = selected_by.node.shift if selected_by.node is not None else 0.0
+    elif control is not None:
+        c = float(d_raw[control])
     else:
         c = float(np.median(d_raw[basis])) if n >= MIN_VALUES else 0.0
     d_own = np.array([v.a - c - rm.mean() for v, rm in zip(vals, resid_meds)])
@@ -459,7 +486,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     # the node's shift, judged against the baseline sessions' own shifts
     node = None
     var_c = 0.0
-    if n >= MIN_VALUES and selected_by is None:
+    if (n >= MIN_VALUES or control is not None) and selected_by is None and basis:
         ks = len(shifts)
         p_node = None
         if ks >= 3:
@@ -470,9 +497,11 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
         half = max(abs(c) / 2, math.log1p(min_effect))
         db = d_raw[basis]
         moved = int(np.sum((np.sign(db) == np.sign(c)) & (np.abs(db) >= half)))
-        flagged = (abs(c) >= math.log1p(machine_effect) and moved >= len(basis) / 2
+        flagged = (abs(c) >= math.log1p(machine_effect)
+                   and (moved >= len(basis) / 2 or control is not None)
                    and (p_node is None or p_node <= NODE_ALPHA))
-        node = NodeShift(c, len(basis), moved, p_node, ks, flagged, machine_effect)
+        node = NodeShift(c, len(basis), moved, p_node, ks, flagged, machine_effect,
+                         _name(series[control].key, control) if control is not None else "")
     var, df = _variances(vals, w, s2, floors, xs, pr)
     sd = np.sqrt(var)
     p_worse = stats.t.sf(d_own / sd, df)
@@ -528,6 +557,13 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     if fitted is None and n >= 1 and selected_by is None:
         notes.append(f"too few values to fit a session-spread prior: {pr.text()}")
     return RunVerdict(out, node, pr, notes, shifts, w_prior)
+
+
+def _name(key: object, i: int) -> str:
+    """How a value is named in a node line: its entry (``Test[keys].var``), else its key."""
+    if isinstance(key, tuple) and len(key) == 3 and isinstance(key[1], tuple):
+        return entry_name(key)
+    return str(key) if key is not None else f"value {i}"
 
 
 def _variances(vals: list[_Value], w: list[float], s2: list[float], floors: list[float],

@@ -19,8 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..acceptance.confirmation import SESSION_EXTRA
-from ..judgement import RunReport, is_primary_var
+from ..judgement import CONFIRMATION_EXTRA, RunReport, is_primary_var
 from .tables import Numbers, Table
 
 
@@ -50,7 +49,7 @@ def _csv(text: str) -> list[dict[str, str]]:
 def previous_session(report: RunReport, root: Path) -> str | None:
     """UUID of the newest stored session on the same host started before this one.
 
-    Confirmation sessions (ReFrame's session extra :data:`SESSION_EXTRA`) are passed
+    Confirmation sessions (ReFrame's session extra :data:`CONFIRMATION_EXTRA`) are passed
     over: they rerun a few checks of the run before them, which is the run to compare with.
     ReFrame evaluates the query's filter over each session's info, whose keys are the
     filter's names; ``locals()`` there is that info, so a session without the extra passes.
@@ -60,7 +59,7 @@ def previous_session(report: RunReport, root: Path) -> str | None:
     host = report.session.get("hostname")
     if not base or not start:
         return None
-    key, value = SESSION_EXTRA
+    key, value = CONFIRMATION_EXTRA
     query = f"19700101T0000+0000:{start}?locals().get({key!r}) != {value!r}"
     if host:
         query += f" and hostname == {host!r}"
