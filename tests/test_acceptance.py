@@ -333,6 +333,13 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
         (readme,) = sorted((tmp_path / 'reports').glob('generic-*/README.md'))[-1:]
         uuid = json.loads(first.read_text())['session_info']['uuid']
         assert f'Previous run: session {uuid[:8]} ' in readme.read_text(), again.stdout[-3000:]
+        # and its history counts whole runs only, not the confirmation between them (ReFrame's
+        # query ends at this run's end, exclusive: a run within one second is not counted)
+        infos = [json.loads(p.read_text())['session_info']
+                 for p in (results / 'runs').glob('run-report-*.json')]
+        end = max(i['time_end'] for i in infos)
+        runs = sum(i['time_start'] < end for i in infos)
+        assert f'History: {runs} stored session(s) of this host' in readme.read_text()
 
 
 @pytest.mark.skipif(not Path('/proc/pressure/cpu').exists(), reason='this kernel has no PSI')

@@ -25,7 +25,7 @@ __all__ = [
     "baseline_samples", "baselines", "changepoints", "guards", "intervals", "judge_cli",
     "moderation", "node_load", "repeat_loop", "runreport", "stats", "verdict",
     # names
-    "CONFIRMATION_EXTRA", "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport", "Summary", "entry_name", "fmt",
-    "fraction_arg", "git_commit", "is_primary_var", "number", "parse_entry", "summarize",
-    "two_modes",
+    "CONFIRMATION_EXTRA", "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport",
+    "Summary", "entry_name", "fmt", "fraction_arg", "git_commit", "is_primary_var", "number",
+    "parse_entry", "summarize", "two_modes",
 ]

@@ -32,6 +32,7 @@ from ..util import PlacementError
 from . import baseline_samples, baselines, repeat_loop, verdict
 from .intervals import parse_entry
 
+
 def stored_runs(path: Path, entry: str) -> baseline_samples.Samples | None:
     """The baseline's runs of ``entry`` (``Test[k1,k2].var``); None when it has none."""
     e = parse_entry(entry)

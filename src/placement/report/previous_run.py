@@ -46,23 +46,27 @@ def _csv(text: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO("\n".join(lines))))
 
 
-def previous_session(report: RunReport, root: Path) -> str | None:
-    """UUID of the newest stored session on the same host started before this one.
+def sessions_query(until: str, host: str | None) -> str:
+    """ReFrame's stored-session query: the whole runs of ``host`` up to ``until``.
 
     Confirmation sessions (ReFrame's session extra :data:`CONFIRMATION_EXTRA`) are passed
-    over: they rerun a few checks of the run before them, which is the run to compare with.
-    ReFrame evaluates the query's filter over each session's info, whose keys are the
-    filter's names; ``locals()`` there is that info, so a session without the extra passes.
+    over: they rerun a few checks of the run before them, which is the run to compare with,
+    and in a history they would count one state of the node twice. ReFrame evaluates the
+    query's filter over each session's info, whose keys are the filter's names; ``locals()``
+    there is that info, so a session without the extra passes.
     """
+    key, value = CONFIRMATION_EXTRA
+    query = f"19700101T0000+0000:{until}?locals().get({key!r}) != {value!r}"
+    return query + (f" and hostname == {host!r}" if host else "")
+
+
+def previous_session(report: RunReport, root: Path) -> str | None:
+    """UUID of the newest stored whole run on the same host started before this one."""
     base = reframe_cmd(root)
     start = report.session.get("time_start")
-    host = report.session.get("hostname")
     if not base or not start:
         return None
-    key, value = CONFIRMATION_EXTRA
-    query = f"19700101T0000+0000:{start}?locals().get({key!r}) != {value!r}"
-    if host:
-        query += f" and hostname == {host!r}"
+    query = sessions_query(start, report.session.get("hostname"))
     rows = _csv(run_reframe(base + [f"--list-stored-sessions={query}"], root))
     rows = [r for r in rows if r.get("UUID") and r["UUID"] != report.uuid]
     rows.sort(key=lambda r: r.get("Start time", ""))

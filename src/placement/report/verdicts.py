@@ -21,7 +21,7 @@ from pathlib import Path
 from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints, node_load,
                          runreport, verdict)
 from ..util import PlacementError
-from .previous_run import reframe_cmd, run_reframe
+from .previous_run import reframe_cmd, run_reframe, sessions_query
 from .tables import Numbers, Table
 
 
@@ -194,14 +194,13 @@ def verdict_table(judged: list[SystemJudgement],
 
 
 def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
-    """Every stored session of this host up to this run, oldest first (one ReFrame call)."""
+    """Every stored whole run of this host up to this run, oldest first (one ReFrame call;
+    confirmation sessions left out: :func:`.previous_run.sessions_query`)."""
     base = reframe_cmd(root)
     end = report.session.get("time_end") or report.session.get("time_start")
     if not base or not end:
         return []
-    query = f"19700101T0000+0000:{end}"
-    if report.session.get("hostname"):
-        query += f"?hostname=={report.session['hostname']!r}"
+    query = sessions_query(end, report.session.get("hostname"))
     data = json.loads(run_reframe([a for a in base if a != "--table-format=csv"]
                            + [f"--describe-stored-sessions={query}"], root) or "[]")
     out = [runreport.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
