@@ -329,7 +329,8 @@ def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
     head, first = sec.text.split("\n\n")[:2]
     assert head == ("**PASS**: the acceptance run's answer, its confirmation session included "
                     "(its summary, as printed, in the table below).")
-    assert first.startswith("First session: ")
+    assert first.startswith("First session (build fixtures not counted, the acceptance line "
+                            "counts them): ")
     (table,) = sec.tables
     assert [r[0] for r in table.rows] == summary
     # without a summary the first session's answer is the report's

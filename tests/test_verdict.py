@@ -585,3 +585,24 @@ def test_the_control_alone_flags_the_node_and_values_are_judged_beyond_it():
     assert len(own) >= 30 and not any(v.why for v in own)
     with pytest.raises(ValueError, match="control value 40 is not one of the 40 values"):
         _judge(values, control=40)
+
+
+def test_one_baseline_session_calls_a_tight_value_40_percent_slower_when_the_run_finds_values_alike():
+    """The limit of a one-session baseline, on values that spread alike: the run's own prior
+    is fitted on one difference per value, so its d0 lands anywhere from about 1 to its bound;
+    a tight value 40% slower is called when the fit finds the values alike, else it stays
+    undecided (docs/reference/limits.md quotes these counts)."""
+    called, alike = 0, 0
+    for seed in range(20):
+        values = _spread_with_launches(n_values=60, k=1, seed=seed)
+        values[2] = (values[2][0], [x * 1.4 for x in values[2][1]])
+        rv = V.judge_run([V.Series(new, [(f"s{j}", r) for j, r in enumerate(base)], False)
+                          for base, new in values])
+        assert rv.prior.source == "run"
+        outcome = rv.verdicts[2].outcome
+        assert outcome in (V.REGRESSED, V.UNDECIDED)
+        called += outcome == V.REGRESSED
+        if rv.prior.d0 >= moderation.D0_MAX:
+            alike += 1
+            assert outcome == V.REGRESSED, seed
+    assert (called, alike) == (10, 5)

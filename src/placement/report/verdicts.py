@@ -100,7 +100,8 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path,
     if accept is not None:
         lines = [f"**{accept.group(1)}**: the acceptance run's answer, its confirmation "
                  "session included (its summary, as printed, in the table below).",
-                 "First session: " + head.split(": ", 1)[1]]
+                 "First session (build fixtures not counted, the acceptance line counts "
+                 "them): " + head.split(": ", 1)[1]]
     for sj in judged:
         node = sj.judgement.node
         if node is not None and node.flagged:
