@@ -46,7 +46,7 @@ CaseKey = tuple
 def node_fails(judgement) -> bool:
     """Whether a judgement's node line fails the run (the node flagged slower)."""
     node = judgement.node if judgement is not None else None
-    return node is not None and node.flagged and node.slower
+    return node is not None and node.fails
 
 
 def load_fails(final: dict[CaseKey, dict[str, Any]]) -> node_load.Load | None:
@@ -104,7 +104,7 @@ class Confirmation:
     def judge_node(self, first: verdict.NodeShift, again: verdict.NodeShift | None,
                    system: str) -> None:
         """The first session's node line against the whole confirmation session's node."""
-        if again is not None and again.flagged and again.slower:
+        if again is not None and again.fails:
             self.confirmed += 1
             return
         seen = again.text() if again is not None else "too few values to judge the node"

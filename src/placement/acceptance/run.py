@@ -282,7 +282,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     regressions = find_regressions([tc for k, tc in final.items() if kinds[k] != "pass"],
                                    judged)
     node = judgement.node if judgement is not None else None
-    node_fails = node is not None and node.flagged and node.slower
+    node_fails = confirmation.node_fails(judgement)
     if node_fails and conf is not None and conf.node_dismissed:
         node_fails = False    # a node line its confirmation session did not show
     lines = [f"NODE {system}: {node.line()}"] if node is not None and node.flagged \

@@ -47,9 +47,8 @@ def _verdicts(path: Path, old: dict, report: runreport.RunReport, system: str,
     if detail:
         for j in judged:
             if j.verdict is None or j.verdict.outcome != "unchanged":
-                test, keys, var = j.entry
                 text = j.verdict.text() if j.verdict else j.note
-                out.append(f"  {test}[{','.join(map(str, keys))}].{var}: {text}")
+                out.append(f"  {entry_name(j.entry)}: {text}")
     return out
 
 

@@ -29,7 +29,7 @@ import yaml
 from ..util import PlacementError, atomic
 from . import baseline_samples
 from .guards import GUARD_VARS
-from .intervals import Entry, entries, parse_entry
+from .intervals import Entry, entries, entry_name, parse_entry
 from .runreport import Case, RunReport
 
 MIN_THRESHOLD = 0.05
@@ -254,8 +254,8 @@ def check_references(data: dict[str, Any], where: str) -> None:
     def num(x: Any) -> bool:
         return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
-    for (test, keys, var), leaf in entries(data).items():
-        name = f"{test}[{','.join(map(str, keys))}].{var}"
+    for e, leaf in entries(data).items():
+        name = entry_name(e)
         accepted = ("expected [value > 0, lower (a fraction, or null), upper (a fraction, "
                     "or null), unit]")
         if len(leaf) < 3 or not num(leaf[0]) or leaf[0] <= 0:
@@ -275,9 +275,8 @@ def check_units(old: dict[str, Any], new: dict[str, Any], where: str) -> None:
         ref = have.get(e)
         unit, was = (leaf[3] if len(leaf) > 3 else None), (ref[3] if ref and len(ref) > 3 else None)
         if ref is not None and unit and was and unit != was:
-            test, keys, var = e
             raise PlacementError(
-                f"{where}: {test}[{','.join(map(str, keys))}].{var}: the reference is in "
+                f"{where}: {entry_name(e)}: the reference is in "
                 f"{was!r} but the check reports {unit!r}; give the value in {unit!r} (or "
                 "record it again with --replace); nothing was written")
 

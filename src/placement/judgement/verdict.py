@@ -224,6 +224,11 @@ class NodeShift:
         return self.shift > 0
 
     @property
+    def fails(self) -> bool:
+        """Whether this node line fails a run: flagged, and slower."""
+        return self.flagged and self.slower
+
+    @property
     def percent(self) -> float:
         """How much slower (positive) or faster the node is, as a fraction."""
         return math.expm1(abs(self.shift))
@@ -403,7 +408,8 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
               control: int | None = None) -> RunVerdict:
     """Every value of one run judged against its baseline's sessions (module docstring).
 
-    ``control``: the index in ``series`` of the site's *control value* (Chromium's
+    ``control``: the index in ``series`` (whose keys are then entries, ``(test, index
+    values, var)``: the node line names it) of the site's *control value* (Chromium's
     reference build: a case the placement under test does not touch, run beside the
     others). Its change is then the node's shift, and each baseline session's shift is
     its deviation in that session, instead of the median over the values; the node is
@@ -501,7 +507,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
                    and (moved >= len(basis) / 2 or control is not None)
                    and (p_node is None or p_node <= NODE_ALPHA))
         node = NodeShift(c, len(basis), moved, p_node, ks, flagged, machine_effect,
-                         _name(series[control].key, control) if control is not None else "")
+                         entry_name(series[control].key) if control is not None else "")
     var, df = _variances(vals, w, s2, floors, xs, pr)
     sd = np.sqrt(var)
     p_worse = stats.t.sf(d_own / sd, df)
@@ -557,13 +563,6 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     if fitted is None and n >= 1 and selected_by is None:
         notes.append(f"too few values to fit a session-spread prior: {pr.text()}")
     return RunVerdict(out, node, pr, notes, shifts, w_prior)
-
-
-def _name(key: object, i: int) -> str:
-    """How a value is named in a node line: its entry (``Test[keys].var``), else its key."""
-    if isinstance(key, tuple) and len(key) == 3 and isinstance(key[1], tuple):
-        return entry_name(key)
-    return str(key) if key is not None else f"value {i}"
 
 
 def _variances(vals: list[_Value], w: list[float], s2: list[float], floors: list[float],

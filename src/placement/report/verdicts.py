@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints, node_load,
-                         runreport, verdict)
+from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints,
+                         entry_name, node_load, runreport, verdict)
 from ..util import PlacementError
 from .previous_run import reframe_cmd, run_reframe, sessions_query
 from .tables import Numbers, Table
@@ -83,25 +83,25 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path,
     verdicts = [j.verdict for sj in judged for j in sj.judgement if j.verdict]
     counts = verdict.counts(verdicts)
     node_slow = [sj for sj in judged
-                 if sj.judgement.node is not None and sj.judgement.node.flagged
-                 and sj.judgement.node.slower]
+                 if sj.judgement.node is not None and sj.judgement.node.fails]
     loads = {system: node_load.of_cases([c.raw for c in cases if c.system == system])
              for system in sorted({c.system for c in cases})}
     loaded = {system: load for system, load in loads.items() if load is not None and load.loaded}
     bad = failed or counts[verdict.REGRESSED] or node_slow or loaded
     word = "FAIL" if bad else ("PASS" if ran else "NOTHING RAN")
-    head = (f"**{word}**: {len(ran) - len(failed)} case(s) passed, {len(failed)} failed"
-            + (f"; verdict: {counts[verdict.REGRESSED]} regressed, "
+    facts = (f"{len(ran) - len(failed)} case(s) passed, {len(failed)} failed"
+             + (f"; verdict: {counts[verdict.REGRESSED]} regressed, "
                f"{counts[verdict.IMPROVED]} improved, {counts[verdict.UNCHANGED]} unchanged, "
                f"{counts[verdict.UNDECIDED]} undecided of {len(verdicts)} values"
                if verdicts else "; no baseline with stored sessions: nothing judged") + ".")
-    lines = [head]
     accept = next((m for ln in reversed(summary) if (m := _ACCEPTANCE.match(ln))), None)
-    if accept is not None:
+    if accept is None:
+        lines = [f"**{word}**: {facts}"]
+    else:
         lines = [f"**{accept.group(1)}**: the acceptance run's answer, its confirmation "
                  "session included (its summary, as printed, in the table below).",
                  "First session (build fixtures not counted, the acceptance line counts "
-                 "them): " + head.split(": ", 1)[1]]
+                 f"them): {facts}"]
     for sj in judged:
         node = sj.judgement.node
         if node is not None and node.flagged:
@@ -126,8 +126,7 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path,
             v = j.verdict
             if v is None or v.outcome != verdict.REGRESSED:
                 continue
-            test, keys, var = j.entry
-            name = f"{test}[{','.join(map(str, keys))}].{var}"
+            name = entry_name(j.entry)
             sec.text += f"\n\n{regressed}: {name}: {v.text()}"
             if drawn < MAX_FIGURES and plots.available() and j.entry in sj.stored:
                 fig = plots.sessions_strip(

@@ -8,5 +8,5 @@ from .deprecation_fastpath import install as _install_fastpath
 
 _install_fastpath()
 
-__all__ = ["builds", "datamap_pages", "hybrid", "kernels", "node_load", "node_topology", "npb", "placed",
-           "references", "samples"]
+__all__ = ["builds", "datamap_pages", "hybrid", "kernels", "node_load", "node_topology", "npb",
+           "placed", "references", "samples"]
