@@ -104,22 +104,25 @@ class Confirmation:
     def judge_node(self, first: verdict.NodeShift, again: verdict.NodeShift | None,
                    system: str) -> None:
         """The first session's node line against the whole confirmation session's node."""
-        if again is not None and again.fails:
-            self.confirmed += 1
-            return
-        seen = again.text() if again is not None else "too few values to judge the node"
-        self.node_dismissed = (f"UNCONFIRMED NODE {system}: [first session: {first.line()}] "
-                               f"its confirmation session: {seen}")
+        self.node_dismissed = self._node_line(
+            first.line(), again is not None and again.fails,
+            again.text() if again is not None else "too few values to judge the node", system)
 
     def judge_load(self, first: node_load.Load, again: node_load.Load | None,
                    system: str) -> None:
         """The first session's load line against the whole confirmation session's load."""
-        if again is not None and again.loaded:
+        self.load_dismissed = self._node_line(
+            first.line(), again is not None and again.loaded,
+            again.text() if again is not None else "no CPU pressure measured", system)
+
+    def _node_line(self, first: str, shown: bool, seen: str, system: str) -> str:
+        """Counts a node line its confirmation session showed again; else the line that
+        says it did not (``seen``: what that session showed instead)."""
+        if shown:
             self.confirmed += 1
-            return
-        seen = again.text() if again is not None else "no CPU pressure measured"
-        self.load_dismissed = (f"UNCONFIRMED NODE {system}: [first session: {first.line()}] "
-                               f"its confirmation session: {seen}")
+            return ""
+        return (f"UNCONFIRMED NODE {system}: [first session: {first}] its confirmation "
+                f"session: {seen}")
 
     def lines(self) -> list[str]:
         return [x for x in (self.node_dismissed, self.load_dismissed) if x] + \
