@@ -20,19 +20,20 @@ is judged against a baseline of the ``K`` sessions after it (cyclically):
   flagged slower), and values called regressed; for plain ``reframe -r``,
   sessions with any value outside the one-sided bound ``record`` writes
   (:func:`placement.judgement.verdict.reference_bound`) and such values;
-* **lone power**: one value at a time made worse by 10, 25 and 100 % (times
+* **lone power**: one value at a time made worse by 10, 25, 40 and 100 % (times
   multiplied, rates divided), the others untouched: found (regressed) per class
   of the value's session-to-session CV (the CV of its session medians over all
-  sessions), and by plain ReFrame;
+  sessions), and by plain ReFrame; and, for 40 %, among the values whose launches are
+  tight (:data:`TIGHT_LAUNCHES`);
 * **all at once**: every value made worse together (a slower node): sessions
   failed, node flagged, share of values regressed;
 * **CPU hog**: each ``--hog`` session against the baselines of ``K`` A/A sessions.
 
 **With confirmation** (what ``scripts/acceptance.sh`` does,
 :mod:`placement.acceptance.confirmation`), beside each figure: the first session
-only selects candidates (values the verdict calls regressed, values outside
+only selects candidates (values the verdict calls regressed or gross, values outside
 their plain bound), which run once more as a confirmation session; a candidate
-fails only if that session shows it too (regressed again, judged by
+fails only if that session shows it too (regressed or gross again, judged by
 ``verdict.judge_run(..., selected_by=first)`` over the selected values alone;
 its median outside the same bound again). A node line that fails the first
 session is confirmed by the whole confirmation session judged as a run of its own
@@ -75,7 +76,7 @@ from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
 SIZES = (1, 2, 3, 5, 10)
-FACTORS = (1.10, 1.25, 2.0)
+FACTORS = (1.10, 1.25, 1.40, 2.0)
 LAUNCHES = 3
 COARSE = "coarse"
 CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%"),
@@ -135,6 +136,25 @@ def sessions(paths: list[Path]) -> list[Session]:
     return out
 
 
+#: launches a site calls tight: their spread within a session (pooled, log scale: about the
+#: CV) at most the verdict's bound for a gross change
+TIGHT_LAUNCHES = verdict.GROSS_LAUNCHES
+
+
+def _tally_tight(by: dict, f: float, p: Pair, key: Key, found: bool) -> None:
+    """Counts a lone change of a value whose launches are tight (:data:`TIGHT_LAUNCHES`, in
+    its baseline sessions and the new one) into ``by[factor]`` (values printed coarsely are
+    left out by the callers: identical launches, but the printing step is their spread)."""
+    groups = [np.log(r) for r in p.base[key]] + [np.log(p.new[key])]
+    dfw = sum(len(g) - 1 for g in groups)
+    if not dfw or math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / dfw) > \
+            TIGHT_LAUNCHES:
+        return
+    row = by.setdefault(f"{f:.2f}", {"n": 0, "either": 0})
+    row["n"] += 1
+    row["either"] += found
+
+
 def _worse(runs: list[float], f: float, better: bool) -> list[float]:
     return [x / f if better else x * f for x in runs]
 
@@ -168,7 +188,8 @@ class Pair:
         prior = verdict.file_prior(list(self.base.values()))
         self.bounds = {k: verdict.reference_bound(self.base[k], self.better[k], prior,
                                                   len(keys), launches) for k in keys}
-        for k in verdict.state_prone(self.base, _family):     # no bound, as `record`
+        self.prone = verdict.state_prone(self.base, _family)
+        for k in self.prone:     # no bound, as `record`; never gross, as the verdict
             self.bounds[k] = (self.bounds[k][0], None)
 
     def _series(self, k: Key, runs: list[float]) -> verdict.Series:
@@ -178,7 +199,8 @@ class Pair:
     def judge(self, changed: dict[Key, list[float]] | None = None) -> verdict.RunVerdict:
         changed = changed or {}
         return verdict.judge_run([self._series(k, changed.get(k, self.new[k]))
-                                  for k in self.keys])
+                                  for k in self.keys],
+                                 prone=[i for i, k in enumerate(self.keys) if k in self.prone])
 
     def confirm(self, changed: dict[Key, list[float]] | None = None,
                 changed_again: dict[Key, list[float]] | None = None) -> Confirmed:
@@ -193,8 +215,7 @@ class Pair:
         new = {k: (changed or {}).get(k, self.new[k]) for k in self.keys}
         again = {k: (changed_again or {}).get(k, self.again[k]) for k in self.keys}
         first = self.judge(new)
-        selected = [k for k, v in zip(self.keys, first.verdicts)
-                    if v.outcome == verdict.REGRESSED]
+        selected = [k for k, v in zip(self.keys, first.verdicts) if _selected(v)]
         missed = {k for k in self.keys if self.plain_fails(k, new[k])}
         plain = {k for k in missed if self.plain_fails(k, again[k])}
         if node_fails(first):
@@ -202,14 +223,14 @@ class Pair:
             whole = self.judge(again)
             return Confirmed(first, set(selected), missed,
                              {k for k, v in zip(self.keys, whole.verdicts)
-                              if k in selected and v.outcome == verdict.REGRESSED},
+                              if k in selected and _selected(v)},
                              plain, node=node_fails(whole))
         regressed = set()
         if selected:
             rv = verdict.judge_run([self._series(k, again[k]) for k in selected],
-                                   selected_by=first)
-            regressed = {k for k, v in zip(selected, rv.verdicts)
-                         if v.outcome == verdict.REGRESSED}
+                                   selected_by=first,
+                                   prone=[i for i, k in enumerate(selected) if k in self.prone])
+            regressed = {k for k, v in zip(selected, rv.verdicts) if _selected(v)}
         return Confirmed(first, set(selected), missed, regressed, plain)
 
     def plain_fails(self, k: Key, runs: list[float]) -> bool:
@@ -220,6 +241,12 @@ class Pair:
             return False
         m = statistics.median(runs)
         return m < centre * (1 - bound) if self.better[k] else m > centre * (1 + bound)
+
+
+def _selected(v: verdict.Verdict) -> bool:
+    """What a first session sends to its confirmation, and what the confirmation keeps:
+    regressed or gross (:mod:`placement.acceptance.confirmation`)."""
+    return v.outcome == verdict.REGRESSED or v.gross is not None
 
 
 @dataclass
@@ -304,6 +331,7 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
                  "acceptance_failed": either}
     rng = np.random.default_rng(seed)
     lone: dict = {}
+    tight: dict = {}
     for f in FACTORS:
         for p in pairs:
             picks = rng.permutation(len(p.keys))[:lone_per_pair]
@@ -319,7 +347,10 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
                 row["verdict"] += found
                 row["plain"] += plain
                 row["either"] += found or plain
+                if classes.get(key) != COARSE:
+                    _tally_tight(tight, f, p, key, found or plain)
     res["lone"] = lone
+    res["lone_tight_launches"] = tight
     together: dict = {}
     for f in FACTORS:
         row = {"sessions_failed": 0, "node_flagged": 0, "regressed_share": [],
@@ -391,6 +422,7 @@ def evaluate_confirmed(data: list[Session], k: int, launches: int, classes: dict
     res["aa"] = aa
     rng = np.random.default_rng(seed)   # its own: evaluate's picks stay as they were
     lone: dict = {}
+    tight: dict = {}
     for f in FACTORS:
         for p in pairs:
             for i in rng.permutation(len(p.keys))[:lone_per_pair]:
@@ -405,7 +437,10 @@ def evaluate_confirmed(data: list[Session], k: int, launches: int, classes: dict
                 row["plain"] += key in c.plain
                 row["either"] += key in c.regressed | c.plain
                 row["first_either"] += key in c.selected | c.missed
+                if classes.get(key) != COARSE:
+                    _tally_tight(tight, f, p, key, key in c.regressed | c.plain)
     res["lone"] = lone
+    res["lone_tight_launches"] = tight
     together: dict = {}
     for f in FACTORS:
         row = dict(_SESSIONS)
@@ -567,16 +602,27 @@ def targets(results: dict[int, dict]) -> list[str]:
                 lines.append(f"  with confirmation: {ch['failed']}/{ch['sessions']} failed, "
                              f"node line {ch['node_failed']}/{ch['sessions']}, "
                              f"{ch['regressed_share']:.0%} regressed: {_met(ok)}")
-        for which, lone in (("", r["lone"]), ("  with confirmation: ",
-                                              (c or {}).get("lone"))):
+        for which, res in (("", r), ("  with confirmation: ", c or {})):
+            lone = res.get("lone")
             if not lone:
                 continue
+            t4 = res["lone_tight_launches"].get("1.40")
+            if t4:
+                lines.append(f"{which}lone +40% with launches within "
+                             f"{TIGHT_LAUNCHES:.0%}, {k} session(s): {t4['either']}/{t4['n']} "
+                             f"found ({_pct(t4['either'], t4['n'])})")
             tight = [lone["1.25"].get(cv) for cv in ("CV <= 2%", "2-5%")]
             n = sum(t["n"] for t in tight if t)
             found = sum(t["either"] for t in tight if t)
             if k >= 3 and n:
                 lines.append(f"{which}lone +25% at CV <= 5%, {k} sessions: {found}/{n} "
                              f"found: {_met(found >= 0.9 * n)} (90%)")
+            gross = [lone["1.40"].get(cv) for cv in ("CV <= 2%", "2-5%")]
+            n4 = sum(t["n"] for t in gross if t)
+            f4 = sum(t["either"] for t in gross if t)
+            if n4:
+                lines.append(f"{which}lone +40% at CV <= 5%, {k} session(s): {f4}/{n4} found "
+                             f"({_pct(f4, n4)})")
             big = lone["2.00"]
             n2 = sum(x["n"] for x in big.values())
             f2 = sum(x["either"] for x in big.values())

@@ -367,3 +367,84 @@ def test_a_node_under_a_competing_load_fails_on_one_node_line(root, tmp_path):
     (node,) = [ln for ln in lines if ln.startswith('NODE generic: ')]
     assert 'node under a competing load: tasks waited for a CPU ' in node
     assert '== confirmation session: 5 check(s) run once more' in proc.stdout
+
+
+GROSS_CHECKS = '''
+import statistics
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, performance_function, run_before, sanity_function, variable
+
+from placement.testlib.samples import PerfSamplesMixin
+
+
+@rfm.simple_test
+class GrossCase(rfm.RunOnlyRegressionTest, PerfSamplesMixin):
+    """Twelve values of three launches each, the launches within about 0.3 % of each other
+    and each session within about 1 % of another; ``slow_case`` runs ``factor`` times slower."""
+    case = parameter(range(12))
+    #: the case made slower, and by how much
+    slow_case = variable(int, value=-1)
+    factor = variable(float, value=1.0)
+    valid_systems = ['*']
+    valid_prog_environs = ['gnu']
+    tags = {'quick'}
+    executable = 'awk'
+
+    @run_before('run')
+    def command(self):
+        level = (100.0 + 10 * self.case) / (self.factor if self.case == self.slow_case else 1)
+        self.executable_opts = [
+            '-v', f'level={level}', "'BEGIN { srand(); s = level * (1 + 0.01 * (rand() - 0.5)); "
+            "for (i = 0; i < 3; i++) print \\"rate=\\" s * (1 + 0.006 * (rand() - 0.5)) }'"]
+
+    @sanity_function
+    def validate(self):
+        return sn.assert_eq(sn.count(sn.extractall(r'^rate=', self.stdout)), 3)
+
+    @performance_function('MB/s')
+    def rate_seen(self):
+        @sn.deferrable
+        def median():
+            runs = sn.evaluate(sn.extractall(r'^rate=(\\S+)', self.stdout, 1, float))
+            self.perf_launches = {**self.perf_launches, 'rate_seen': list(runs)}
+            return statistics.median(runs)
+        return median()
+'''
+
+
+def test_a_lone_value_40_percent_slower_fails_from_one_baseline_session(root, tmp_path):
+    """The workflow of a site's first week on twelve tight values: the first run, its record,
+    an unchanged rerun (PASS), then one value 40 % slower in the run and its confirmation:
+    FAIL on that value, regressed in two sessions (ReFrame's x2 reference passes it)."""
+    checks = tmp_path / 'gross_cases.py'
+    checks.write_text(GROSS_CHECKS)
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
+           'PLACEMENT_REPORTS': str(tmp_path / 'reports'),
+           'PLACEMENT_BASELINES': str(tmp_path / 'baselines')}
+
+    def run(*opts: str) -> tuple[int, list[str]]:
+        proc = subprocess.run(
+            [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
+             '-c', str(checks), '--prefix', str(tmp_path / 'rfm'), *opts],
+            cwd=root, env=env, capture_output=True, text=True, timeout=900)
+        lines = proc.stdout.rstrip().splitlines()
+        assert lines and lines[-1].startswith('ACCEPTANCE '), proc.stdout[-3000:] + proc.stderr
+        return proc.returncode, lines
+
+    status, lines = run()
+    assert status == 0, lines[-5:]
+    rec = subprocess.run([str(root / '.venv' / 'bin' / 'placement'), 'baseline', 'record',
+                          '--system', 'generic', '--from', 'latest'],
+                         cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert rec.returncode == 0, rec.stderr
+    status, lines = run()
+    assert status == 0 and ' PASS 12 passed, 0 failed (0 perf regressions)' in lines[-1], lines
+    status, lines = run('-S', 'GrossCase.slow_case=3', '-S', 'GrossCase.factor=1.4')
+    assert status == 1, lines
+    assert any(ln.startswith('== confirmation session: 1 check(s)') for ln in lines), lines
+    (reg,) = [ln for ln in lines if ln.startswith('regression vs baseline sessions: ')]
+    assert ('GrossCase %case=3 @generic:default+gnu rate_seen regressed gross in two sessions '
+            '(+') in reg, reg
+    assert ' FAIL 12 passed, 0 failed (1 perf regressions) ' in lines[-1]
+    assert ' confirmed 1 of 1 ' in lines[-1], lines[-1]

@@ -606,3 +606,56 @@ def test_one_baseline_session_calls_a_tight_value_40_percent_slower_when_the_run
             alike += 1
             assert outcome == V.REGRESSED, seed
     assert (called, alike) == (10, 5)
+
+
+def test_the_tight_value_40_percent_slower_that_one_session_leaves_undecided_is_gross():
+    """The runs above that leave the value undecided mark it gross: a second session decides
+    it (placement.acceptance.confirmation); no other value of those runs is gross."""
+    for seed in range(20):
+        values = _spread_with_launches(n_values=60, k=1, seed=seed)
+        values[2] = (values[2][0], [x * 1.4 for x in values[2][1]])
+        rv = V.judge_run([V.Series(new, [(f"s{j}", r) for j, r in enumerate(base)], False)
+                          for base, new in values])
+        v = rv.verdicts[2]
+        assert (v.outcome == V.REGRESSED) == (v.gross is None), seed
+        assert all(w.gross is None for i, w in enumerate(rv.verdicts) if i != 2), seed
+
+
+def test_a_gross_change_is_beyond_the_worst_session_with_launches_that_leave_no_doubt():
+    """``gross_change`` on fixed samples: the change beyond the worst baseline session and the
+    node's shift, at least 25 %, launches within 2 %, the gap against launch noise alone a
+    Student t (SciPy)."""
+    base = [("a", [10.0, 10.1, 9.9]), ("b", [11.0, 11.2, 10.9])]
+    new = [14.3, 14.5, 14.2]
+    v = V._prepare(V.Series(new, base, False))
+    d = float(np.median(np.log(new)) - np.median(np.log([11.0, 11.2, 10.9])))
+    assert V.gross_change(v, 0.0, v.w, 0.0, 1.0) == pytest.approx(math.expm1(d), rel=1e-12)
+    se = math.sqrt(math.pi / 2 * v.w * (1 / 3 + 1 / 3))
+    for w_df in (0.0, 4.0):
+        p = float(stats.t.sf(d / se, v.dfw + w_df))
+        assert V.gross_change(v, 0.0, v.w, w_df, p * 1.001) is not None
+        assert V.gross_change(v, 0.0, v.w, w_df, p * 0.999) is None
+    # the node's shift first: 30 % beyond the worst session, 10 % of it the node's
+    assert V.gross_change(v, math.log(1.1), v.w, 0.0, 1.0) is None
+    # launches wider than 2 %: not tight
+    wide = V._prepare(V.Series([13.6, 14.4, 15.0], base, False))
+    assert math.sqrt(wide.w) > 0.02 and V.gross_change(wide, 0.0, wide.w, 0.0, 1.0) is None
+    # single launches: nothing to be tight against
+    one = V._prepare(V.Series([14.3], [("a", [10.0])], False))
+    assert V.gross_change(one, 0.0, 0.0, 0.0, 1.0) is None
+    # a rate: worse is lower
+    rate = V._prepare(V.Series([1 / x for x in new], [(s, [1 / x for x in r]) for s, r in base],
+                               True))
+    assert V.gross_change(rate, 0.0, rate.w, 0.0, 1.0) == pytest.approx(math.expm1(d), rel=1e-9)
+
+
+def test_values_with_states_or_printed_coarsely_are_never_gross():
+    values = _spread_with_launches(n_values=40, k=1, seed=1)
+    series = [V.Series(new, [("s0", base[0])], False) for base, new in values]
+    series[2] = V.Series([x * 1.6 for x in series[2].new], series[2].sessions, False)
+    series[5] = V.Series([0.03, 0.03, 0.03], [("s0", [0.02, 0.02, 0.02])], False)
+    rv = V.judge_run(series)
+    assert rv.verdicts[2].outcome == V.REGRESSED or rv.verdicts[2].gross is not None
+    assert rv.verdicts[5].gross is None          # printed in steps of 0.01 s: coarse
+    rv = V.judge_run(series, prone=[2])
+    assert rv.verdicts[2].outcome == V.REGRESSED or rv.verdicts[2].gross is None

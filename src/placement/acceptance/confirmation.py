@@ -16,6 +16,12 @@ more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
   Benjamini-Hochberg over the confirmed values alone
   (:func:`placement.judgement.verdict.judge_run`, ``selected_by``).
 
+* a value the first session found *gross* (undecided, but worse than every baseline
+  session by at least :data:`placement.judgement.verdict.GROSS_EFFECT` with tight
+  launches) is regressed only if the confirmation session, judged the same way, finds it
+  gross or regressed again: one baseline session lends no value a spread of its own, so
+  the second session is the test (:func:`gross_confirmed`).
+
 * a node line (the node flagged slower, or loaded: :mod:`placement.judgement.node_load`) is a
   property of a whole session: the confirmation then runs every check that
   ran, is judged as a run of its own (its own prior and common shift), and the
@@ -32,7 +38,7 @@ session standing. The confirmation session is marked in ReFrame's results storag
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..judgement import guards, node_load, verdict
@@ -100,6 +106,8 @@ class Confirmation:
     node_dismissed: str = ""
     #: the first session's load line, when its confirmation session was not loaded
     load_dismissed: str = ""
+    #: gross values the confirmation found gross or regressed again: regressed
+    gross_confirmed: set[ValueKey] = field(default_factory=set)
 
     def judge_node(self, first: verdict.NodeShift, again: verdict.NodeShift | None,
                    system: str) -> None:
@@ -135,12 +143,20 @@ class Confirmation:
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
 
 
+def gross_confirmed(v: verdict.Verdict) -> verdict.Verdict:
+    """A gross value of the first session that its confirmation showed again: regressed."""
+    return replace(v, outcome=verdict.REGRESSED,
+                   why=f"gross in two sessions ({v.gross:+.0%} beyond its worst baseline session "
+                       "in the first)")
+
+
 def decide(first: dict[CaseKey, dict[str, Any]],
            again: dict[CaseKey, dict[str, Any]], regressed: dict[ValueKey, verdict.Verdict],
            judged_again: dict[ValueKey, verdict.Verdict], fail_text) -> Confirmation:
-    """The first session's reference failures and regressed values against their
-    confirmation: ``again`` is the confirmation's final cases, ``judged_again`` its
-    values' verdicts (selected values only); ``fail_text`` words a case's failure."""
+    """The first session's reference failures and selected values (regressed or gross)
+    against their confirmation: ``again`` is the confirmation's final cases,
+    ``judged_again`` its values' verdicts (selected values only); ``fail_text`` words a
+    case's failure."""
     out = Confirmation()
     for key, tc in first.items():
         if not is_reference_failure(tc):
@@ -157,8 +173,10 @@ def decide(first: dict[CaseKey, dict[str, Any]],
             out.confirmed += 1
     for key, v in regressed.items():
         v2 = judged_again.get(key)
-        if v2 is not None and v2.outcome == verdict.REGRESSED:
+        if v2 is not None and (v2.outcome == verdict.REGRESSED or v2.gross is not None):
             out.confirmed += 1
+            if v.outcome != verdict.REGRESSED:
+                out.gross_confirmed.add(key)
         elif v2 is not None:
             out.dismissed_values[key] = (
                 f"UNCONFIRMED {key[0]} @{key[1]} {key[2]} [first session: {v.text()}] "

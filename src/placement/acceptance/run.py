@@ -274,6 +274,10 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         for key in conf.dismissed_cases:
             kinds[key] = "pass"       # failed the first session, passed the one that tests
     notes = notes + [f"not confirmed: {why}" for why in not_confirmed]
+    gross = gross_values(judged)    # (confirmed ones are regressed, dismissed ones not gross)
+    if gross:       # only a second session decides them: the run is not a plain PASS
+        gaps.append(f"{len(gross)} grossly worse value(s) that no confirmation session "
+                    "decided")
     failed = [k for k, v in kinds.items() if v in ("fail", "unfinished")]
     skipped = [final[k] for k, v in kinds.items() if v == "skip"]
     passed = sum(v == "pass" for v in kinds.values())
@@ -335,6 +339,13 @@ def regressed_values(judged: Judged) -> set[confirmation.ValueKey]:
     return {k for k, v in judged.items() if v.outcome == verdict.REGRESSED}
 
 
+def gross_values(judged: Judged) -> set[confirmation.ValueKey]:
+    """Values the first session found grossly worse, which a second session decides
+    (:data:`placement.judgement.verdict.GROSS_EFFECT`)."""
+    return {k for k, v in judged.items()
+            if v.gross is not None and v.outcome == verdict.UNDECIDED}
+
+
 def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
     """The hashes of the checks a confirmation session runs, and what it confirms: the
     failed and regressed checks, or every check that ran when the node line fails the
@@ -346,8 +357,8 @@ def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
     judged, judgement = judge_values(good, system)
     if confirmation.node_fails(judgement) or confirmation.load_fails(final):
         return confirmation.every_check(final), "the node line: the whole run"
-    hashes = confirmation.candidates(final, regressed_values(judged))
-    return hashes, "the failed and regressed checks" if hashes else ""
+    hashes = confirmation.candidates(final, regressed_values(judged) | gross_values(judged))
+    return hashes, "the failed, regressed and grossly worse checks" if hashes else ""
 
 
 def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
@@ -362,7 +373,7 @@ def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
         return confirmation.Confirmation(), judged, [
             f"confirmation session unreadable, the first session's failures stand "
             f"({dropped[0] if dropped else confirm})"]
-    regressed = {k: judged[k] for k in regressed_values(judged)}
+    regressed = {k: judged[k] for k in regressed_values(judged) | gross_values(judged)}
     judged_again: Judged = {}
     node_again = None
     node_fails = confirmation.node_fails(judgement)
@@ -379,7 +390,8 @@ def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
         conf.judge_node(judgement.node, node_again, system)
     if load is not None:
         conf.judge_load(load, node_load.of_cases(list(again_cases.values())), system)
-    judged = {**judged, **{k: judged_again[k] for k in conf.dismissed_values}}
+    judged = {**judged, **{k: judged_again[k] for k in conf.dismissed_values},
+              **{k: confirmation.gross_confirmed(judged[k]) for k in conf.gross_confirmed}}
     return conf, judged, []
 
 

@@ -249,9 +249,12 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
         elif e in old_iv:
             rest.append(Judged(e, None, "interval only (baseline without runs)"))
     control, note = control_of(old, keys) if only is None else (None, "")
+    from .baselines import sibling_family      # (baselines builds on this module)
+    prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
+                                lambda e: sibling_family(old, e))
     rv = verdict.judge_run(series, alpha, min_effect, machine_effect,
                            selected_by=selected_by.run if selected_by is not None else None,
-                           control=control)
+                           control=control, prone=[i for i, e in enumerate(keys) if e in prone])
     out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
     out.run = rv
     out.control_note = note

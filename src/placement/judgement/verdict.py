@@ -53,6 +53,20 @@ direction its own family, one-sided):
 * **undecided**: neither; the verdict says which change this baseline could
   detect (``detectable``) and more sessions in the baseline narrow it.
 
+**A gross change** (:data:`GROSS_EFFECT`): a value at least 25 % worse than *every*
+baseline session, beyond the node's shift, whose launches agree within 2 %
+(:data:`GROSS_LAUNCHES`) and leave no doubt (the gap against the worst session's launch
+noise alone, at ``alpha / n``). One baseline session
+gives no value a spread of its own, and the spread borrowed from a run of unalike values
+has tails too heavy to call a lone value 40 % slower; the gross rule does not test the
+change against a spread, so it decides nothing alone: the verdict stays ``undecided``
+with the change marked ``gross``, and a second session, which did not choose it, tests it
+(:mod:`placement.acceptance.confirmation`: the value is regressed when that session
+shows it gross, or regressed, again). The worst baseline session is the bar, so a value
+with states that its sessions saw is judged by its worst state; values whose launches
+or a sibling's spread beyond the cap (:func:`state_prone`) and values printed coarsely
+are never gross.
+
 A value printed coarsely (NPB prints 0.02 s in steps of 0.01 s) carries a
 rounding error no number of sessions removes (:func:`resolution`).
 """
@@ -60,7 +74,7 @@ rounding error no number of sessions removes (:func:`resolution`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -88,6 +102,16 @@ MACHINE_EFFECT = 0.07
 NODE_ALPHA = 0.01
 #: confidence of the equivalence interval (two one-sided 5 % tests).
 EQUIV_CONFIDENCE = 0.90
+#: the smallest change beyond every baseline session that is *gross* (site setting): a value
+#: that far off with tight launches is sent to a second session (module docstring). On the
+#: two-hour A/A set, with that confirmation, a lone value 40 % slower with launches within
+#: 2 % was found in 28 of 34 sessions at one baseline session (2 of 38 by the verdict alone)
+#: and 33 of 33 at two, and no more unchanged sessions failed on any of the three A/A sets
+#: (``benchmarks/regression_detection.py``)
+GROSS_EFFECT = 0.25
+#: the widest launches a gross value may have: their spread within a session (the pooled
+#: standard deviation of their logs, about their CV) at most this
+GROSS_LAUNCHES = 0.02
 #: adaptive repeats: runs before the first verdict and the cap.
 MIN_RUNS, MAX_RUNS = 3, 10
 #: two-mode detection: the fewest runs, and the smallest share of runs in a mode.
@@ -164,6 +188,10 @@ class Verdict:
     spread: tuple[float, float, float] | None = None  # new runs: CV, lowest, highest
     #: ``with the node``: regressed only with the node's flagged shift included
     why: str = ""
+    #: not regressed, but worse than every baseline session by at least
+    #: :data:`GROSS_EFFECT` with tight launches: this change beyond the worst session (a
+    #: second session decides, module docstring); None otherwise
+    gross: float | None = None
 
     @property
     def change(self) -> float:
@@ -194,6 +222,9 @@ class Verdict:
             if self.spread is not None:
                 cv, lo, hi = self.spread
                 extra += f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
+            if self.gross is not None:
+                extra += (f"; gross: {self.gross:+.0%} beyond its worst baseline session with "
+                          "tight launches, a second session decides")
         why = f" {self.why}" if self.why else ""
         return (f"{self.outcome}{why}: median {self.ratio - 1:+.1%}{node} {ci}, {p}, "
                 f"{self.n_new} vs {base}{modes}{extra}")
@@ -405,7 +436,7 @@ def _node_shifts(vals: list[_Value]) -> dict:
 def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
               machine_effect: float = MACHINE_EFFECT, prior: Prior | None = None,
               selected_by: RunVerdict | None = None,
-              control: int | None = None) -> RunVerdict:
+              control: int | None = None, prone: Collection[int] = ()) -> RunVerdict:
     """Every value of one run judged against its baseline's sessions (module docstring).
 
     ``control``: the index in ``series`` (whose keys are then entries, ``(test, index
@@ -428,6 +459,8 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     on all its values, and
     Benjamini-Hochberg runs over the selected values alone (the family this
     session tests). No node line is drawn from a confirmation.
+
+    ``prone``: the indices of values with states (:func:`state_prone`), never gross.
     """
     vals = [_prepare(s) for s in series]
     n = len(vals)
@@ -532,6 +565,9 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     eff = math.log1p(min_effect)
     t_half = stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, df_tot)
     t_lone = stats.t.ppf(1 - alpha / n, df)
+    # the gross rule's level: the run's values, a confirmation's those of the run it confirms
+    n_gross = len(selected_by.verdicts) if selected_by is not None else n
+    w_df = w_prior.df if w_prior is not None else 0.0
     out = []
     for i, (s, v) in enumerate(zip(series, vals)):
         outcome, why, p_dec, q_dec = UNDECIDED, "", None, None
@@ -559,10 +595,35 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
             detectable=max(min_effect, math.expm1(min(float(t_lone[i] * sd[i]), 50.0))),
             modes=two_modes(raw_new, min_effect),
             q=float(q_worse[i] if q_dec is None else q_dec),
-            spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why))
+            spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why,
+            gross=None if outcome == REGRESSED or i in prone or i == control
+            or _coarse(v, min_effect) else gross_change(v, c, w[i], w_df, alpha / n_gross)))
     if fitted is None and n >= 1 and selected_by is None:
         notes.append(f"too few values to fit a session-spread prior: {pr.text()}")
     return RunVerdict(out, node, pr, notes, shifts, w_prior)
+
+
+def gross_change(v: _Value, c: float, w: float, w_df: float, level: float) -> float | None:
+    """The change of ``v`` beyond its worst baseline session and the node's shift ``c``,
+    relative, when it is gross (module docstring), else None.
+
+    Gross: at least :data:`GROSS_EFFECT`, its launches tight (their own spread within a
+    session at most :data:`GROSS_LAUNCHES`: a value whose launches spread widely has
+    sessions that spread wider still, and 25 % is no news for it), and the change beyond
+    launch noise (the launches' moderated variance ``w``, ``w_df`` prior degrees of
+    freedom; one-sided Student's t at ``level``). This is no test of the change against
+    the sessions' spread (one session has none): it only selects what a second session
+    tests.
+    """
+    d = v.a - c - float(v.medians.max())
+    df = min(w_df + v.dfw, moderation.DF_CAP)
+    # (single launches: no launch spread to be tight against)
+    if d < math.log1p(GROSS_EFFECT) or not df > 0 or math.sqrt(v.w) > GROSS_LAUNCHES:
+        return None
+    se = math.sqrt(math.pi / 2 * w * (1 / v.n_new + 1 / v.nbar))
+    if se > 0 and float(stats.t.sf(d / se, df)) > level:
+        return None
+    return math.expm1(d)
 
 
 def _variances(vals: list[_Value], w: list[float], s2: list[float], floors: list[float],

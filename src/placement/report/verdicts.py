@@ -120,14 +120,17 @@ def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path,
             t.add([ln], "bad" if ln.startswith(("FAIL", "NODE")) else "")
         sec.tables.append(t)
     regressed = "Regressed in the first session" if accept is not None else "Regressed"
+    # a gross change is undecided in one session: a confirmation session decides it
+    gross = "Grossly worse in the first session (a second session decides)"
     drawn = 0
     for sj in judged:
         for j in sj.judgement:
             v = j.verdict
-            if v is None or v.outcome != verdict.REGRESSED:
+            if v is None or (v.outcome != verdict.REGRESSED and v.gross is None):
                 continue
             name = entry_name(j.entry)
-            sec.text += f"\n\n{regressed}: {name}: {v.text()}"
+            sec.text += (f"\n\n{regressed if v.outcome == verdict.REGRESSED else gross}: "
+                         f"{name}: {v.text()}")
             if drawn < MAX_FIGURES and plots.available() and j.entry in sj.stored:
                 fig = plots.sessions_strip(
                     out, f"regressed-{drawn + 1}.png", name,
@@ -166,7 +169,9 @@ def verdict_table(judged: list[SystemJudgement],
               note="regressed/improved: q <= 0.05 and moved by at least the minimum effect "
                    "beyond the node's common shift (or with it, on a node flagged slower); "
                    "unchanged: the interval lies within it; undecided: neither, and "
-                   "'detectable' is the smallest change this baseline could call. Interval "
+                   "'detectable' is the smallest change this baseline could call; gross: "
+                   "beyond every baseline session by more than 25% with tight launches, "
+                   "which a second session decides. Interval "
                    "only: the baseline file has no stored runs for the entry.")
     order = {verdict.REGRESSED: 0, verdict.UNDECIDED: 1, verdict.IMPROVED: 2,
              verdict.UNCHANGED: 3}
@@ -178,7 +183,8 @@ def verdict_table(judged: list[SystemJudgement],
         if v is None:
             t.add([test, case, var, "interval only"] + [""] * 8)
             continue
-        t.add([test, case, var, (v.outcome + f" ({v.why})" if v.why else v.outcome),
+        why = v.why or (f"gross {v.gross:+.0%}" if v.gross is not None else "")
+        t.add([test, case, var, (v.outcome + f" ({why})" if why else v.outcome),
                f"{v.ratio - 1:+.1%}", f"{v.node_ratio - 1:+.1%} / {v.own_ratio - 1:+.1%}",
                f"{v.ci[0] - 1:+.1%} .. {v.ci[1] - 1:+.1%}", f"{v.p:.3g}", f"{v.q:.3g}",
                f"{v.n_new}/{v.n_base} ({v.sessions})",
