@@ -56,11 +56,11 @@ direction its own family, one-sided):
 **A gross change** (:data:`GROSS_EFFECT`): a value at least 25 % worse than *every*
 baseline session, beyond the node's shift, whose launches agree within 2 %
 (:data:`GROSS_LAUNCHES`) and leave no doubt (the gap against the worst session's launch
-noise alone, at ``alpha / n``). One baseline session
-gives no value a spread of its own, and the spread borrowed from a run of unalike values
-has tails too heavy to call a lone value 40 % slower; the gross rule does not test the
-change against a spread, so it decides nothing alone: the verdict stays ``undecided``
-with the change marked ``gross``, and a second session, which did not choose it, tests it
+noise alone, at ``alpha / n``). One baseline session gives no value a spread of its
+own, and the spread borrowed from a run of unalike values has tails too heavy to call a
+lone value 40 % slower; the gross rule does not test the change against a spread, so it
+decides nothing alone: the verdict stays ``undecided`` with the change marked ``gross``,
+and a second session, which did not choose it, tests it
 (:mod:`placement.acceptance.confirmation`: the value is regressed when that session
 shows it gross, or regressed, again). The worst baseline session is the bar, so a value
 with states that its sessions saw is judged by its worst state; values whose launches
