@@ -71,7 +71,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from placement.acceptance.confirmation import node_fails  # noqa: E402
-from placement.judgement import moderation, runreport, verdict  # noqa: E402
+from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
@@ -277,7 +277,7 @@ class Confirmed:
 def _family(key: Key) -> tuple:
     """A value's siblings share this: its test, variable and parameters but the placement's."""
     (test, params, *_), var = key
-    return test, var, tuple(p for p in params if p[0] not in verdict.SIBLING_PARAMS)
+    return test, var, tuple(p for p in params if p[0] not in intervals.SIBLING_PARAMS)
 
 
 def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | None = None,

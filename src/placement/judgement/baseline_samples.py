@@ -34,7 +34,7 @@ from typing import Any
 
 from ..util import PlacementError
 from . import verdict
-from .intervals import Entry, entries as intervals, parse_entry, same_entry
+from .intervals import Entry, entries as intervals, parse_entry, same_entry, sibling_family
 from .runreport import Case
 
 SAMPLES_KEY = "_samples"
@@ -249,7 +249,6 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
         elif e in old_iv:
             rest.append(Judged(e, None, "interval only (baseline without runs)"))
     control, note = control_of(old, keys) if only is None else (None, "")
-    from .baselines import sibling_family      # (baselines builds on this module)
     prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
                                 lambda e: sibling_family(old, e))
     rv = verdict.judge_run(series, alpha, min_effect, machine_effect,

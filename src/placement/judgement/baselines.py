@@ -29,7 +29,7 @@ import yaml
 from ..util import PlacementError, atomic
 from . import baseline_samples
 from .guards import GUARD_VARS
-from .intervals import Entry, entries, entry_name, parse_entry
+from .intervals import Entry, entries, entry_name, index_of, parse_entry, sibling_family
 from .runreport import Case, RunReport
 
 MIN_THRESHOLD = 0.05
@@ -198,17 +198,6 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     return out
 
 
-def sibling_family(data: dict[str, Any], e: Entry) -> tuple:
-    """What a value shares with its siblings: its test, variable and index values but those
-    of :data:`placement.judgement.verdict.SIBLING_PARAMS` (compiler, map, memory policy)."""
-    from . import verdict
-    test, keys, var = e
-    names = index_of(data, test)
-    if not names:       # no $index: the keys name a system and partition, another node each
-        return test, var, tuple(keys)
-    return test, var, tuple(k for n, k in zip(names, keys) if n not in verdict.SIBLING_PARAMS)
-
-
 def _round(x: float) -> float:
     return float(f"{x:.6g}")
 
@@ -279,11 +268,6 @@ def check_units(old: dict[str, Any], new: dict[str, Any], where: str) -> None:
                 f"{where}: {entry_name(e)}: the reference is in "
                 f"{was!r} but the check reports {unit!r}; give the value in {unit!r} (or "
                 "record it again with --replace); nothing was written")
-
-
-def index_of(data: dict[str, Any], test: str) -> list[str]:
-    node = data.get(test) or {}
-    return list(node.get("$index") or []) if isinstance(node, dict) else []
 
 
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,11 @@ from typing import Any
 #: one value of one test case: (test class, index values, performance variable)
 Entry = tuple[str, tuple, str]
 
+#: the parameters in which a value's siblings differ from it: the compiler and the placement
+#: (affinity map, memory policy). Siblings run the same kernel with the same threads on the
+#: same node, so a state of the node one of them shows is one the others can fall into
+SIBLING_PARAMS = frozenset({"$environ", "affinity", "policy"})
+
 _ENTRY = re.compile(r"^(?P<test>[A-Za-z_]\w*)\[(?P<keys>[^\]]*)\]\.(?P<var>\w+)$")
 
 
@@ -56,3 +61,19 @@ def entries(data: dict[str, Any]) -> dict[Entry, list]:
                     walk(v, keys + (k,), level + 1)
         walk(node, (), 0)
     return flat
+
+
+def index_of(data: dict[str, Any], test: str) -> list[str]:
+    """The names of a test's index values in a reference file (its ``$index``)."""
+    node = data.get(test) or {}
+    return list(node.get("$index") or []) if isinstance(node, dict) else []
+
+
+def sibling_family(data: dict[str, Any], e: Entry) -> tuple:
+    """What a value shares with its siblings: its test, variable and index values but those
+    of :data:`SIBLING_PARAMS` (compiler, map, memory policy)."""
+    test, keys, var = e
+    names = index_of(data, test)
+    if not names:       # no $index: the keys name a system and partition, another node each
+        return test, var, tuple(keys)
+    return test, var, tuple(k for n, k in zip(names, keys) if n not in SIBLING_PARAMS)

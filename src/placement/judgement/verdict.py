@@ -751,10 +751,6 @@ def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
     return any(len(r) and max(r) > REF_CAP * min(r) for r in sessions)
 
 
-#: the parameters in which a value's siblings differ from it: the compiler and the placement
-#: (affinity map, memory policy). Siblings run the same kernel with the same threads on the
-#: same node, so a state of the node one of them shows is one the others can fall into
-SIBLING_PARAMS = frozenset({"$environ", "affinity", "policy"})
 
 
 def state_prone(sessions: Mapping[K, Sequence[Sequence[float]]],
