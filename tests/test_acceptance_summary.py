@@ -158,8 +158,10 @@ def test_nothing_to_resume_and_bad_options(tmp_path):
     assert p.returncode == 2 and "percentage" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_skip_reasons_come_from_reframe_output(tmp_path):
-    """ReFrame's run report has no skip message; acceptance.sh keeps its output as <report>.out."""
+@pytest.mark.parametrize("number", ["(2/3)", "(  5/125)"])
+def test_skip_reasons_come_from_reframe_output(tmp_path, number):
+    """ReFrame's run report has no skip message; acceptance.sh keeps its output as <report>.out.
+    ReFrame pads the case's number to the width of the total."""
     data = json.loads(FIRST.read_text())
     tc = next(t for t in data["runs"][0]["testcases"] if not t.get("fixture"))
     tc.update(result="skip", fail_reason=None)
@@ -169,7 +171,7 @@ def test_skip_reasons_come_from_reframe_output(tmp_path):
     reason = ("NPB binary ep.S.x not found (searched: NPB_DIR /opt/x (no such folder); "
               "Spack view /x/.spack-env/view/bin; PATH): install NPB 3.4")
     report.with_suffix(".out").write_text(
-        f"[ \x1b[33m    SKIP\x1b[0m ] (2/3) {tc['display_name']} /{tc['hashcode']} @{sysenv} "
+        f"[ \x1b[33m    SKIP\x1b[0m ] {number} {tc['display_name']} /{tc['hashcode']} @{sysenv} "
         f"[{reason}]\n")
     lines, status = _summary(report)
     assert f"SKIP 1 case(s): {reason.replace('ep.S.x', '*.x')}" in lines

@@ -215,8 +215,10 @@ def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[s
             + "; ".join(worse[:5]) + (" ..." if len(worse) > 5 else "")]
 
 
-#: ReFrame's line for a skipped case: ``[     SKIP ] (2/3) NAME /HASH @SYS:PART+ENV [reason]``.
-_SKIP_LINE = re.compile(r"^\[\s*SKIP\s*\] \(\d+/\d+\) .*? /([0-9a-f]{8}) @(\S+) \[(.*)\]\s*$", re.M)
+#: ReFrame's line for a skipped case: ``[     SKIP ] (  5/125) NAME /HASH @SYS:PART+ENV [reason]``
+#: (the case's number padded to the width of the total)
+_SKIP_LINE = re.compile(r"^\[\s*SKIP\s*\] \(\s*\d+/\d+\) .*? /([0-9a-f]{8}) @(\S+) \[(.*)\]\s*$",
+                        re.M)
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
