@@ -70,7 +70,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from placement.acceptance.confirmation import node_fails  # noqa: E402
+from placement.acceptance.confirmation import node_fails, selected  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 
@@ -200,7 +200,7 @@ class Pair:
         changed = changed or {}
         return verdict.judge_run([self._series(k, changed.get(k, self.new[k]))
                                   for k in self.keys],
-                                 prone=[i for i, k in enumerate(self.keys) if k in self.prone])
+                                 prone={i for i, k in enumerate(self.keys) if k in self.prone})
 
     def confirm(self, changed: dict[Key, list[float]] | None = None,
                 changed_again: dict[Key, list[float]] | None = None) -> Confirmed:
@@ -215,23 +215,23 @@ class Pair:
         new = {k: (changed or {}).get(k, self.new[k]) for k in self.keys}
         again = {k: (changed_again or {}).get(k, self.again[k]) for k in self.keys}
         first = self.judge(new)
-        selected = [k for k, v in zip(self.keys, first.verdicts) if _selected(v)]
+        picked = [k for k, v in zip(self.keys, first.verdicts) if selected(v)]
         missed = {k for k in self.keys if self.plain_fails(k, new[k])}
         plain = {k for k in missed if self.plain_fails(k, again[k])}
         if node_fails(first):
             # a node line: the whole session again, judged as a run of its own
             whole = self.judge(again)
-            return Confirmed(first, set(selected), missed,
+            return Confirmed(first, set(picked), missed,
                              {k for k, v in zip(self.keys, whole.verdicts)
-                              if k in selected and _selected(v)},
+                              if k in picked and selected(v)},
                              plain, node=node_fails(whole))
         regressed = set()
-        if selected:
-            rv = verdict.judge_run([self._series(k, again[k]) for k in selected],
+        if picked:
+            rv = verdict.judge_run([self._series(k, again[k]) for k in picked],
                                    selected_by=first,
-                                   prone=[i for i, k in enumerate(selected) if k in self.prone])
-            regressed = {k for k, v in zip(selected, rv.verdicts) if _selected(v)}
-        return Confirmed(first, set(selected), missed, regressed, plain)
+                                   prone={i for i, k in enumerate(picked) if k in self.prone})
+            regressed = {k for k, v in zip(picked, rv.verdicts) if selected(v)}
+        return Confirmed(first, set(picked), missed, regressed, plain)
 
     def plain_fails(self, k: Key, runs: list[float]) -> bool:
         """What ReFrame does with the reference ``record`` writes: the median of the
@@ -241,12 +241,6 @@ class Pair:
             return False
         m = statistics.median(runs)
         return m < centre * (1 - bound) if self.better[k] else m > centre * (1 + bound)
-
-
-def _selected(v: verdict.Verdict) -> bool:
-    """What a first session sends to its confirmation, and what the confirmation keeps:
-    regressed or gross (:mod:`placement.acceptance.confirmation`)."""
-    return v.outcome == verdict.REGRESSED or v.gross is not None
 
 
 @dataclass

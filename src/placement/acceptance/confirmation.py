@@ -75,6 +75,13 @@ def is_reference_failure(tc: dict[str, Any]) -> bool:
             and guards.stopped_runs(tc) == 0)
 
 
+def selected(v: verdict.Verdict) -> bool:
+    """What a first session sends to its confirmation session, and what that session keeps:
+    a value regressed, or gross (undecided in one session, far beyond every baseline
+    session with tight launches)."""
+    return v.outcome == verdict.REGRESSED or v.gross is not None
+
+
 def candidates(final: dict[CaseKey, dict[str, Any]], regressed: set[ValueKey]) -> list[str]:
     """Hashes of the checks a confirmation session runs: each case that missed a reference,
     and each case with a value the verdict called regressed (sorted, each once)."""
@@ -151,9 +158,9 @@ def gross_confirmed(v: verdict.Verdict) -> verdict.Verdict:
 
 
 def decide(first: dict[CaseKey, dict[str, Any]],
-           again: dict[CaseKey, dict[str, Any]], regressed: dict[ValueKey, verdict.Verdict],
+           again: dict[CaseKey, dict[str, Any]], picked: dict[ValueKey, verdict.Verdict],
            judged_again: dict[ValueKey, verdict.Verdict], fail_text) -> Confirmation:
-    """The first session's reference failures and selected values (regressed or gross)
+    """The first session's reference failures and ``picked`` values (:func:`selected`)
     against their confirmation: ``again`` is the confirmation's final cases,
     ``judged_again`` its values' verdicts (selected values only); ``fail_text`` words a
     case's failure."""
@@ -171,9 +178,9 @@ def decide(first: dict[CaseKey, dict[str, Any]],
                 "of the node, not a lasting change")
         else:
             out.confirmed += 1
-    for key, v in regressed.items():
+    for key, v in picked.items():
         v2 = judged_again.get(key)
-        if v2 is not None and (v2.outcome == verdict.REGRESSED or v2.gross is not None):
+        if v2 is not None and selected(v2):
             out.confirmed += 1
             if v.outcome != verdict.REGRESSED:
                 out.gross_confirmed.add(key)

@@ -337,8 +337,9 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     return lines, {"UNFINISHED": 3, "FAIL": 1, "INCOMPLETE": 4, "PASS": 0}[outcome]
 
 
-def regressed_values(judged: Judged) -> set[confirmation.ValueKey]:
-    return {k for k, v in judged.items() if v.outcome == verdict.REGRESSED}
+def selected_values(judged: Judged) -> set[confirmation.ValueKey]:
+    """The values a confirmation session tests (:func:`.confirmation.selected`)."""
+    return {k for k, v in judged.items() if confirmation.selected(v)}
 
 
 def gross_values(judged: Judged) -> set[confirmation.ValueKey]:
@@ -359,7 +360,7 @@ def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
     judged, judgement = judge_values(good, system)
     if confirmation.node_fails(judgement) or confirmation.load_fails(final):
         return confirmation.every_check(final), "the node line: the whole run"
-    hashes = confirmation.candidates(final, regressed_values(judged) | gross_values(judged))
+    hashes = confirmation.candidates(final, selected_values(judged))
     return hashes, "the failed, regressed and grossly worse checks" if hashes else ""
 
 
@@ -367,15 +368,15 @@ def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
               judgement: baseline_samples.Judgement | None, load: node_load.Load | None
               ) -> tuple[confirmation.Confirmation, Judged, list[str]]:
     """The first session's failures against the confirmation session ``confirm``: what
-    it decided, the verdicts with the dismissed regressions as the confirmation judged
-    them, and a note when it could not be read (then every failure stands). ``load``:
+    it decided, the verdicts with the dismissed values as the confirmation judged them and
+    the confirmed gross ones regressed, and a note when it could not be read (then every failure stands). ``load``:
     the first session's load when it fails the run."""
     again, dropped = readable([confirm])
     if not again:
         return confirmation.Confirmation(), judged, [
             f"confirmation session unreadable, the first session's failures stand "
             f"({dropped[0] if dropped else confirm})"]
-    regressed = {k: judged[k] for k in regressed_values(judged) | gross_values(judged)}
+    picked = {k: judged[k] for k in selected_values(judged)}
     judged_again: Judged = {}
     node_again = None
     node_fails = confirmation.node_fails(judgement)
@@ -384,10 +385,9 @@ def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
         # the whole run again: a session of its own, with its own node line and spread
         judged_again, whole = judge_values(again, system)
         node_again = whole.node if whole is not None else None
-    elif regressed and judgement is not None:
-        judged_again, _ = judge_values(again, system, selected_by=judgement,
-                                       only=set(regressed))
-    conf = confirmation.decide(final, again_cases, regressed, judged_again, fail_text)
+    elif picked and judgement is not None:
+        judged_again, _ = judge_values(again, system, selected_by=judgement, only=set(picked))
+    conf = confirmation.decide(final, again_cases, picked, judged_again, fail_text)
     if node_fails:
         conf.judge_node(judgement.node, node_again, system)
     if load is not None:

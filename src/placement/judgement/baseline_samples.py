@@ -253,7 +253,7 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
                                 lambda e: sibling_family(old, e))
     rv = verdict.judge_run(series, alpha, min_effect, machine_effect,
                            selected_by=selected_by.run if selected_by is not None else None,
-                           control=control, prone=[i for i, e in enumerate(keys) if e in prone])
+                           control=control, prone={i for i, e in enumerate(keys) if e in prone})
     out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
     out.run = rv
     out.control_note = note

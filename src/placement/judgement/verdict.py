@@ -751,8 +751,6 @@ def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
     return any(len(r) and max(r) > REF_CAP * min(r) for r in sessions)
 
 
-
-
 def state_prone(sessions: Mapping[K, Sequence[Sequence[float]]],
                 family: Callable[[K], Hashable]) -> set[K]:
     """The values whose launches, or a sibling's (the same ``family``), spread wider than

@@ -170,8 +170,9 @@ def verdict_table(judged: list[SystemJudgement],
                    "beyond the node's common shift (or with it, on a node flagged slower); "
                    "unchanged: the interval lies within it; undecided: neither, and "
                    "'detectable' is the smallest change this baseline could call; gross: "
-                   "beyond every baseline session by more than 25% with tight launches, "
-                   "which a second session decides. Interval "
+                   f"at least {verdict.GROSS_EFFECT:.0%} worse than every baseline session "
+                   f"with launches within {verdict.GROSS_LAUNCHES:.0%}, which a second "
+                   "session decides. Interval "
                    "only: the baseline file has no stored runs for the entry.")
     order = {verdict.REGRESSED: 0, verdict.UNDECIDED: 1, verdict.IMPROVED: 2,
              verdict.UNCHANGED: 3}
