@@ -4,7 +4,7 @@
 # LAUNCHES times inside its job (the kernels' -S launches, NPB's -S repeats), then
 # stripped to what the verdict reads.
 #
-#   benchmarks/aa_sessions.sh [-n SESSIONS] [-l LAUNCHES] [-w SECONDS] [-q LOAD] [-s SYSTEM] [-o DIR] [-- REFRAME ARGS]
+#   benchmarks/aa_sessions.sh [-n SESSIONS] [-l LAUNCHES] [-w SECONDS] [-q LOAD] [-H HOGS] [-s SYSTEM] [-o DIR] [-d TEXT] [-- REFRAME ARGS]
 #
 #   -n  sessions to run (default 12; the benchmark needs 3, the README's figures 10 or more)
 #   -l  launches per case in each job (default 10)
@@ -13,7 +13,12 @@
 #   -q  before each session, wait until the 1-minute load average is below LOAD (e.g. 0.3):
 #       sessions of a quiet node that other work shares at times, each started when it is
 #       quiet; the load each one started at is printed
+#   -H  run HOGS busy loops beside each session (a loaded node: the sessions go to DIR/hog/)
 #   -s  ReFrame --system (default: the system matching this host)
+#   -d  write DIR/set.yaml describing the set as a validation set (TEXT: what it is; the
+#       host, CPUs, times, each session's load and the rules' fixing time are added):
+#       recorded after the verdict's rules were fixed, it judges them and never chooses them
+#       (src/placement/judgement/rules.py, tests/fixtures/validation/)
 #   -o  where the stripped run reports go (default benchmarks/results/aa-<host>-<UTC stamp>;
 #       tests/fixtures/aa-launches/ holds this machine's)
 #
@@ -30,7 +35,7 @@ bad() { echo "aa_sessions.sh: $* (see -h)" >&2; exit 2; }
 count() { [[ "$2" =~ ^[0-9]+$ ]] && (( 10#$2 >= 1 && 10#$2 <= 1000 )) \
             || bad "$1 needs a whole number from 1 to 1000, got '$2'"; }
 
-sessions=12 launches=10 wait=0 quiet="" system="" out=""
+sessions=12 launches=10 wait=0 quiet="" system="" out="" hogs=0 describe=""
 while (( $# )); do
     case "$1" in
         -h|--help) usage; exit 0 ;;
@@ -43,6 +48,8 @@ while (( $# )); do
             [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] || bad "-q needs a load average such as 0.3, got '$2'"
             quiet=$2; shift 2 ;;
         -s) [[ $# -ge 2 && -n "$2" ]] || bad "-s needs a system name"; system=$2; shift 2 ;;
+        -H) [[ $# -ge 2 ]] || bad "-H needs a value"; count -H "$2"; hogs=$((10#$2)); shift 2 ;;
+        -d) [[ $# -ge 2 && -n "$2" ]] || bad "-d needs a text"; describe=$2; shift 2 ;;
         -o) [[ $# -ge 2 && -n "$2" ]] || bad "-o needs a folder"; out=$2; shift 2 ;;
         --) shift; break ;;
         *) bad "unknown option '$1'" ;;
@@ -55,7 +62,17 @@ PYTHON=$(head -1 "$REFRAME" | sed 's/^#!//')
 stamp=$(date -u +%Y%m%dT%H%M%S)
 out=${out:-benchmarks/results/aa-$(hostname -s)-$stamp}
 raw=$(mktemp -d "${TMPDIR:-/tmp}/aa-sessions.XXXXXX")
-trap 'rm -rf "$raw"' EXIT
+hog_pids=()
+stop_hogs() { [[ ${#hog_pids[@]} -gt 0 ]] && kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
+trap 'stop_hogs; rm -rf "$raw"' EXIT
+start_hogs() {   # busy loops that also end by themselves after an hour
+    local j
+    for ((j = 0; j < hogs; j++)); do
+        ( end=$((SECONDS + 3600)); while ((SECONDS < end)); do :; done ) &
+        hog_pids+=($!)
+    done
+}
+loads=()
 
 args=(-C config/settings.py -c reframe_tests/kernels.py -c reframe_tests/npb.py -t quick
       -x PingPongCheck -x load=1 -x npb_class=W -p gnu
@@ -65,9 +82,35 @@ for ((i = 1; i <= sessions; i++)); do
     if [[ -n "$quiet" ]]; then
         until awk -v q="$quiet" '{exit !($1 < q)}' /proc/loadavg; do sleep 10; done
     fi
-    echo "session $i of $sessions $(date -u +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)" >&2
+    loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+    echo "session $i of $sessions $(date -u +%H:%M:%S) load ${loads[-1]}" >&2
+    (( hogs > 0 )) && start_hogs
     "$REFRAME" "${args[@]}" "$@" --report-file="$raw/run-$i.json" -r > "$raw/run-$i.out" 2>&1
+    stop_hogs
     tail -4 "$raw/run-$i.out" | grep -E 'Ran|PASSED|FAILED' >&2
     (( i < sessions && wait > 0 )) && sleep "$wait"
 done
-"$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$out"
+dest=$out; (( hogs > 0 )) && dest=$out/hog
+"$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest"
+if [[ -n "$describe" ]]; then
+    PYTHONPATH=src "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "${loads[@]}" <<'PY'
+import os, subprocess, sys, yaml
+from datetime import datetime, timezone
+from placement.judgement.rules import RULES_FIXED
+path, what, hogs, loads = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+old = yaml.safe_load(open(path)) if os.path.exists(path) else {}
+commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                        text=True).stdout.strip() or "unknown"
+key = "hog_loads" if hogs else "loads"
+new = {"what": old.get("what") or what, "host": os.uname().nodename, "cpus": os.cpu_count(),
+       "recorded_after_rules_fixed": RULES_FIXED, "commit": commit,
+       "written": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+       **{k: v for k, v in old.items() if k in ("loads", "hog_loads", "hogs")},
+       key: [float(x) for x in loads], **({"hogs": hogs} if hogs else {})}
+tmp = path + ".tmp"
+with open(tmp, "w") as fp:
+    yaml.safe_dump(new, fp, sort_keys=False)
+os.replace(tmp, path)
+print(path)
+PY
+fi

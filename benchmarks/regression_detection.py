@@ -70,7 +70,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from placement.acceptance.confirmation import node_fails, selected  # noqa: E402
+from placement.acceptance.confirmation import (NODE_FAILS, node_fails,  # noqa: E402
+                                               node_standing, selected)
+from placement.judgement import node_load, rules  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 
@@ -84,7 +86,8 @@ CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%
 
 #: keys of a test case the verdict and the reports' loader read
 _KEEP = ("name", "unique_name", "hashcode", "display_name", "system", "partition", "environ",
-         "result", "fail_phase", "fixture", "perfvalues", "reference_index", "perf_launches")
+         "result", "fail_phase", "fixture", "perfvalues", "reference_index", "perf_launches",
+         "contended", "no_bound", "waits_by_design", "num_threads")
 
 
 def strip(sources: list[Path], out: Path) -> None:
@@ -115,11 +118,13 @@ def strip(sources: list[Path], out: Path) -> None:
 
 
 Key = tuple  # (case key, var)
-Session = dict  # Key -> (launch values, higher is better)
+Session = dict  # Key -> (launch values, higher is better, no plain bound)
 
 
 def sessions(paths: list[Path]) -> list[Session]:
-    """Per session, oldest first: ``{(case, var): (launch values, higher is better)}``."""
+    """Per session, oldest first: ``{(case, var): (launch values, higher is better, no plain
+    bound)}`` (no bound: measured under a competing load, or its check says none fits, as
+    ``record`` reads them)."""
     reports = sorted((runreport.load(p) for p in paths),
                      key=lambda r: r.session.get("time_start", ""))
     out = []
@@ -131,7 +136,10 @@ def sessions(paths: list[Path]) -> list[Session]:
                 better = higher_is_better(var, pv.unit)
                 runs = [x for x in c.launches.get(var, []) if x > 0]
                 if better is not None and runs:
-                    vals[(c.key, var)] = (runs, better)
+                    no_bound = c.raw.get("contended") is True or bool(
+                        (c.raw.get("no_bound") or {}).get(var)
+                        if isinstance(c.raw.get("no_bound"), dict) else False)
+                    vals[(c.key, var)] = (runs, better, no_bound)
         out.append(vals)
     return out
 
@@ -191,6 +199,9 @@ class Pair:
         self.prone = verdict.state_prone(self.base, _family)
         for k in self.prone:     # no bound, as `record`; never gross, as the verdict
             self.bounds[k] = (self.bounds[k][0], None)
+        for k in keys:           # contended, or no bound fits by the check's word
+            if any(b[k][2] for b in base):
+                self.bounds[k] = (self.bounds[k][0], None)
 
     def _series(self, k: Key, runs: list[float]) -> verdict.Series:
         return verdict.Series(runs, [(str(j), r) for j, r in enumerate(self.base[k])],
@@ -224,7 +235,8 @@ class Pair:
             return Confirmed(first, set(picked), missed,
                              {k for k, v in zip(self.keys, whole.verdicts)
                               if k in picked and selected(v)},
-                             plain, node=node_fails(whole))
+                             plain, node=node_standing(first.node, node_fails(whole))
+                             == NODE_FAILS)
         regressed = set()
         if picked:
             rv = verdict.judge_run([self._series(k, again[k]) for k in picked],
@@ -301,7 +313,16 @@ def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | Non
 
 
 def _failed(rv: verdict.RunVerdict) -> bool:
-    return any(v.outcome == verdict.REGRESSED for v in rv.verdicts) or node_fails(rv)
+    """The acceptance line of a session no second session confirms: a value regressed, or a
+    node line that fails without one (:func:`placement.acceptance.confirmation.node_standing`;
+    a smaller node line leaves the run incomplete, and a value regressed only with it is
+    undecided)."""
+    if node_standing(rv.node, None) == NODE_FAILS:
+        return True
+    return any(v.outcome == verdict.REGRESSED and not (v.why == "with the node" and
+                                                          rv.node is not None and
+                                                          rv.node.fails)
+               for v in rv.verdicts)
 
 
 def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str],
@@ -624,11 +645,150 @@ def targets(results: dict[int, dict]) -> list[str]:
     return lines
 
 
+VALIDATION = ROOT / "tests" / "fixtures" / "validation"
+
+
+@dataclass(frozen=True)
+class SessionSet:
+    """A folder of A/A sessions (``run-*.json``, hog sessions in ``hog/``): a tuning set the
+    rules were chosen on (:data:`placement.judgement.rules.TUNING_SETS`), a validation set
+    recorded after they were fixed (``tests/fixtures/validation/NAME/set.yaml``), or reports
+    given on the command line."""
+
+    name: str
+    role: str           # "tuning" (in-sample), "validation" or "given"
+    what: str
+    paths: list[Path]
+    hog: list[Path]
+
+
+def session_sets(names: list[str] | None = None) -> list[SessionSet]:
+    """The tuning sets and the validation sets, or those named."""
+    import yaml
+    out = []
+    for folder, t in rules.TUNING_SETS.items():
+        d = ROOT / "tests" / "fixtures" / folder
+        out.append(SessionSet(folder, "tuning", t.what, sorted(d.glob("run-*.json")),
+                              sorted(d.glob("hog/run-*.json"))))
+    for d in sorted(VALIDATION.glob("*/set.yaml")):
+        meta = yaml.safe_load(d.read_text()) or {}
+        out.append(SessionSet(d.parent.name, "validation", str(meta.get("what", "")),
+                              sorted(d.parent.glob("run-*.json")),
+                              sorted(d.parent.glob("hog/run-*.json"))))
+    if names:
+        known = {x.name: x for x in out}
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise SystemExit(f"regression_detection.py: unknown set(s) {', '.join(missing)}; "
+                             f"known: {', '.join(known)}")
+        out = [known[n] for n in names]
+    return out
+
+
+def session_loads(paths: list[Path]) -> list[node_load.Load | None]:
+    """The acceptance run's load line over each session's cases (oldest first); None where
+    the session measured no CPU pressure (sets older than ``cpu_wait``)."""
+    out = []
+    for data in sorted((json.loads(_read_text(p)) for p in paths),
+                       key=lambda d: d["session_info"].get("time_start", "")):
+        cases = [tc for run in data["runs"] for tc in run["testcases"]]
+        out.append(node_load.of_cases(cases))
+    return out
+
+
+def _read_text(p: Path) -> str:
+    raw = p.read_bytes()
+    return (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()
+
+
+def load_line(loads: list[node_load.Load | None]) -> dict:
+    """Unchanged sessions whose load line would fail the run."""
+    measured = [x for x in loads if x is not None]
+    return {"sessions": len(loads), "measured": len(measured),
+            "flagged": sum(x.loaded for x in measured),
+            "medians": [round(x.median, 3) for x in measured]}
+
+
+def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
+    """Every figure of one set, or None when it has too few sessions."""
+    data = sessions(ss.paths)
+    if len(data) < 3:
+        return None
+    hog = sessions(ss.hog) if ss.hog else []
+    starts = sorted(runreport.load(p).session.get("time_start", "") for p in ss.paths)
+    classes = cv_classes(data, launches)
+    results = {k: evaluate(data, k, launches, classes, hog, lone)
+               for k in SIZES if k < len(data)}
+    return {"role": ss.role, "what": ss.what, "sessions": len(data),
+            "hours": _hours(starts[0], starts[-1]), "first": starts[0], "last": starts[-1],
+            "launches": launches, "classes": _class_counts(classes),
+            "load_line": load_line(session_loads(ss.paths)),
+            "hog_load_line": load_line(session_loads(ss.hog)) if ss.hog else None,
+            "by_baseline_sessions": results, "report": report(results, classes, len(data),
+                                                                _hours(starts[0], starts[-1])),
+            "targets": targets(results)}
+
+
+def _class_counts(classes: dict[Key, str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for c in classes.values():
+        counts[c] = counts.get(c, 0) + 1
+    return counts
+
+
+def _allowed(n: int) -> int:
+    """Unchanged sessions that may fail among ``n``: at most 1 of 20 (1 below 20)."""
+    return max(1, n // 20)
+
+
+def goals(results: dict[str, dict]) -> list[tuple[str, bool]]:
+    """The verdict's goals on the validation sets alone, each met or not: unchanged reruns
+    (acceptance line with confirmation, and plain ``reframe -r``) and the load line at most 1
+    of 20; a node 2x slower failed in every session at every size; a lone value 40 % slower
+    with tight launches found in 80 % from one baseline session (with the all-values figure
+    beside it)."""
+    out = []
+    for name, r in results.items():
+        if r is None or r["role"] != "validation":
+            continue
+        for k, res in r["by_baseline_sessions"].items():
+            c = res.get("confirmed")
+            if c:
+                n, a = c["pairs"], c["aa"]
+                out.append((f"{name}: unchanged reruns at {k} baseline session(s): acceptance "
+                            f"line {a['failed']}/{n} failed, plain reframe -r "
+                            f"{a['plain_failed']}/{n} (at most {_allowed(n)})",
+                            a["failed"] <= _allowed(n) and a["plain_failed"] <= _allowed(n)))
+                two = c["all_at_once"]["2.00"]
+                out.append((f"{name}: a node 2x slower at {k} baseline session(s): "
+                            f"{two['failed']}/{n} failed", two["failed"] == n))
+            if k == 1 and c:
+                t4 = c["lone_tight_launches"].get("1.40")
+                every = c["lone"].get("1.40", {})
+                n_all = sum(x["n"] for x in every.values())
+                f_all = sum(x["either"] for x in every.values())
+                if t4:
+                    out.append((f"{name}: a lone value 40% slower with launches within "
+                                f"{TIGHT_LAUNCHES:.0%}, one baseline session: {t4['either']}/"
+                                f"{t4['n']} found and confirmed (over all values: {f_all}/"
+                                f"{n_all})", t4["either"] >= 0.8 * t4["n"]))
+        ll = r["load_line"]
+        if ll["measured"]:
+            out.append((f"{name}: load line on unchanged sessions: {ll['flagged']}/"
+                        f"{ll['measured']} flagged (at most {_allowed(ll['measured'])})",
+                        ll["flagged"] <= _allowed(ll["measured"])))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("reports", nargs="*", type=Path)
+    ap.add_argument("reports", nargs="*", type=Path,
+                    help="run reports of one ad hoc set (default: every tuning and validation "
+                         "set under tests/fixtures)")
+    ap.add_argument("--set", action="append", dest="sets", metavar="NAME",
+                    help="only this set (repeatable): a tuning folder or a validation set")
     ap.add_argument("--hog", nargs="*", type=Path, default=None,
-                    help="sessions recorded under a CPU hog (default: the fixture's hog-*.json)")
+                    help="with REPORTS: sessions recorded under a CPU hog")
     ap.add_argument("--strip", nargs="+", type=Path, help="run reports to copy, stripped")
     ap.add_argument("--out", type=Path, default=FIXTURES)
     ap.add_argument("--launches", type=int, default=LAUNCHES,
@@ -644,30 +804,37 @@ def main(argv: list[str] | None = None) -> int:
     if args.strip:
         strip(args.strip, args.out)
         return 0
-    paths = args.reports or sorted(FIXTURES.glob("run-*.json"))
-    hog_paths = args.hog if args.hog is not None else sorted(FIXTURES.glob("hog/run-*.json"))
-    data = sessions(paths)
-    if len(data) < 3:
-        print(f"need at least 3 sessions, got {len(data)}", file=sys.stderr)
+    sets = ([SessionSet("given", "given", "reports given on the command line", args.reports,
+                        args.hog or [])] if args.reports else session_sets(args.sets))
+    results = {}
+    for ss in sets:
+        r = evaluate_set(ss, args.launches, args.lone)
+        if r is None:
+            print(f"{ss.name}: fewer than 3 sessions, left out", file=sys.stderr)
+            continue
+        results[ss.name] = r
+        label = "IN-SAMPLE (the rules were chosen on it)" if ss.role == "tuning" else ss.role
+        print(f"== {ss.name} [{label}]: {ss.what}")
+        print("\n".join(r["report"]) + "\n\n" + "\n".join(r["targets"]) + "\n")
+    if not results:
+        print("no set of at least 3 sessions", file=sys.stderr)
         return 2
-    hog = sessions(hog_paths) if hog_paths else []
-    starts = sorted(runreport.load(p).session.get("time_start", "") for p in paths)
-    hours = _hours(starts[0], starts[-1])
-    classes = cv_classes(data, args.launches)
-    results = {k: evaluate(data, k, args.launches, classes, hog, args.lone)
-               for k in SIZES if k < len(data)}
-    lines = report(results, classes, len(data), hours)
-    print("\n".join(lines))
-    print()
-    goals = targets(results)
-    print("\n".join(goals))
+    met = goals(results)
+    print("== goals (validation sets only)")
+    for text, ok in met:
+        print(f"{_met(ok)}: {text}")
+    if not met:
+        print("MISSED: no validation set to judge the goals on")
     suffix = "" if args.estimator == "moments" else f"-{args.estimator}"
     out = ROOT / "benchmarks" / "results" / f"regression_detection{suffix}.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"sessions": len(data), "hours": hours, "launches": args.launches,
-                               "by_baseline_sessions": results, "targets": goals},
-                              indent=1, default=str) + "\n")
-    return 0
+    if not args.reports and not args.sets:
+        out.parent.mkdir(exist_ok=True)
+        tmp = out.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"rules_fixed": rules.RULES_FIXED, "sets": results,
+                                   "goals": [{"goal": t, "met": ok} for t, ok in met]},
+                                  indent=1, default=str) + "\n")
+        tmp.replace(out)
+    return 0 if met and all(ok for _, ok in met) else 1
 
 
 def _hours(a: str, b: str) -> float:

@@ -33,8 +33,8 @@ def test_bad_options_are_one_line_and_exit_2(args, message):
 @pytest.mark.reframe
 def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
     out = tmp_path / "aa"
-    proc = _run("-n", "2", "-l", "2", "-o", str(out), "--", "-n", "MatmulCheck",
-                PLACEMENT_RESULTS=str(tmp_path / "results"),
+    proc = _run("-n", "2", "-l", "2", "-o", str(out), "-d", "two test sessions", "--",
+                "-n", "MatmulCheck", PLACEMENT_RESULTS=str(tmp_path / "results"),
                 NPB_DIR=str(tmp_path / "no-npb"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     files = sorted(out.glob("run-*.json"))
@@ -44,4 +44,19 @@ def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
     sessions = bench.sessions(files)
     assert len(sessions) == 2 and sessions[0]
     # every judged value of every session: two launches, from one job
-    assert all(len(runs) == 2 for s in sessions for runs, _ in s.values())
+    assert all(len(runs) == 2 for s in sessions for runs, *_ in s.values())
+    # described as a validation set: what, where, each session's load, the rules' time
+    import yaml
+    from placement.judgement import rules
+    info = yaml.safe_load((out / "set.yaml").read_text())
+    assert info["what"] == "two test sessions" and info["cpus"] >= 1 and info["host"]
+    assert len(info["loads"]) == 2 and info["recorded_after_rules_fixed"] == rules.RULES_FIXED
+    # a loaded session beside busy loops goes to hog/, and the description keeps both
+    proc = _run("-n", "1", "-l", "2", "-H", "2", "-o", str(out), "-d", "other words", "--",
+                "-n", "MatmulCheck", PLACEMENT_RESULTS=str(tmp_path / "results"),
+                NPB_DIR=str(tmp_path / "no-npb"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert len(sorted((out / "hog").glob("run-*.json"))) == 1
+    info = yaml.safe_load((out / "set.yaml").read_text())
+    assert info["what"] == "two test sessions" and len(info["loads"]) == 2
+    assert len(info["hog_loads"]) == 1 and info["hogs"] == 2

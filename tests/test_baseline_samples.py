@@ -8,6 +8,8 @@ ReFrame sessions on one machine, each case launched three times
 
 from __future__ import annotations
 
+import copy
+
 import statistics
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import yaml
 
 from placement.judgement import baseline_samples, baselines, runreport, verdict
 from placement import cli
+from placement.util import PlacementError
 
 AA = Path(__file__).parent / "fixtures" / "aa-runs"
 RUNS = sorted(AA.glob("*.json"))
@@ -228,6 +231,41 @@ def test_contended_values_keep_their_runs_but_get_no_reframe_bound(tmp_path, mon
                                 lambda e: baselines.sibling_family(data, e))
     others = [e for e, s in runs.items() if not s.contended and e not in prone]
     assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others)
+
+
+def test_values_a_check_says_no_bound_fits_keep_the_reason_in_the_file(tmp_path, monkeypatch):
+    """A check names the values no plain ReFrame bound fits (``no_bound``: the pthread
+    operations, the OS scheduler's latencies, moved by up to x162 between unchanged
+    sessions): ``record`` writes them no bound and keeps the reason beside their runs."""
+    import json
+    report = json.loads(RUNS[0].read_text())
+    why = "the OS scheduler's latency, with states between sessions"
+    marked_var = None
+    for r in report["runs"]:
+        for t in r["testcases"]:
+            if t["display_name"].startswith("MatmulCheck"):
+                marked_var = "gflops"
+                t["no_bound"] = {"gflops": why}
+    assert marked_var
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(report))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _cli("baseline", "record", "--system", "generic", "--from", str(path)) == 0
+    data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
+    runs, refs = baseline_samples.entries(data), baselines.entries(data)
+    marked = [e for e, s in runs.items() if s.no_bound]
+    assert marked and all(runs[e].no_bound == why and e[0] == "MatmulCheck"
+                          and e[2] == "gflops" for e in marked)
+    assert all(refs[e][1:3] == [None, None] for e in marked)
+    # the reason is text; anything else is refused in one line
+    bad = copy.deepcopy(data)
+    test, keys, var = marked[0]
+    node = bad[baseline_samples.SAMPLES_KEY][test]
+    for k in keys:
+        node = node[k]
+    node[var]["no_bound"] = 3
+    with pytest.raises(PlacementError, match="no_bound 3 is not a reason"):
+        baseline_samples.entries(bad)
 
 
 def _record_edited(report: dict, tmp_path: Path, monkeypatch) -> tuple[dict, dict, dict]:

@@ -217,6 +217,44 @@ def test_a_node_line_is_confirmed_by_the_whole_run_again(baseline):
     assert not any(ln.startswith(("NODE", "regression vs")) for ln in lines)
 
 
+def test_a_node_line_no_second_session_saw_fails_only_at_once(baseline):
+    """A node line below NODE_AT_ONCE that no confirmation session decided (the time box
+    spent, or none run) leaves the run INCOMPLETE, never FAIL; a node three times as slow
+    fails at once."""
+    tests = (1.3, 4, "not confirmed: no confirmation session ran"), (3.0, 1, None)
+    for factor, status_want, said in tests:
+        data = _slow_node(json.loads(LAUNCHES[-1].read_text()), factor)
+        slow = _write(baseline, f"slow-{factor}.json", data)
+        lines, status = acceptance.summary([slow], "generic", "quick", None, 10.0, False, [],
+                                           not_confirmed=["the time box of 60s is spent"])
+        (node,) = [ln for ln in lines if ln.startswith("NODE generic: node ")]
+        assert status == status_want, lines
+        assert lines[-1].startswith("ACCEPTANCE generic quick: "
+                                    + ("INCOMPLETE" if status == 4 else "FAIL"))
+        if said:
+            assert said in node and "node=slower" not in lines[-1]
+            assert "a node line that no confirmation session decided" in lines[-1]
+        else:
+            assert " node=slower" in lines[-1] and "not confirmed" not in node
+
+
+def test_one_baseline_session_says_what_it_cannot_call_of_the_node(tmp_path, monkeypatch):
+    """Against one baseline session, a node 15% slower on every value is no node line and no
+    regression: a NOTE says that one session cannot tell it from ordinary variation, and
+    what to do."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert cli.main(["baseline", "record", "--system", "generic", "--from",
+                     str(LAUNCHES[0])]) == 0
+    slow = _write(tmp_path, "slow.json", _slow_node(json.loads(LAUNCHES[1].read_text()), 1.15))
+    lines, status = acceptance.summary([slow], "generic", "quick", None, 10.0, False, [])
+    assert not any(ln.startswith("NODE ") for ln in lines), lines
+    (note,) = [ln for ln in lines if ln.startswith("NOTE generic: node shift +")]
+    assert "one baseline session cannot tell a shift under 50% from the node's ordinary " \
+           "variation between sessions" in note
+    assert "placement baseline record --add --from latest" in note
+    assert " node=slower" not in lines[-1]
+
+
 def test_candidates_are_reference_failures_and_regressed_cases_only():
     final = {("a", "s", "e"): {"hashcode": "aa", "display_name": "A", "system": "s",
                                "partition": "p", "environ": "e", "result": "fail",
@@ -274,6 +312,25 @@ def _with_load(data: dict, wait: float) -> dict:
                 tc.setdefault("perfvalues", {})[f"{tc['system']}:{tc['partition']}:cpu_wait"] = \
                     [wait, None, None, None, "%", None]
     return data
+
+
+def test_waits_a_case_causes_by_design_do_not_count_toward_the_nodes_load():
+    """A case under its own background load, or with more threads than PUs, waits for a CPU
+    on purpose: the load line leaves it out (a quiet quick run here had such a case at
+    59%)."""
+    from types import SimpleNamespace as NS
+
+    from placement.judgement import node_load
+    from placement.testlib.node_load import own_waits
+    assert own_waits(NS(load=1, num_threads=2, topology_pus=2)).startswith(
+        "its own background load")
+    assert own_waits(NS(load=0, num_threads=4, topology_pus=2)) == "4 threads on 2 PUs"
+    assert own_waits(NS(contended=True)) == "its ranks poll beside ReFrame on too few CPUs"
+    assert own_waits(NS(load=0, num_threads=2, topology_pus=2)) == ""
+    own = [{**_case_with(w), "waits_by_design": "4 threads on 2 PUs"} for w in (90, 95, 99)]
+    load = node_load.of_cases([_case_with(w) for w in (2, 5, 3, 4, 6)] + own)
+    assert load.cases == 5 and load.median == 0.04 and not load.loaded
+    assert node_load.of_cases(own) is None       # nothing measured the node's own load
 
 
 def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_path, monkeypatch):

@@ -55,6 +55,23 @@ def node_fails(judgement) -> bool:
     return node is not None and node.fails
 
 
+#: how a first session's node line stands (:func:`node_standing`)
+NODE_FAILS, NODE_UNCONFIRMED, NODE_PASSES = "fail", "unconfirmed", ""
+
+
+def node_standing(node: verdict.NodeShift | None, shown_again: bool | None) -> str:
+    """How a first session's node line stands in the acceptance line: it fails the run when
+    its confirmation session showed it too (``shown_again``); with no confirmation session
+    (``None``: switched off, or the time box spent) only a shift of
+    :data:`placement.judgement.node_shift.NODE_AT_ONCE` fails, a smaller one leaves the run
+    incomplete (:data:`NODE_UNCONFIRMED`), never failed."""
+    if node is None or not node.fails:
+        return NODE_PASSES
+    if shown_again is None:
+        return NODE_FAILS if node.at_once else NODE_UNCONFIRMED
+    return NODE_FAILS if shown_again else NODE_PASSES
+
+
 def load_fails(final: dict[CaseKey, dict[str, Any]]) -> node_load.Load | None:
     """The run's load when it fails the run (the node loaded), else None."""
     load = node_load.of_cases(list(final.values()))

@@ -38,7 +38,7 @@ import csv
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -246,6 +246,145 @@ def _skip_reason(tc: dict[str, Any], reasons: dict[tuple[str, str], str]) -> str
     return reason[:300]
 
 
+@dataclass
+class _Findings:
+    """What the summary concludes from a run, built step by step by :func:`summary`."""
+
+    system: str
+    good: list[Part]
+    #: every case as its last attempt left it, and what each counts as
+    final: dict[tuple, dict[str, Any]]
+    kinds: dict[tuple, str]
+    judged: Judged
+    judgement: baseline_samples.Judgement | None
+    #: the node's load when it fails the first session
+    load: node_load.Load | None
+    #: said in the ACCEPTANCE line; gaps also make it INCOMPLETE (missing evidence)
+    notes: list[str]
+    gaps: list[str]
+    conf: confirmation.Confirmation | None = None
+
+    @property
+    def node(self) -> verdict.NodeShift | None:
+        return self.judgement.node if self.judgement is not None else None
+
+
+@dataclass(frozen=True)
+class _NodeLines:
+    """The node's lines and whether the node (its shift, its load) fails the run."""
+
+    lines: list[str]
+    node_fails: bool
+    load_fails: bool
+    #: a node line that fails only when a second session shows it, which none did
+    unconfirmed: bool = False
+
+
+def _first_session(good: list[Part], system: str, cut_short: bool, notes: list[str],
+                   gaps: list[str]) -> _Findings:
+    """The first session's cases, their kinds, its values' verdicts and its load."""
+    final = final_cases(good)
+    judged, judgement = judge_values(good, system)
+    kinds = {key: classify(tc, cut_short) for key, tc in final.items()}
+    return _Findings(system, good, final, kinds, judged, judgement,
+                     confirmation.load_fails(final), notes, gaps)
+
+
+def _apply_confirmation(f: _Findings, confirm: Path) -> None:
+    """What the confirmation session decided: dismissed cases pass, values as it judged."""
+    f.conf, f.judged, conf_notes = confirmed(confirm, f.system, f.final, f.judged,
+                                             f.judgement, f.load)
+    f.notes += conf_notes
+    for key in f.conf.dismissed_cases:
+        f.kinds[key] = "pass"       # failed the first session, passed the one that tests
+
+
+def _node_lines(f: _Findings) -> _NodeLines:
+    """The NODE lines: the node's shift and its load, each failing the run only when its
+    confirmation session showed it too; a node line no second session saw stands as
+    :func:`.confirmation.node_standing` says (below NODE_AT_ONCE the run is incomplete). A
+    shift that one or two baseline sessions cannot test is a NOTE saying what to do."""
+    node, conf, lines = f.node, f.conf, []
+    shown = None if conf is None else not conf.node_dismissed
+    standing = confirmation.node_standing(node, shown)
+    if node is not None and node.flagged and shown is not False:
+        line = f"NODE {f.system}: {node.line()}"
+        if standing == confirmation.NODE_UNCONFIRMED:
+            line += (" (not confirmed: no confirmation session ran; a shift under "
+                     f"{verdict.NODE_AT_ONCE:.0%} fails only when a second session shows "
+                     "it too)")
+            f.gaps.append("a node line that no confirmation session decided")
+        lines.append(line)
+    if node is not None and node.untested:
+        lines.append(f"NOTE {f.system}: {node.text()}")
+    load_fails = f.load is not None and not (conf is not None and conf.load_dismissed)
+    if load_fails:
+        lines.append(f"NODE {f.system}: {f.load.line()}")
+    return _NodeLines(lines, standing == confirmation.NODE_FAILS, load_fails,
+                      standing == confirmation.NODE_UNCONFIRMED)
+
+
+def _undecided_with_node(judged: Judged) -> Judged:
+    """The verdicts with the values regressed only with the node's shift made undecided: the
+    node line they rest on was not confirmed, so neither are they."""
+    return {k: replace(v, outcome=verdict.UNDECIDED,
+                       why="with a node line no second session confirmed")
+            if v.outcome == verdict.REGRESSED and v.why == "with the node" else v
+            for k, v in judged.items()}
+
+
+def _case_lines(f: _Findings, failed: list[tuple], skipped: list[dict]) -> list[str]:
+    """A FAIL line per failed case, then SKIP lines counting skipped cases by reason."""
+    lines = []
+    for key in failed:
+        tc = f.final[key]
+        what = (f"did not finish: the watchdog stopped {guards.stopped_runs(tc)} run(s)"
+                if f.kinds[key] == "unfinished" else fail_text(tc))
+        lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+                     f"[{what}] stage={tc.get('stagedir')}")
+    reasons = skip_reasons(f.good)
+    for reason, n in Counter(_skip_reason(tc, reasons) for tc in skipped).most_common():
+        lines.append(f"SKIP {n} case(s): {reason}")
+    return lines
+
+
+def _note_lines(f: _Findings) -> list[str]:
+    """NOTE lines: a baseline of few sessions, a control value not judged, a baseline
+    recorded for another system (also a gap)."""
+    lines = []
+    few = baseline_samples.sessions_note(list(f.judged.values()))
+    if few:
+        lines.append(f"NOTE {few}")
+    if f.judgement is not None and f.judgement.control_note:
+        lines.append(f"NOTE {f.judgement.control_note}")
+    other = foreign_baseline(f.system)
+    if other:
+        lines.append(f"NOTE {other}")
+        f.gaps.append("baseline of another system")
+    return lines
+
+
+def _acceptance_line(f: _Findings, mode: str, outcome: str, passed: int, failed: int,
+                     regressions: int, skipped: int, node: _NodeLines) -> str:
+    """The one line a scheduled run ends with."""
+    counts = verdict.counts(list(f.judged.values()))
+    notes = f.notes + f.gaps
+    extra = (f" skipped={skipped}" + (f" parts={len(f.good)}" if len(f.good) > 1 else "") +
+             (" node=slower" if node.node_fails else "") +
+             (" node=loaded" if node.load_fails else "") +
+             (f.conf.text() if f.conf is not None else "") +
+             (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.IMPROVED]} "
+              f"improved, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.UNDECIDED]} "
+              f"undecided of {len(f.judged)}" if f.judged else "") +
+             (f" ({'; '.join(notes)})" if notes else ""))
+    return (f"ACCEPTANCE {f.system} {mode}: {outcome} {passed} passed, {failed} failed "
+            f"({regressions} perf regressions) report={f.good[-1].path}{extra}")
+
+
+#: the exit status of each outcome of the ACCEPTANCE line
+EXIT_STATUS = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
+
+
 def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
             max_slowdown: float, cut_short: bool, notes: list[str],
             not_compared: list[str] = (), confirm: Path | None = None,
@@ -258,83 +397,45 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     ``not_confirmed``: why a confirmation that was due did not run (its failures stand).
     """
     good, dropped = readable(parts)
-    notes = dropped + notes
+    notes = dropped + list(notes) + comparison_health.not_stored([p.path for p in good])
     gaps = list(not_compared) + (comparison_health.comparison_gaps(compare, compare_rows(compare))
                                  if compare is not None and not cut_short else [])
-    notes = notes + comparison_health.not_stored([p.path for p in good])
     if not good:
         return [f"ACCEPTANCE {system} {mode}: FAIL no readable run report "
                 f"({'; '.join(notes)})"], 1
-    final = final_cases(good)
-    judged, judgement = judge_values(good, system)
-    kinds = {key: classify(tc, cut_short) for key, tc in final.items()}
-    conf = None
-    load = confirmation.load_fails(final)
+    f = _first_session(good, system, cut_short, notes, gaps)
     if confirm is not None:
-        conf, judged, conf_notes = confirmed(confirm, system, final, judged, judgement, load)
-        notes = notes + conf_notes
-        for key in conf.dismissed_cases:
-            kinds[key] = "pass"       # failed the first session, passed the one that tests
-    notes = notes + [f"not confirmed: {why}" for why in not_confirmed]
-    gross = gross_values(judged)    # (confirmed ones are regressed, dismissed ones not gross)
+        _apply_confirmation(f, confirm)
+    f.notes += [f"not confirmed: {why}" for why in not_confirmed]
+    gross = gross_values(f.judged)  # (confirmed ones are regressed, dismissed ones not gross)
     if gross:       # only a second session decides them: the run is not a plain PASS
-        gaps.append(f"{len(gross)} grossly worse value(s) that no confirmation session "
-                    "decided")
-    failed = [k for k, v in kinds.items() if v in ("fail", "unfinished")]
-    skipped = [final[k] for k, v in kinds.items() if v == "skip"]
-    passed = sum(v == "pass" for v in kinds.values())
-    ran = sum(v in ("pass", "fail", "unfinished") and not final[k].get("fixture")
-              for k, v in kinds.items())
-    regressions = find_regressions([tc for k, tc in final.items() if kinds[k] != "pass"],
-                                   judged)
-    node = judgement.node if judgement is not None else None
-    node_fails = confirmation.node_fails(judgement)
-    if node_fails and conf is not None and conf.node_dismissed:
-        node_fails = False    # a node line its confirmation session did not show
-    lines = [f"NODE {system}: {node.line()}"] if node is not None and node.flagged \
-        and not (conf is not None and conf.node_dismissed) else []
-    load_fails = load is not None and not (conf is not None and conf.load_dismissed)
-    if load_fails:
-        lines.append(f"NODE {system}: {load.line()}")
-    lines += [r.line() for r in regressions if r.var != "reference"]
-    for key in failed:
-        tc = final[key]
-        what = (f"did not finish: the watchdog stopped {guards.stopped_runs(tc)} run(s)"
-                if kinds[key] == "unfinished" else fail_text(tc))
-        lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
-                     f"[{what}] stage={tc.get('stagedir')}")
-    reasons = skip_reasons(good)
-    for reason, n in Counter(_skip_reason(tc, reasons) for tc in skipped).most_common():
-        lines.append(f"SKIP {n} case(s): {reason}")
-    lines += conf.lines() if conf is not None else []
-    lines += undecided_lines(judged)
+        f.gaps.append(f"{len(gross)} grossly worse value(s) that no confirmation session "
+                      "decided")
+    failed = [k for k, v in f.kinds.items() if v in ("fail", "unfinished")]
+    skipped = [f.final[k] for k, v in f.kinds.items() if v == "skip"]
+    passed = sum(v == "pass" for v in f.kinds.values())
+    ran = sum(v in ("pass", "fail", "unfinished") and not f.final[k].get("fixture")
+              for k, v in f.kinds.items())
+    node = _node_lines(f)
+    if node.unconfirmed:
+        f.judged = _undecided_with_node(f.judged)
+    regressions = find_regressions([tc for k, tc in f.final.items() if f.kinds[k] != "pass"],
+                                   f.judged)
+    lines = node.lines + [r.line() for r in regressions if r.var != "reference"]
+    lines += _case_lines(f, failed, skipped)
+    lines += f.conf.lines() if f.conf is not None else []
+    lines += undecided_lines(f.judged)
     lines += previous_run_info(compare_rows(compare), max_slowdown)
-    few = baseline_samples.sessions_note(list(judged.values()))
-    if few:
-        lines.append(f"NOTE {few}")
-    if judgement is not None and judgement.control_note:
-        lines.append(f"NOTE {judgement.control_note}")
-    other = foreign_baseline(system)
-    if other:
-        lines.append(f"NOTE {other}")
-        gaps.append("baseline of another system")
+    lines += _note_lines(f)
     if not ran:
-        notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
-    ok = ran > 0 and not failed and not regressions and not node_fails and not load_fails
-    notes = notes + gaps             # missing or foreign evidence: never a plain PASS
-    counts = verdict.counts(list(judged.values()))
-    extra = (f" skipped={len(skipped)}" + (f" parts={len(good)}" if len(good) > 1 else "") +
-             (" node=slower" if node_fails else "") + (" node=loaded" if load_fails else "") +
-             (conf.text() if conf is not None else "") +
-             (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.IMPROVED]} "
-              f"improved, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.UNDECIDED]} "
-              f"undecided of {len(judged)}" if judged else "") +
-             (f" ({'; '.join(notes)})" if notes else ""))
+        f.notes.insert(0, "no case ran")      # all skipped: covered nothing, never a pass
+    ok = ran > 0 and not failed and not regressions and not node.node_fails \
+        and not node.load_fails
     outcome = ("UNFINISHED" if cut_short else "FAIL" if not ok else
-               "INCOMPLETE" if gaps else "PASS")
-    lines.append(f"ACCEPTANCE {system} {mode}: {outcome} {passed} passed, {len(failed)} failed "
-                 f"({len(regressions)} perf regressions) report={good[-1].path}{extra}")
-    return lines, {"UNFINISHED": 3, "FAIL": 1, "INCOMPLETE": 4, "PASS": 0}[outcome]
+               "INCOMPLETE" if f.gaps else "PASS")
+    lines.append(_acceptance_line(f, mode, outcome, passed, len(failed), len(regressions),
+                                  len(skipped), node))
+    return lines, EXIT_STATUS[outcome]
 
 
 def selected_values(judged: Judged) -> set[confirmation.ValueKey]:

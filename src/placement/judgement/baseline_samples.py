@@ -78,6 +78,10 @@ def leaf(case: Case, var: str) -> dict[str, Any] | None:
            "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
     if case.raw.get("contended") is True:
         out["contended"] = True     # judged by the verdict, never bounded for plain ReFrame
+    why = (case.raw.get("no_bound") or {}).get(var) if isinstance(case.raw.get("no_bound"),
+                                                                   dict) else None
+    if isinstance(why, str) and why:
+        out["no_bound"] = why       # the check's own word: states no bound fits
     return out
 
 
@@ -94,6 +98,8 @@ class Samples:
     higher_is_better: bool
     #: measured under a competing load (``contended: true``): no ReFrame bound is written
     contended: bool = False
+    #: why the check says no plain ReFrame bound fits this value (its states), or ""
+    no_bound: str = ""
 
     @property
     def runs(self) -> list[float]:
@@ -186,7 +192,11 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
     if not isinstance(v.get("contended", False), bool):
         raise PlacementError(f"{where}: {name}: contended {v['contended']!r} is not true or "
                              f"false; {accepted}; nothing was written")
-    return Samples(sessions, v["higher_is_better"], v.get("contended", False))
+    if not isinstance(v.get("no_bound", ""), str):
+        raise PlacementError(f"{where}: {name}: no_bound {v['no_bound']!r} is not a reason "
+                             f"(text); {accepted}; nothing was written")
+    return Samples(sessions, v["higher_is_better"], v.get("contended", False),
+                   v.get("no_bound", ""))
 
 
 @dataclass(frozen=True)

@@ -81,37 +81,28 @@ from typing import TypeVar
 import numpy as np
 from scipy import stats
 
-from . import moderation
+from . import moderation, node_shift
 from .intervals import entry_name
 from .moderation import Prior
+from .node_shift import MACHINE_EFFECT, NODE_ALPHA, NODE_AT_ONCE, NodeShift  # noqa: F401
+from .rules import value
 
 K = TypeVar("K")
 
+#: the constants chosen on sessions live in :mod:`.rules`, each with the sets it was chosen on
 #: family-wise level of a run's verdicts: an unchanged run calls anything regressed with
-#: at most this chance (19 of 20 unchanged runs pass)
-ALPHA = 0.05
+#: at most this chance under the model
+ALPHA = value("ALPHA")
 #: relative change of a value below which a site does not care (site setting).
-MIN_EFFECT = 0.03
-#: the node's common shift below which a whole-node change is not flagged (site setting).
-#: A baseline of one or two sessions has no node spread of its own to judge the shift by,
-#: so this size alone decides there: on this project's quiet 2-core machine the common
-#: shift of the finely printed values between sessions reached 6.1 % (faster) and 3.2 %
-#: (slower) against 1-3 baseline sessions (``tests/fixtures/aa-sessions/``); 7 % clears it.
-MACHINE_EFFECT = 0.07
-#: level at which the node's shift must stand out from the baseline's own sessions' shifts
-NODE_ALPHA = 0.01
+MIN_EFFECT = value("MIN_EFFECT")
 #: confidence of the equivalence interval (two one-sided 5 % tests).
 EQUIV_CONFIDENCE = 0.90
-#: the smallest change beyond every baseline session that is *gross* (site setting): a value
-#: that far off with tight launches is sent to a second session (module docstring). On the
-#: two-hour A/A set, with that confirmation, a lone value 40 % slower with launches within
-#: 2 % was found in 28 of 34 sessions at one baseline session (2 of 38 by the verdict alone)
-#: and 33 of 33 at two, and no more unchanged sessions failed on any of the three A/A sets
-#: (``benchmarks/regression_detection.py``)
-GROSS_EFFECT = 0.25
+#: the smallest change beyond every baseline session that is *gross*: a value that far off
+#: with tight launches is sent to a second session (module docstring)
+GROSS_EFFECT = value("GROSS_EFFECT")
 #: the widest launches a gross value may have: their spread within a session (the pooled
 #: standard deviation of their logs, about their CV) at most this
-GROSS_LAUNCHES = 0.02
+GROSS_LAUNCHES = value("GROSS_LAUNCHES")
 #: adaptive repeats: runs before the first verdict and the cap.
 MIN_RUNS, MAX_RUNS = 3, 10
 #: two-mode detection: the fewest runs, and the smallest share of runs in a mode.
@@ -228,71 +219,6 @@ class Verdict:
         why = f" {self.why}" if self.why else ""
         return (f"{self.outcome}{why}: median {self.ratio - 1:+.1%}{node} {ci}, {p}, "
                 f"{self.n_new} vs {base}{modes}{extra}")
-
-
-@dataclass(frozen=True)
-class NodeShift:
-    """The change most of a run's values share: the node, not the placement."""
-
-    #: median change of all values, log scale, slower positive
-    shift: float
-    values: int
-    #: values that moved the same way by at least half the shift (and the minimum effect)
-    moved: int
-    #: one-sided p of the shift among the baseline sessions' own shifts (None: < 3 sessions)
-    p: float | None
-    #: baseline sessions with a shift of their own
-    sessions: int
-    flagged: bool
-    #: the shift a node change needs (``machine_effect``)
-    threshold: float = MACHINE_EFFECT
-    #: the site's control value (``Test[keys].var``) whose change is the node's shift, when
-    #: the site chose one (:func:`judge_run`, ``control``); "" for the median of the values
-    control: str = ""
-
-    @property
-    def slower(self) -> bool:
-        return self.shift > 0
-
-    @property
-    def fails(self) -> bool:
-        """Whether this node line fails a run: flagged, and slower."""
-        return self.flagged and self.slower
-
-    @property
-    def percent(self) -> float:
-        """How much slower (positive) or faster the node is, as a fraction."""
-        return math.expm1(abs(self.shift))
-
-    def text(self) -> str:
-        """:meth:`line` when flagged, else the shift as information."""
-        if self.flagged:
-            return self.line()
-        if self.percent < self.threshold:
-            why = f"below the {self.threshold:.0%} a node change needs"
-        elif self.moved < self.values / 2 and not self.control:
-            why = f"only {self.moved} of {self.values} values moved with it"
-        else:
-            p = f"p={self.p:.2g}, " if self.p is not None else ""
-            why = (f"within the baseline's {self.sessions} sessions' own shifts "
-                   f"({p}a node change needs {NODE_ALPHA})")
-        by = f"by its control value {self.control}" if self.control else \
-            f"over {self.values} values"
-        return (f"node shift {math.copysign(self.percent, self.shift):+.1%} (slower positive) "
-                f"{by}, {why}: not a node change")
-
-    def line(self) -> str:
-        way = "slower" if self.slower else "faster"
-        stand = (f", p={self.p:.2g} among the baseline's {self.sessions} sessions' shifts"
-                 if self.p is not None else "")
-        cause = (": load, frequency or memory state" if self.slower
-                 else ": the baseline may have been recorded on a loaded node")
-        if self.control:
-            return (f"node {self.percent:.0%} {way} than its baseline by its control value "
-                    f"{self.control} ({self.moved} of {self.values} values moved with it)"
-                    f"{stand}{cause}")
-        return (f"node {self.percent:.0%} {way} than its baseline on {self.moved} of "
-                f"{self.values} values{stand}{cause}")
 
 
 @dataclass(frozen=True)
@@ -422,15 +348,217 @@ def _launch_var(v: _Value, w: float, m: int | None = None) -> float:
     return math.pi / 2 * w * (1 / m + 1 / (v.k * v.nbar))
 
 
-def _node_shifts(vals: list[_Value]) -> dict:
-    """Each baseline session's common shift: the median over values of its deviation."""
-    dev: dict = {}
-    for v in vals:
-        if v.k < 2:
-            continue
-        for sid, m in zip(v.ids, v.medians - v.medians.mean()):
-            dev.setdefault(sid, []).append(m)
-    return {sid: float(np.median(d)) for sid, d in dev.items() if len(d) >= MIN_VALUES}
+@dataclass
+class _Run:
+    """What a run's values share once prepared: each step of :func:`judge_run` reads it
+    and adds its part (the launches' spread, the node's shift, the sessions' prior)."""
+
+    series: Sequence[Series]
+    vals: list[_Value]
+    min_effect: float
+    selected_by: RunVerdict | None
+    control: int | None
+    #: each value's launch variance, moderated over the run, and the prior that did it
+    w: list[float] = field(default_factory=list)
+    w_prior: Prior | None = None
+    #: values printed finely (the node's shift and the prior are theirs), and the basis
+    #: the shift is taken over (the fine ones, or all when too few are fine)
+    fine: list[int] = field(default_factory=list)
+    basis: list[int] = field(default_factory=list)
+    #: each baseline session's common shift, by session id
+    shifts: dict = field(default_factory=dict)
+    #: the run's common shift (log, slower positive), each value's change with and without it
+    c: float = 0.0
+    d_raw: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    d_own: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: each value's session spread (k >= 2), its floor, the trend covariate
+    s2: list[float] = field(default_factory=list)
+    floors: list[float] = field(default_factory=list)
+    xs: list[float] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.vals)
+
+
+def _launch_spread(r: _Run) -> None:
+    """Each value's launch variance within a session, moderated over the run's values (a
+    confirmation session takes the run's it confirms)."""
+    vals = r.vals
+    if r.selected_by is not None:
+        r.w_prior = r.selected_by.launch_prior
+    elif r.n >= MIN_VALUES and sum(v.dfw > 0 and v.w > 0 for v in vals) >= MIN_VALUES:
+        r.w_prior = moderation.fit([v.w for v in vals], [max(v.dfw, 1) for v in vals],
+                                   "launches")
+    r.w = [moderation.squeeze(v.w, v.dfw, r.w_prior) if r.w_prior and v.dfw > 0 else v.w
+           for v in vals]
+
+
+def _basis(r: _Run) -> None:
+    """The values the node's shift is taken over: those printed finely (NPB's 0.02 s in
+    steps of 0.01 s repeats the same medians, whose exact zeros would pin the shift at 0),
+    never the control value itself."""
+    if r.control is not None and not 0 <= r.control < r.n:
+        raise ValueError(f"control value {r.control} is not one of the {r.n} values")
+    r.fine = [i for i, v in enumerate(r.vals)
+              if not _coarse(v, r.min_effect) and i != r.control]
+    r.basis = r.fine if len(r.fine) >= MIN_VALUES else \
+        [i for i in range(r.n) if i != r.control]
+
+
+def _common_shift(r: _Run) -> None:
+    """The baseline sessions' own shifts, then the new session's (``c``), and each value's
+    change with it (``d_raw``) and beyond it (``d_own``)."""
+    vals = r.vals
+    if r.selected_by is not None:
+        r.shifts = dict(r.selected_by.shifts)
+    elif r.control is not None:
+        cv_ = vals[r.control]
+        r.shifts = dict(zip(cv_.ids, (float(m) for m in cv_.medians - cv_.medians.mean()))) \
+            if cv_.k >= 2 else {}
+    elif r.n >= MIN_VALUES:
+        base = [vals[i] for i in r.basis]
+        r.shifts = node_shift.session_shifts([v.ids for v in base],
+                                             [v.medians - v.medians.mean() for v in base],
+                                             MIN_VALUES)
+    resid = [np.array([m - r.shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
+             for v in vals]
+    r.d_raw = np.array([v.a - v.medians.mean() for v in vals])
+    if r.selected_by is not None:
+        r.c = r.selected_by.node.shift if r.selected_by.node is not None else 0.0
+    elif r.control is not None:
+        r.c = float(r.d_raw[r.control])
+    else:
+        r.c = float(np.median(r.d_raw[r.basis])) if r.n >= MIN_VALUES else 0.0
+    r.d_own = np.array([v.a - r.c - rm.mean() for v, rm in zip(vals, resid)])
+    # each value's session spread (k >= 2), floored at what its launches alone give (a
+    # value printed coarsely also carries its rounding: NPB's identical 0.02 s medians
+    # would otherwise claim no spread at all and wreck the prior's fit)
+    r.floors = [math.pi / 2 * wi / v.nbar + v.rounding for v, wi in zip(vals, r.w)]
+    r.s2 = [float(np.var(rm, ddof=1)) + v.rounding if v.k >= 2 else 0.0
+            for v, rm in zip(vals, resid)]
+    r.xs = [covariate(wi) for wi in r.w]
+
+
+def _session_prior(r: _Run) -> Prior | None:
+    """The session-spread prior fitted on the values printed finely (a coarse value's
+    spread is its printing step), its scale following each value's launch spread
+    (limma-trend): from the baseline's sessions with two or more, else from the run's own
+    differences after the node's shift (one draw each); None when neither fits."""
+    multi = [i for i in r.fine if r.vals[i].k >= 2]
+    if len(multi) >= MIN_VALUES:
+        return moderation.fit([r.s2[i] for i in multi], [r.vals[i].k - 1 for i in multi],
+                              "baseline", x=[r.xs[i] for i in multi])
+    if len(r.fine) >= MIN_VALUES:
+        return moderation.fit([r.d_own[i] ** 2 / 2 + r.vals[i].rounding for i in r.fine], 1,
+                              "run", x=[r.xs[i] for i in r.fine])
+    return None
+
+
+def _node(r: _Run, machine_effect: float) -> tuple[NodeShift | None, float]:
+    """The node line (:mod:`.node_shift`) and the variance the baseline sessions' shifts add
+    to each value's change; none for a confirmation session or too few values."""
+    if not (r.n >= MIN_VALUES or r.control is not None) or r.selected_by is not None \
+            or not r.basis:
+        return None, 0.0
+    p, var_c = node_shift.tested_against(r.c, r.shifts)
+    moved = node_shift.moved_with(r.c, r.d_raw[r.basis], r.min_effect)
+    flag = node_shift.flagged(r.c, moved, len(r.basis), p, r.control is not None,
+                              machine_effect)
+    return NodeShift(r.c, len(r.basis), moved, p, len(r.shifts), flag, machine_effect,
+                     entry_name(r.series[r.control].key) if r.control is not None else ""), \
+        var_c
+
+
+@dataclass
+class _Tests:
+    """A run's one-sided tests: beyond the node's shift, and with it on a flagged node."""
+
+    var: np.ndarray
+    df: np.ndarray
+    p_worse: np.ndarray
+    p_better: np.ndarray
+    q_worse: np.ndarray
+    q_better: np.ndarray
+    #: with the node's shift included (only on a flagged node): spread, df, p and q
+    sd_tot: np.ndarray
+    df_tot: np.ndarray
+    p_tot: np.ndarray | None = None
+    q_tot: np.ndarray | None = None
+
+
+def _tests(r: _Run, pr: Prior, prior: Prior | None, node: NodeShift | None,
+           var_c: float) -> _Tests:
+    """Each value's change tested beyond the node's shift; on a flagged node also with it.
+
+    The run's own differences are draws of the no-change spread only while the node did
+    not change: a load slows values unequally and widens them, so on a flagged node the
+    values that moved with it are judged by the spread a session normally has (the prior
+    passed in, else the default)."""
+    var, df = _variances(r.vals, r.w, r.s2, r.floors, r.xs, pr)
+    sd = np.sqrt(var)
+    p_worse = stats.t.sf(r.d_own / sd, df)
+    p_better = stats.t.cdf(r.d_own / sd, df)
+    t = _Tests(var, df, p_worse, p_better, _bh(p_worse), _bh(p_better),
+               np.sqrt(var + var_c), df)
+    if node is not None and node.flagged:
+        if pr.source == "run":
+            var_n, t.df_tot = _variances(r.vals, r.w, r.s2, r.floors, r.xs,
+                                         prior or DEFAULT_PRIOR)
+            t.sd_tot = np.sqrt(var_n + var_c)
+        t.p_tot = (stats.t.sf(r.d_raw / t.sd_tot, t.df_tot) if node.slower
+                   else stats.t.cdf(r.d_raw / t.sd_tot, t.df_tot))
+        t.q_tot = _bh(t.p_tot)
+    return t
+
+
+def _outcome(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
+             t_half: float) -> tuple[str, str, float | None, float | None]:
+    """One value's outcome, why, and the p and q that decided it (None: undecided)."""
+    eff = math.log1p(r.min_effect)
+    d_own, d_raw = r.d_own[i], r.d_raw[i]
+    with_node = node is not None and node.flagged
+    if t.q_worse[i] <= alpha and d_own >= eff:
+        return REGRESSED, "", t.p_worse[i], t.q_worse[i]
+    if with_node and node.slower and t.q_tot[i] <= alpha and d_raw >= eff:
+        return REGRESSED, "with the node", t.p_tot[i], t.q_tot[i]
+    if t.q_better[i] <= alpha and -d_own >= eff:
+        return IMPROVED, "", t.p_better[i], t.q_better[i]
+    if with_node and not node.slower and t.q_tot[i] <= alpha and -d_raw >= eff:
+        return IMPROVED, "with the node", t.p_tot[i], t.q_tot[i]
+    if abs(d_raw) + t_half * t.sd_tot[i] < eff:
+        return UNCHANGED, "", None, None
+    return UNDECIDED, "", None, None
+
+
+def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
+             prone: Collection[int]) -> Verdict:
+    """One value's verdict: its outcome, interval, detectable change and gross mark."""
+    v, s = r.vals[i], r.series[i]
+    t_half = float(stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, t.df_tot[i]))
+    outcome, why, p_dec, q_dec = _outcome(i, r, t, node, alpha, t_half)
+    p2 = float(min(1.0, 2 * min(t.p_worse[i], t.p_better[i])))
+    # (clipped: with a heavy-tailed t the interval can run past any float)
+    lo, hi = (float(np.clip(r.d_raw[i] + z * t_half * t.sd_tot[i], -50, 50)) for z in (-1, 1))
+    nat = sorted((math.exp(v.sign * lo), math.exp(v.sign * hi)))
+    raw_new = np.exp(v.sign * v.new)
+    cv = float(np.std(raw_new, ddof=1) / np.mean(raw_new)) if v.n_new > 1 else 0.0
+    t_lone = float(stats.t.ppf(1 - alpha / r.n, t.df[i]))
+    # the gross rule's level: the run's values, a confirmation's those of the run it confirms
+    n_gross = len(r.selected_by.verdicts) if r.selected_by is not None else r.n
+    w_df = r.w_prior.df if r.w_prior is not None else 0.0
+    never_gross = outcome == REGRESSED or i in prone or i == r.control or \
+        _coarse(v, r.min_effect)
+    return Verdict(
+        outcome, p2 if p_dec is None else float(p_dec), math.exp(v.sign * r.d_raw[i]),
+        (nat[0], nat[1]), v.n_new, v.n_base, s.higher_is_better, r.min_effect,
+        sessions=v.k, df=float(t.df[i]), node_ratio=math.exp(v.sign * r.c),
+        own_ratio=math.exp(v.sign * r.d_own[i]),
+        detectable=max(r.min_effect, math.expm1(min(t_lone * math.sqrt(t.var[i]), 50.0))),
+        modes=two_modes(raw_new, r.min_effect),
+        q=float(t.q_worse[i] if q_dec is None else q_dec),
+        spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why,
+        gross=None if never_gross else gross_change(v, r.c, r.w[i], w_df, alpha / n_gross))
 
 
 def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
@@ -444,9 +572,9 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     reference build: a case the placement under test does not touch, run beside the
     others). Its change is then the node's shift, and each baseline session's shift is
     its deviation in that session, instead of the median over the values; the node is
-    flagged on its shift alone (at least ``machine_effect``, standing out from its own
-    sessions with three or more), however many values moved with it. The control is
-    left out of the run's own prior (its change beyond itself is zero by construction).
+    flagged on its shift alone (:func:`placement.judgement.node_shift.flagged`), however
+    many values moved with it. The control is left out of the run's own prior (its change
+    beyond itself is zero by construction).
 
     ``prior``: the session-spread prior to use when the run cannot fit one
     (one value, as the adaptive loop inside a job asks); by default fitted.
@@ -456,151 +584,25 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     their own differences are no sample of the no-change spread, and a handful
     of them has no common shift: the priors (sessions' and launches' spread), the
     node's shift and the baseline sessions' shifts are the selecting run's, fitted
-    on all its values, and
-    Benjamini-Hochberg runs over the selected values alone (the family this
-    session tests). No node line is drawn from a confirmation.
+    on all its values, and Benjamini-Hochberg runs over the selected values alone (the
+    family this session tests). No node line is drawn from a confirmation.
 
     ``prone``: the indices of values with states (:func:`state_prone`), never gross.
     """
-    vals = [_prepare(s) for s in series]
-    n = len(vals)
-    if n == 0:
+    r = _Run(series, [_prepare(s) for s in series], min_effect, selected_by, control)
+    if r.n == 0:
         return RunVerdict([], None, None)
-    notes = []
-    # launches' spread within a session, moderated over the values
-    w_prior = None
-    if selected_by is not None:
-        w_prior = selected_by.launch_prior
-    elif n >= MIN_VALUES and sum(v.dfw > 0 and v.w > 0 for v in vals) >= MIN_VALUES:
-        w_prior = moderation.fit([v.w for v in vals], [max(v.dfw, 1) for v in vals], "launches")
-    w = [moderation.squeeze(v.w, v.dfw, w_prior) if w_prior and v.dfw > 0 else v.w
-         for v in vals]
-    # values printed coarsely (NPB's 0.02 s in steps of 0.01 s) repeat the same medians:
-    # their exact zeros would pin the node's shift at 0, so the finely printed values give it
-    if control is not None and not 0 <= control < n:
-        raise ValueError(f"control value {control} is not one of the {n} values")
-    fine = [i for i, v in enumerate(vals) if not _coarse(v, min_effect) and i != control]
-    basis = fine if len(fine) >= MIN_VALUES else [i for i in range(n) if i != control]
-    # the node's common shift: baseline sessions' own, then the new session's
-    if selected_by is not None:
-        shifts = dict(selected_by.shifts)
-    elif control is not None:
-        cv_ = vals[control]
-        shifts = dict(zip(cv_.ids, (float(m) for m in cv_.medians - cv_.medians.mean()))) \
-            if cv_.k >= 2 else {}
-    else:
-        shifts = _node_shifts([vals[i] for i in basis]) if n >= MIN_VALUES else {}
-    resid_meds = [np.array([m - shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
-                  for v in vals]
-    d_raw = np.array([v.a - v.medians.mean() for v in vals])
-    if selected_by is not None:
-        c = selected_by.node.shift if selected_by.node is not None else 0.0
-    elif control is not None:
-        c = float(d_raw[control])
-    else:
-        c = float(np.median(d_raw[basis])) if n >= MIN_VALUES else 0.0
-    d_own = np.array([v.a - c - rm.mean() for v, rm in zip(vals, resid_meds)])
-    # each value's session spread (k >= 2), floored at what its launches alone give
-    floors = [math.pi / 2 * wi / v.nbar + v.rounding for v, wi in zip(vals, w)]
-    # (a value printed coarsely also carries its rounding: NPB's identical 0.02 s medians
-    # would otherwise claim no spread at all and wreck the prior's fit)
-    s2 = [float(np.var(rm, ddof=1)) + v.rounding if v.k >= 2 else 0.0
-          for v, rm in zip(vals, resid_meds)]
-    # the prior is fitted on the values printed finely: a coarse value's spread is its
-    # printing step, which says nothing of the others'
-    multi = [i for i in fine if vals[i].k >= 2]
-    # the prior's scale follows each value's launch spread (limma-trend)
-    xs = [covariate(wi) for wi in w]
-    fitted = None
-    if selected_by is not None:
-        prior = selected_by.prior or prior
-    elif len(multi) >= MIN_VALUES:
-        fitted = moderation.fit([s2[i] for i in multi], [vals[i].k - 1 for i in multi],
-                                "baseline", x=[xs[i] for i in multi])
-    elif len(fine) >= MIN_VALUES:
-        # one session: the run's own differences, after the node's shift, one draw each
-        fitted = moderation.fit([d_own[i] ** 2 / 2 + vals[i].rounding for i in fine], 1,
-                                "run", x=[xs[i] for i in fine])
-    pr = fitted or prior or DEFAULT_PRIOR
-    # the node's shift, judged against the baseline sessions' own shifts
-    node = None
-    var_c = 0.0
-    if (n >= MIN_VALUES or control is not None) and selected_by is None and basis:
-        ks = len(shifts)
-        p_node = None
-        if ks >= 3:
-            sd = float(np.std(list(shifts.values()), ddof=1)) * math.sqrt(1 + 1 / ks)
-            mean = float(np.mean(list(shifts.values())))
-            p_node = float(stats.t.sf(abs(c - mean) / sd, ks - 1)) if sd > 0 else 0.0
-            var_c = sd * sd
-        half = max(abs(c) / 2, math.log1p(min_effect))
-        db = d_raw[basis]
-        moved = int(np.sum((np.sign(db) == np.sign(c)) & (np.abs(db) >= half)))
-        flagged = (abs(c) >= math.log1p(machine_effect)
-                   and (moved >= len(basis) / 2 or control is not None)
-                   and (p_node is None or p_node <= NODE_ALPHA))
-        node = NodeShift(c, len(basis), moved, p_node, ks, flagged, machine_effect,
-                         entry_name(series[control].key) if control is not None else "")
-    var, df = _variances(vals, w, s2, floors, xs, pr)
-    sd = np.sqrt(var)
-    p_worse = stats.t.sf(d_own / sd, df)
-    p_better = stats.t.cdf(d_own / sd, df)
-    q_worse = _bh(p_worse)
-    q_better = _bh(p_better)
-    # on a node flagged slower (faster), the values that moved with it are judged with the
-    # shift included too: regressed (improved) with the node
-    with_node = node is not None and node.flagged
-    sd_tot, df_tot = np.sqrt(var + var_c), df
-    if with_node:
-        if pr.source == "run":
-            # the run's own differences are draws of the no-change spread only while the
-            # node did not change: a load slows values unequally and widens them, so the
-            # values that moved with a flagged node are judged by the spread a session
-            # normally has (the prior passed in, else the default)
-            var_n, df_tot = _variances(vals, w, s2, floors, xs, prior or DEFAULT_PRIOR)
-            sd_tot = np.sqrt(var_n + var_c)
-        p_tot = (stats.t.sf(d_raw / sd_tot, df_tot) if node.slower
-                 else stats.t.cdf(d_raw / sd_tot, df_tot))
-        q_tot = _bh(p_tot)
-    eff = math.log1p(min_effect)
-    t_half = stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, df_tot)
-    t_lone = stats.t.ppf(1 - alpha / n, df)
-    # the gross rule's level: the run's values, a confirmation's those of the run it confirms
-    n_gross = len(selected_by.verdicts) if selected_by is not None else n
-    w_df = w_prior.df if w_prior is not None else 0.0
-    out = []
-    for i, (s, v) in enumerate(zip(series, vals)):
-        outcome, why, p_dec, q_dec = UNDECIDED, "", None, None
-        if q_worse[i] <= alpha and d_own[i] >= eff:
-            outcome, p_dec, q_dec = REGRESSED, p_worse[i], q_worse[i]
-        elif with_node and node.slower and q_tot[i] <= alpha and d_raw[i] >= eff:
-            outcome, why, p_dec, q_dec = REGRESSED, "with the node", p_tot[i], q_tot[i]
-        elif q_better[i] <= alpha and -d_own[i] >= eff:
-            outcome, p_dec, q_dec = IMPROVED, p_better[i], q_better[i]
-        elif with_node and not node.slower and q_tot[i] <= alpha and -d_raw[i] >= eff:
-            outcome, why, p_dec, q_dec = IMPROVED, "with the node", p_tot[i], q_tot[i]
-        elif abs(d_raw[i]) + t_half[i] * sd_tot[i] < eff:
-            outcome = UNCHANGED
-        p2 = float(min(1.0, 2 * min(p_worse[i], p_better[i])))
-        # (clipped: with a heavy-tailed t the interval can run past any float)
-        lo, hi = (float(np.clip(d_raw[i] + z * t_half[i] * sd_tot[i], -50, 50)) for z in (-1, 1))
-        nat = sorted((math.exp(v.sign * lo), math.exp(v.sign * hi)))
-        raw_new = np.exp(v.sign * v.new)
-        cv = float(np.std(raw_new, ddof=1) / np.mean(raw_new)) if v.n_new > 1 else 0.0
-        out.append(Verdict(
-            outcome, p2 if p_dec is None else float(p_dec), math.exp(v.sign * d_raw[i]),
-            (nat[0], nat[1]), v.n_new, v.n_base, s.higher_is_better, min_effect,
-            sessions=v.k, df=float(df[i]), node_ratio=math.exp(v.sign * c),
-            own_ratio=math.exp(v.sign * d_own[i]),
-            detectable=max(min_effect, math.expm1(min(float(t_lone[i] * sd[i]), 50.0))),
-            modes=two_modes(raw_new, min_effect),
-            q=float(q_worse[i] if q_dec is None else q_dec),
-            spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why,
-            gross=None if outcome == REGRESSED or i in prone or i == control
-            or _coarse(v, min_effect) else gross_change(v, c, w[i], w_df, alpha / n_gross)))
-    if fitted is None and n >= 1 and selected_by is None:
-        notes.append(f"too few values to fit a session-spread prior: {pr.text()}")
-    return RunVerdict(out, node, pr, notes, shifts, w_prior)
+    _launch_spread(r)
+    _basis(r)
+    _common_shift(r)
+    fitted = None if selected_by is not None else _session_prior(r)
+    pr = (selected_by.prior if selected_by is not None else fitted) or prior or DEFAULT_PRIOR
+    node, var_c = _node(r, machine_effect)
+    t = _tests(r, pr, prior, node, var_c)
+    out = [_verdict(i, r, t, node, alpha, prone) for i in range(r.n)]
+    notes = [] if fitted is not None or selected_by is not None else \
+        [f"too few values to fit a session-spread prior: {pr.text()}"]
+    return RunVerdict(out, node, pr, notes, r.shifts, r.w_prior)
 
 
 def gross_change(v: _Value, c: float, w: float, w_df: float, level: float) -> float | None:
@@ -742,7 +744,7 @@ def _launch_share(runs, sessions, higher_is_better: bool, prior: Prior | None) -
 #: the widest bound a reference file gives ReFrame: a value twice as slow always fails
 #: (a node twice as slow fails about half its values; on a shared 2-core machine single
 #: values of an unchanged rerun moved by x1.9, so a tighter cap fails unchanged runs)
-REF_CAP = 2.0
+REF_CAP = value("REF_CAP")
 
 
 def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
@@ -772,7 +774,7 @@ def state_prone(sessions: Mapping[K, Sequence[Sequence[float]]],
 #: state between sessions) failed 4 and 5 of 20 unchanged sessions on the two-hour A/A set
 #: with 3 and 5 baseline sessions; at 0.1 % 0 and 1, and a node twice as slow still failed
 #: every session of that set (``docs/reference/benchmarks.md``)
-REF_ALPHA = 0.001
+REF_ALPHA = value("REF_ALPHA")
 
 
 def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,

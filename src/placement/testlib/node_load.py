@@ -24,7 +24,7 @@ import re
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import performance_function, run_before
+from reframe.core.builtins import performance_function, run_before, variable
 
 #: the job's line: the clock in ns and the PSI ``some`` line, empty without PSI
 READ = 'echo "cpu_pressure at_ns=$(date +%s%N) $(grep -s ^some /proc/pressure/cpu)"'
@@ -43,13 +43,35 @@ def waited_share(found: list[tuple[int, int]]) -> float:
     return min(1.0, max(0.0, (w1 - w0) * 1000 / (t1 - t0)))
 
 
+def own_waits(check) -> str:
+    """Why a case's own work makes its tasks wait for a CPU, or ``""``: a background load of
+    its own (``load``), more threads than the node has PUs, or ranks polling beside ReFrame
+    on too few CPUs (``contended``). Its ``cpu_wait`` is then the case's design, not other
+    work on the node, and the node's load line leaves it out."""
+    load = getattr(check, 'load', 0) or 0
+    if load > 0:
+        return f'its own background load ({load} busy thread(s) per thread measured)'
+    threads = getattr(check, 'num_threads', 0) or 0
+    pus = getattr(check, 'topology_pus', 0) or 0
+    if pus and threads > pus:
+        return f'{threads} threads on {pus} PUs'
+    if getattr(check, 'contended', False):
+        return 'its ranks poll beside ReFrame on too few CPUs'
+    return ''
+
+
 class NodeLoadMixin(rfm.RegressionTestPlugin):
     """Reads the node's CPU pressure before and after the job's launches: ``cpu_wait``."""
+
+    #: Why this case's own work waits for CPUs (:func:`own_waits`); empty when it does not.
+    #: The node's load line (:mod:`placement.judgement.node_load`) leaves such cases out.
+    waits_by_design = variable(str, value='')
 
     @run_before('run', always_last=True)
     def read_cpu_pressure(self):
         self.prerun_cmds = [READ] + list(self.prerun_cmds)
         self.postrun_cmds = list(self.postrun_cmds) + [READ]
+        self.waits_by_design = own_waits(self)
 
     @performance_function('%')
     def cpu_wait(self):

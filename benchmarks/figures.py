@@ -1,0 +1,109 @@
+"""The verdict's figures as the README and ``docs/reference/benchmarks.md`` print them, drawn
+from the committed ``benchmarks/results/regression_detection.json`` alone, so that the
+pages cannot drift from what the benchmark measured.
+
+    python benchmarks/figures.py            # print the table
+    python benchmarks/figures.py --write    # rewrite the marked blocks of both pages
+
+``tests/test_figures.py`` holds the pages to this rendering.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "regression_detection.json"
+PAGES = (ROOT / "README.md", ROOT / "docs" / "reference" / "benchmarks.md")
+BEGIN, END = "<!-- verdict-figures: benchmarks/figures.py -->", "<!-- /verdict-figures -->"
+
+ROLE = {"tuning": "tuning (in-sample: the rules were chosen on it)",
+        "validation": "validation (recorded after the rules were fixed)"}
+
+
+def _by_size(r: dict, cell) -> str:
+    """One cell per baseline size, ``1: x, 2: y``; ``-`` where nothing was measured."""
+    parts = []
+    for k, res in r["by_baseline_sessions"].items():
+        c = res.get("confirmed")
+        if c:
+            parts.append(f"{k}: {cell(c)}")
+    return ", ".join(parts) or "-"
+
+
+def _lone(r: dict) -> str:
+    c = r["by_baseline_sessions"].get("1", {}).get("confirmed")
+    if not c:
+        return "-"
+    t4 = c["lone_tight_launches"].get("1.40")
+    every = c["lone"].get("1.40", {})
+    n_all = sum(x["n"] for x in every.values())
+    f_all = sum(x["either"] for x in every.values())
+    tight = f"{t4['either']}/{t4['n']}" if t4 else "none tight"
+    return f"{tight} (all values: {f_all}/{n_all})"
+
+
+def _load(ll: dict | None) -> str:
+    if not ll or not ll["measured"]:
+        return "not measured"
+    return f"{ll['flagged']}/{ll['measured']}"
+
+
+def table(data: dict) -> list[str]:
+    """The verdict's figures per set: validation sets first, tuning sets labelled in-sample.
+
+    Every count is sessions failed (with the confirmation session, as the acceptance run
+    does) over sessions judged, per baseline size (``1: 0/6`` is one baseline session)."""
+    head = ["| set | role | sessions | unchanged reruns: acceptance line failed | unchanged "
+            "reruns: plain `reframe -r` failed | node 2x slower: failed | lone +40%, launches "
+            "within 2%, one baseline session: found | load line on unchanged / hog sessions |",
+            "|---|---|---|---|---|---|---|---|"]
+    rows = []
+    sets = data["sets"]
+    order = sorted(sets, key=lambda n: (sets[n]["role"] != "validation", n))
+    for name in order:
+        r = sets[name]
+        rows.append(
+            f"| `{name}`: {r['what']} | {ROLE.get(r['role'], r['role'])} | {r['sessions']} | "
+            + _by_size(r, lambda c: f"{c['aa']['failed']}/{c['pairs']}") + " | "
+            + _by_size(r, lambda c: f"{c['aa']['plain_failed']}/{c['pairs']}") + " | "
+            + _by_size(r, lambda c: f"{c['all_at_once']['2.00']['failed']}/{c['pairs']}")
+            + f" | {_lone(r)} | {_load(r['load_line'])} / {_load(r.get('hog_load_line'))} |")
+    goals = [f"- {'met' if g['met'] else 'MISSED'}: {g['goal']}" for g in data["goals"]]
+    return [BEGIN, f"Rules fixed {data['rules_fixed']}.", ""] + head + rows + \
+        ["", "Goals, judged on the validation sets only:", ""] + \
+        (goals or ["- no validation set yet"]) + [END]
+
+
+def rendered(page: str, block: list[str]) -> str:
+    """``page`` with its marked block replaced by ``block``."""
+    a, b = page.index(BEGIN), page.index(END) + len(END)
+    return page[:a] + "\n".join(block) + page[b:]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true", help="rewrite the pages' marked blocks")
+    args = ap.parse_args(argv)
+    block = table(json.loads(RESULTS.read_text()))
+    if not args.write:
+        print("\n".join(block))
+        return 0
+    for page in PAGES:
+        text = page.read_text()
+        if BEGIN not in text or END not in text:
+            print(f"{page}: no {BEGIN} ... {END} block", file=sys.stderr)
+            return 2
+        tmp = page.with_suffix(".tmp")
+        tmp.write_text(rendered(text, block))
+        os.replace(tmp, page)
+        print(f"wrote {page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""The node's common shift: the change most of a run's values share (the node, not the placement).
+
+A run is judged against baseline sessions of the same node. When most values moved
+together, the node changed (a load, its frequency, its memory state), and that is said
+once instead of as a hundred regressions. Whether a shift of a given size is news
+depends on how far the node's shift moves between unchanged sessions, and only a
+baseline of three or more sessions knows that: there the shift must stand out from the
+baseline sessions' own shifts (Student's t, :data:`NODE_ALPHA`) and reach
+:data:`MACHINE_EFFECT`. One or two sessions know nothing of it: unchanged sessions of
+the tuning sets moved by up to +35% on a machine shared with other work, so there only
+a shift of :data:`NODE_AT_ONCE` fails a run (as it does at any size); a smaller one is
+said in a note that names what one session cannot call and what to do.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .rules import value
+
+#: the node's common shift below which no whole-node change is flagged (:mod:`.rules`)
+MACHINE_EFFECT = value("MACHINE_EFFECT")
+#: level at which the node's shift must stand out from the baseline's own sessions' shifts
+NODE_ALPHA = value("NODE_ALPHA")
+#: a common shift that fails a run at any baseline size (:mod:`.rules`)
+NODE_AT_ONCE = value("NODE_AT_ONCE")
+#: baseline sessions with a shift of their own that the shift is tested against
+TESTED_SESSIONS = 3
+
+
+@dataclass(frozen=True)
+class NodeShift:
+    """The change most of a run's values share: the node, not the placement."""
+
+    #: median change of all values, log scale, slower positive
+    shift: float
+    values: int
+    #: values that moved the same way by at least half the shift (and the minimum effect)
+    moved: int
+    #: one-sided p of the shift among the baseline sessions' own shifts (None: < 3 sessions)
+    p: float | None
+    #: baseline sessions with a shift of their own
+    sessions: int
+    flagged: bool
+    #: the shift a node change needs (``machine_effect``)
+    threshold: float = MACHINE_EFFECT
+    #: the site's control value (``Test[keys].var``) whose change is the node's shift, when
+    #: the site chose one; "" for the median of the values
+    control: str = ""
+
+    @property
+    def slower(self) -> bool:
+        return self.shift > 0
+
+    @property
+    def fails(self) -> bool:
+        """Whether this node line fails a run: flagged, and slower."""
+        return self.flagged and self.slower
+
+    @property
+    def at_once(self) -> bool:
+        """A shift so large that it fails without a confirmation session
+        (:data:`NODE_AT_ONCE`): a node line below it that no second session confirmed
+        leaves the run incomplete, never failed."""
+        return self.fails and self.percent >= NODE_AT_ONCE
+
+    @property
+    def percent(self) -> float:
+        """How much slower (positive) or faster the node is, as a fraction."""
+        return math.expm1(abs(self.shift))
+
+    @property
+    def untested(self) -> bool:
+        """A shift of at least the machine effect that this baseline cannot test: fewer
+        than :data:`TESTED_SESSIONS` sessions, below :data:`NODE_AT_ONCE`."""
+        return (not self.flagged and self.p is None and self.percent >= self.threshold
+                and (self.moved >= self.values / 2 or bool(self.control)))
+
+    def text(self) -> str:
+        """:meth:`line` when flagged, else the shift as information."""
+        if self.flagged:
+            return self.line()
+        if self.percent < self.threshold:
+            why = f"below the {self.threshold:.0%} a node change needs"
+        elif self.moved < self.values / 2 and not self.control:
+            why = f"only {self.moved} of {self.values} values moved with it"
+        elif self.untested:
+            why = self.few_sessions()
+        else:
+            p = f"p={self.p:.2g}, " if self.p is not None else ""
+            why = (f"within the baseline's {self.sessions} sessions' own shifts "
+                   f"({p}a node change needs {NODE_ALPHA})")
+        by = f"by its control value {self.control}" if self.control else \
+            f"over {self.values} values"
+        return (f"node shift {math.copysign(self.percent, self.shift):+.1%} (slower positive) "
+                f"{by}, {why}: not a node change")
+
+    def few_sessions(self) -> str:
+        """What a baseline of one or two sessions can and cannot call of the node."""
+        n = "one baseline session" if self.sessions < 2 else f"{self.sessions} baseline sessions"
+        return (f"{n} cannot tell a shift under {NODE_AT_ONCE:.0%} from the node's ordinary "
+                f"variation between sessions (unchanged sessions moved by up to +35% on a "
+                f"shared machine); record {TESTED_SESSIONS} or more "
+                "(`placement baseline record --add --from latest` after unchanged runs) to "
+                "judge smaller shifts")
+
+    def line(self) -> str:
+        way = "slower" if self.slower else "faster"
+        stand = (f", p={self.p:.2g} among the baseline's {self.sessions} sessions' shifts"
+                 if self.p is not None else "")
+        cause = (": load, frequency or memory state" if self.slower
+                 else ": the baseline may have been recorded on a loaded node")
+        if self.control:
+            return (f"node {self.percent:.0%} {way} than its baseline by its control value "
+                    f"{self.control} ({self.moved} of {self.values} values moved with it)"
+                    f"{stand}{cause}")
+        return (f"node {self.percent:.0%} {way} than its baseline on {self.moved} of "
+                f"{self.values} values{stand}{cause}")
+
+
+def session_shifts(ids: list[list], devs: list[np.ndarray], min_values: int) -> dict:
+    """Each baseline session's common shift: the median over values of its deviation from
+    the value's mean over the sessions (``ids``/``devs`` per value, values with two or
+    more sessions); sessions with fewer than ``min_values`` values have none."""
+    dev: dict = {}
+    for sids, d in zip(ids, devs):
+        if len(sids) < 2:
+            continue
+        for sid, m in zip(sids, d):
+            dev.setdefault(sid, []).append(m)
+    return {sid: float(np.median(d)) for sid, d in dev.items() if len(d) >= min_values}
+
+
+def tested_against(c: float, shifts: dict) -> tuple[float | None, float]:
+    """One-sided p of the shift ``c`` among the baseline sessions' own ``shifts`` (a
+    prediction interval: Student's t with ``k - 1`` degrees of freedom), and the variance
+    their spread adds to each value's change; ``(None, 0)`` below
+    :data:`TESTED_SESSIONS` sessions."""
+    ks = len(shifts)
+    if ks < TESTED_SESSIONS:
+        return None, 0.0
+    vals = list(shifts.values())
+    sd = float(np.std(vals, ddof=1)) * math.sqrt(1 + 1 / ks)
+    if sd <= 0:
+        return 0.0, 0.0
+    return float(stats.t.sf(abs(c - float(np.mean(vals))) / sd, ks - 1)), sd * sd
+
+
+def flagged(c: float, moved: int, values: int, p: float | None, by_control: bool,
+            machine_effect: float = MACHINE_EFFECT) -> bool:
+    """Whether a common shift ``c`` (log) is a node change: most values moved with it (or
+    a control value gives it), and it is either at least :data:`NODE_AT_ONCE`, or at least
+    ``machine_effect`` and standing out from three or more baseline sessions' own shifts."""
+    together = moved >= values / 2 or by_control
+    size = math.expm1(abs(c))
+    tested = p is not None and p <= NODE_ALPHA and size >= machine_effect
+    return together and (size >= NODE_AT_ONCE or tested)
+
+
+def moved_with(c: float, d: np.ndarray, min_effect: float) -> int:
+    """Values that moved the way of the shift ``c`` by at least half of it (and at least
+    the minimum effect)."""
+    half = max(abs(c) / 2, math.log1p(min_effect))
+    return int(np.sum((np.sign(d) == np.sign(c)) & (np.abs(d) >= half)))

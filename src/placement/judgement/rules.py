@@ -1,0 +1,96 @@
+"""Every constant of the verdict, with the sessions it was chosen on.
+
+A rule chosen on a set of sessions fits those sessions: its false alarms and
+power measured on the same set are *in-sample* and flatter it. So each
+constant below names the sets it was chosen on (:data:`TUNING_SETS`), and the
+figures a site reads (the README, ``docs/reference/benchmarks.md``) come from
+*validation sets*: sessions recorded after the rules were fixed
+(:data:`RULES_FIXED`), on other days and machines, kept for judging only
+(``tests/fixtures/validation/*/set.yaml`` says when, where and under what load
+each was recorded; ``tests/test_rules.py`` holds the two apart). A figure
+measured on a tuning set is labelled in-sample wherever it is printed.
+
+Changing a value here is choosing again: record it with the set it was chosen
+on, move :data:`RULES_FIXED`, and judge it on sessions recorded after that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: when the values below were last chosen (UTC): a validation set's sessions start later
+RULES_FIXED = "2026-11-26T04:30:00Z"
+
+
+@dataclass(frozen=True)
+class TuningSet:
+    """Sessions a rule was chosen on (``tests/fixtures/<folder>``)."""
+
+    folder: str
+    what: str
+
+
+#: the sets the rules were chosen on, by folder under ``tests/fixtures``
+TUNING_SETS = {s.folder: s for s in (
+    TuningSet("aa-sessions", "12 quiet sessions back to back, with NPB class S, 2-core "
+                             "development machine, 2026-11-23"),
+    TuningSet("aa-sessions-2h", "20 quiet sessions over 2.1 h (each started below load 0.5), "
+                                "2-core development machine, 2026-11-25"),
+    TuningSet("aa-sessions-spread", "20 sessions over 1.1 h, the 2-core machine shared with "
+                                    "other work, 2026-11-23"),
+    TuningSet("aa-launches", "11 sessions back to back, 10 launches each, 2026-11-23"),
+    TuningSet("aa-runs", "12 sessions back to back, 2026-11-23"),
+)}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One constant: its value, the sets it was chosen on and why it has that value."""
+
+    value: float
+    #: folders of :data:`TUNING_SETS`; empty: a convention, not fitted to sessions
+    chosen_on: tuple[str, ...]
+    why: str
+
+
+#: the verdict's constants by name (the modules that apply them import the values)
+RULES: dict[str, Rule] = {
+    "ALPHA": Rule(0.05, (), "family-wise level of a run's verdicts: 19 of 20 unchanged runs "
+                            "call nothing regressed under the model"),
+    "MIN_EFFECT": Rule(0.03, (), "the smallest relative change a site cares about (a site "
+                                 "setting)"),
+    "MACHINE_EFFECT": Rule(0.07, ("aa-sessions",),
+                           "the node's common shift below which no whole-node change is "
+                           "flagged, even with three or more baseline sessions: above the "
+                           "common shifts of the back-to-back quiet sessions (6.1% faster, "
+                           "3.2% slower)"),
+    "NODE_ALPHA": Rule(0.01, (), "level at which the node's shift must stand out from the "
+                                 "baseline's own sessions' shifts (three or more sessions)"),
+    "NODE_AT_ONCE": Rule(0.50, ("aa-sessions", "aa-sessions-2h", "aa-sessions-spread",
+                                "aa-launches", "aa-runs"),
+                         "a common shift that fails a run at any baseline size, without a "
+                         "test against the sessions' own shifts (which one or two sessions "
+                         "do not have): above every slower common shift between unchanged "
+                         "sessions of the tuning sets (at most +35%, the machine shared "
+                         "with other work; +13% quiet), below the 2x slower node a site "
+                         "must see fail"),
+    "GROSS_EFFECT": Rule(0.25, ("aa-sessions-2h",),
+                         "the smallest change beyond every baseline session that is sent to "
+                         "a confirmation session as gross"),
+    "GROSS_LAUNCHES": Rule(0.02, ("aa-sessions-2h",),
+                           "the widest launches (pooled log SD within a session) a gross "
+                           "value may have"),
+    "REF_CAP": Rule(2.0, ("aa-sessions-spread",),
+                    "the widest bound a reference file gives plain ReFrame: single values of "
+                    "an unchanged rerun moved by x1.9 on the shared machine"),
+    "REF_ALPHA": Rule(0.001, ("aa-sessions-2h",),
+                      "level of the bounds `record` writes over all a file's values"),
+    "LOAD_LIMIT": Rule(0.5, (), "the median case's share of time with a task waiting for a "
+                                "CPU from which the node is loaded: between a quiet quick run "
+                                "(4.1%) and two busy loops per core (97%) on live runs"),
+}
+
+
+def value(name: str) -> float:
+    """The value of the rule ``name`` (:data:`RULES`)."""
+    return RULES[name].value

@@ -1,0 +1,76 @@
+"""The verdict's rules and the sessions that judge them are kept apart.
+
+Every constant of :mod:`placement.judgement.rules` names the tuning sets it was chosen
+on; every validation set (``tests/fixtures/validation/NAME/``) was recorded after the
+rules were fixed and is named by no rule; the figures the README and the benchmarks page
+print are the committed benchmark results, rendered (``benchmarks/figures.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from placement.judgement import node_load, node_shift, rules, verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+VALIDATION = sorted((FIXTURES / "validation").glob("*/set.yaml"))
+
+
+def _utc(text: str) -> datetime:
+    for fmt in ("%Y%m%dT%H%M%S%z", "%Y-%m-%dT%H:%M:%S%z"):
+        try:
+            return datetime.strptime(text.replace("Z", "+0000"), fmt)
+        except ValueError:
+            continue
+    raise ValueError(text)
+
+
+def test_every_rule_names_tuning_sets_that_exist():
+    for name, rule in rules.RULES.items():
+        for folder in rule.chosen_on:
+            assert folder in rules.TUNING_SETS, (name, folder)
+            assert sorted((FIXTURES / folder).glob("run-*.json")), (name, folder)
+
+
+def test_the_modules_apply_the_rules_values():
+    assert verdict.ALPHA == rules.value("ALPHA")
+    assert verdict.GROSS_EFFECT == rules.value("GROSS_EFFECT")
+    assert verdict.REF_CAP == rules.value("REF_CAP")
+    assert verdict.REF_ALPHA == rules.value("REF_ALPHA")
+    assert node_shift.MACHINE_EFFECT == rules.value("MACHINE_EFFECT")
+    assert node_shift.NODE_AT_ONCE == rules.value("NODE_AT_ONCE")
+    assert node_load.LIMIT == rules.value("LOAD_LIMIT")
+
+
+@pytest.mark.parametrize("meta", VALIDATION, ids=[p.parent.name for p in VALIDATION])
+def test_a_validation_set_was_recorded_after_the_rules_were_fixed(meta):
+    """Its every session (hog ones too) started after :data:`rules.RULES_FIXED`, it says
+    where and under what load it was recorded, and no rule was chosen on it."""
+    info = yaml.safe_load(meta.read_text())
+    assert info["what"] and info["host"] and info["cpus"] and "loads" in info
+    name = meta.parent.name
+    assert name not in rules.TUNING_SETS
+    assert all(name not in r.chosen_on for r in rules.RULES.values())
+    runs = sorted(meta.parent.glob("run-*.json")) + sorted(meta.parent.glob("hog/run-*.json"))
+    assert len(runs) >= 3
+    fixed = _utc(rules.RULES_FIXED)
+    for p in runs:
+        start = json.loads(p.read_text())["session_info"]["time_start"]
+        assert _utc(start) > fixed, (p.name, start)
+
+
+def test_the_pages_print_the_committed_benchmark_figures():
+    """README.md and docs/reference/benchmarks.md hold the figures exactly as
+    ``benchmarks/figures.py`` renders the committed results (``--write`` rewrites them)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import figures
+    block = "\n".join(figures.table(json.loads(figures.RESULTS.read_text())))
+    for page in figures.PAGES:
+        assert block in page.read_text(), f"{page}: run python benchmarks/figures.py --write"
