@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: when the values below were last chosen (UTC): a validation set's sessions start later
-RULES_FIXED = "2026-11-26T04:30:00Z"
+#: when the values below were last chosen (UTC, the commit that fixed them): a validation
+#: set's sessions start later
+RULES_FIXED = "2026-11-26T04:28:06Z"
 
 
 @dataclass(frozen=True)
