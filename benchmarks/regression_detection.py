@@ -662,8 +662,13 @@ class SessionSet:
     hog: list[Path]
 
 
+#: the tuning set ``make bench`` judges beside the validation sets (its figures in-sample,
+#: for comparison); ``--set NAME`` judges any other
+DEFAULT_TUNING = ("aa-sessions-2h",)
+
+
 def session_sets(names: list[str] | None = None) -> list[SessionSet]:
-    """The tuning sets and the validation sets, or those named."""
+    """Those named, else the validation sets and :data:`DEFAULT_TUNING`."""
     import yaml
     out = []
     for folder, t in rules.TUNING_SETS.items():
@@ -681,8 +686,8 @@ def session_sets(names: list[str] | None = None) -> list[SessionSet]:
         if missing:
             raise SystemExit(f"regression_detection.py: unknown set(s) {', '.join(missing)}; "
                              f"known: {', '.join(known)}")
-        out = [known[n] for n in names]
-    return out
+        return [known[n] for n in names]
+    return [x for x in out if x.role == "validation" or x.name in DEFAULT_TUNING]
 
 
 def session_loads(paths: list[Path]) -> list[node_load.Load | None]:
@@ -827,7 +832,7 @@ def main(argv: list[str] | None = None) -> int:
         print("MISSED: no validation set to judge the goals on")
     suffix = "" if args.estimator == "moments" else f"-{args.estimator}"
     out = ROOT / "benchmarks" / "results" / f"regression_detection{suffix}.json"
-    if not args.reports and not args.sets:
+    if not args.reports:
         out.parent.mkdir(exist_ok=True)
         tmp = out.with_suffix(".tmp")
         tmp.write_text(json.dumps({"rules_fixed": rules.RULES_FIXED, "sets": results,
