@@ -340,7 +340,7 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
                  for p in (results / 'runs').glob('run-report-*.json')]
         end = max(i['time_end'] for i in infos)
         runs = sum(i['time_start'] < end for i in infos)
-        assert f'History: {runs} stored session(s) of this host' in readme.read_text()
+        assert f'History: {runs} stored session(s) of this system' in readme.read_text()
 
 
 @pytest.mark.skipif(not Path('/proc/pressure/cpu').exists(), reason='this kernel has no PSI')
