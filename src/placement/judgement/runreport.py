@@ -307,15 +307,27 @@ def _session_start(path: Path, system: str | None) -> tuple[_dt.datetime | None,
     if path.stat().st_size == 0:
         return None, f"the empty run report {path} (its run could not write it)"
     try:
-        report = load(path)
-        when = session_info.started(report.session)
+        data = read(path)       # the session and the systems only: the chosen one is loaded
+        session = data["session_info"]
+        if not isinstance(session, dict) or not isinstance(data["runs"], list):
+            raise PlacementError(f"{path}: not a ReFrame run report (expected session_info an "
+                                 "object, runs a list)")
+        session_info.check(session, str(path))
+        when = session_info.started(session)
     except PlacementError as exc:
         return None, f"the run report {path}: {str(exc).removeprefix(f'{path}: ')}"
     if when is None:
         return None, f"the run report {path}: its session_info has no time_start"
-    if system and system not in report.systems:
+    if system and system not in _systems(data["runs"]):
         return None, ""
     return when, ""
+
+
+def _systems(runs: list[Any]) -> set[str]:
+    """The systems a report's test cases ran on (fixtures not counted)."""
+    cases = [tc for r in runs if isinstance(r, dict) and isinstance(r.get("testcases"), list)
+             for tc in r["testcases"]]
+    return {tc.get("system") for tc in cases if isinstance(tc, dict) and not tc.get("fixture")}
 
 
 def _clock_notes(newest: _Dated, dated: list[_Dated]) -> list[str]:
