@@ -71,6 +71,11 @@ def ended(session: dict[str, Any]) -> _dt.datetime | None:
     return started(session) if value is None else parse_time(value)
 
 
+def order(session: dict[str, Any]) -> _dt.datetime:
+    """A key ordering sessions by start; one that says none sorts first."""
+    return started(session) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
+
+
 def query_time(when: _dt.datetime) -> str:
     """``when`` as a timestamp of ReFrame's stored-session queries, in UTC.
 

@@ -71,11 +71,6 @@ def _whole_or_nothing(out: Path) -> Iterator[None]:
         raise
 
 
-def _started(r: RunReport) -> _dt.datetime:
-    """When a run started, by its parsed ``time_start`` (checked when it was loaded)."""
-    return session_info.started(r.session) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
-
-
 def _run_date(r: RunReport) -> str:
     when = session_info.started(r.session) or _dt.datetime.now(_dt.timezone.utc)
     return when.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
@@ -95,7 +90,7 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
     systems = [system_name(s, "system name in the run report")
                for s in sorted({c.system for c in cases})] or ["empty"]
     name = system or "+".join(systems)
-    newest = max(reports, key=_started)
+    newest = max(reports, key=lambda r: session_info.order(r.session))
     target = output / f"{name}-{_run_date(newest)}"
     with _whole_or_nothing(target):
         return _write_runs(reports, cases, name, newest, _fresh_dir(target), compare_previous,

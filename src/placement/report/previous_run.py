@@ -66,10 +66,6 @@ def sessions_query(until: _dt.datetime) -> str:
             f"?locals().get({key!r}) != {value!r}")
 
 
-def _start(r: RunReport) -> _dt.datetime:
-    return session_info.started(r.session) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
-
-
 def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
     """Every stored whole run of this run's system up to this run, oldest first.
 
@@ -95,7 +91,7 @@ def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
             continue        # a stored session that is no run report is no history
         if systems & set(r.systems):
             out.append(r)
-    return sorted(out, key=_start)
+    return sorted(out, key=lambda r: session_info.order(r.session))
 
 
 def previous_session(report: RunReport, root: Path) -> str | None:
@@ -103,8 +99,9 @@ def previous_session(report: RunReport, root: Path) -> str | None:
     start = session_info.started(report.session)
     if start is None:
         return None
+    own = {report.uuid, *report.session.get("parts", [])}     # every part of a resumed run
     earlier = [r for r in stored_sessions(report, root)
-               if r.uuid != report.uuid and _start(r) < start]
+               if r.uuid not in own and session_info.order(r.session) < start]
     return earlier[-1].uuid if earlier else None
 
 
