@@ -185,6 +185,9 @@ def test_the_previous_run_is_of_the_same_system_by_session_time(tmp_path, monkey
     uuid = {n: json.loads(p.read_text())["session_info"]["uuid"] for n, p in reports.items()}
     assert previous_run.previous_session(a2, ROOT) == uuid["a1"]
     assert previous_run.previous_session(b2, ROOT) == uuid["b1"]
+    # b1 and b2 as the two parts of one resumed run: no earlier run of beta
+    pooled = runreport.pool([runreport.load(reports["b1"]), b2])
+    assert previous_run.previous_session(pooled, ROOT) is None
     # its history: this system's sessions only (ReFrame's period ends at this run's end, exclusive)
     assert [r.uuid for r in previous_run.stored_sessions(b2, ROOT)] == [uuid["b1"]]
 
