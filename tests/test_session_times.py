@@ -209,3 +209,19 @@ def _store(paths, results: Path) -> None:
                           env={**os.environ, "PLACEMENT_RESULTS": str(results)}, cwd=ROOT,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_an_acceptance_runs_session_filter_takes_only_uuids(tmp_path):
+    """acceptance.sh puts ``placement acceptance sessions`` into --performance-compare,
+    whose filter ReFrame evaluates: a part with a crafted uuid is dropped, never quoted in."""
+    marker = tmp_path / "ran"
+    good = _report(tmp_path, "run-report-1.json", "20261123T100000+0000")
+    bad = _report(tmp_path, "run-report-2.json", "20261123T110000+0000",
+                  uuid=f"x',) or __import__('os').system('touch {marker}') or ('")
+    proc = _placement("acceptance", "sessions", str(good), str(bad), results=tmp_path,
+                      cwd=ROOT)
+    uuid = json.loads(good.read_text())["session_info"]["uuid"]
+    assert proc.returncode == 0 and proc.stdout == f"?uuid in ('{uuid}',)\n", proc.stderr
+    proc = _placement("acceptance", "sessions", str(bad), results=tmp_path, cwd=ROOT)
+    assert proc.returncode == 2 and "is not a UUID" in proc.stderr
+    assert not marker.exists()
