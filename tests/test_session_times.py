@@ -127,6 +127,21 @@ def test_latest_is_the_session_that_started_last_not_the_file_written_last(tmp_p
     assert runreport.latest(runs) == later and capsys.readouterr().err == ""
 
 
+def test_report_latest_shows_the_run_that_started_last(tmp_path):
+    results = tmp_path / "results"
+    runs = results / "runs"
+    runs.mkdir(parents=True)
+    later = _report(runs, "run-report-1.json", "20261123T120000+0000")
+    _report(runs, "run-report-2.json", "20261123T110000+0000")
+    os.utime(later, (1_000_000_000, 1_000_000_000))
+    proc = _placement("report", "--latest", "--no-compare", "--output", str(tmp_path / "out"),
+                      results=results, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()).name == "generic-20261123T120000"
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("placement: the clock went backwards: run-report-2.json was written")
+
+
 def test_a_session_in_this_clocks_future_is_said(tmp_path, capsys):
     runs = tmp_path / "runs"
     runs.mkdir()
