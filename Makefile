@@ -58,9 +58,10 @@ test-numa: setup-test
 test-seed-nodes: setup-test
 	PLACEMENT_TEST_BIG_NODES=1 $(PY) -m pytest tests/test_seed_nodes.py $(PYTEST_ARGS)
 
-# The Sphinx site (docs/_build/html), every warning an error; the test extra brings Sphinx
+# The Sphinx site (docs/_build/html), every warning an error; the test extra brings Sphinx,
+# scripts/ensure-system-tools.sh graphviz (installed as root, else named with its package)
 docs: venv
-	@command -v dot >/dev/null || { echo "make docs: graphviz's dot is missing (apt-get install graphviz)" >&2; exit 2; }
+	@scripts/ensure-system-tools.sh docs
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 	@echo "docs: docs/_build/html/index.html"
 

@@ -4,6 +4,7 @@
 #   ensure-system-tools.sh test   the same plus Slurm, munge, Grid Engine, Chromium, graphviz and
 #                                 QEMU, a kernel, busybox and OpenSSH for the emulated
 #                                 NUMA node (for the test suite)
+#   ensure-system-tools.sh docs   graphviz alone (the documentation's diagrams, make docs)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise the script names what is missing and how to get it, and exits 2.
 set -euo pipefail
@@ -32,6 +33,10 @@ if [ "$what" = test ]; then
          [qemu-system-x86_64]=qemu-system-x86 [/vmlinuz]=linux-image-amd64
          [/bin/busybox]=busybox-static [cpio]=cpio [ssh]=openssh-client
          [/usr/sbin/sshd]=openssh-server [dot]=graphviz)
+fi
+
+if [ "$what" = docs ]; then
+  need=([dot]=graphviz)
 fi
 
 missing_pkgs=()

@@ -233,6 +233,21 @@ def test_a_second_run_on_the_same_results_folder_is_refused(root, tmp_path):
     assert not list((results / 'runs').iterdir())      # nothing started, nothing written
 
 
+def test_a_lock_path_that_is_a_directory_is_said_as_such(root, tmp_path):
+    results = tmp_path / 'results'
+    (results / 'runs').mkdir(parents=True)
+    (results / '.acceptance.lock').mkdir()
+    (results / '.acceptance.lock.pid').write_text('pid 4242, started 2026-11-23T10:00:00Z\n')
+    proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick'],
+                          cwd=root, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, 'PLACEMENT_RESULTS': str(results)})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f'acceptance.sh: cannot open the lock file {results}/.acceptance.lock (a directory): '
+        'remove or fix it, or give this run its own PLACEMENT_RESULTS']
+    assert not list((results / 'runs').iterdir())      # nothing started, nothing written
+
+
 RATE_CHECKS = '''
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -340,7 +355,7 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
                  for p in (results / 'runs').glob('run-report-*.json')]
         end = max(i['time_end'] for i in infos)
         runs = sum(i['time_start'] < end for i in infos)
-        assert f'History: {runs} stored session(s) of this host' in readme.read_text()
+        assert f'History: {runs} stored session(s) of this system' in readme.read_text()
 
 
 @pytest.mark.skipif(not Path('/proc/pressure/cpu').exists(), reason='this kernel has no PSI')

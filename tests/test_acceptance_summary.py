@@ -193,3 +193,18 @@ def test_verdict_counts_and_a_note_on_one_session_baselines(tmp_path, monkeypatc
         assert len(notes) == 1 and "fewer than 3 baseline sessions" in notes[0]
     else:
         assert not notes
+
+
+def test_the_previous_run_line_reads_each_value_its_own_way(tmp_path):
+    """A percentage is no rate: ``cpu_wait`` falling from 53% to 8% is not "worse", and a
+    value with no direction the verdict knows is not called worse either way."""
+    csv = tmp_path / "compare.csv"
+    csv.write_text("name,sysenv,pvar,punit,pval_A,pval_B,pdiff\n"
+                   "Case %x=1,generic:default+gnu,cpu_wait,%,8,53,-84.9\n"
+                   "Case %x=2,generic:default+gnu,cpu_wait,%,53,8,562.5\n"
+                   "Case %x=3,generic:default+gnu,rate,GB/s,5,10,-50.0\n"
+                   "Case %x=4,generic:default+gnu,time,ms,20,10,100.0\n")
+    (info,) = acceptance.previous_run_info(acceptance.compare_rows(csv), 10.0)
+    assert info.startswith("INFO 2 value(s) worse than the previous run"), info
+    assert "Case %x=3 rate -50.0%" in info and "Case %x=4 time +100.0%" in info
+    assert "cpu_wait" not in info

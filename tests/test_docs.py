@@ -6,9 +6,11 @@ command's argparse definitions), so a renamed option or a broken docstring fails
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,3 +31,31 @@ def test_docs_build_clean(tmp_path):
     checks = (tmp_path / 'html' / 'reference' / 'checks.html').read_text()
     assert 'rank_binding' in checks                       # from a #: comment
     assert (tmp_path / 'html' / 'architecture.html').exists()
+
+
+def test_make_docs_gets_graphviz_as_make_test_does(tmp_path):
+    """``make docs`` on a fresh clone: graphviz comes from scripts/ensure-system-tools.sh
+    (installed as root, else named with its package, exit 2), never a bare stop."""
+    dry = subprocess.run(['make', '-n', 'docs'], capture_output=True, text=True, cwd=ROOT)
+    lines = dry.stdout.splitlines()
+    tools = lines.index('scripts/ensure-system-tools.sh docs')
+    assert tools < next(i for i, ln in enumerate(lines) if '-m sphinx' in ln)
+    # without root and without dot: the one missing tool and its package, nothing else
+    bindir = Path(tempfile.mkdtemp(prefix='nodot-'))
+    bindir.chmod(0o755)
+    try:
+        for tool in ('bash', 'dirname', 'id', 'sort', 'tr'):
+            (bindir / tool).symlink_to(shutil.which(tool))
+        setpriv = shutil.which('setpriv')
+        if os.getuid() == 0 and setpriv is None:
+            pytest.skip('running as root without setpriv: cannot try the non-root path')
+        as_user = [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups'] \
+            if os.getuid() == 0 else []
+        proc = subprocess.run([*as_user, str(bindir / 'bash'),
+                               str(ROOT / 'scripts' / 'ensure-system-tools.sh'), 'docs'],
+                              capture_output=True, text=True, env={'PATH': str(bindir)})
+    finally:
+        shutil.rmtree(bindir)
+    assert proc.returncode == 2, proc.stderr
+    assert 'error: missing tools: dot\n' in proc.stderr
+    assert 'apt-get install graphviz \n' in proc.stderr

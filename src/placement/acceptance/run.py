@@ -46,10 +46,6 @@ from ..judgement import baseline_samples, baselines, guards, node_load, runrepor
 from ..util import PlacementError
 from . import comparison_health, confirmation
 
-#: Units where a larger value is better: a drop is the regression.
-HIGHER_IS_BETTER = re.compile(r"/s$|flop|ops|^%$|speedup|efficiency", re.I)
-
-
 @dataclass(frozen=True)
 class Regression:
     """One value judged worse: which case, which variable, and why."""
@@ -193,11 +189,15 @@ def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[s
 
     Two sessions are one draw each of a node's state, so a percentage between
     them is no verdict (that is the baseline's sessions' job); extremes
-    (``max_time``, ``min_time``: one outlier moves them) are left out.
+    (``max_time``, ``min_time``: one outlier moves them) are left out. Which way is
+    worse is the variable's own direction, as the verdict reads it
+    (:func:`~placement.judgement.baseline_samples.higher_is_better`); a value without
+    one (a percentage such as ``cpu_wait``) is not called worse either way.
     """
     worse = []
     for r in rows:
-        if baseline_samples.is_extreme(r.get("pvar", "")):
+        higher = baseline_samples.higher_is_better(r.get("pvar", ""), r.get("punit"))
+        if higher is None:
             continue
         pdiff = next((k for k in r if k.startswith("pdiff")), None)
         try:
@@ -206,7 +206,7 @@ def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[s
             continue
         if diff is None:
             continue
-        if (-diff if HIGHER_IS_BETTER.search(r.get("punit", "")) else diff) > max_slowdown:
+        if (-diff if higher else diff) > max_slowdown:
             worse.append(f"{r.get('name', '?')} {r.get('pvar', '?')} {diff:+.1f}%")
     if not worse:
         return []

@@ -17,14 +17,11 @@ node's shift (a fixed control case, like a reference build), under the same lock
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 
 from ..judgement import (baseline_samples, baselines, entry_name, fraction_arg, parse_entry,
                          runreport, verdict)
 from ..util import PlacementError, atomic
-
-_SYSTEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 HEADER = ("# ReFrame reference file ($ref), written by `placement baseline record`.\n"
           "# Leaves: perfvar: [value, lower, upper, unit]; lower/upper are fractions of value.\n"
@@ -53,9 +50,8 @@ def _verdicts(path: Path, old: dict, report: runreport.RunReport, system: str,
 
 
 def _target(args: argparse.Namespace) -> Path:
-    from ..util import baseline_file
-    if not _SYSTEM.match(args.system):
-        raise PlacementError(f"invalid system name {args.system!r}")
+    from ..util import baseline_file, system_name
+    system_name(args.system)
     return Path(args.baselines) if args.baselines else baseline_file(args.system)
 
 
@@ -69,7 +65,7 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunRepo
     old = baselines.load(path)  # corrupt: error before anything is written
     merged, report = old, None
     for i, spec in enumerate(args.source or ["latest"]):
-        report = runreport.pool([runreport.load(p) for p in runreport.expand(spec)])
+        report = runreport.pool([runreport.load(p) for p in runreport.expand(spec, args.system)])
         new = baselines.from_run(report, args.system)
         if not getattr(args, "replace", False):
             baselines.check_units(old, new, str(path))

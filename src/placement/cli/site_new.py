@@ -37,7 +37,7 @@ SCHEDULERS = {
 LAUNCHERS = ("local", "srun", "mpirun", "mpiexec")
 #: The checks that say whether a node places threads and memory as computed.
 READY_CHECKS = r"BindingRenderingCheck|MemoryPolicyCheck"
-_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 
 
 def _root() -> Path:
@@ -60,8 +60,29 @@ def _run(cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
+#: An ssh destination: ``[user@]host``, the host RFC 1123 labels (or an IPv4 address) and the
+#: user a login name; neither can start with '-', so ssh never reads it as an option
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST = re.compile(rf"(?:[a-z_][a-z0-9_.-]{{0,31}}@)?{_LABEL}(?:\.{_LABEL})*")
+
+
+def check_host(host: str) -> str:
+    """``host`` when it is an ssh destination (``[user@]name``); else one line, exit 2.
+
+    The value goes to ssh's command line (ReFrame's ssh scheduler) and into the system
+    file: ``-oProxyCommand=...`` would be an ssh option that runs a command.
+    """
+    if not _HOST.fullmatch(host) or len(host) > 253 + 33:
+        raise PlacementError(f"--host {host!r} is not a host name: expected [user@]host, the "
+                             "host dot-separated labels of letters, digits and '-' (RFC 1123), "
+                             "never starting with '-'")
+    return host
+
+
 def check_partition(scheduler: str, partition: str | None, host: str | None) -> None:
     """One line, exit 2, when the partition or host the answers name does not exist."""
+    if host is not None:
+        check_host(host)
     if scheduler == "ssh":
         if not host:
             raise PlacementError("--scheduler ssh needs --host (the compute node to reach)")
@@ -229,7 +250,7 @@ def _ready_checks(name: str, settings: Path, out_dir: Path) -> tuple[dict[str, i
 
 def new(args: argparse.Namespace) -> int:
     name = args.name
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise PlacementError(f"system name {name!r}: use lower-case letters, digits, '-' and "
                              "'_', starting with a letter (at most 40)")
     scheduler = args.scheduler

@@ -23,7 +23,7 @@ from .verdict import two_modes
 __all__ = [
     # modules
     "baseline_samples", "baselines", "changepoints", "guards", "intervals", "judge_cli",
-    "moderation", "node_load", "repeat_loop", "runreport", "stats", "verdict",
+    "moderation", "node_load", "repeat_loop", "runreport", "session_info", "stats", "verdict",
     # names
     "CONFIRMATION_EXTRA", "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport",
     "Summary", "entry_name", "fmt", "fraction_arg", "git_commit", "is_primary_var", "number",

@@ -20,6 +20,7 @@ a test variable ``perf_samples`` (``{var: [values]}``), perfvars named
 
 from __future__ import annotations
 
+import datetime as _dt
 import gzip
 import json
 import re
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..util import PlacementError
+from . import session_info
 from .stats import Summary, number, summarize
 
 #: The ReFrame session extra (``--session-extras acceptance=confirmation``) that marks a
@@ -184,6 +186,7 @@ def from_data(data: dict[str, Any], path: Path) -> RunReport:
                     and all(isinstance(tc, dict) for tc in r.get("testcases", [])) for r in runs)):
         raise PlacementError(f"{path}: not a ReFrame run report (expected session_info an "
                              "object, runs a list of runs, each with a list of testcases)")
+    session_info.check(session, str(path))   # before any of it reaches a query
     cases: list[Case] = []
     for run in runs:
         for tc in run.get("testcases", []):
@@ -265,22 +268,84 @@ def _merge_reruns(cases: list[Case]) -> list[Case]:
     return merged
 
 
-def latest(runs_dir: str | Path) -> Path:
-    """The newest run report in ``runs_dir`` (by modification time)."""
+#: a run report with its session's start: (start, file name, path)
+_Dated = tuple[_dt.datetime, str, Path]
+
+
+def latest(runs_dir: str | Path, system: str | None = None) -> Path:
+    """The run report in ``runs_dir`` whose session started last (of ``system``, if given).
+
+    Chosen by the session's own recorded start, never by file modification time: a
+    copied file or a clock set back would otherwise pick an older run. Reports that
+    cannot be read, or say no start, are passed over with a line each; a clock that
+    went backwards is said in one line.
+    """
     runs_dir = Path(runs_dir)
     found = sorted(list(runs_dir.glob("run-report-*.json")) +
-                   list(runs_dir.glob("run-report-*.json.gz")),
-                   key=lambda p: (p.stat().st_mtime, p.name))
-    # an empty file is a run that could not write its report (a full disk): said, passed over
-    empty = [p for p in found if p.stat().st_size == 0]
-    for p in empty:
-        print(f"placement: skipped the empty run report {p} (its run could not write it)",
-              file=sys.stderr)
-    found = [p for p in found if p not in empty]
-    if not found:
-        raise PlacementError(f"no run reports in {str(runs_dir)!r} (run the suite first, "
+                   list(runs_dir.glob("run-report-*.json.gz")))
+    dated: list[_Dated] = []
+    for p in found:
+        when, why = _session_start(p, system)
+        if why:
+            print(f"placement: skipped {why}", file=sys.stderr)
+        elif when is not None:
+            dated.append((when, p.name, p))
+    if not dated:
+        of = f" of system {system!r}" if system else ""
+        raise PlacementError(f"no run reports{of} in {str(runs_dir)!r} (run the suite first, "
                              "e.g. make run)")
-    return found[-1]
+    newest = max(dated)
+    for line in _clock_notes(newest, dated):
+        print(f"placement: {line}", file=sys.stderr)
+    return newest[2]
+
+
+def _session_start(path: Path, system: str | None) -> tuple[_dt.datetime | None, str]:
+    """A report's session start and why it cannot be chosen ("" when it can; no start and
+    no reason: another system's run)."""
+    # an empty file is a run that could not write its report (a full disk)
+    if path.stat().st_size == 0:
+        return None, f"the empty run report {path} (its run could not write it)"
+    try:
+        data = read(path)       # the session and the systems only: the chosen one is loaded
+        session = data["session_info"]
+        if not isinstance(session, dict) or not isinstance(data["runs"], list):
+            raise PlacementError(f"{path}: not a ReFrame run report (expected session_info an "
+                                 "object, runs a list)")
+        session_info.check(session, str(path))
+        when = session_info.started(session)
+    except PlacementError as exc:
+        return None, f"the run report {path}: {str(exc).removeprefix(f'{path}: ')}"
+    if when is None:
+        return None, f"the run report {path}: its session_info has no time_start"
+    if system and system not in _systems(data["runs"]):
+        return None, ""
+    return when, ""
+
+
+def _systems(runs: list[Any]) -> set[str]:
+    """The systems a report's test cases ran on (fixtures not counted)."""
+    cases = [tc for r in runs if isinstance(r, dict) and isinstance(r.get("testcases"), list)
+             for tc in r["testcases"]]
+    return {tc.get("system") for tc in cases if isinstance(tc, dict) and not tc.get("fixture")}
+
+
+def _clock_notes(newest: _Dated, dated: list[_Dated]) -> list[str]:
+    """One line when the clock went backwards: the file written last holds an earlier
+    session than the chosen one, or the chosen session started in this clock's future."""
+    notes = []
+    last_written = max(dated, key=lambda d: d[2].stat().st_mtime)
+    if last_written[0] < newest[0]:
+        notes.append(f"the clock went backwards: {last_written[2].name} was written last but "
+                     f"its session started {last_written[0]:%Y-%m-%d %H:%M:%S %z}, before "
+                     f"{newest[2].name}'s ({newest[0]:%Y-%m-%d %H:%M:%S %z}); the latest run "
+                     f"is {newest[2].name}, by session time (a clock set back, or a copied file)")
+    now = _dt.datetime.now(_dt.timezone.utc)
+    if newest[0] > now + _dt.timedelta(minutes=5):
+        notes.append(f"{newest[2].name} started {newest[0]:%Y-%m-%d %H:%M:%S %z}, after this "
+                     f"machine's clock ({now:%Y-%m-%d %H:%M:%S %z}): the clock was set back "
+                     "since, or that machine's clock was ahead")
+    return notes
 
 
 def results_dir() -> Path:
@@ -291,15 +356,16 @@ def results_dir() -> Path:
     return Path(os.environ.get("PLACEMENT_RESULTS", repo_root() / "results"))
 
 
-def expand(spec: str) -> list[Path]:
+def expand(spec: str, system: str | None = None) -> list[Path]:
     """A ``--from``/``--run`` argument as run report paths.
 
-    ``latest`` (the newest in results/runs), a run report, or a ``.run`` list that
+    ``latest`` (the run in results/runs that started last, of ``system`` when given: see
+    :func:`latest`), a run report, or a ``.run`` list that
     ``scripts/acceptance.sh`` writes for one acceptance run (every part of a run a
     time box cut and ``--resume`` finished; one path per line).
     """
     if spec == "latest":
-        return [latest(results_dir() / "runs")]
+        return [latest(results_dir() / "runs", system)]
     path = Path(spec)
     if path.suffix != ".run":
         return [path]

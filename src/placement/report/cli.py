@@ -1,6 +1,6 @@
 """``placement report``: a static report folder from ReFrame run reports, or from baselines.
 
-    placement report --latest [--output reports]      newest run in results/runs
+    placement report --latest [--output reports]      the run in results/runs that started last
     placement report --run FILE [--run FILE ...]      given run reports, pooled
     placement report --reference [--baseline F] [--seed-csv F] [--output reports/reference]
 
@@ -17,8 +17,8 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..judgement import Case, RunReport, runreport
-from ..util import PlacementError
+from ..judgement import Case, RunReport, runreport, session_info
+from ..util import PlacementError, system_name
 from . import files, provenance
 from .document import Report
 from .previous_run import compare
@@ -72,21 +72,25 @@ def _whole_or_nothing(out: Path) -> Iterator[None]:
 
 
 def _run_date(r: RunReport) -> str:
-    ts = r.session.get("time_start_unix")
-    when = (_dt.datetime.fromtimestamp(ts, _dt.timezone.utc) if ts
-            else _dt.datetime.now(_dt.timezone.utc))
-    return when.strftime("%Y%m%dT%H%M%S")
+    when = session_info.started(r.session) or _dt.datetime.now(_dt.timezone.utc)
+    return when.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
 
 
 def report_runs(reports: list[RunReport], output: Path, system: str | None,
                 compare_previous: bool = True, summary: list[str] | None = None) -> Path:
     cases: list[Case] = [c for r in reports for c in r.cases]
     if system:
-        cases = [c for c in cases if c.system == system] or [
-            c for r in reports for c in r.cases]  # --system only names the folder then
-    systems = sorted({c.system for c in cases}) or ["empty"]
+        system_name(system, "--system")
+        held = sorted({c.system for c in cases})
+        cases = [c for c in cases if c.system == system]
+        if not cases:
+            raise PlacementError(f"--system {system}: no case of that system in the run(s) "
+                                 f"(they hold: {', '.join(held) or 'no cases'})")
+    # the folder is named after the systems: a name from a file never leads out of --output
+    systems = [system_name(s, "system name in the run report")
+               for s in sorted({c.system for c in cases})] or ["empty"]
     name = system or "+".join(systems)
-    newest = max(reports, key=lambda r: r.session.get("time_start_unix") or 0)
+    newest = max(reports, key=lambda r: session_info.order(r.session))
     target = output / f"{name}-{_run_date(newest)}"
     with _whole_or_nothing(target):
         return _write_runs(reports, cases, name, newest, _fresh_dir(target), compare_previous,
@@ -152,9 +156,11 @@ def cmd_report(args: argparse.Namespace) -> int:
                                Path(args.output or "reports/reference"))
         print(out)
         return 0
-    paths = [p for spec in args.run for p in runreport.expand(spec)]
+    if args.system:
+        system_name(args.system, "--system")
+    paths = [p for spec in args.run for p in runreport.expand(spec, args.system)]
     if args.latest:
-        paths.append(runreport.latest(runreport.results_dir() / "runs"))
+        paths.append(runreport.latest(runreport.results_dir() / "runs", args.system))
     if not paths:
         raise PlacementError("give --latest or --run FILE (or --reference)")
     reports = [runreport.load(p) for p in paths]
@@ -178,14 +184,16 @@ def register(sub) -> None:
     p = sub.add_parser("report", help="write a static report (HTML, Markdown, PNG, CSV) "
                                       "from ReFrame run reports or the stored baselines")
     p.add_argument("--latest", action="store_true",
-                   help="the newest run report in results/runs ($PLACEMENT_RESULTS)")
+                   help="the run in results/runs ($PLACEMENT_RESULTS) whose session started "
+                        "last (of --system, when given)")
     p.add_argument("--run", action="append", default=[], metavar="FILE",
                    help="a run report, 'latest', or an acceptance run's .run list "
                         "(repeatable); runs are pooled")
     p.add_argument("--output", metavar="DIR",
                    help="parent folder (default reports/; with --reference: the folder, "
                         "default reports/reference)")
-    p.add_argument("--system", help="keep only this system's cases and name the folder after it")
+    p.add_argument("--system", help="keep only this system's cases (an error when the runs "
+                                    "have none) and name the folder after it")
     p.add_argument("--no-compare", action="store_true",
                    help="skip ReFrame's comparison with the previous stored run")
     p.add_argument("--summary", metavar="FILE",

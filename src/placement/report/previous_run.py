@@ -2,7 +2,8 @@
 
 ReFrame keeps every session in its results database (``storage`` in the
 site configuration). The previous session is found with
-``--list-stored-sessions`` (same host, started earlier) and compared with
+``--describe-stored-sessions`` (same system, started earlier by the sessions' own
+recorded times) and compared with
 ``--performance-compare=<this>/<previous>/mean:/+result`` (terms ``this`` and
 ``previous``: ReFrame's pdiff is (lhs − rhs)/rhs, so a positive pdiff means
 the value grew since the previous run); no SQL of our own,
@@ -12,14 +13,17 @@ so the database format stays ReFrame's business.
 from __future__ import annotations
 
 import csv
+import datetime as _dt
 import io
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from ..judgement import CONFIRMATION_EXTRA, RunReport, is_primary_var
+from ..judgement import CONFIRMATION_EXTRA, RunReport, is_primary_var, runreport, session_info
+from ..util import PlacementError
 from .tables import Numbers, Table
 
 
@@ -46,31 +50,59 @@ def _csv(text: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO("\n".join(lines))))
 
 
-def sessions_query(until: str, host: str | None) -> str:
-    """ReFrame's stored-session query: the whole runs of ``host`` up to ``until``.
+def sessions_query(until: _dt.datetime) -> str:
+    """ReFrame's stored-session query: the whole runs up to ``until``.
 
     Confirmation sessions (ReFrame's session extra :data:`CONFIRMATION_EXTRA`) are passed
     over: they rerun a few checks of the run before them, which is the run to compare with,
     and in a history they would count one state of the node twice. ReFrame evaluates the
     query's filter over each session's info, whose keys are the filter's names; ``locals()``
-    there is that info, so a session without the extra passes.
+    there is that info, so a session without the extra passes. ReFrame evaluates that
+    filter as Python, so its text is ours alone: the time is formatted from a parsed
+    datetime, and nothing a run report says (its host, its times) is copied into it.
     """
     key, value = CONFIRMATION_EXTRA
-    query = f"19700101T0000+0000:{until}?locals().get({key!r}) != {value!r}"
-    return query + (f" and hostname == {host!r}" if host else "")
+    return (f"19700101T0000+0000:{session_info.query_time(until)}"
+            f"?locals().get({key!r}) != {value!r}")
+
+
+def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
+    """Every stored whole run of this run's system up to this run, oldest first.
+
+    One ReFrame call; confirmation sessions left out (:func:`sessions_query`). The
+    system is the one the sessions' cases ran on, not the host: two systems can share
+    a host and a results folder. The order is the sessions' own recorded start.
+    """
+    base = reframe_cmd(root)
+    end = session_info.ended(report.session)
+    if not base or end is None:
+        return []
+    query = sessions_query(end)
+    data = json.loads(run_reframe([a for a in base if a != "--table-format=csv"]
+                                  + [f"--describe-stored-sessions={query}"], root) or "[]")
+    systems = set(report.systems)
+    out = []
+    for d in data if isinstance(data, list) else []:
+        if not (isinstance(d, dict) and isinstance(d.get("session_info"), dict)):
+            continue
+        try:
+            r = runreport.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
+        except PlacementError:
+            continue        # a stored session that is no run report is no history
+        if systems & set(r.systems):
+            out.append(r)
+    return sorted(out, key=lambda r: session_info.order(r.session))
 
 
 def previous_session(report: RunReport, root: Path) -> str | None:
-    """UUID of the newest stored whole run on the same host started before this one."""
-    base = reframe_cmd(root)
-    start = report.session.get("time_start")
-    if not base or not start:
+    """UUID of the newest stored whole run of the same system started before this one."""
+    start = session_info.started(report.session)
+    if start is None:
         return None
-    query = sessions_query(start, report.session.get("hostname"))
-    rows = _csv(run_reframe(base + [f"--list-stored-sessions={query}"], root))
-    rows = [r for r in rows if r.get("UUID") and r["UUID"] != report.uuid]
-    rows.sort(key=lambda r: r.get("Start time", ""))
-    return rows[-1]["UUID"] if rows else None
+    own = {report.uuid, *report.session.get("parts", [])}     # every part of a resumed run
+    earlier = [r for r in stored_sessions(report, root)
+               if r.uuid not in own and session_info.order(r.session) < start]
+    return earlier[-1].uuid if earlier else None
 
 
 def compare(report: RunReport, root: Path, numbers: Numbers) -> tuple[Table | None, str]:
@@ -81,14 +113,16 @@ def compare(report: RunReport, root: Path, numbers: Numbers) -> tuple[Table | No
     try:
         prev = previous_session(report, root)
         if prev is None:
-            return None, ("No earlier session of this host in ReFrame's results storage: "
+            return None, ("No earlier session of this system in ReFrame's results storage: "
                           "nothing to compare with yet.")
+        if not (session_info.is_uuid(report.uuid) and session_info.is_uuid(prev)):
+            return None, "A session without a UUID: no comparison with a previous run."
         spec = f"{report.uuid}/{prev}/mean:/+result"
         rows = _csv(run_reframe(base + [f"--performance-compare={spec}", "--term-lhs=this",
                                  "--term-rhs=previous"], root))
         # per-run copies and spreads are in the boxplots, not worth a comparison row
         rows = [r for r in rows if is_primary_var(r.get("pvar", ""))]
-    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError) as exc:
         return None, f"ReFrame's performance comparison failed: {exc}"
     note = (f"Previous run: session {prev[:8]} (`reframe --performance-compare={spec}`; "
             "pdiff = (this − previous)/previous).")

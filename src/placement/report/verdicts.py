@@ -4,14 +4,13 @@ The run is judged with :mod:`placement.judgement.verdict` against ``_samples`` o
 system's reference file (Benjamini-Hochberg over the run); entries without
 stored runs are counted as *interval only* (ReFrame's interval check is all
 they get). History comes from ReFrame's results storage: every stored session
-of the same host up to this run (``reframe --describe-stored-sessions``, one
+of the same system up to this run (``reframe --describe-stored-sessions``, one
 call), and per variable the session where a step change started
 (:mod:`placement.judgement.changepoints`).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from collections.abc import Sequence
@@ -19,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints,
-                         entry_name, node_load, runreport, verdict)
+                         entry_name, node_load, verdict)
 from ..util import PlacementError
-from .previous_run import reframe_cmd, run_reframe, sessions_query
+from .previous_run import stored_sessions
 from .tables import Numbers, Table
 
 
@@ -200,25 +199,10 @@ def verdict_table(judged: list[SystemJudgement],
     return t, text
 
 
-def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
-    """Every stored whole run of this host up to this run, oldest first (one ReFrame call;
-    confirmation sessions left out: :func:`.previous_run.sessions_query`)."""
-    base = reframe_cmd(root)
-    end = report.session.get("time_end") or report.session.get("time_start")
-    if not base or not end:
-        return []
-    query = sessions_query(end, report.session.get("hostname"))
-    data = json.loads(run_reframe([a for a in base if a != "--table-format=csv"]
-                           + [f"--describe-stored-sessions={query}"], root) or "[]")
-    out = [runreport.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
-           for d in data if isinstance(d, dict) and "session_info" in d]
-    return sorted(out, key=lambda r: r.session.get("time_start", ""))
-
-
 def history_table(sessions: list[RunReport], numbers: Numbers) -> tuple[Table | None, str]:
     """Step changes over the stored sessions, per judged variable."""
     if len(sessions) < 2 * changepoints.MIN_SESSIONS:
-        return None, (f"History: {len(sessions)} stored session(s) of this host; a step "
+        return None, (f"History: {len(sessions)} stored session(s) of this system; a step "
                       f"change needs at least {2 * changepoints.MIN_SESSIONS}.")
     series: dict[tuple, dict[str, list[float]]] = {}
     better: dict[tuple, bool] = {}
@@ -249,7 +233,7 @@ def history_table(sessions: list[RunReport], numbers: Numbers) -> tuple[Table | 
                   "bad" if s.outcome == verdict.REGRESSED else "")
             numbers.add("history", "history", f"{key[1]} {key[2]}", key[3],
                         "step change %", (s.ratio - 1) * 100, "%")
-    text = (f"History: {len(sessions)} stored sessions of this host, "
+    text = (f"History: {len(sessions)} stored sessions of this system, "
             f"{len(t.rows)} step change(s) found.")
     return (t if t.rows else None), text
 

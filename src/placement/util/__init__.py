@@ -6,7 +6,7 @@ below every stage and imports none of them, so any stage can lean on it without 
 """
 
 from .errors import PlacementError
-from .paths import baseline_dir, baseline_file, repo_root
+from .paths import baseline_dir, baseline_file, repo_root, system_name
 from .reframe_workarounds import DEPRECATION_FASTPATH, enabled
 from .sizes import size_bytes
 
@@ -15,5 +15,5 @@ __all__ = [
     "atomic", "errors", "paths", "reframe_workarounds", "sizes", "spack_spec",
     # names
     "DEPRECATION_FASTPATH", "PlacementError", "baseline_dir", "baseline_file", "enabled",
-    "repo_root", "size_bytes",
+    "repo_root", "size_bytes", "system_name",
 ]

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+from .errors import PlacementError
+
+#: A system's name as files are named after it: letters, digits, '_', '.', '-', starting
+#: with a letter or digit (so never '..', a '/' or a line break)
+_SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 def repo_root() -> Path:
@@ -26,3 +33,15 @@ def baseline_dir() -> Path:
 def baseline_file(system: str) -> Path:
     """A system's reference file (``<system>.yaml``; a partition suffix is dropped)."""
     return baseline_dir() / f"{system.split(':')[0]}.yaml"
+
+
+def system_name(name: str, what: str = "system name") -> str:
+    """``name`` when it can name a system's files; else a :class:`PlacementError`.
+
+    The whole string must match (``fullmatch``, not ``$``, which also passes a trailing
+    newline), so a name never leads a path out of its folder.
+    """
+    if not isinstance(name, str) or not _SYSTEM_NAME.fullmatch(name):
+        raise PlacementError(f"invalid {what} {name!r}: use letters, digits, '_', '.' and '-', "
+                             "starting with a letter or digit")
+    return name
