@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..judgement import baseline_samples, baselines, guards, node_load, runreport, verdict
+from ..judgement import (baseline_samples, baselines, entry_name, guards, node_load, runreport,
+                         verdict)
 from ..util import PlacementError
 from . import comparison_health, confirmation
 
@@ -89,6 +90,8 @@ def judge_values(parts: list[Part], system: str,
     ``only`` that judgement selected (:mod:`.confirmation`)."""
     from ..util import baseline_file
     path = baseline_file(system)
+    if baselines.refusal(path):
+        return {}, None       # nothing judged against it: the summary says why
     old = baselines.load(path)
     if not old or not parts:
         return {}, None
@@ -318,6 +321,10 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     if other:
         lines.append(f"NOTE {other}")
         gaps.append("baseline of another system")
+    refused, units = baseline_gaps(system, judgement)
+    lines += [f"NOTE {line}" for line in refused + units]
+    gaps += (["baseline refused: nothing judged against it"] if refused else []) + \
+        ([f"{len(units)} value(s) with a reference in another unit"] if units else [])
     if not ran:
         notes = ["no case ran"] + notes      # all skipped: covered nothing, never a pass
     ok = ran > 0 and not failed and not regressions and not node_fails and not load_fails
@@ -405,6 +412,21 @@ def foreign_baseline(system: str) -> str:
         return baselines.foreign(baselines.load(path), system, str(path))
     except PlacementError:
         return ""
+
+
+def baseline_gaps(system: str, judgement: baseline_samples.Judgement | None
+                  ) -> tuple[list[str], list[str]]:
+    """Why the run could not be judged against the system's baseline (its one-line
+    refusal: damaged, cut short, values no measurement can be), and each value whose
+    reference is in another unit than the check reports (not judged: never a pass)."""
+    from ..util import baseline_file
+    path = baseline_file(system.split(":")[0])
+    refused = baselines.refusal(path)
+    units = judgement.units if judgement is not None else {}
+    return ([f"baseline refused: {refused}"] if refused else [],
+            [f"{entry_name(e)}: the check reports {unit!r}, its reference in {path} is in "
+             f"{was!r}: not judged; give the reference in {unit!r}, or record it again with "
+             "--replace" for e, (was, unit) in sorted(units.items(), key=str)])
 
 
 def undecided_lines(judged: Judged) -> list[str]:
