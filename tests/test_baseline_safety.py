@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from placement.judgement import baselines
@@ -143,7 +144,8 @@ def test_a_hand_edited_reference_value_is_one_line(tmp_path, monkeypatch, capsys
         assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(FIRST)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "ReportNpbShaped[gnu,MM160,S,none,1].time: reference" in err[0]
-        assert "is not a positive number; expected [value > 0" in err[0]
+        assert ("is not a positive number; expected [value (a positive measurement, 1e-100 "
+                "to") in err[0]
         assert path.read_text() == text                     # nothing written
         leaf[0] = good
         path.write_text(yaml.safe_dump(data))
@@ -206,3 +208,191 @@ def test_a_reference_in_another_unit_is_one_line(tmp_path, monkeypatch, capsys):
                        "is in 'MB/s' but the check reports 'GB/s'; give the value in 'GB/s' (or "
                        "record it again with --replace); nothing was written"]
         assert path.read_text() == text
+
+
+# -- a damaged or crafted reference file: refused in one line, nothing lost -------------------
+
+AA = sorted((Path(__file__).parent / "fixtures" / "aa-runs").glob("*.json"))
+
+
+def _alias_bomb() -> str:
+    """Ten levels of nine aliases each: 1 kB of text, 9**9 reference leaves once walked."""
+    lines = ["x0: &x0 [1.0, -0.1, 0.1, s]"]
+    for i in range(1, 10):
+        lines.append(f"x{i}: &x{i} {{" + ", ".join(f"k{j}: *x{i - 1}" for j in range(9)) + "}")
+    lines.append("Bomb: {$index: [a, b, c, d, e, f, g, h, i], "
+                 + ", ".join(f"k{j}: *x9" for j in range(9)) + "}")
+    return "\n".join(lines) + "\n"
+
+
+def _one_gib():
+    resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+
+def test_an_alias_bomb_is_refused_in_one_line_quickly_in_bounded_memory(tmp_path):
+    target = tmp_path / "generic.yaml"
+    target.write_text(_alias_bomb())
+    assert len(target.read_bytes()) < 1400
+    start = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "placement", "baseline", "diff", "--system",
+                        "generic", "--from", str(FIRST), "--baselines", str(target)],
+                       capture_output=True, text=True, timeout=120, preexec_fn=_one_gib)
+    assert time.monotonic() - start < 60
+    assert p.returncode == 2 and p.stdout == "", p.stderr[-2000:]
+    assert p.stderr.splitlines() == [
+        f"placement: error: {target}: YAML anchor &x0 at line 1: anchors and aliases are not "
+        "accepted in a reference file (none is ever written; a file of nested aliases expands "
+        "without bound); write the values out, nothing was written"]
+
+
+def test_a_reference_file_larger_than_any_written_is_refused_unread(tmp_path, capsys):
+    from placement.util import safe_yaml
+    target = tmp_path / "generic.yaml"
+    with target.open("wb") as fp:      # sparse: nothing is stored, nothing need be read
+        fp.truncate(safe_yaml.MAX_BYTES + 1)
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(FIRST),
+                     "--baselines", str(target)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"placement: error: {target}: {safe_yaml.MAX_BYTES + 1} bytes, larger than any "
+        "reference file this project writes (at most 32 MiB accepted); nothing was read or "
+        "written"]
+
+
+def _three_sessions(target: Path) -> None:
+    """A file of three sessions, recorded as a site does: one, then two more with --add."""
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(AA[0]),
+                     "--baselines", str(target)]) == 0
+    for src in AA[1:3]:
+        assert cli.main(["baseline", "record", "--system", "generic", "--add", "--from",
+                         str(src), "--baselines", str(target)]) == 0
+
+
+def test_every_cut_at_a_line_boundary_is_refused(tmp_path):
+    target = tmp_path / "generic.yaml"
+    _three_sessions(target)
+    lines = target.read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut.yaml"
+    loaded = []
+    for n in range(len(lines)):
+        cut.write_text("".join(lines[:n]))
+        try:
+            baselines.load(cut)
+        except Exception as exc:    # noqa: BLE001 (anything else than a one-line refusal fails)
+            assert isinstance(exc, baselines.PlacementError), (n, exc)
+            assert "\n" not in str(exc)
+        else:
+            loaded.append(n)
+    assert loaded == []
+
+
+def test_a_cut_file_is_refused_by_diff_record_and_a_run_and_its_prev_survives(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    target = tmp_path / "generic.yaml"
+    _three_sessions(target)
+    whole, prev = target.read_text(), target.with_name("generic.yaml.prev").read_text()
+    samples = whole.index("\n_samples:") + 1
+    second = whole.index("    - session:", whole.index("    - session:", samples) + 1)
+    cuts = {"before _samples": whole[:samples], "between two sessions": whole[:second]}
+    for what, text in cuts.items():
+        target.write_text(text)
+        capsys.readouterr()
+        for cmd in (["diff"], ["record", "--add"]):
+            assert cli.main(["baseline", *cmd, "--system", "generic", "--from",
+                             str(AA[3])]) == 2, (what, cmd)
+            err = capsys.readouterr().err.splitlines()
+            assert len(err) == 1 and err[0].startswith(
+                f"placement: error: {target}: holds less than its _provenance.contents "
+                "records ("), (what, err)
+            assert err[0].endswith(f"): cut short or edited; restore its previous version "
+                                   f"({target}.prev) or move it away and record again; "
+                                   "nothing was written"), err
+            assert target.read_text() == text           # the cut file as it was
+            assert target.with_name("generic.yaml.prev").read_text() == prev   # intact copy
+        with pytest.raises(baselines.PlacementError, match="cut short"):  # the one writer
+            baselines.write_atomic(target, yaml.safe_load(whole))
+        assert target.with_name("generic.yaml.prev").read_text() == prev
+        lines, status = acceptance_summary()
+        assert status == 4 and " INCOMPLETE " in lines[-1], (what, lines[-1])
+        assert "baseline refused: nothing judged against it" in lines[-1]
+        assert f"NOTE baseline refused: {err[0].removeprefix('placement: error: ')}" in lines
+    target.write_text(whole)        # the whole file still reads
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(AA[3])]) == 0
+
+
+def acceptance_summary():
+    from placement.acceptance import run as acceptance
+    return acceptance.summary([FIRST], "generic", "quick", None, 10.0, False, [])
+
+
+def _leaf(data: dict) -> list:
+    return data["ReportNpbShaped"]["gnu"]["MM160"]["S"]["none"][1]["time"]
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda leaf: leaf.__setitem__(0, 5e-324), "reference [5e-324, "),
+    (lambda leaf: leaf.__setitem__(0, 1e308), "reference [1e+308, "),
+    (lambda leaf: leaf.__setitem__(slice(1, 3), [None, 1e308]),
+     "bounds [None, 1e+308] put the upper bound beyond x1001 the value (null is no bound)"),
+    (lambda leaf: leaf.__setitem__(slice(1, 3), [0.2, 0.1]),
+     "bounds [0.2, 0.1] put the lower bound above the upper one"),
+    (lambda leaf: leaf.__setitem__(slice(1, 3), [0.1, None]),
+     "bounds [0.1, None] put the lower bound above the value"),
+    (lambda leaf: leaf.__setitem__(slice(1, 3), [-2.0, None]),
+     "bounds [-2.0, None] put the lower bound below zero"),
+    (lambda leaf: leaf.__setitem__(slice(1, 3), [None, -0.1]),
+     "bounds [None, -0.1] put the upper bound below the value"),
+    (lambda leaf: leaf.__setitem__(slice(1, 3), [0, 0]),
+     "bounds [0, 0] leave an interval of one point, which no measurement lands on"),
+])
+def test_a_reference_no_measurement_can_be_is_refused_by_diff_and_the_run(
+        tmp_path, monkeypatch, capsys, edit, why):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST)]) == 0
+    path = tmp_path / "generic.yaml"
+    data = yaml.safe_load(path.read_text())
+    del data["_provenance"]["contents"]    # a hand edit, not a cut
+    edit(_leaf(data))
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    capsys.readouterr()
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(FIRST)]) == 2
+    (err,) = capsys.readouterr().err.splitlines()
+    assert err.startswith(f"placement: error: {path}: ReportNpbShaped[gnu,MM160,S,none,1].time: "
+                          f"{why}"), err
+    lines, status = acceptance_summary()
+    assert status == 4 and " INCOMPLETE " in lines[-1], lines[-1]
+    assert f"NOTE baseline refused: {err.removeprefix('placement: error: ')}" in lines
+
+
+def test_a_subnormal_stored_run_is_refused_at_load(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    target = tmp_path / "generic.yaml"
+    _three_sessions(target)
+    data = yaml.safe_load(target.read_text())
+    runs = data["_samples"]["MemWriteSingleCheck"]["gnu"]["small"]["gbps_1M"]["sessions"][0]
+    runs["runs"] = [5e-324] * len(runs["runs"])
+    target.write_text(yaml.safe_dump(data, sort_keys=False))
+    capsys.readouterr()
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(AA[3])]) == 2
+    (err,) = capsys.readouterr().err.splitlines()
+    assert err.startswith(f"placement: error: {target}: _samples.MemWriteSingleCheck.gnu.small."
+                          "gbps_1M: runs [5e-324, 5e-324, 5e-324] are not a list of measured "
+                          "values (numbers from 1e-100 to 1e+100)"), err
+    lines, status = acceptance_summary()
+    assert status == 4 and lines[-1].startswith("ACCEPTANCE generic quick: INCOMPLETE ")
+
+
+def test_a_reference_in_another_unit_is_incomplete_in_a_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST)]) == 0
+    path = tmp_path / "generic.yaml"
+    lines, status = acceptance_summary()
+    assert status == 0 and " PASS " in lines[-1], lines
+    text = path.read_text()
+    path.write_text(text.replace("GB/s]", "s]", 1))     # gnu's copy_0_0 in seconds, by hand
+    lines, status = acceptance_summary()
+    assert status == 4 and " INCOMPLETE " in lines[-1], lines
+    assert "1 value(s) with a reference in another unit" in lines[-1]
+    assert (f"NOTE ReportNumaCopy[gnu].copy_0_0: the check reports 'GB/s', its reference in "
+            f"{path} is in 's': not judged; give the reference in 'GB/s', or record it again "
+            "with --replace") in lines

@@ -74,12 +74,17 @@ def test_old_file_without_samples_is_interval_only(tmp_path, monkeypatch, capsys
     path = tmp_path / "generic.yaml"
     data = yaml.safe_load(path.read_text())
     del data[baseline_samples.SAMPLES_KEY]
+    del data["_provenance"]["contents"]        # a file written before the counts were kept
     path.write_text(yaml.safe_dump(data))
     capsys.readouterr()
     assert _cli("baseline", "diff", "--system", "generic", "--from", str(RUNS[1])) == 0
-    out = capsys.readouterr().out
-    assert "interval only" in out.splitlines()[0]
-    assert "interval only (baseline without runs)" in out
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (f"note: {path} kept no counts of its values and sessions (written before "
+                      "they were kept, or by hand): whether it was whole could not be checked; "
+                      "the next `placement baseline record` writes them")
+    assert "interval only" in out[1]
+    assert "  DataMapCheck[gnu,small,parallel,first-touch].mlups: interval only (baseline "\
+        "without runs)" in out
 
 
 def test_hand_edited_samples_are_refused_and_nothing_written(tmp_path, monkeypatch, capsys):

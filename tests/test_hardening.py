@@ -284,3 +284,55 @@ def test_a_few_new_values_without_a_previous_one_still_compare(tmp_path):
                     "C %x=2,generic:default+gnu,rate,MB/s,100.0,100.0,0.0\n")
     lines, status = _summary(path)
     assert status == 0 and " PASS " in lines[-1], lines[-1]
+
+
+# -- a damaged reference file: no case passes against it ---------------------------------------
+
+REF_CHECKS = '''
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import performance_function, sanity_function
+
+from placement.testlib.references import BaselineReferencesMixin
+
+
+@rfm.simple_test
+class RefCase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin):
+    """A rate of 100 MB/s against the system's reference file."""
+    valid_systems = ['*']
+    valid_prog_environs = ['gnu']
+    tags = {'quick'}
+    executable = 'echo'
+    executable_opts = ['rate=100']
+
+    @sanity_function
+    def validate(self):
+        return sn.assert_found(r'^rate=', self.stdout)
+
+    @performance_function('MB/s')
+    def rate_seen(self):
+        return sn.extractsingle(r'^rate=(\\\\S+)', self.stdout, 1, float)
+'''
+
+
+def test_an_alias_bomb_baseline_fails_the_run_in_one_line(tmp_path):
+    from test_baseline_safety import _alias_bomb
+    checks = tmp_path / "ref_cases.py"
+    checks.write_text(REF_CHECKS)
+    baselines = tmp_path / "baselines"
+    baselines.mkdir()
+    (baselines / "generic.yaml").write_text(_alias_bomb())
+    env = {**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "results"),
+           "PLACEMENT_REPORTS": str(tmp_path / "reports"), "PLACEMENT_BASELINES": str(baselines)}
+    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", "-s", "generic",
+                           "--", "-c", str(checks)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    lines = proc.stdout.rstrip().splitlines()
+    refused = (f"{baselines / 'generic.yaml'}: YAML anchor &x0 at line 1: anchors and aliases "
+               "are not accepted in a reference file")
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert lines[-1].startswith("ACCEPTANCE generic quick: FAIL 0 passed, 1 failed "), lines[-1]
+    assert "baseline refused: nothing judged against it" in lines[-1]
+    (fail,) = [ln for ln in lines if ln.startswith("FAIL RefCase ")]
+    assert f"[setup: reference parse error: {refused}" in fail
+    assert any(ln.startswith(f"NOTE baseline refused: {refused}") for ln in lines)

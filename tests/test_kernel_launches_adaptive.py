@@ -8,6 +8,7 @@ machine's noise (1000x away: regressed; spread over both sides: undecided).
 
 from __future__ import annotations
 
+import copy
 import os
 import subprocess
 import sys
@@ -124,10 +125,10 @@ def _matmul_reference(tmp: Path) -> Path:
     """compact: both judged variables 1000x away; scatter: gflops undecided; none: no runs."""
     def runs(values, better):
         return {"higher_is_better": better, "runs": values, "session": "s"}
-    wide = {"mean_time": [1.0, -1, 1000, "s"], "gflops": [1.0, -1, 1e6, "Gflop/s"]}
+    wide = {"mean_time": [1.0, -1, 1000, "s"], "gflops": [1.0, -1, None, "Gflop/s"]}
     data = {
         "MatmulCheck": {"$index": ["$environ", "scale", "affinity"], "gnu": {"small": {
-            a: dict(wide) for a in ("none", "compact", "scatter")}}},
+            a: copy.deepcopy(wide) for a in ("none", "compact", "scatter")}}},  # no aliases
         "_samples": {"MatmulCheck": {"$index": ["$environ", "scale", "affinity"],
                                      "gnu": {"small": {
             "compact": {"mean_time": runs([1e-6 * (1 + i / 10) for i in range(10)], False),

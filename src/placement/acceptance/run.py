@@ -42,7 +42,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..judgement import baseline_samples, baselines, guards, node_load, runreport, verdict
+from ..judgement import (baseline_samples, baselines, entry_name, guards, node_load, runreport,
+                         verdict)
 from ..util import PlacementError
 from . import comparison_health, confirmation
 
@@ -85,6 +86,8 @@ def judge_values(parts: list[Part], system: str,
     ``only`` that judgement selected (:mod:`.confirmation`)."""
     from ..util import baseline_file
     path = baseline_file(system)
+    if baselines.refusal(path):
+        return {}, None       # nothing judged against it: the summary says why
     old = baselines.load(path)
     if not old or not parts:
         return {}, None
@@ -349,8 +352,8 @@ def _case_lines(f: _Findings, failed: list[tuple], skipped: list[dict]) -> list[
 
 
 def _note_lines(f: _Findings) -> list[str]:
-    """NOTE lines: a baseline of few sessions, a control value not judged, a baseline
-    recorded for another system (also a gap)."""
+    """NOTE lines: a baseline of few sessions, a control value not judged; and, each also a
+    gap, a baseline recorded for another system, refused, or in another unit."""
     lines = []
     few = baseline_samples.sessions_note(list(f.judged.values()))
     if few:
@@ -361,6 +364,10 @@ def _note_lines(f: _Findings) -> list[str]:
     if other:
         lines.append(f"NOTE {other}")
         f.gaps.append("baseline of another system")
+    refused, units = baseline_gaps(f.system, f.judgement)
+    lines += [f"NOTE {line}" for line in refused + units]
+    f.gaps += (["baseline refused: nothing judged against it"] if refused else []) + \
+        ([f"{len(units)} value(s) with a reference in another unit"] if units else [])
     return lines
 
 
@@ -506,6 +513,21 @@ def foreign_baseline(system: str) -> str:
         return baselines.foreign(baselines.load(path), system, str(path))
     except PlacementError:
         return ""
+
+
+def baseline_gaps(system: str, judgement: baseline_samples.Judgement | None
+                  ) -> tuple[list[str], list[str]]:
+    """Why the run could not be judged against the system's baseline (its one-line
+    refusal: damaged, cut short, values no measurement can be), and each value whose
+    reference is in another unit than the check reports (not judged: never a pass)."""
+    from ..util import baseline_file
+    path = baseline_file(system.split(":")[0])
+    refused = baselines.refusal(path)
+    units = judgement.units if judgement is not None else {}
+    return ([f"baseline refused: {refused}"] if refused else [],
+            [f"{entry_name(e)}: the check reports {unit!r}, its reference in {path} is in "
+             f"{was!r}: not judged; give the reference in {unit!r}, or record it again with "
+             "--replace" for e, (was, unit) in sorted(units.items(), key=str)])
 
 
 def undecided_lines(judged: Judged) -> list[str]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..judgement import (baseline_samples, baselines, entry_name, fraction_arg, parse_entry,
-                         runreport, verdict)
+from ..judgement import (baseline_contents, baseline_samples, baselines, entry_name,
+                         fraction_arg, parse_entry, runreport, verdict)
 from ..util import PlacementError, atomic
 
 HEADER = ("# ReFrame reference file ($ref), written by `placement baseline record`.\n"
@@ -104,6 +104,9 @@ def cmd_record(args: argparse.Namespace) -> int:
         prev = baselines.write_atomic(path, data, HEADER)
     print(f"wrote {path}: {len(d.added)} added, {len(d.changed)} changed, "
           f"{len(d.removed)} removed" + (f" (previous version: {prev})" if prev else ""))
+    uncounted = baseline_contents.unrecorded(old, str(path), written=True)
+    if uncounted:
+        print(f"note: {uncounted}")
     for line in verdicts:
         print(line)
     return 0
@@ -114,6 +117,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     other = baselines.foreign(old, args.system, str(path))
     if other:
         print(f"warning: {other}")
+    uncounted = baseline_contents.unrecorded(old, str(path))
+    if uncounted:
+        print(f"note: {uncounted}")
     d = baselines.diff(old, merged)
     for line in _verdicts(path, old, report, args.system, args, detail=True):
         print(line)

@@ -4,7 +4,8 @@ ReFrame's run reports become cases (:mod:`.runreport`, summaries in :mod:`.stats
 fixed-limit checks in :mod:`.guards`, the node's load over a run in :mod:`.node_load`); a run's values are judged against their
 baseline's sessions (:mod:`.verdict` with :mod:`.moderation`); reference files keep the
 intervals ReFrame reads (:mod:`.intervals`, written by :mod:`.baselines`) and the
-per-launch samples (:mod:`.baseline_samples`); :mod:`.changepoints` finds steps in
+per-launch samples (:mod:`.baseline_samples`), with the counts that tell a whole file from
+a cut one (:mod:`.baseline_contents`); :mod:`.changepoints` finds steps in
 history. :mod:`.repeat_loop` and :mod:`.judge_cli` (``placement judge``) put the same
 judge inside a job, so it must stay importable without ReFrame.
 
@@ -22,8 +23,9 @@ from .verdict import two_modes
 
 __all__ = [
     # modules
-    "baseline_samples", "baselines", "changepoints", "guards", "intervals", "judge_cli",
-    "moderation", "node_load", "repeat_loop", "runreport", "session_info", "stats", "verdict",
+    "baseline_contents", "baseline_samples", "baselines", "changepoints", "guards", "intervals",
+    "judge_cli", "moderation", "node_load", "node_shift", "repeat_loop", "rules", "runreport",
+    "session_info", "stats", "verdict",
     # names
     "CONFIRMATION_EXTRA", "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport",
     "Summary", "entry_name", "fmt", "fraction_arg", "git_commit", "is_primary_var", "number",

@@ -26,7 +26,6 @@ hand) still works: its cases get ReFrame's interval check only.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
@@ -34,7 +33,8 @@ from typing import Any
 
 from ..util import PlacementError
 from . import verdict
-from .intervals import Entry, entries as intervals, parse_entry, same_entry, sibling_family
+from .intervals import (MEASURABLE, Entry, entries as intervals, measurable, parse_entry,
+                        same_entry, sibling_family, unit_mismatches)
 from .runreport import Case
 
 SAMPLES_KEY = "_samples"
@@ -71,7 +71,7 @@ def leaf(case: Case, var: str) -> dict[str, Any] | None:
     pv = case.perf.get(var)
     better = higher_is_better(var, pv.unit if pv else None)
     # a zero or NaN launch measured nothing: never stored (the reader refuses it)
-    runs = [x for x in case.launches.get(var) or [] if math.isfinite(x) and x > 0]
+    runs = [x for x in case.launches.get(var) or [] if measurable(x)]
     if better is None or not runs:
         return None
     out = {"higher_is_better": better,
@@ -182,11 +182,10 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
     sessions = []
     for g in groups:
         runs = g["runs"]
-        if (not isinstance(runs, list) or not runs
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                           and math.isfinite(x) and x > 0 for x in runs)):
-            raise PlacementError(f"{where}: {name}: runs {runs!r} are not a list of positive "
-                                 f"numbers; {accepted}; nothing was written")
+        if not isinstance(runs, list) or not runs or not all(map(measurable, runs)):
+            raise PlacementError(f"{where}: {name}: runs {runs!r} are not a list of measured "
+                                 f"values (numbers from {MEASURABLE[0]:g} to "
+                                 f"{MEASURABLE[1]:g}); {accepted}; nothing was written")
         sid = g.get("session")
         sessions.append((None if sid is None else str(sid), [float(x) for x in runs]))
     if not isinstance(v.get("contended", False), bool):
@@ -217,6 +216,9 @@ class Judgement(list):
     #: why the file's control value could not give the node's shift ("" when it did, or
     #: when the file names none)
     control_note: str = ""
+    #: values not judged because the file's reference is in another unit than the check
+    #: reports: ``{entry: (the reference's unit, the check's unit)}``
+    units: dict = {}
 
     @property
     def node(self) -> verdict.NodeShift | None:
@@ -247,12 +249,16 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
     ``only``: the entries to judge (a confirmation tests the values it reran for, no others).
     """
     stored, fresh, old_iv = entries(old, where), entries(new, "run"), intervals(old)
+    units = {e: u for e, u in unit_mismatches(old, new).items() if only is None or e in only}
     keys, series, rest = [], [], []
     for e, s in sorted(fresh.items(), key=lambda it: (it[0][0], tuple(map(str, it[0][1])),
                                                       it[0][2])):
         if only is not None and e not in only:
             continue
-        if e in stored:
+        if e in units:      # a number in 's' against one in 'GB/s' means nothing
+            rest.append(Judged(e, None, f"not judged: the reference is in {units[e][0]!r}, "
+                                        f"the check reports {units[e][1]!r}"))
+        elif e in stored:
             b = stored[e]
             keys.append(e)
             series.append(verdict.Series(s.runs, b.sessions, b.higher_is_better, e))
@@ -267,6 +273,7 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
     out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
     out.run = rv
     out.control_note = note
+    out.units = units
     return out
 
 

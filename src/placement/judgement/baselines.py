@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
+import functools
 import math
 import subprocess
 from dataclasses import dataclass
@@ -26,10 +27,11 @@ from typing import Any
 
 import yaml
 
-from ..util import PlacementError, atomic
-from . import baseline_samples
+from ..util import PlacementError, atomic, safe_yaml
+from . import baseline_contents, baseline_samples
 from .guards import GUARD_VARS
-from .intervals import Entry, entries, entry_name, index_of, parse_entry, sibling_family
+from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
+                        parse_entry, sibling_family, unit_mismatches)
 from .runreport import Case, RunReport
 
 MIN_THRESHOLD = 0.05
@@ -101,7 +103,7 @@ def from_run(report: RunReport, system: str,
                 continue        # guards have fixed limits; extremes follow one outlier
             pv = c.perf[var]
             s = c.summary(var)
-            if pv.value is None or s is None or not math.isfinite(s.mean) or s.mean <= 0:
+            if pv.value is None or s is None or not measurable(_round(s.mean)):
                 # nothing measured (NaN, inf), or every run below the printing step (NPB's
                 # 0.00 s): no reference to judge against, and none a reader would refuse
                 continue
@@ -205,16 +207,20 @@ def _round(x: float) -> float:
 
 
 def load(path: Path) -> dict[str, Any]:
-    """A reference file, checked to be a mapping; missing file: empty."""
+    """A reference file, checked whole; missing file: empty.
+
+    Read without anchors or aliases and up to a size (:mod:`placement.util.safe_yaml`);
+    its values must be measurements (:func:`check_references`) and it must hold what its
+    record says (:mod:`.baseline_contents`): anything else is one line, before a caller
+    writes anything or ReFrame reads it.
+    """
     if not path.exists():
         return {}
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise PlacementError(f"{path}: not valid YAML ({exc.__class__.__name__}); "
-                             "fix or remove it first, nothing was written") from None
-    if data is None:
-        return {}
+    data = safe_yaml.load(path, "reference file")
+    if data is None:        # never written so: a file cut before its first key
+        raise PlacementError(f"{path}: holds no reference entries (empty, or cut short); "
+                             f"restore its previous version ({path}.prev) or remove it; "
+                             "nothing was written")
     if not isinstance(data, dict):
         raise PlacementError(f"{path}: a reference file must be a mapping of test names")
     baseline_samples.entries(data, str(path))  # malformed runs: error, nothing written
@@ -224,7 +230,27 @@ def load(path: Path) -> dict[str, Any]:
                              "value Test[index values].var; set it with `placement baseline "
                              "control`, or remove the line; nothing was written")
     check_references(data, str(path))
+    baseline_contents.check(data, str(path))
     return data
+
+
+def refusal(path: Path) -> str:
+    """Why the reference file ``path`` is refused (:func:`load`), ``""`` when it is read or
+    absent; read once per version of the file (each case of a run asks)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return ""
+    return _refusal(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _refusal(path: str, _mtime_ns: int, _size: int) -> str:
+    try:
+        load(Path(path))
+    except PlacementError as exc:
+        return str(exc)
+    return ""
 
 
 def foreign(data: dict[str, Any], system: str, where: str) -> str:
@@ -240,36 +266,55 @@ def foreign(data: dict[str, Any], system: str, where: str) -> str:
 
 
 def check_references(data: dict[str, Any], where: str) -> None:
-    """Every reference leaf ``[value, lower, upper, unit]`` holds a positive value and
-    numeric (or null) bounds; a hand edit that does not is one line, nothing written."""
-    def num(x: Any) -> bool:
-        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
+    """Every reference leaf ``[value, lower, upper, unit]`` holds a value a measurement can
+    be and bounds that leave it an interval; a hand edit that does not is one line naming
+    the entry, nothing written. ReFrame would take NaN, 5e-324 or a lower bound above the
+    upper one, and count every run against it as a failed reference."""
+    accepted = (f"expected [value (a positive measurement, {MEASURABLE[0]:g} to "
+                f"{MEASURABLE[1]:g}), lower (a fraction from -1 to 0, or null), upper (a "
+                f"fraction from 0 to {MAX_UPPER:g}, or null), unit]")
     for e, leaf in entries(data).items():
         name = entry_name(e)
-        accepted = ("expected [value > 0, lower (a fraction, or null), upper (a fraction, "
-                    "or null), unit]")
-        if len(leaf) < 3 or not num(leaf[0]) or leaf[0] <= 0:
-            raise PlacementError(f"{where}: {name}: reference {leaf!r} is not a positive "
-                                 f"number; {accepted}; fix it or record again, nothing was "
-                                 "written")
-        if not all(b is None or num(b) for b in leaf[1:3]):
-            raise PlacementError(f"{where}: {name}: bounds {leaf[1:3]!r} are not numbers; "
-                                 f"{accepted}; nothing was written")
+        if len(leaf) < 3 or not measurable(leaf[0]):
+            what = ("is not a positive number" if len(leaf) < 3 or not _number(leaf[0])
+                    or leaf[0] <= 0 else "is not a value a measurement can be")
+            raise PlacementError(f"{where}: {name}: reference {leaf!r} {what}; {accepted}; "
+                                 "fix it or record again, nothing was written")
+        why = _bounds_problem(*leaf[1:3])
+        if why:
+            raise PlacementError(f"{where}: {name}: bounds {leaf[1:3]!r} {why}; {accepted}; "
+                                 "nothing was written")
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _bounds_problem(lower: Any, upper: Any) -> str:
+    """Why ``lower``/``upper`` (fractions of the value, None: no bound) leave no interval a
+    measurement can fall in or miss, ``""`` when they do."""
+    if not all(b is None or _number(b) for b in (lower, upper)):
+        return "are not numbers"
+    if lower is not None and upper is not None and lower > upper:
+        return "put the lower bound above the upper one"
+    if lower is not None and not -1 <= lower <= 0:
+        return "put the lower bound " + ("above the value" if lower > 0 else "below zero")
+    if upper is not None and not 0 <= upper <= MAX_UPPER:
+        return ("put the upper bound below the value" if upper < 0 else
+                f"put the upper bound beyond x{1 + MAX_UPPER:g} the value (null is no bound)")
+    if lower == 0 and upper == 0:
+        return "leave an interval of one point, which no measurement lands on"
+    return ""
 
 
 def check_units(old: dict[str, Any], new: dict[str, Any], where: str) -> None:
     """A reference whose unit is not the one the check reports is one line: a hand edit
     from ``GB/s`` to ``MB/s`` would otherwise read as a change of x1000."""
-    have = entries(old)
-    for e, leaf in sorted(entries(new).items(), key=_sortkey):
-        ref = have.get(e)
-        unit, was = (leaf[3] if len(leaf) > 3 else None), (ref[3] if ref and len(ref) > 3 else None)
-        if ref is not None and unit and was and unit != was:
-            raise PlacementError(
-                f"{where}: {entry_name(e)}: the reference is in "
-                f"{was!r} but the check reports {unit!r}; give the value in {unit!r} (or "
-                "record it again with --replace); nothing was written")
+    for e, (was, unit) in sorted(unit_mismatches(old, new).items(), key=_sortkey):
+        raise PlacementError(
+            f"{where}: {entry_name(e)}: the reference is in "
+            f"{was!r} but the check reports {unit!r}; give the value in {unit!r} (or "
+            "record it again with --replace); nothing was written")
 
 
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -395,20 +440,34 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
     """Write YAML through a temporary file and a rename; keep the old file as ``.prev``.
 
     Returns the path of the kept previous version, if any. A crash leaves
-    either the old or the new file, never a half-written one.
+    either the old or the new file, never a half-written one. The file's counts
+    (:mod:`.baseline_contents`) and its control value come first, the runs last, so a
+    copy cut short loses runs, never its record of them. The old file becomes ``.prev``
+    only when it reads whole: a damaged file never replaces the last intact copy.
     """
+    data = baseline_contents.stamped(_ordered(data), str(path))
     text = header + yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False,
                               default_flow_style=None, width=100)
-    check = yaml.safe_load(text)  # what we write must read back the same
+    check = safe_yaml.loads(text, str(path))  # what we write must read back the same
     if (entries(check) != entries(data) or baseline_samples.entries(check)
             != baseline_samples.entries(data)):
         raise PlacementError(f"{path}: internal error, YAML does not round-trip; nothing written")
     prev = None
     if path.exists():
+        load(path)                       # damaged: one line, .prev and the file kept as they are
         prev = path.with_name(path.name + ".prev")
         atomic.copy_text(path, prev)     # whole or untouched: a torn backup would lose entries
     atomic.write_text(path, text)
     return prev
+
+
+def _ordered(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with its provenance and control value first and its runs last."""
+    head = (PROVENANCE_KEY, baseline_samples.CONTROL_KEY)
+    tail = (baseline_samples.SAMPLES_KEY,)
+    return {**{k: data[k] for k in head if k in data},
+            **{k: v for k, v in data.items() if k not in head + tail},
+            **{k: data[k] for k in tail if k in data}}
 
 
 def thresholds_used(report: RunReport, system: str) -> dict[str, int]:

@@ -7,6 +7,7 @@ has to import the other for it.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -17,6 +18,14 @@ Entry = tuple[str, tuple, str]
 #: (affinity map, memory policy). Siblings run the same kernel with the same threads on the
 #: same node, so a state of the node one of them shows is one the others can fall into
 SIBLING_PARAMS = frozenset({"$environ", "affinity", "policy"})
+
+#: what a measured value can be: beyond it a number is a typo or a crafted file, and ReFrame's
+#: bounds and the verdict's ratios of it overflow or vanish (5e-324, 1e308); no unit this
+#: project measures in comes near either end
+MEASURABLE = (1e-100, 1e100)
+#: the widest upper bound a reference may give, as a fraction of its value (x1001); wider is
+#: no bound at all, which the file says with ``null``
+MAX_UPPER = 1000.0
 
 _ENTRY = re.compile(r"^(?P<test>[A-Za-z_]\w*)\[(?P<keys>[^\]]*)\]\.(?P<var>\w+)$")
 
@@ -77,3 +86,24 @@ def sibling_family(data: dict[str, Any], e: Entry) -> tuple:
     if not names:       # no $index: the keys name a system and partition, another node each
         return test, var, tuple(keys)
     return test, var, tuple(k for n, k in zip(names, keys) if n not in SIBLING_PARAMS)
+
+
+def measurable(x: Any) -> bool:
+    """A number a measurement can be (:data:`MEASURABLE`): not a bool, NaN, negative or
+    subnormal."""
+    return (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            and MEASURABLE[0] <= x <= MEASURABLE[1])
+
+
+def unit_mismatches(old: dict[str, Any], new: dict[str, Any]) -> dict[Entry, tuple[str, str]]:
+    """``{entry: (the reference's unit, the check's unit)}`` where ``old`` (a reference
+    file) and ``new`` (a run's entries) name a value in two units: a number in ``s`` compared
+    with one in ``GB/s`` means nothing."""
+    have = entries(old)
+    out = {}
+    for e, leaf in entries(new).items():
+        ref = have.get(e)
+        unit, was = (leaf[3] if len(leaf) > 3 else None), (ref[3] if ref and len(ref) > 3 else None)
+        if ref is not None and unit and was and unit != was:
+            out[e] = (str(was), str(unit))
+    return out

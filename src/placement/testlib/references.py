@@ -6,7 +6,8 @@ names; under each, ``$index`` lists the test attributes that index the entries
 (the class's ``reference_index``), and the leaves are ReFrame reference tuples
 ``[value, lower, upper, unit]``. A system without a file, or a case without an
 entry, runs with no reference: its first run can be recorded as its baseline
-with ``placement baseline record``.
+with ``placement baseline record``. A file that ``placement baseline diff``
+refuses fails each case in setup, with the same line.
 """
 
 from __future__ import annotations
@@ -56,7 +57,18 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
 
     @run_after('setup')
     def use_stored_baseline(self):
+        """Point ReFrame at the system's reference file, once it reads whole.
+
+        ReFrame reads the file itself with no limit; a file that `placement baseline diff`
+        refuses (an alias bomb, cut short, a value no measurement can be) fails the case
+        here with that one line: no case passes against a damaged file.
+        """
+        from ..judgement import baselines
+        from reframe.core.exceptions import ReferenceParseError
         path = self.reference_file
         if path.is_file():
+            refused = baselines.refusal(path)
+            if refused:
+                raise ReferenceParseError(refused)
             # an absolute path: ReFrame joins it to its reference prefix unchanged
             self.reference = {'$ref': str(path)}

@@ -12,7 +12,7 @@ from .sizes import size_bytes
 
 __all__ = [
     # modules
-    "atomic", "errors", "paths", "reframe_workarounds", "sizes", "spack_spec",
+    "atomic", "errors", "paths", "reframe_workarounds", "safe_yaml", "sizes", "spack_spec",
     # names
     "DEPRECATION_FASTPATH", "PlacementError", "baseline_dir", "baseline_file", "enabled",
     "repo_root", "size_bytes", "system_name",

@@ -1,0 +1,114 @@
+"""Reading a YAML file someone else may have written: no anchors or aliases, a size cap.
+
+A reference file is hand-edited and copied between sites, so it is read as
+untrusted text. A YAML alias is a pointer: a 1.3 kB file of nested aliases
+(an "alias bomb") loads as a small graph that any walk over it expands to
+hundreds of millions of nodes. No file this project writes holds an anchor
+or alias (its writers dump shared lists out each time), so the reader refuses
+them at the first one, before anything is built, and refuses a file larger
+than any it writes before reading it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
+
+from .errors import PlacementError
+
+#: the largest file read: a reference file of 1000 values with 10 sessions of 10 launches
+#: each is about 2 MB
+MAX_BYTES = 32 * 1024 * 1024
+
+try:        # libyaml's parser (five times faster) under the Python composer that checks
+    from yaml._yaml import CParser as _Parser
+except ImportError:     # PyYAML without libyaml
+    from yaml.parser import Parser as _Parser
+    from yaml.reader import Reader as _Reader
+    from yaml.scanner import Scanner as _Scanner
+else:
+    _Reader = _Scanner = None
+
+
+class NoAliasError(yaml.YAMLError):
+    """An anchor (``&name``) or alias (``*name``): refused, with its line."""
+
+    def __init__(self, what: str, line: int) -> None:
+        super().__init__(f"{what} at line {line}")
+        self.what, self.line = what, line
+
+
+class _Loader(Composer, _Parser, SafeConstructor, Resolver):
+    """PyYAML's safe loader whose composer refuses anchors and aliases."""
+
+    def __init__(self, stream: str) -> None:
+        if _Reader is None:
+            _Parser.__init__(self, stream)
+        else:
+            _Reader.__init__(self, stream)
+            _Scanner.__init__(self)
+            _Parser.__init__(self)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        line = event.start_mark.line + 1 if event.start_mark else 0
+        if isinstance(event, yaml.AliasEvent):
+            raise NoAliasError(f"alias *{event.anchor}", line)
+        if getattr(event, "anchor", None) is not None:
+            raise NoAliasError(f"anchor &{event.anchor}", line)
+        return super().compose_node(parent, index)
+
+
+def load(path: Path, what: str = "file", max_bytes: int = MAX_BYTES) -> Any:
+    """The YAML document in ``path`` (None when empty); anything else is one line.
+
+    ``what`` names the file in the error (``reference file``); the errors say the
+    file was left as it was, because every caller reads before it writes.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise PlacementError(
+                f"{path}: {size} bytes, larger than any {what} this project writes (at most "
+                f"{max_bytes // 2**20} MiB accepted); nothing was read or written")
+        with path.open("rb") as fp:
+            raw = fp.read(max_bytes + 1)
+    except OSError as exc:
+        raise PlacementError(f"{path}: cannot read it ({exc.strerror})") from None
+    if len(raw) > max_bytes:        # grew since the stat
+        raise PlacementError(f"{path}: larger than any {what} this project writes (at most "
+                             f"{max_bytes // 2**20} MiB accepted); nothing was read or written")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PlacementError(f"{path}: not UTF-8 text (byte {exc.start}); fix or remove it "
+                             "first, nothing was written") from None
+    return loads(text, str(path), what)
+
+
+def loads(text: str, where: str, what: str = "file") -> Any:
+    """:func:`load` for text already read (``where`` names it in the error)."""
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except NoAliasError as exc:
+        raise PlacementError(
+            f"{where}: YAML {exc.what} at line {exc.line}: anchors and aliases are not "
+            f"accepted in a {what} (none is ever written; a file of nested aliases expands "
+            "without bound); write the values out, nothing was written") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise PlacementError(f"{where}: not valid YAML ({exc.__class__.__name__}{at}); "
+                             "fix or remove it first, nothing was written") from None
+    except RecursionError:
+        raise PlacementError(f"{where}: nested deeper than any {what} this project writes; "
+                             "fix or remove it first, nothing was written") from None
