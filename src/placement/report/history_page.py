@@ -132,7 +132,7 @@ def build(system: str, old: dict, where: str, sessions: Sequence[RunReport],
     if pts and plots.available():
         sec.images.append((_figure(system, pts, conf, stored, out),
                            f"{system}: the node's shift and each judged value per session"))
-    rep.sections += [sec, Section("sessions", "Sessions", "",
+    rep.sections += [sec, Section("session-list", "Sessions", "",
                                   [_table(pts, conf, rep.numbers)])]
     return rep
 
