@@ -7,7 +7,9 @@ week (a NODE line, with its confirmation session an hour later) and a step of on
 check (+50% from week 40). The baseline is the first five weeks' sessions. The page is
 built as ``placement report`` builds it once ReFrame's storage is read (judging each
 session, drawing the figure, writing HTML, Markdown and CSV); reading the storage is
-ReFrame's and not timed. Target: under 20 s on the 2-core reference machine.
+ReFrame's and not timed. Target: under 10 s of CPU time (the process's own: on the
+shared 2-core development machine the wall time is that plus waiting for a core,
+printed beside it).
 
     python benchmarks/history_page.py [--weeks 52] [--repeats 3]
 """
@@ -33,7 +35,7 @@ START = dt.datetime(2025, 11, 3, 3, 0, tzinfo=dt.timezone.utc)
 BASELINE_WEEKS = 5
 NODE_WEEK = 26
 STEP_WEEK, STEP_TEST = 40, "MatmulCheck"
-TARGET_S = 20.0
+TARGET_S = 10.0
 
 
 def _scaled(data: dict, factor, test: str = "") -> dict:
@@ -114,10 +116,10 @@ def main() -> int:
         png = (Path(tmp) / "history" / "history.png").stat().st_size
     wall = statistics.median(r[0] for r in runs)
     cpu = statistics.median(r[1] for r in runs)
-    ok = wall < TARGET_S
+    ok = cpu < TARGET_S
     print(f"history page of {runs[0][2]} weekly sessions (38 values each): median of "
           f"{args.repeats}: {wall:.2f} s wall, {cpu:.2f} s CPU; figure {png // 1024} KiB; "
-          f"target < {TARGET_S:.0f} s wall: {'ok' if ok else 'SLOW'}")
+          f"target < {TARGET_S:.0f} s CPU: {'ok' if ok else 'SLOW'}")
     out = Path(__file__).parent / "results" / "history_page.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"weeks": args.weeks, "repeats": args.repeats,

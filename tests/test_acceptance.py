@@ -22,6 +22,7 @@ import yaml
 
 from placement import cli
 from placement.judgement import runreport
+from placement.report.escape import markdown
 
 pytestmark = pytest.mark.reframe
 
@@ -317,7 +318,8 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
         assert "**PASS**: the acceptance run's answer, its confirmation session included" in text
         assert ('First session (build fixtures not counted, the acceptance line counts them): '
                 '0 case(s) passed, 1 failed') in text
-        assert un in text and last in text
+        # as printed, each escaped for Markdown (its brackets are text, not a link)
+        assert markdown(un) in text and markdown(last) in text
     else:
         assert proc.returncode == 1 and ' FAIL 0 passed, 1 failed (1 perf regressions)' in last
         assert ' confirmed 1 of 1' in last and 'UNCONFIRMED' not in proc.stdout

@@ -121,12 +121,12 @@ def _history(newest: RunReport, root: Path, numbers: Numbers, system: str, out: 
     sessions, confirmations, error = history_page.read(newest, root)
     if error:
         return (None, f"History: {md(error)}."), ""
-    page = None
-    if "+" not in system:       # one page per system: a pooled report links none
-        page = history_page.write(system, sessions, confirmations,
-                                  out.parent / history_page.folder_name(system),
-                                  f"../{out.name}/index.html")
-    return history_table(sessions, numbers), (f"../{page.name}/index.html" if page else "")
+    if "+" in system:       # one page per system: a pooled report links none
+        return history_table(sessions, numbers), ""
+    where = history_page.folder(system)
+    page = history_page.write(system, sessions, confirmations, out.parent / where,
+                              f"../../{out.name}/index.html")
+    return history_table(sessions, numbers), (f"../{where.as_posix()}/index.html" if page else "")
 
 
 def report_reference(baseline_files: list[Path], seed_files: list[Path], output: Path) -> Path:

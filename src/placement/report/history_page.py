@@ -34,9 +34,10 @@ from .verdicts import stored_sessions
 FIGURE = "history.png"
 
 
-def folder_name(system: str) -> str:
-    """The history page's folder, beside the system's report folders."""
-    return f"{system}-history"
+def folder(system: str) -> Path:
+    """The history page's folder under the reports' folder: ``history/<system>``, one level
+    below the run reports' ``<system>-<date>`` folders, so no glob of those finds it."""
+    return Path("history") / system
 
 
 @dataclass(frozen=True)
