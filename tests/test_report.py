@@ -278,3 +278,28 @@ def test_strings_from_results_are_escaped_in_html_and_markdown(tmp_path):
     # the table bar stayed in its cell: the lead table's rows keep their seven cells
     lead = next(ln for ln in md.splitlines() if ln.startswith("| ReportNpbShaped \\<script"))
     assert lead.replace("\\|", "").count("|") == 8
+
+
+def test_the_lead_says_which_failures_the_confirmation_showed_again(tmp_path):
+    """The lead table's `confirmed` column reads the acceptance summary's UNCONFIRMED lines,
+    as the confirmation writes them: one failed case passed its confirmation session."""
+    from placement.acceptance import confirmation
+    from placement.report import lead
+    data = json.loads(WITH_BASE.read_text())
+    failed = [tc for r in data["runs"] for tc in r["testcases"] if tc["result"] == "fail"]
+    passed = {**failed[0], "result": "pass", "fail_phase": None}
+    conf = confirmation.decide({0: failed[0], 1: failed[1]}, {0: passed, 1: failed[1]}, {}, {},
+                               lambda tc: "performance")
+    summary = conf.lines() + [f"ACCEPTANCE generic quick: FAIL 8 passed, 11 failed "
+                              f"(11 perf regressions) report=x.json skipped=0{conf.text()}"]
+    cases = runreport.load(WITH_BASE).cases
+    sec = lead.lead_section(cases, [], tmp_path, summary)
+    (t, _) = sec.tables
+    said = {r[0]: r[5] for r in t.rows}
+    assert said[f"{failed[0]['display_name']} @generic:default+{failed[0]['environ']}"] \
+        == "not confirmed"
+    assert said[f"{failed[1]['display_name']} @generic:default+{failed[1]['environ']}"] \
+        == "confirmed"
+    # without a confirmation session: said so, never "confirmed"
+    (t,) = lead.lead_section(cases, [], tmp_path).tables
+    assert {r[5] for r in t.rows} == {"no confirmation session"}

@@ -27,7 +27,7 @@ from ..util import PlacementError
 from . import files, plots
 from .document import Report, Section
 from .previous_run import reframe_cmd, run_reframe
-from .tables import Numbers, Table
+from .tables import Numbers, Table, slug
 from .verdicts import stored_sessions
 
 #: the figure's file in the history folder
@@ -36,8 +36,9 @@ FIGURE = "history.png"
 
 def folder(system: str) -> Path:
     """The history page's folder under the reports' folder: ``history/<system>``, one level
-    below the run reports' ``<system>-<date>`` folders, so no glob of those finds it."""
-    return Path("history") / system
+    below the run reports' ``<system>-<date>`` folders, so no glob of those finds it (the
+    name a slug: a system's name from a run report never leaves that folder)."""
+    return Path("history") / slug(system)
 
 
 @dataclass(frozen=True)

@@ -84,8 +84,10 @@ def failed_row(c: Case, summary: Sequence[str]) -> Row:
                           + (f" (reference {pv.ref:.4g})" if pv.ref else "") for var, pv in bad)
         size = max((abs(math.log(pv.value / pv.ref)) for _, pv in bad
                     if pv.ref and pv.value > 0 and pv.ref > 0), default=math.inf)
+    # the acceptance summary names a case by ReFrame's system and environment, no partition
+    where = f"{c.raw.get('system', c.system)}+{c.raw.get('environ', c.environ)}"
     return Row(f"{name} @{c.sysenv}", value, "", "", "",
-               confirmation(summary, f"{name} @{c.sysenv} ["), size)
+               confirmation(summary, f"{name} @{where} ["), size)
 
 
 def value_row(name: str, v: verdict.Verdict, confirmed: str, evidence: str) -> Row:
