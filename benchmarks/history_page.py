@@ -17,7 +17,6 @@ printed beside it).
 from __future__ import annotations
 
 import argparse
-import copy
 import datetime as dt
 import json
 import os

@@ -87,15 +87,14 @@ def points(system: str, old: dict, where: str, sessions: Sequence[RunReport]) ->
 
 
 def confirmation_sessions(report: RunReport, root: Path) -> list[RunReport]:
-    """The confirmation sessions of this host up to this run (the whole runs' query
-    leaves them out: :func:`.previous_run.sessions_query`)."""
+    """The confirmation sessions of this host (the whole runs' query leaves them out:
+    :func:`.previous_run.sessions_query`), up to now: this run's own starts after it ends."""
     base = reframe_cmd(root)
-    end = report.session.get("time_end") or report.session.get("time_start")
-    if not base or not end:
+    if not base:
         return []
     key, value = CONFIRMATION_EXTRA
     host = report.session.get("hostname")
-    query = (f"19700101T0000+0000:{end}?locals().get({key!r}) == {value!r}"
+    query = (f"19700101T0000+0000:now?locals().get({key!r}) == {value!r}"
              + (f" and hostname == {host!r}" if host else ""))
     data = json.loads(run_reframe([a for a in base if a != "--table-format=csv"]
                                   + [f"--describe-stored-sessions={query}"], root) or "[]")
