@@ -55,6 +55,8 @@ class Point:
     baseline: bool
     #: entry -> the session's median
     medians: dict = field(default_factory=dict)
+    #: entry -> its unit as the session's run report gave it
+    units: dict = field(default_factory=dict)
 
 
 def _when(r: RunReport) -> _dt.datetime:
@@ -66,16 +68,18 @@ def _when(r: RunReport) -> _dt.datetime:
 
 def point(r: RunReport, system: str, old: dict, where: str, base_ids: set[str]) -> Point:
     """A session judged against the baseline: its node's shift and its values' medians."""
+    cases_of: dict = {}
     try:
-        new = baselines.from_run(r, system)
+        new = baselines.from_run(r, system, cases_of)
     except PlacementError:
         return Point(r.uuid, _when(r), None, False, r.uuid in base_ids)
     node = baseline_samples.judge_run(old, new, where).node
     medians = {e: statistics.median(s.runs)
                for e, s in baseline_samples.entries(new, "run").items() if s.runs}
     shift = math.copysign(node.percent * 100, node.shift) if node is not None else None
+    units = {e: c.perf[e[2]].unit or "" for e, c in cases_of.items() if e[2] in c.perf}
     return Point(r.uuid, _when(r), shift, node is not None and node.flagged,
-                 r.uuid in base_ids, medians)
+                 r.uuid in base_ids, medians, units)
 
 
 def points(system: str, old: dict, where: str, sessions: Sequence[RunReport]) -> list[Point]:
@@ -158,7 +162,8 @@ def _figure(system: str, pts: list[Point], conf: list, stored: dict, out: Path) 
         if not mine:
             continue
         meds = [statistics.median(r) for r in stored[e].session_runs if r]
-        panels.append({"title": entry_name(e), "unit": "", "dates": [p.when for p in mine],
+        unit = next((p.units[e] for p in reversed(mine) if p.units.get(e)), "")
+        panels.append({"title": entry_name(e), "unit": unit, "dates": [p.when for p in mine],
                        "values": [p.medians[e] for p in mine],
                        "baseline": [p.baseline for p in mine],
                        "band": (min(meds), max(meds)) if meds else None})
