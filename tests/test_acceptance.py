@@ -22,6 +22,7 @@ import yaml
 
 from placement import cli
 from placement.judgement import runreport
+from placement.report.escape import markdown
 
 pytestmark = pytest.mark.reframe
 
@@ -332,7 +333,8 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
         assert "**PASS**: the acceptance run's answer, its confirmation session included" in text
         assert ('First session (build fixtures not counted, the acceptance line counts them): '
                 '0 case(s) passed, 1 failed') in text
-        assert un in text and last in text
+        # as printed, each escaped for Markdown (its brackets are text, not a link)
+        assert markdown(un) in text and markdown(last) in text
     else:
         assert proc.returncode == 1 and ' FAIL 0 passed, 1 failed (1 perf regressions)' in last
         assert ' confirmed 1 of 1' in last and 'UNCONFIRMED' not in proc.stdout
@@ -356,6 +358,9 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
         end = max(i['time_end'] for i in infos)
         runs = sum(i['time_start'] < end for i in infos)
         assert f'History: {runs} stored session(s) of this system' in readme.read_text()
+        # no value has stored launches to judge: no history page, no link
+        assert not (tmp_path / 'reports' / 'history').exists()
+        assert '[history](' not in readme.read_text()
 
 
 @pytest.mark.skipif(not Path('/proc/pressure/cpu').exists(), reason='this kernel has no PSI')
@@ -463,3 +468,10 @@ def test_a_lone_value_40_percent_slower_fails_from_one_baseline_session(root, tm
             '(+') in reg, reg
     assert ' FAIL 12 passed, 0 failed (1 perf regressions) ' in lines[-1]
     assert ' confirmed 1 of 1 ' in lines[-1], lines[-1]
+    # the report links the system's history page, read from ReFrame's storage: the three
+    # runs with the value 40% slower in the last, and the confirmation session after it
+    (readme,) = sorted((tmp_path / 'reports').glob('generic-*/README.md'))[-1:]
+    assert '[history](../history/generic/index.html)' in readme.read_text()
+    page = (tmp_path / 'reports' / 'history' / 'generic' / 'index.html').read_text()
+    assert len(re.findall(r'<tr[^>]*><td>\d{4}-\d\d-\d\d ', page)) == 3, page[-3000:]
+    assert '1 confirmation session(s) in the storage' in page, page[-3000:]

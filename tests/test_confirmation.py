@@ -359,39 +359,38 @@ def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_pa
 
 
 def test_the_report_leads_with_the_load_line(tmp_path):
-    from placement.report import verdicts
+    from placement.report import lead
     busy = _write(tmp_path, "busy.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
     cases = runreport.load(busy).cases
-    sec = verdicts.lead_section(cases, [], tmp_path)
-    head, node = sec.text.split("\n\n")[:2]
-    assert head.startswith("**FAIL**: ")
-    assert node.startswith("**Node generic**: node under a competing load: tasks waited for a "
-                           "CPU 85% of the time")
+    sec = lead.lead_section(cases, [], tmp_path)
+    assert sec.status == "FAIL" and sec.banner.startswith("**FAIL**: ")
+    assert sec.text.split("\n\n")[0].startswith(
+        "**NODE generic**: node under a competing load: tasks waited for a CPU 85% of the time")
     quiet = _write(tmp_path, "quiet.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 3.0))
-    sec = verdicts.lead_section(runreport.load(quiet).cases, [], tmp_path)
-    assert sec.text.startswith("**PASS**: ") and "competing load" not in sec.text
+    sec = lead.lead_section(runreport.load(quiet).cases, [], tmp_path)
+    assert sec.banner.startswith("**PASS**: ") and "competing load" not in sec.text
 
 
 def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
     """A confirmation can dismiss what the first session failed: given the summary, the
     report's verdict is the summary's word, and the first session's facts are worded so."""
-    from placement.report import verdicts
+    from placement.report import lead
     busy = _write(tmp_path, "busy.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
     cases = runreport.load(busy).cases
     summary = ["UNCONFIRMED NODE generic: [first session: node under a competing load] its "
                "confirmation session: tasks waited for a CPU 3% of the time in the median of 9 "
                "cases", "ACCEPTANCE generic quick: PASS 9 passed, 0 failed (0 perf regressions) "
                "report=x.json skipped=0 confirmed 0 of 1"]
-    sec = verdicts.lead_section(cases, [], tmp_path, summary)
-    head, first = sec.text.split("\n\n")[:2]
-    assert head == ("**PASS**: the acceptance run's answer, its confirmation session included "
-                    "(its summary, as printed, in the table below).")
-    assert first.startswith("First session (build fixtures not counted, the acceptance line "
+    sec = lead.lead_section(cases, [], tmp_path, summary)
+    assert sec.status == "PASS"
+    assert sec.banner == ("**PASS**: the acceptance run's answer, its confirmation session "
+                          "included (its summary, as printed, below).")
+    assert sec.text.startswith("First session (build fixtures not counted, the acceptance line "
                             "counts them): ")
     (table,) = sec.tables
     assert [r[0] for r in table.rows] == summary
     # without a summary the first session's answer is the report's
-    assert verdicts.lead_section(cases, [], tmp_path).text.startswith("**FAIL**: ")
+    assert lead.lead_section(cases, [], tmp_path).banner.startswith("**FAIL**: ")
 
 
 def test_a_sites_control_value_draws_the_node_line_on_real_sessions(baseline, capsys):
@@ -464,11 +463,13 @@ def test_a_gross_change_at_one_baseline_session_is_decided_by_a_second_session(o
     assert "; gross: +41% beyond its worst baseline session with tight launches, a second " \
         "session decides" in judged[key].text()
     # the report's lead section names it as the first session's, undecided until decided
+    from placement.report import lead
     from placement.report import verdicts as report_verdicts
     cases = runreport.load(first).cases
-    sec = report_verdicts.lead_section(cases, report_verdicts.judgements(cases), base)
-    assert "\n\nGrossly worse in the first session (a second session decides): " \
-        "DataMapCheck[gnu,small,parallel,first-touch].mlups: undecided: " in sec.text
+    sec = lead.lead_section(cases, report_verdicts.judgements(cases), base)
+    (row,) = sec.tables[0].rows
+    assert row[0] == "DataMapCheck[gnu,small,parallel,first-touch].mlups"
+    assert row[1] == "grossly worse (+41% beyond its worst baseline session)"
     hashes, why = acceptance.to_confirm([first], "generic")
     assert why == "the failed, regressed and grossly worse checks"
     assert set(hashes) == {tc["hashcode"] for r in json.loads(first.read_text())["runs"]

@@ -246,3 +246,60 @@ def test_run_lists_pool_their_parts(tmp_path, capsys):
         assert cli.main(["report", "--run", str(bad), "--output", str(tmp_path / "x")]) == 2
         err = capsys.readouterr().err
         assert says in err and "Traceback" not in err
+
+
+#: markup in a case's name, a parameter and an acceptance line: text, never markup
+EVIL = "<script>alert(1)</script> **bold** a|b [x](y)"
+
+
+def test_strings_from_results_are_escaped_in_html_and_markdown(tmp_path):
+    """A failed case named with HTML, bold, a table bar and a link, and a summary line
+    holding them, show as their characters in README.md and index.html."""
+    from markdown_it import MarkdownIt
+    data = json.loads(WITH_BASE.read_text())
+    tc = next(tc for r in data["runs"] for tc in r["testcases"] if tc["result"] == "fail")
+    tc["display_name"] = f"ReportNpbShaped {EVIL}"
+    tc["affinity"] = EVIL
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(data))
+    summary = tmp_path / "summary.txt"
+    summary.write_text(f"FAIL {EVIL}\nACCEPTANCE generic quick: FAIL 8 passed, 12 failed "
+                       "(12 perf regressions) report=run.json skipped=0\n")
+    assert cli.main(["report", "--run", str(run), "--output", str(tmp_path / "o"),
+                     "--no-compare", "--summary", str(summary)]) == 0
+    (d,) = (tmp_path / "o").iterdir()
+    md = (d / "README.md").read_text()
+    rendered = MarkdownIt("commonmark").enable("table").render(md)
+    page = (d / "index.html").read_text()
+    for html in (rendered, page):
+        assert "<script" not in html and "<strong>bold</strong>" not in html
+        assert '<a href="y"' not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt; **bold** a|b [x](y)" in html
+    # the table bar stayed in its cell: the lead table's rows keep their seven cells
+    lead = next(ln for ln in md.splitlines() if ln.startswith("| ReportNpbShaped \\<script"))
+    assert lead.replace("\\|", "").count("|") == 8
+
+
+def test_the_lead_says_which_failures_the_confirmation_showed_again(tmp_path):
+    """The lead table's `confirmed` column reads the acceptance summary's UNCONFIRMED lines,
+    as the confirmation writes them: one failed case passed its confirmation session."""
+    from placement.acceptance import confirmation
+    from placement.report import lead
+    data = json.loads(WITH_BASE.read_text())
+    failed = [tc for r in data["runs"] for tc in r["testcases"] if tc["result"] == "fail"]
+    passed = {**failed[0], "result": "pass", "fail_phase": None}
+    conf = confirmation.decide({0: failed[0], 1: failed[1]}, {0: passed, 1: failed[1]}, {}, {},
+                               lambda tc: "performance")
+    summary = conf.lines() + [f"ACCEPTANCE generic quick: FAIL 8 passed, 11 failed "
+                              f"(11 perf regressions) report=x.json skipped=0{conf.text()}"]
+    cases = runreport.load(WITH_BASE).cases
+    sec = lead.lead_section(cases, [], tmp_path, summary)
+    (t, _) = sec.tables
+    said = {r[0]: r[5] for r in t.rows}
+    assert said[f"{failed[0]['display_name']} @generic:default+{failed[0]['environ']}"] \
+        == "not confirmed"
+    assert said[f"{failed[1]['display_name']} @generic:default+{failed[1]['environ']}"] \
+        == "confirmed"
+    # without a confirmation session: said so, never "confirmed"
+    (t,) = lead.lead_section(cases, [], tmp_path).tables
+    assert {r[5] for r in t.rows} == {"no confirmation session"}

@@ -19,12 +19,13 @@ from pathlib import Path
 
 from ..judgement import Case, RunReport, runreport, session_info
 from ..util import PlacementError, system_name
-from . import files, provenance
+from . import files, history_page, provenance
 from .document import Report
+from .escape import markdown as md
 from .previous_run import compare
 from .sections import build, npb_sections
-from .tables import Numbers
-from .verdicts import history
+from .tables import Numbers, Table
+from .verdicts import history_table
 
 
 def _root() -> Path:
@@ -101,20 +102,35 @@ def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: 
                 out: Path, compare_previous: bool, summary: list[str] | None = None) -> Path:
     root = _root()
     table, note, scratch = None, "", Numbers()
-    hist = None
+    hist, link = None, ""
     if compare_previous:
         table, note = compare(newest, root, scratch)
-        hist = history(newest, root, scratch)
+        hist, link = _history(newest, root, scratch, name, out)
     notes = out / DISCUSSION
     rep = build(f"Placement report: {name}",
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
                 f"{newest.uuid} ({newest.session.get('time_start', '?')}).",
                 cases, out, provenance.collect(reports, root), table, note,
                 discussion=notes.read_text() if notes.is_file() else "", history=hist,
-                summary=summary)
+                summary=summary, history_link=link)
     rep.numbers.rows += scratch.rows
     files.write(rep, out)
     return out
+
+
+def _history(newest: RunReport, root: Path, numbers: Numbers, system: str, out: Path
+             ) -> tuple[tuple[Table | None, str], str]:
+    """The step changes over ReFrame's stored sessions of this host, and the link to the
+    system's history page (written beside the report; "" when there is none)."""
+    sessions, confirmations, error = history_page.read(newest, root)
+    if error:
+        return (None, f"History: {md(error)}."), ""
+    if "+" in system:       # one page per system: a pooled report links none
+        return history_table(sessions, numbers), ""
+    where = history_page.folder(system)
+    page = history_page.write(system, sessions, confirmations, out.parent / where,
+                              f"../../{out.name}/index.html")
+    return history_table(sessions, numbers), (f"../{where.as_posix()}/index.html" if page else "")
 
 
 def report_reference(baseline_files: list[Path], seed_files: list[Path], output: Path) -> Path:

@@ -21,6 +21,12 @@ class Section:
     images: list[tuple[str, str]] = field(default_factory=list)  # (file, caption)
     #: Markdown written by a person (the report folder's ``discussion.md``), shown as is.
     prose: str = ""
+    #: the run's answer in one word (PASS, FAIL, INCOMPLETE, UNFINISHED): the banner's class
+    status: str = ""
+    #: the status banner's Markdown, shown first and set apart (:mod:`.lead`)
+    banner: str = ""
+    #: Markdown after the tables, before the figures (the lead's undecided line)
+    after: str = ""
 
 
 @dataclass

@@ -27,10 +27,12 @@ def available() -> bool:
     return plt is not None
 
 
-def _save(fig, out: Path, name: str) -> str:
-    """Write through a temporary file and a rename: a full disk leaves no truncated PNG."""
+def _save(fig, out: Path, name: str, tight: bool = True) -> str:
+    """Write through a temporary file and a rename: a full disk leaves no truncated PNG.
+    ``tight``: fit the layout (slow with dozens of panels, which set their own margins)."""
     import os
-    fig.tight_layout()
+    if tight:
+        fig.tight_layout()
     tmp = out / f".{name}.tmp"
     try:
         fig.savefig(tmp, dpi=DPI, format="png")
@@ -133,3 +135,75 @@ def sessions_strip(out: Path, name: str, title: str, sessions: Sequence[Sequence
     ax.set_ylabel(unit)
     ax.set_title(title, fontsize=8)
     return _save(fig, out, name)
+
+
+#: value panels per row of a history figure
+HISTORY_COLUMNS = 3
+
+
+def history(out: Path, name: str, title: str, node: dict, panels: Sequence[dict]) -> str:
+    """A system's sessions over time: the node's shift on top, then one small panel per
+    judged value, dates on every axis.
+
+    ``node``: ``dates``, ``shift`` (%, slower positive, None where not judged), ``flagged``
+    (a NODE line), ``confirmations`` (dates), ``baseline`` (the first and last date of the
+    baseline's stored sessions, or None). ``panels``: per value ``title``, ``unit``,
+    ``dates``, ``values`` (session medians), ``baseline`` (per point: one of the
+    baseline's sessions), ``band`` (lowest and highest baseline session median, or None).
+    """
+    import datetime as dt
+    import matplotlib.dates as mdates
+    rows = 1 + -(-len(panels) // HISTORY_COLUMNS)
+    height = 2.6 * rows
+    fig = plt.figure(figsize=(5.0 * HISTORY_COLUMNS, height))
+    # margins in inches, so that they stay the same for any number of rows (no tight layout:
+    # it takes seconds over dozens of panels)
+    grid = fig.add_gridspec(rows, HISTORY_COLUMNS, left=0.06, right=0.98, top=1 - 0.5 / height,
+                            bottom=0.5 / height, hspace=0.55, wspace=0.25)
+    ax = fig.add_subplot(grid[0, :])
+    dates = node["dates"]
+    ticks = _date_ticks(dates)    # one set for every value panel, computed once
+    formatter = mdates.DateFormatter(
+        "%Y-%m-%d" if dates and max(dates) - min(dates) > dt.timedelta(days=4) else "%m-%d %H:%M")
+    pts = [(d, s, f) for d, s, f in zip(node["dates"], node["shift"], node["flagged"])
+           if s is not None]
+    ax.axhline(0, color="0.6", lw=0.8)
+    if node.get("baseline"):
+        ax.axvspan(*node["baseline"], color="0.85", label="baseline's sessions")
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", ms=3, color="tab:blue",
+            label="node's shift")
+    bad = [p for p in pts if p[2]]
+    if bad:
+        ax.plot([p[0] for p in bad], [p[1] for p in bad], "o", ms=9, mfc="none",
+                mec="tab:red", mew=2, label="NODE line")
+    for i, d in enumerate(node["confirmations"]):
+        ax.axvline(d, color="tab:orange", ls=":", lw=1.2,
+                   label="confirmation session" if i == 0 else None)
+    ax.set_ylabel("node shift (%)\nslower positive")
+    ax.set_title(title, fontsize=11)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3)
+    for i, p in enumerate(panels):
+        ax = fig.add_subplot(grid[1 + i // HISTORY_COLUMNS, i % HISTORY_COLUMNS])
+        if p["band"] is not None:
+            ax.axhspan(*p["band"], color="0.88")
+        ax.plot(p["dates"], p["values"], "-", lw=0.8, color="tab:blue")
+        base = [(d, v) for d, v, b in zip(p["dates"], p["values"], p["baseline"]) if b]
+        rest = [(d, v) for d, v, b in zip(p["dates"], p["values"], p["baseline"]) if not b]
+        ax.plot([x[0] for x in rest], [x[1] for x in rest], "o", ms=2.5, color="tab:blue")
+        ax.plot([x[0] for x in base], [x[1] for x in base], "s", ms=3.5, color="black")
+        ax.set_title(p["title"], fontsize=8)
+        ax.set_ylabel(p["unit"], fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.set_xticks(ticks)
+        ax.xaxis.set_major_formatter(formatter)
+        ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
+    return _save(fig, out, name, tight=False)
+
+
+def _date_ticks(dates: Sequence) -> list:
+    """Four dates evenly spread over ``dates``' span (the first and last among them)."""
+    if not dates:
+        return []
+    lo, hi = min(dates), max(dates)
+    return [lo + (hi - lo) * i / 3 for i in range(4)] if hi > lo else [lo]

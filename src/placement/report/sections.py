@@ -270,15 +270,17 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
           provenance: list[tuple[str, str]], compare: Table | None = None,
           compare_note: str = "", discussion: str = "",
           history: tuple[Table | None, str] | None = None,
-          summary: list[str] | None = None) -> Report:
+          summary: list[str] | None = None, history_link: str = "") -> Report:
     """All sections the data allows, in reading order; a person's discussion first.
-    ``summary``: the acceptance summary's lines, which the verdict section opens with."""
+    ``summary``: the acceptance summary's lines, which the verdict section opens with;
+    ``history_link``: the system's history page, relative to the report folder."""
     rep = Report(title, subtitle, provenance=provenance)
     n = rep.numbers
-    from .verdicts import judgements, lead_section, verdict_table
+    from .lead import lead_section
+    from .verdicts import judgements, verdict_table
     judged = judgements(cases)
     # the answer first: the run's verdict, the node's line, the regressed values drawn
-    rep.sections.append(lead_section(cases, judged, out, summary or ()))
+    rep.sections.append(lead_section(cases, judged, out, summary or (), history_link))
     if discussion.strip():
         rep.sections.append(Section("discussion", "Discussion", prose=discussion.strip()))
     rep.sections += npb_sections(cases, out, n)

@@ -29,10 +29,16 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)
     row_classes: list[str] = field(default_factory=list)
     note: str = ""
+    #: per row, a file of the report folder its last cell links to ("" for none)
+    links: list[str] = field(default_factory=list)
 
-    def add(self, cells: list[str], cls: str = "") -> None:
+    def add(self, cells: list[str], cls: str = "", link: str = "") -> None:
         self.rows.append(cells)
         self.row_classes.append(cls)
+        self.links.append(link)
+
+    def link(self, i: int) -> str:
+        return self.links[i] if i < len(self.links) else ""
 
 
 @dataclass

@@ -11,15 +11,14 @@ call), and per variable the session where a step change started
 
 from __future__ import annotations
 
-import re
 import subprocess
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints,
-                         entry_name, node_load, verdict)
+                         verdict)
 from ..util import PlacementError
+from .escape import markdown as md
 from .previous_run import stored_sessions
 from .tables import Numbers, Table
 
@@ -38,6 +37,7 @@ class SystemJudgement:
     judgement: baseline_samples.Judgement
     stored: dict          # entry -> baseline_samples.Samples (the baseline's sessions)
     new: dict             # entry -> baseline_samples.Samples (this run's launches)
+    cases_of: dict = field(default_factory=dict)   # entry -> the run's Case
 
 
 def judgements(cases: list[Case]) -> list[SystemJudgement]:
@@ -48,104 +48,15 @@ def judgements(cases: list[Case]) -> list[SystemJudgement]:
         path, old = _baseline(system)
         if not old:
             continue
+        cases_of: dict = {}
         try:
-            new = baselines.from_run(RunReport(Path("run"), {}, cases), system)
+            new = baselines.from_run(RunReport(Path("run"), {}, cases), system, cases_of)
         except PlacementError:
             continue
         out.append(SystemJudgement(system, baseline_samples.judge_run(old, new, str(path)),
                                    baseline_samples.entries(old, str(path)),
-                                   baseline_samples.entries(new, "run")))
+                                   baseline_samples.entries(new, "run"), cases_of))
     return out
-
-
-#: regressed values drawn in the lead section (the table lists them all)
-MAX_FIGURES = 12
-
-
-#: the word of an acceptance summary's last line (``ACCEPTANCE generic quick: PASS ...``)
-_ACCEPTANCE = re.compile(r"^ACCEPTANCE \S+ \S+: ([A-Z]+) ")
-
-
-def lead_section(cases: list[Case], judged: list[SystemJudgement], out: Path,
-                 summary: Sequence[str] = ()):
-    """The run's answer first: failed cases, the node's line, the regressed values each
-    drawn against the baseline's sessions, and what stayed undecided.
-
-    ``summary``: the lines ``placement acceptance summary`` printed for this run. They
-    are the answer (a confirmation session may have dismissed what the first session
-    failed), so the section opens with them and words the rest as the first session's.
-    """
-    from . import plots
-    from .document import Section
-    failed = [c for c in cases if c.result == "fail"]
-    ran = [c for c in cases if c.result in ("pass", "fail")]
-    verdicts = [j.verdict for sj in judged for j in sj.judgement if j.verdict]
-    counts = verdict.counts(verdicts)
-    node_slow = [sj for sj in judged
-                 if sj.judgement.node is not None and sj.judgement.node.fails]
-    loads = {system: node_load.of_cases([c.raw for c in cases if c.system == system])
-             for system in sorted({c.system for c in cases})}
-    loaded = {system: load for system, load in loads.items() if load is not None and load.loaded}
-    bad = failed or counts[verdict.REGRESSED] or node_slow or loaded
-    word = "FAIL" if bad else ("PASS" if ran else "NOTHING RAN")
-    facts = (f"{len(ran) - len(failed)} case(s) passed, {len(failed)} failed"
-             + (f"; verdict: {counts[verdict.REGRESSED]} regressed, "
-               f"{counts[verdict.IMPROVED]} improved, {counts[verdict.UNCHANGED]} unchanged, "
-               f"{counts[verdict.UNDECIDED]} undecided of {len(verdicts)} values"
-               if verdicts else "; no baseline with stored sessions: nothing judged") + ".")
-    accept = next((m for ln in reversed(summary) if (m := _ACCEPTANCE.match(ln))), None)
-    if accept is None:
-        lines = [f"**{word}**: {facts}"]
-    else:
-        lines = [f"**{accept.group(1)}**: the acceptance run's answer, its confirmation "
-                 "session included (its summary, as printed, in the table below).",
-                 "First session (build fixtures not counted, the acceptance line counts "
-                 f"them): {facts}"]
-    for sj in judged:
-        node = sj.judgement.node
-        if node is not None and node.flagged:
-            lines.append(f"**Node {sj.system}**: {node.line()}.")
-    for system, load in loaded.items():
-        lines.append(f"**Node {system}**: {load.line()}.")
-    for c in failed[:20]:
-        lines.append(f"Failed{' in the first session' if accept else ''}: {c.label()} "
-                     f"({c.fail_phase}).")
-    sec = Section("verdict", "Verdict", "\n\n".join(lines))
-    if accept is not None:
-        t = Table("acceptance", "The acceptance summary", ["line"],
-                  note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
-                       "the first session that its confirmation session did not show.")
-        for ln in summary:
-            t.add([ln], "bad" if ln.startswith(("FAIL", "NODE")) else "")
-        sec.tables.append(t)
-    regressed = "Regressed in the first session" if accept is not None else "Regressed"
-    # a gross change is undecided in one session: a confirmation session decides it
-    gross = "Grossly worse in the first session (a second session decides)"
-    drawn = 0
-    for sj in judged:
-        for j in sj.judgement:
-            v = j.verdict
-            if v is None or (v.outcome != verdict.REGRESSED and v.gross is None):
-                continue
-            name = entry_name(j.entry)
-            sec.text += (f"\n\n{regressed if v.outcome == verdict.REGRESSED else gross}: "
-                         f"{name}: {v.text()}")
-            if drawn < MAX_FIGURES and plots.available() and j.entry in sj.stored:
-                fig = plots.sessions_strip(
-                    out, f"regressed-{drawn + 1}.png", name,
-                    sj.stored[j.entry].session_runs, sj.new[j.entry].runs)
-                sec.images.append((fig, f"{name}: each baseline session's launches and the "
-                                        "new session's (red); bars are medians"))
-                drawn += 1
-    und = [v for v in verdicts if v.outcome == verdict.UNDECIDED]
-    if und:
-        det = sorted(v.detectable for v in und)[len(und) // 2]
-        size = (f"beyond a change of x{1 + det:.2f}" if det < verdict.DETECTABLE_MAX
-                else f"at no change below x{1 + verdict.DETECTABLE_MAX:.0f}")
-        sec.text += (f"\n\nUndecided: {len(und)} value(s); against these baselines the median "
-                     f"value could be called alone {size}. Record "
-                     "more sessions at other times (`placement baseline record --add`).")
-    return sec
 
 
 def verdict_table(judged: list[SystemJudgement],
@@ -160,7 +71,7 @@ def verdict_table(judged: list[SystemJudgement],
             f"{verdict.MIN_EFFECT:.0%}): {baseline_samples.summary(rows)}.")
     for sj in judged:
         for line in baseline_samples.context_lines(sj.judgement):
-            text += f" {sj.system}: {line}."
+            text += f" {md(sj.system)}: {md(line)}."
     t = Table("verdicts", "Verdict per value against the baseline's sessions",
               ["test", "case", "perfvar", "verdict", "median change", "node / beyond it",
                "interval (90%)", "p", "q (BH)", "runs new/baseline (sessions)",
@@ -244,4 +155,4 @@ def history(report: RunReport, root: Path, numbers: Numbers) -> tuple[Table | No
         return history_table(stored_sessions(report, root), numbers)
     except (RuntimeError, OSError, subprocess.SubprocessError, ValueError,
             PlacementError) as exc:
-        return None, f"History: ReFrame's stored sessions could not be read ({exc})."
+        return None, f"History: ReFrame's stored sessions could not be read ({md(exc)})."

@@ -1,0 +1,222 @@
+"""The lead of a report: the run's answer at a glance, before any study's table.
+
+A site engineer opens a report to learn whether the run passed and, if not, what to
+look at first. So every report opens with one status banner (the ACCEPTANCE line's
+word when the run's summary is given), the node's lines, and one table of what failed
+or regressed, worst first, each row linking to the strip plot that shows it against
+the baseline's sessions; what stayed undecided is one line. Strings from results and
+baselines land in Markdown here and are escaped (:func:`.escape.markdown`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..judgement import Case, entry_name, node_load, verdict
+from .document import Section
+from .escape import markdown as md
+from .tables import Table
+
+#: regressed values drawn as strip plots (worst first; the table lists them all)
+MAX_FIGURES = 24
+#: failed cases listed in the table (the rest are counted)
+MAX_FAILED = 40
+
+#: the word of an acceptance summary's last line (``ACCEPTANCE generic quick: PASS ...``)
+_ACCEPTANCE = re.compile(r"^ACCEPTANCE \S+ \S+: ([A-Z]+) ")
+#: the ACCEPTANCE line's part that says a confirmation session ran (``confirmed 2 of 5``)
+_CONFIRMED = re.compile(r" confirmed \d+ of \d+")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the lead table: a failed case or a regressed (or gross) value."""
+
+    what: str
+    value: str
+    change: str
+    beyond: str
+    interval: str
+    confirmed: str
+    #: how much worse, for the order: a log ratio (a failure without a number: inf)
+    worse: float
+    #: the strip plot's file, "" when none was drawn
+    evidence: str = ""
+
+
+def status_word(failed: bool, ran: bool, summary: Sequence[str]) -> str:
+    """The banner's word: the acceptance line's (PASS, FAIL, INCOMPLETE, UNFINISHED) when
+    its summary is given, else this run's own answer."""
+    accept = acceptance_word(summary)
+    if accept:
+        return accept
+    return "FAIL" if failed else ("PASS" if ran else "NOTHING RAN")
+
+
+def acceptance_word(summary: Sequence[str]) -> str:
+    return next((m.group(1) for ln in reversed(summary) if (m := _ACCEPTANCE.match(ln))), "")
+
+
+def confirmation(summary: Sequence[str], prefix: str) -> str:
+    """Whether a confirmation session showed again what the first session failed:
+    ``prefix`` is the start of the summary's UNCONFIRMED line for it."""
+    last = next((ln for ln in reversed(summary) if _ACCEPTANCE.match(ln)), "")
+    if not _CONFIRMED.search(last):
+        return "no confirmation session"
+    if any(ln.startswith(f"UNCONFIRMED {prefix}") for ln in summary):
+        return "not confirmed"
+    return "confirmed"
+
+
+def failed_row(c: Case, summary: Sequence[str]) -> Row:
+    """A case that failed: its reference failures with their values, else its phase."""
+    name = c.raw.get("display_name") or f"{c.test} {c.label()}"
+    bad = [(var, pv) for var, pv in c.perf.items()
+           if pv.result == "fail" and pv.value is not None]
+    size = math.inf
+    value = f"failed in {c.fail_phase or 'an unknown phase'}"
+    if bad:
+        value = "; ".join(f"{var} {pv.value:.4g} {pv.unit or ''}".rstrip()
+                          + (f" (reference {pv.ref:.4g})" if pv.ref else "") for var, pv in bad)
+        size = max((abs(math.log(pv.value / pv.ref)) for _, pv in bad
+                    if pv.ref and pv.value > 0 and pv.ref > 0), default=math.inf)
+    # the acceptance summary names a case by ReFrame's system and environment, no partition
+    where = f"{c.raw.get('system', c.system)}+{c.raw.get('environ', c.environ)}"
+    return Row(f"{name} @{c.sysenv}", value, "", "", "",
+               confirmation(summary, f"{name} @{where} ["), size)
+
+
+def value_row(name: str, v: verdict.Verdict, confirmed: str, evidence: str) -> Row:
+    """A regressed or grossly worse value, in the verdict's own numbers."""
+    outcome = v.outcome if v.outcome == verdict.REGRESSED else \
+        f"grossly worse ({v.gross:+.0%} beyond its worst baseline session)"
+    return Row(name, outcome + (f" {v.why}" if v.why else ""), f"{v.ratio - 1:+.1%}",
+               f"{v.own_ratio - 1:+.1%}" if v.node_ratio != 1.0 else "no node shift",
+               f"{v.ci[0] - 1:+.1%} .. {v.ci[1] - 1:+.1%}", confirmed, worse(v), evidence)
+
+
+def worse(v: verdict.Verdict) -> float:
+    """How much worse a value got, as a log ratio (a halved rate as bad as a doubled time)."""
+    return math.log(v.ratio) * (-1 if v.higher_is_better else 1)
+
+
+def table(rows: list[Row], more_failed: int) -> Table:
+    t = Table("failed", "What failed or regressed, worst first",
+              ["check and parameters", "value", "change", "beyond the node's shift",
+               "interval (90%)", "confirmed", "evidence"],
+              note="change: the median against the baseline's sessions (positive: the value "
+                   "grew); beyond the node's shift: what is left once the change most values "
+                   "share is removed; confirmed: whether the run's confirmation session "
+                   "showed it again. Evidence: each baseline session's launches beside this "
+                   "run's." + (f" {more_failed} more failed case(s) not listed."
+                               if more_failed else ""))
+    for r in sorted(rows, key=lambda r: -r.worse):
+        t.add([r.what, r.value, r.change, r.beyond, r.interval, r.confirmed,
+               "strip plot" if r.evidence else ""], "bad", r.evidence)
+    return t
+
+
+def facts(ran: int, failed: int, verdicts: list[verdict.Verdict]) -> str:
+    counts = verdict.counts(verdicts)
+    return (f"{ran - failed} case(s) passed, {failed} failed"
+            + (f"; verdict: {counts[verdict.REGRESSED]} regressed, "
+               f"{counts[verdict.IMPROVED]} improved, {counts[verdict.UNCHANGED]} unchanged, "
+               f"{counts[verdict.UNDECIDED]} undecided of {len(verdicts)} values"
+               if verdicts else "; no baseline with stored sessions: nothing judged") + ".")
+
+
+def undecided_line(verdicts: list[verdict.Verdict]) -> str:
+    """The undecided values in one line, with the change the baseline could have called."""
+    und = [v for v in verdicts if v.outcome == verdict.UNDECIDED]
+    if not und:
+        return ""
+    det = sorted(v.detectable for v in und)[len(und) // 2]
+    size = (f"beyond a change of x{1 + det:.2f}" if det < verdict.DETECTABLE_MAX
+            else f"at no change below x{1 + verdict.DETECTABLE_MAX:.0f}")
+    return (f"Undecided: {len(und)} value(s); against these baselines the median value "
+            f"could be called alone {size}. Record more sessions at other times "
+            "(`placement baseline record --add`).")
+
+
+def lead_section(cases: list[Case], judged: list, out: Path,
+                 summary: Sequence[str] = (), history_link: str = "") -> Section:
+    """The run's answer first: the banner, the node's lines, the table of what failed or
+    regressed (each drawn against the baseline's sessions), what stayed undecided.
+
+    ``judged``: :class:`.verdicts.SystemJudgement` of each system. ``summary``: the lines
+    ``placement acceptance summary`` printed for this run; they are the answer (a
+    confirmation session may have dismissed what the first session failed), so the banner
+    is their word and the rest is worded as the first session's. ``history_link``: the
+    system's history page, relative to the report.
+    """
+    failed = [c for c in cases if c.result == "fail"]
+    ran = [c for c in cases if c.result in ("pass", "fail")]
+    verdicts = [j.verdict for sj in judged for j in sj.judgement if j.verdict]
+    node_slow = any(sj.judgement.node is not None and sj.judgement.node.fails
+                    for sj in judged)
+    loads = {system: node_load.of_cases([c.raw for c in cases if c.system == system])
+             for system in sorted({c.system for c in cases})}
+    loaded = {system: load for system, load in loads.items() if load is not None and load.loaded}
+    bad = bool(failed or verdict.counts(verdicts)[verdict.REGRESSED] or node_slow or loaded)
+    word = status_word(bad, bool(ran), summary)
+    first = " in the first session" if acceptance_word(summary) else ""
+    if first:
+        banner = (f"**{word}**: the acceptance run's answer, its confirmation session "
+                  "included (its summary, as printed, below).")
+        lines = ["First session (build fixtures not counted, the acceptance line counts "
+                 f"them): {facts(len(ran), len(failed), verdicts)}"]
+    else:
+        banner, lines = f"**{word}**: {facts(len(ran), len(failed), verdicts)}", []
+    for sj in judged:
+        node = sj.judgement.node
+        if node is not None and node.flagged:
+            lines.append(f"**NODE {md(sj.system)}**: {md(node.line())}.")
+    for system, load in loaded.items():
+        lines.append(f"**NODE {md(system)}**: {md(load.line())}.")
+    sec = Section("verdict", "Verdict", status=word, banner=banner)
+    rows = [failed_row(c, summary) for c in failed[:MAX_FAILED]]
+    rows += _value_rows(judged, summary, out, sec)
+    if rows:
+        sec.tables.append(table(rows, max(0, len(failed) - MAX_FAILED)))
+    und = undecided_line(verdicts)
+    tail = [und] if und else []
+    if history_link:
+        tail.append(f"Every stored session of this system, drawn: [history]({history_link}).")
+    sec.text = "\n\n".join(lines)
+    sec.after = "\n\n".join(tail)
+    if first:
+        t = Table("acceptance", "The acceptance summary", ["line"],
+                  note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
+                       "the first session that its confirmation session did not show.")
+        for ln in summary:
+            t.add([ln], "bad" if ln.startswith(("FAIL", "NODE")) else "")
+        sec.tables.append(t)
+    return sec
+
+
+def _value_rows(judged: list, summary: Sequence[str], out: Path, sec: Section) -> list[Row]:
+    """Rows of the regressed and grossly worse values, the worst drawn (into ``sec``)."""
+    from . import plots
+    picked = [(sj, j) for sj in judged for j in sj.judgement
+              if j.verdict is not None and (j.verdict.outcome == verdict.REGRESSED
+                                            or j.verdict.gross is not None)]
+    picked.sort(key=lambda p: -worse(p[1].verdict))
+    rows = []
+    for sj, j in picked:
+        name = entry_name(j.entry)
+        evidence = ""
+        if len(sec.images) < MAX_FIGURES and plots.available() and j.entry in sj.stored:
+            evidence = plots.sessions_strip(
+                out, f"regressed-{len(sec.images) + 1}.png", name,
+                sj.stored[j.entry].session_runs, sj.new[j.entry].runs)
+            sec.images.append((evidence, f"{name}: each baseline session's launches and the "
+                                         "new session's (red); bars are medians"))
+        c = sj.cases_of.get(j.entry)
+        prefix = (f"{c.raw.get('display_name', c.test)} @{c.sysenv} {j.entry[2]} ["
+                  if c is not None else f"{name} [")
+        rows.append(value_row(name, j.verdict, confirmation(summary, prefix), evidence))
+    return rows
