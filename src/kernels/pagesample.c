@@ -4,7 +4,8 @@
  *
  * numalize (Pin) counts every access of every thread to every page; Pin cannot be
  * installed on many sites. This library samples instead: a helper thread arms
- * PAGESAMPLE_PAGES random pages of the tracked memory every PAGESAMPLE_PERIOD_US
+ * PAGESAMPLE_PAGES pages of the tracked memory every PAGESAMPLE_PERIOD_US, in runs of
+ * PAGESAMPLE_RUN neighbours at random places
  * (mprotect PROT_NONE); the next access to an armed page faults, the SIGSEGV
  * handler counts it for the faulting thread and gives the access back. Over many
  * rounds the thread that touches an armed page first is drawn in proportion to
@@ -20,7 +21,8 @@
  * <program>.full.page.csv; %p is the pid) through a temporary file and a rename.
  *
  *   PAGESAMPLE_PERIOD_US  time between arming rounds (default 10000)
- *   PAGESAMPLE_PAGES      pages armed per round (default 256)
+ *   PAGESAMPLE_PAGES      pages armed per round (default 64)
+ *   PAGESAMPLE_RUN        pages armed together, side by side, one mprotect each (default 8)
  *   PAGESAMPLE_MIN_BYTES  smallest mapping or allocation tracked (default 65536)
  *   PAGESAMPLE_MAX_THREADS threads counted, T0..Tn-1 (default 64; later ones are dropped)
  */
@@ -60,7 +62,7 @@ static region regions[MAX_REGIONS];
 static volatile int nregions;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long page_size = 4096;
-static long period_us = 10000, arm_pages = 256, min_bytes = 65536, max_threads = 64;
+static long period_us = 10000, arm_pages = 64, arm_run_len = 8, min_bytes = 65536, max_threads = 64;
 static char output[PATH_MAX];
 static volatile int running, ready;
 static int next_thread = 1, threads_seen = 1;
@@ -235,13 +237,27 @@ static uint64_t rng(void) {
     return rng_state;
 }
 
-/* Arms up to arm_pages idle pages drawn uniformly from the live regions. */
+/* Arms pages [x, x+n) of r that are idle, one mprotect per stretch of them. */
+static void arm_run(region *r, size_t x, size_t n) {
+    size_t lo = x, end = x + n < r->pages ? x + n : r->pages;
+    for (size_t p = x; p <= end; p++) {
+        unsigned char idle = PG_IDLE;
+        if (p < end && __atomic_compare_exchange_n(&r->state[p], &idle, PG_ARMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
+        if (p > lo && sys_mprotect((void *)(r->start + lo * (size_t)page_size), (p - lo) * (size_t)page_size, PROT_NONE))
+            for (size_t q = lo; q < p; q++) __atomic_store_n(&r->state[q], PG_IDLE, __ATOMIC_RELEASE);
+        lo = p + 1;
+    }
+}
+
+/* Arms about arm_pages pages, in runs of arm_run_len drawn uniformly from the live regions:
+ * one mprotect (and one TLB shootdown on every core of the process) per run, not per page. */
 static void arm_round(void) {
     pthread_mutex_lock(&lock);
     size_t total = 0;
     for (int i = 0; i < nregions; i++) if (regions[i].live) total += regions[i].pages;
-    long n = total < (size_t)arm_pages ? (long)total : arm_pages;
-    for (long k = 0; k < n && total; k++) {
+    long runs = (arm_pages + arm_run_len - 1) / arm_run_len;
+    for (long k = 0; k < runs && total; k++) {
         size_t x = (size_t)(rng() % total);
         region *r = regions;
         for (int i = 0; i < nregions; i++) {
@@ -250,10 +266,7 @@ static void arm_round(void) {
             if (x < r->pages) break;
             x -= r->pages;
         }
-        unsigned char idle = PG_IDLE;
-        if (__atomic_compare_exchange_n(&r->state[x], &idle, PG_ARMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
-            && sys_mprotect((void *)(r->start + x * (size_t)page_size), (size_t)page_size, PROT_NONE) != 0)
-            __atomic_store_n(&r->state[x], PG_IDLE, __ATOMIC_RELEASE);
+        arm_run(r, x, (size_t)arm_run_len);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -301,8 +314,8 @@ static void write_csv(void) {
         return;
     }
     fprintf(stderr, "pagesample: %s pages=%lu samples=%lu threads=%d regions=%d untracked=%lu dropped=%lu "
-            "period_us=%ld pages_per_round=%ld\n", output, pages, samples, threads, nregions, untracked, dropped,
-            period_us, arm_pages);
+            "period_us=%ld pages_per_round=%ld run=%ld\n", output, pages, samples, threads, nregions, untracked,
+            dropped, period_us, arm_pages, arm_run_len);
 }
 
 /* ---- start and end ---- */
@@ -317,6 +330,7 @@ __attribute__((constructor)) static void ps_start(void) {
     page_size = sysconf(_SC_PAGESIZE);
     period_us = env_long("PAGESAMPLE_PERIOD_US", period_us, 100, 10000000);
     arm_pages = env_long("PAGESAMPLE_PAGES", arm_pages, 1, 1 << 20);
+    arm_run_len = env_long("PAGESAMPLE_RUN", arm_run_len, 1, 4096);
     min_bytes = env_long("PAGESAMPLE_MIN_BYTES", min_bytes, page_size, LONG_MAX / 2);
     max_threads = env_long("PAGESAMPLE_MAX_THREADS", max_threads, 1, 4096);
     set_output();
