@@ -156,3 +156,35 @@ def test_sampler_agrees_with_numalize(tmp_path):
         ours, _err, _out = sample(run, pattern)
         assert abs(npg.application_exclusivity(pin_pages, 2)
                    - npg.application_exclusivity(ours, 2)) <= EXCL_ERROR
+
+
+def test_report_section_with_advice_beside_measured_policies(tmp_path):
+    """The report reads the kept page CSV: advice, DataMapCheck's MLUP/s beside it, a heatmap."""
+    from placement.judgement.runreport import Case, PerfValue
+    from placement.report import plots
+    from placement.report.page_sharing import page_sharing_section
+    from placement.report.tables import Numbers
+
+    _pages, _err, out = sample(tmp_path, "pairs", ms=300)
+    outdir = tmp_path / "case"
+    outdir.mkdir()
+    out.rename(outdir / "datamap.full.page.csv")
+
+    def case(test, params, perf, raw=None):
+        return Case(test, params, "s", "p", "gnu", "pass", None,
+                    {k: PerfValue(v, None, None, None, u, None) for k, (v, u) in perf.items()},
+                    raw=raw or {})
+    cases = [case("DataMapPageSampleCheck", {"init": "parallel"},
+                  {"exclusivity": (100.0, "%"), "threshold": (75.0, "%")}, {"outputdir": str(outdir)}),
+             case("DataMapCheck", {"init": "parallel", "policy": "first-touch", "scale": "small"},
+                  {"mlups": (120.0, "MLUP/s")}),
+             case("DataMapCheck", {"init": "parallel", "policy": "interleave", "scale": "small"},
+                  {"mlups": (80.0, "MLUP/s")})]
+    report = tmp_path / "report"
+    report.mkdir()
+    sec = page_sharing_section(cases, report, Numbers())
+    row = sec.tables[0].rows[0]
+    assert row[2:] == ["parallel", "4", str(2 * PAGES), "100.0", "75.0", "first-touch", "120", "80"]
+    if plots.available():
+        assert (report / sec.images[0][0]).stat().st_size > 0
+    assert page_sharing_section(cases[1:], report, Numbers()) is None
