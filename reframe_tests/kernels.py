@@ -9,6 +9,7 @@ import reframe as rfm
 from placement.testlib.kernels import (DataMapBase, DataMapNumalizeBase, MatmulBase,
                                        MemWriteSingleBase, MemWriteThreadsBase, NumaCopyBase,
                                        PingPongBase, PthreadOpsBase)
+from placement.testlib.pagesample import DataMapPageSampleBase
 
 
 @rfm.simple_test
@@ -49,3 +50,8 @@ class DataMapCheck(DataMapBase):
 @rfm.simple_test
 class DataMapNumalizeCheck(DataMapNumalizeBase):
     descr = 'Page exclusivity of the data-mapping kernel, measured with numalize'
+
+
+@rfm.simple_test
+class DataMapPageSampleCheck(DataMapPageSampleBase):
+    descr = 'Page exclusivity and sharing of the data-mapping kernel, sampled without Pin'

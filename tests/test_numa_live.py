@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from placement.checks import numa_pages as npg
+from placement.checks import page_sharing
 from placement.judgement import repeat_loop
 
 pytestmark = [pytest.mark.numa, pytest.mark.reframe]
@@ -33,6 +35,7 @@ CHECKS = ('reframe_tests/binding_probe.py', 'reframe_tests/kernels.py', 'reframe
           'reframe_tests/numa_placement.py')
 SELECT = ['-n', r'BindingRenderingCheck.*affinity=(compact|scatter)|MemoryPolicyCheck'
           r'|NumaCopyCheck.*scale=small|DataMapCheck.*scale=small|NpbQuickCheck.*benchmark=CG'
+          r'|DataMapPageSampleCheck'
           r'|PagePlacementCheck']
 
 
@@ -194,6 +197,34 @@ def test_data_mapping_first_touch_and_interleave(run):
             inter = _maps(text, 'numa_maps_init')
             half = sum(inter.values()) / 2
             assert all(abs(inter.get(n, 0) - half) <= 0.10 * half for n in (0, 1)), inter
+
+
+def _perf(tc, name: str) -> float:
+    return next(v[0] for k, v in tc['perfvalues'].items() if k.endswith(':' + name))
+
+
+def test_page_sampler_beside_first_touch_and_interleave(run):
+    """Without Pin: the kernel's pages sampled on the node, the study's rule, and beside it
+    the measured first-touch vs interleave of the same kernel (TCG: timings not judged)."""
+    _, cases, _ = run
+    sampled = {re.search(r'%init=(\w+)', tc['display_name']).group(1): tc
+               for tc in _named(cases, 'DataMapPageSampleCheck')}
+    assert set(sampled) == {'serial', 'parallel'}
+    for tc in sampled.values():
+        assert tc['result'] == 'pass', tc['fail_reason']
+        pages = npg.read_page_csv(Path(tc['outputdir'], 'datamap.full.page.csv'))
+        assert len(pages[0].accesses) == 8                  # T0..T7, compact over 2 nodes
+        # a stencil: thread t shares pages with t-1 and t+1 only (thread 0, main, also sums
+        # every page); threads 1 and 3, 4 and 6 never meet, each thread's own pages are seen
+        s = page_sharing.sharing_matrix(pages)
+        assert s[4][6] == s[1][3] == 0
+        assert all(s[t][t] >= 80 for t in range(8)), s   # of 160 each
+        advice = page_sharing.recommend_mapping(pages, 2)
+        assert _perf(tc, 'exclusivity') == pytest.approx(advice.exclusivity)
+        assert advice.mapping == 'first-touch', advice.line()   # the study's LBM finding
+    mlups = {re.search(r'%init=(\w+) %policy=(\S+)', tc['display_name']).groups(): _perf(tc, 'mlups')
+             for tc in _named(cases, 'DataMapCheck')}
+    assert set(mlups) == {(i, p) for i in ('serial', 'parallel') for p in ('first-touch', 'interleave')}
 
 
 def test_pages_where_policies_and_first_touch_put_them(run):

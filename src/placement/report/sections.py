@@ -15,6 +15,7 @@ from ..judgement import Case, Summary, fmt, number, two_modes
 from ..util import size_bytes
 from . import plots
 from .document import Report, Section
+from .page_sharing import page_sharing_section
 from .tables import (Numbers, Table, all_values_table, guards_table, npb_groups, npb_tables,
                      regression_table, scaling, scaling_table, slug)
 
@@ -284,7 +285,7 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     if discussion.strip():
         rep.sections.append(Section("discussion", "Discussion", prose=discussion.strip()))
     rep.sections += npb_sections(cases, out, n)
-    for make in (boxplot_section, numa_section, bandwidth_section):
+    for make in (boxplot_section, numa_section, bandwidth_section, page_sharing_section):
         s = make(cases, out, n)
         if s:
             rep.sections.append(s)
