@@ -190,15 +190,28 @@ squash_log_errors() {
 # wrapped in the command array named BOX (death signal, time box). Its output is kept
 # beside its report: the run report has no skip reasons, the output has. The log filter
 # is this script's child, not ReFrame's: ReFrame waits for its own children
+# Every process ReFrame starts carries this run's tag in its environment (ReFrame's alone:
+# not this script's, nor its filters'); what still carries it once ReFrame is gone (ReFrame
+# killed outright cancels no job) is ended, detached processes too
+run_tag=PLACEMENT_ACCEPTANCE_RUN=$$-$stamp
+sweep_run() {
+  local f pid
+  for f in $(grep -lzx -- "$run_tag" /proc/[0-9]*/environ 2>/dev/null); do
+    pid=${f#/proc/}; pid=${pid%/environ}
+    [ "$pid" != $$ ] && kill -KILL "$pid" 2>/dev/null && echo "acceptance.sh: ended process $pid that ReFrame left running" >&2
+  done
+  return 0
+}
 run_reframe() {
   local -n box_=$1
   local rep=$2 rc
   shift 2
   exec 4> >(squash_log_errors)
-  "${box_[@]}" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
+  "${box_[@]}" env "$run_tag" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
     --report-file "$rep" -r "$@" 2>&4 | tee "${rep%.json}.out"
   rc=${PIPESTATUS[0]}
   exec 4>&-
+  sweep_run
   return "$rc"
 }
 echo "== acceptance: system=$sysname mode=$mode results=$PLACEMENT_RESULTS${time_box:+ time box=${time_box}s}"

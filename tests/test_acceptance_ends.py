@@ -195,3 +195,40 @@ def test_a_case_that_hangs_without_a_limit_is_named_and_resume_skips_it(hang):
     assert [ln for ln in lines if ln.startswith('HUNG ')] == [hung]
     assert proc.returncode == 1 and lines[-1].startswith(
         'ACCEPTANCE generic quick: FAIL 1 passed, 1 failed '), proc.stdout[-3000:]
+
+
+def _ppid(pid: int) -> int:
+    return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[1])
+
+
+def test_a_job_left_by_a_killed_reframe_ends_with_the_run(root, hang):
+    """ReFrame killed outright (``timeout -k`` after an ignored interrupt, the OOM killer)
+    cancels nothing: the run still ends the processes its jobs started, detached ones too."""
+    run, pids = hang
+    checks = Path(pids.parent / 'hang_cases.py')
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(pids.parent / 'results'),
+           'PLACEMENT_REPORTS': str(pids.parent / 'reports')}
+    proc = subprocess.Popen(
+        [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
+         '-c', str(checks), '--prefix', str(pids.parent / 'rfm'), '-S', f'pids={pids}',
+         '-n', '%case=unlimited'], cwd=root, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):
+            if (pids / 'unlimited').is_file() and (pids / 'unlimited').read_text().strip():
+                break
+            time.sleep(0.2)
+        detached = int((pids / 'unlimited').read_text())
+        job = _ppid(detached)                 # the job's command, its parent ReFrame's job script
+        reframe = _ppid(_ppid(job))
+        assert b'reframe' in Path(f'/proc/{reframe}/cmdline').read_bytes()
+        os.kill(reframe, 9)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1 and out.rstrip().splitlines()[-1].startswith(
+        'ACCEPTANCE generic quick: FAIL reframe exited 137 without a report'), out[-2000:]
+    assert not _alive(detached)
+    assert not Path(f'/proc/{job}').exists() or _ppid(job) != 1, 'the job outlived the run'
