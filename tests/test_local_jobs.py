@@ -1,8 +1,9 @@
 """The local scheduler's sweep of a job's detached processes, and ReFrame's poll loop on the
 monotonic clock: each gated on its ReFrame versions, checked on and off.
 
-Switched off (``PLACEMENT_REFRAME_WORKAROUNDS=off``), a real ReFrame run leaves the child a
-timed-out job detached running: the behaviour the sweep works around.
+Switched off (``PLACEMENT_REFRAME_WORKAROUNDS=off``), real ReFrame runs show what each works
+around: the child a timed-out job detached keeps running, and a wall clock set back an hour
+during a job (for ReFrame alone, through a preloaded ``clock_gettime``) stalls the run.
 """
 
 from __future__ import annotations
@@ -116,3 +117,98 @@ def test_a_timed_out_job_takes_its_detached_child_along(root, reframe_bin, tmp_p
     if alive:
         os.kill(pid, 9)
     assert alive == (off or not rw.LOCAL_SWEEP.applies()), shlex.join(proc.args)
+
+
+#: ``clock_gettime(CLOCK_REALTIME)`` of the processes it is preloaded into, offset by the
+#: seconds in ``$CLOCK_STEP_FILE``: a wall clock set back for ReFrame alone, no root needed
+#: and the machine's clock untouched
+CLOCK_STEP = r'''
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+    static int (*real)(clockid_t, struct timespec *);
+    if (!real)
+        real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+    int r = real(id, ts);
+    const char *f = getenv("CLOCK_STEP_FILE");
+    if (r == 0 && id == CLOCK_REALTIME && f) {
+        FILE *fp = fopen(f, "r");
+        long off;
+        if (fp) {
+            if (fscanf(fp, "%ld", &off) == 1)
+                ts->tv_sec += off;
+            fclose(fp);
+        }
+    }
+    return r;
+}
+'''
+
+SLEEP_CHECK = '''
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import run_before, sanity_function, variable
+
+
+@rfm.simple_test
+class ClockStepCase(rfm.RunOnlyRegressionTest):
+    started = variable(str, value='')
+    valid_systems = ['*']
+    valid_prog_environs = ['gnu']
+    executable = 'bash'
+
+    @run_before('run')
+    def command(self):
+        self.executable_opts = ['-c', f"'touch {self.started}; sleep 4; echo done'"]
+
+    @sanity_function
+    def validate(self):
+        return sn.assert_found(r'^done', self.stdout)
+'''
+
+
+@pytest.mark.reframe
+@pytest.mark.parametrize('off', [False, True], ids=['on', 'off'])
+def test_a_clock_set_back_an_hour_during_a_job_does_not_stall_the_run(
+        root, reframe_bin, tmp_path, off):
+    if subprocess.run(['gcc', '--version'], capture_output=True).returncode:
+        pytest.skip('no gcc to build the clock-step library')
+    (tmp_path / 'step.c').write_text(CLOCK_STEP)
+    subprocess.run(['gcc', '-shared', '-fPIC', '-o', str(tmp_path / 'step.so'),
+                    str(tmp_path / 'step.c'), '-ldl'], check=True, timeout=120)
+    (tmp_path / 'check.py').write_text(SLEEP_CHECK)
+    step, started = tmp_path / 'offset', tmp_path / 'started'
+    step.write_text('0')
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
+           'LD_PRELOAD': str(tmp_path / 'step.so'), 'CLOCK_STEP_FILE': str(step)}
+    if off:
+        env['PLACEMENT_REFRAME_WORKAROUNDS'] = 'off'
+    proc = subprocess.Popen([reframe_bin, '-C', str(root / 'config' / 'settings.py'),
+                             '--system', 'generic', '-c', str(tmp_path / 'check.py'),
+                             '--prefix', str(tmp_path / 'rfm'), '-S', f'started={started}',
+                             '-r'], cwd=root, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        for _ in range(600):
+            if started.exists():
+                break
+            time.sleep(0.1)
+        step.write_text('-3600')           # the job runs: the wall clock goes back an hour
+        t0 = time.monotonic()
+        try:
+            rc = proc.wait(timeout=45)
+        except subprocess.TimeoutExpired:
+            rc = None
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    if off or not rw.MONOTONIC_POLL.applies():
+        assert rc is None, 'ReFrame no longer stalls on a clock step: the workaround can go'
+    else:
+        assert rc == 0 and time.monotonic() - t0 < 45

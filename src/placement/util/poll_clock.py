@@ -6,7 +6,8 @@ is set back (NTP stepping a drifted clock, a hand correction) by an hour, ``now 
 last_reset`` is an hour negative and ReFrame sleeps that hour with a finished job
 unreaped; a run without a time box then does not end. Every ``time.time()`` in that
 module measures an interval, so the monotonic clock (which never steps) is the right
-one for all of them. Installed only on the ReFrame versions of
+one for all of them (``tests/test_local_jobs.py`` sets ReFrame's clock back an hour during a
+job, for ReFrame alone: with this off the run stalls). Installed only on the ReFrame versions of
 :data:`placement.util.reframe_workarounds.MONOTONIC_POLL`.
 """
 
