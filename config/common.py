@@ -12,6 +12,7 @@ from reframe.core.backends import register_scheduler
 from reframe.core.exceptions import ConfigError
 from reframe.core.schedulers.sge import SgeJobScheduler
 
+from placement.util import local_jobs, poll_clock
 from placement.util.reframe_workarounds import SGE_ACCESS, enabled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -79,6 +80,11 @@ try:   # the configuration may be loaded more than once in one process
     register_scheduler('sge-access')(SgeAccessScheduler)
 except ConfigError:   # already registered by an earlier load
     pass
+
+# a local job's detached processes end with it; a clock step never stalls the poll loop
+# (both only on the ReFrame versions they were checked against: README, ReFrame workarounds)
+local_jobs.install()
+poll_clock.install()
 
 
 logging = [

@@ -9,7 +9,10 @@
 #   -m, --mode      ReFrame mode from config/common.py (default: acceptance)
 #   -s, --system    ReFrame --system (default: the system matching this host)
 #   -t, --time-box  stop after SECONDS (a maintenance window; ACCEPTANCE_TIME_BOX):
-#                   ReFrame is interrupted, finished cases are kept, the run is UNFINISHED
+#                   ReFrame is interrupted, finished cases are kept, the run is UNFINISHED;
+#                   default per mode: quick 3600, acceptance 14400, full 43200 (a run
+#                   always ends); a case still running then with no time limit of its
+#                   own gets a HUNG line and --resume skips it
 #   --resume        go on with the unfinished run of this system and mode: only checks
 #                   that have not finished run (give the same REFRAME ARGS); the summary,
 #                   report and comparison then cover all its parts
@@ -40,13 +43,14 @@
 #   (an unknown option, mode or system, a missing value, another run on the results
 #   folder); 3 unfinished (the time box was reached: continue with --resume); 4
 #   incomplete (all passed, but the comparison with the previous run could not be
-#   made or the baseline is another system's). The counting is `placement acceptance`'s.
+#   made, the baseline is another system's, or the summary could not judge the run:
+#   its cause named once in the line). The counting is `placement acceptance`'s.
 # Re-run only what failed:  reframe -C config/settings.py --restore-session REPORT --failed -r
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-usage() { sed -n '2,44p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,48p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad_usage() { echo "acceptance.sh: $* (see --help)" >&2; exit 2; }
 value_of() {   # value_of OPTION "$@": the option's value, or a usage error
   [ $# -ge 2 ] && [ -n "$2" ] && [ "${2:0:1}" != - ] || bad_usage "option $1 needs a value"
@@ -69,6 +73,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $mode in quick|acceptance|full) ;; *) bad_usage "unknown mode '$mode': quick, acceptance or full" ;; esac
+# every mode has a time box: a case that hangs never keeps a scheduled run from its line
+declare -A default_box=([quick]=3600 [acceptance]=14400 [full]=43200)
+time_box=${time_box:-${default_box[$mode]}}
 if [ -n "$time_box" ] && ! [[ $time_box =~ ^[1-9][0-9]*$ ]]; then
   bad_usage "bad time box '$time_box': a whole number of seconds, at least 1"
 fi
@@ -152,10 +159,11 @@ if [ -n "$resume" ]; then
   [ -s "$unfinished" ] || { echo "nothing to resume: no unfinished $mode run of $sysname ($unfinished)" >&2; exit 2; }
   # readable earlier parts (a corrupt one is dropped, with one line) and the finished checks
   plan=$("$PLACEMENT" acceptance resume "$unfinished") || exit 2
+  hung=()
   while read -r kind value; do
-    case $kind in part) parts+=("$value") ;; skip) skip_done+=("$value") ;; esac
+    case $kind in part) parts+=("$value") ;; skip) skip_done+=("$value") ;; hung) hung+=("$value") ;; esac
   done <<<"$plan"
-  echo "== resuming: ${#parts[@]} earlier part(s), $(( ${#skip_done[@]} / 2 )) check(s) already finished"
+  echo "== resuming: ${#parts[@]} earlier part(s), $(( ${#skip_done[@]} / 2 )) check(s) already finished${hung:+ or hung (skipped: ${hung[*]})}"
 fi
 
 # ReFrame (and timeout) die with this script, even when it is killed outright (SIGTERM
@@ -187,22 +195,39 @@ squash_log_errors() {
 # wrapped in the command array named BOX (death signal, time box). Its output is kept
 # beside its report: the run report has no skip reasons, the output has. The log filter
 # is this script's child, not ReFrame's: ReFrame waits for its own children
+# Every process ReFrame starts carries this run's tag in its environment (ReFrame's alone:
+# not this script's, nor its filters'); what still carries it once ReFrame is gone (ReFrame
+# killed outright cancels no job) is ended, detached processes too
+run_tag=PLACEMENT_ACCEPTANCE_RUN=$$-$stamp
+sweep_run() {
+  local f pid
+  for f in $(grep -lzx -- "$run_tag" /proc/[0-9]*/environ 2>/dev/null); do
+    pid=${f#/proc/}; pid=${pid%/environ}
+    [ "$pid" != $$ ] && kill -KILL "$pid" 2>/dev/null && echo "acceptance.sh: ended process $pid that ReFrame left running" >&2
+  done
+  return 0
+}
 run_reframe() {
   local -n box_=$1
   local rep=$2 rc
   shift 2
   exec 4> >(squash_log_errors)
-  "${box_[@]}" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
+  "${box_[@]}" env "$run_tag" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
     --report-file "$rep" -r "$@" 2>&4 | tee "${rep%.json}.out"
   rc=${PIPESTATUS[0]}
   exec 4>&-
+  sweep_run
   return "$rc"
 }
 echo "== acceptance: system=$sysname mode=$mode results=$PLACEMENT_RESULTS${time_box:+ time box=${time_box}s}"
 started=$SECONDS
 run_reframe boxed "$report" "${skip_done[@]}" "${extra[@]}"
 rc=$?
-if ! "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
+if [ -n "$resume" ] && [ "$rc" = 0 ] && [ ! -e "$report" ]; then
+  # every check had finished or hung: ReFrame ran nothing and wrote no report
+  echo "== nothing left to run: the earlier part(s) hold the whole run"
+  rm -f "${report%.json}.out"
+elif ! "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
   # no readable report: a full disk is said as such, and leaves no empty or partial file
   why="reframe exited $rc without a report"
   if ! (head -c 65536 /dev/zero >"$RUNS/.space-probe.$$") 2>/dev/null; then
@@ -214,8 +239,9 @@ if ! "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
   rm -f "$RUNS/.space-probe.$$"
   echo "ACCEPTANCE $sysname $mode: FAIL $why report=$report"
   exit 1
+else
+  parts+=("$report")
 fi
-parts+=("$report")
 cut_short=''
 [ -n "$time_box" ] && [ "$rc" = 124 ] && cut_short=1
 if [ -n "$cut_short" ]; then

@@ -37,6 +37,7 @@ import argparse
 import csv
 import re
 import sys
+import traceback
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -137,15 +138,36 @@ def final_cases(parts: list[Part]) -> dict[tuple, dict[str, Any]]:
     return final
 
 
-def classify(tc: dict[str, Any], cut_short: bool) -> str:
-    """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended) or ``interrupted``.
+def is_hung(tc: dict[str, Any]) -> bool:
+    """Still running when the time box interrupted ReFrame (``SIGINT``), with no time limit
+    of its own: only the box ended it, and running it again would spend the next window
+    the same way, so ``--resume`` skips it (:func:`resume_plan`)."""
+    return (tc.get("result") == "abort" and tc.get("fail_phase") == "run"
+            and not tc.get("time_limit") and "KeyboardInterrupt" in str(tc.get("fail_reason")))
 
-    A case the time box interrupted is ``interrupted``: ``--resume`` runs it again.
-    A case ReFrame failed stays failed: no verdict turns a failure into a pass.
+
+def hung_line(tc: dict[str, Any]) -> str:
+    """The line naming a hung case: what it is, how long it ran, where its files are."""
+    ran = tc.get("time_run")
+    after = f" after {ran:.0f}s" if isinstance(ran, (int, float)) else ""
+    return (f"HUNG {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+            f"[no time limit of its own, still running when the time box ended it{after}; "
+            f"--resume skips it: give the check a time_limit] stage={tc.get('stagedir')}")
+
+
+def classify(tc: dict[str, Any], cut_short: bool) -> str:
+    """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended), ``hung``
+    (:func:`is_hung`, a failure to finish) or ``interrupted``.
+
+    A case the time box interrupted before its own time limit is ``interrupted``:
+    ``--resume`` runs it again. A case ReFrame failed stays failed: no verdict turns a
+    failure into a pass.
     """
     result = tc.get("result")
     if result in ("pass", "skip"):
         return result
+    if is_hung(tc):
+        return "hung"
     if result == "abort" and cut_short:
         return "interrupted"
     if tc.get("fail_phase") == "performance" and guards.stopped_runs(tc) > 0:
@@ -341,6 +363,9 @@ def _case_lines(f: _Findings, failed: list[tuple], skipped: list[dict]) -> list[
     lines = []
     for key in failed:
         tc = f.final[key]
+        if f.kinds[key] == "hung":
+            lines.append(hung_line(tc))
+            continue
         what = (f"did not finish: the watchdog stopped {guards.stopped_runs(tc)} run(s)"
                 if f.kinds[key] == "unfinished" else fail_text(tc))
         lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
@@ -418,10 +443,10 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     if gross:       # only a second session decides them: the run is not a plain PASS
         f.gaps.append(f"{len(gross)} grossly worse value(s) that no confirmation session "
                       "decided")
-    failed = [k for k, v in f.kinds.items() if v in ("fail", "unfinished")]
+    failed = [k for k, v in f.kinds.items() if v in ("fail", "unfinished", "hung")]
     skipped = [f.final[k] for k, v in f.kinds.items() if v == "skip"]
     passed = sum(v == "pass" for v in f.kinds.values())
-    ran = sum(v in ("pass", "fail", "unfinished") and not f.final[k].get("fixture")
+    ran = sum(v in ("pass", "fail", "unfinished", "hung") and not f.final[k].get("fixture")
               for k, v in f.kinds.items())
     node = _node_lines(f)
     if node.unconfirmed:
@@ -573,7 +598,8 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
     """Readable earlier parts, ReFrame's ``-x /HASH`` options for finished checks, dropped lines.
 
     A check with a finished case is excluded by its hash; one with an aborted case
-    runs again.
+    runs again, unless it hung (:func:`is_hung`): that one is excluded too, and the
+    summary keeps its ``HUNG`` line.
     """
     if not unfinished.is_file() or not unfinished.read_text().strip():
         raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
@@ -581,9 +607,16 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
     done, aborted = set(), set()
     for tc in final_cases(good).values():
         if not tc.get("fixture") and tc.get("hashcode"):
-            (aborted if tc.get("result") == "abort" else done).add(tc["hashcode"])
+            runs_again = tc.get("result") == "abort" and not is_hung(tc)
+            (aborted if runs_again else done).add(tc["hashcode"])
     skip = [opt for h in sorted(done - aborted) for opt in ("-x", f"/{h}")]
     return [p.path for p in good], skip, dropped
+
+
+def hung_cases(parts: list[Path]) -> list[dict[str, Any]]:
+    """The cases of a run's parts that hung (:func:`is_hung`), as their last attempt left them."""
+    good, _ = readable(parts)
+    return [tc for tc in final_cases(good).values() if is_hung(tc)]
 
 
 def session_filter(parts: list[Path]) -> str:
@@ -609,10 +642,15 @@ def cmd_acceptance(args: argparse.Namespace) -> int:
             print(f"part {p}")
         for opt in skip:
             print(f"skip {opt}")
+        for tc in hung_cases(good):
+            print(f"hung {tc.get('display_name')}")
         return 0
     parts = [Path(p) for p in args.paths]
     if args.action == "confirm":
-        hashes, what = to_confirm(parts, args.system)
+        try:
+            hashes, what = to_confirm(parts, args.system)
+        except Exception:       # noqa: BLE001 - the summary names the cause, once
+            hashes, what = [], ""
         if what:
             print(f"acceptance: confirmation session: {what}", file=sys.stderr)
         for h in hashes:
@@ -621,12 +659,53 @@ def cmd_acceptance(args: argparse.Namespace) -> int:
     if args.action == "sessions":
         print(session_filter(parts))
         return 0
-    lines, status = summary(parts, args.system, args.mode,
-                            Path(args.compare) if args.compare else None,
-                            args.max_slowdown, args.cut_short, args.note, args.not_compared,
-                            Path(args.confirm) if args.confirm else None, args.not_confirmed)
+    try:
+        lines, status = summary(parts, args.system, args.mode,
+                                Path(args.compare) if args.compare else None,
+                                args.max_slowdown, args.cut_short, args.note, args.not_compared,
+                                Path(args.confirm) if args.confirm else None,
+                                args.not_confirmed)
+    except Exception as exc:    # noqa: BLE001 - any failure: still the run's one line
+        lines, status = unjudged(parts, args.system, args.mode, args.cut_short,
+                                 args.note + args.not_compared, exc)
     print("\n".join(lines))
     return status
+
+
+def failure_cause(exc: BaseException) -> str:
+    """One line for an exception the summary met: a user error's own message, else its
+    type, message and the innermost place it was raised (``verdict.py:591``)."""
+    if isinstance(exc, PlacementError):
+        text = str(exc)
+    else:
+        where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+        text = f"{type(exc).__name__}: {exc}" + "".join(
+            f" ({Path(f.filename).name}:{f.lineno} {f.name})" for f in where)
+    text = " ".join(text.split())
+    return text if len(text) <= 400 else text[:397] + "..."
+
+
+def unjudged(parts: list[Path], system: str, mode: str, cut_short: bool, notes: list[str],
+             exc: BaseException) -> tuple[list[str], int]:
+    """The ACCEPTANCE line of a run the summary could not judge (a baseline it cannot read,
+    a value the verdict cannot take): ReFrame's own results counted, the cause named once.
+
+    Never a PASS: ``INCOMPLETE`` (exit 4) when ReFrame passed every case, ``FAIL`` (1)
+    when it failed one (no judgement turns a failure into a pass), ``UNFINISHED`` (3)
+    when the time box cut the run."""
+    cause = f"the summary could not judge the run: {failure_cause(exc)}"
+    try:
+        good, _ = readable(parts)
+        kinds = [classify(tc, cut_short) for tc in final_cases(good).values()]
+        failed = sum(k in ("fail", "unfinished", "hung") for k in kinds)
+        counts = (f"{kinds.count('pass')} passed, {failed} failed "
+                  f"report={good[-1].path if good else '(none readable)'}")
+    except Exception as again:   # noqa: BLE001 - the reports themselves: say so too
+        failed, counts = 0, f"results not counted ({failure_cause(again)})"
+    outcome = "UNFINISHED" if cut_short else "FAIL" if failed else "INCOMPLETE"
+    why = "; ".join([*notes, cause])
+    return ([f"ACCEPTANCE {system} {mode}: {outcome} {counts} ({why})"],
+            {"UNFINISHED": 3, "FAIL": 1, "INCOMPLETE": 4}[outcome])
 
 
 def _percent(text: str) -> float:

@@ -267,6 +267,24 @@ def _size(x: float) -> str:
     return fmt(x)
 
 
+def _judged(cases: list[Case], summary: list[str]) -> tuple[list, Section | None]:
+    """The values judged against their baselines, or none and a section saying why, when
+    an acceptance summary that is no PASS already answers for the run (its line names the
+    cause: a baseline the summary could not judge either). Without one, the error stands."""
+    from .verdicts import judgements
+    try:
+        return judgements(cases), None
+    except Exception as exc:        # noqa: BLE001 - a damaged baseline, a value out of range
+        last = next((ln for ln in reversed(summary) if ln.startswith("ACCEPTANCE ")), "")
+        if not last or ": PASS " in last:
+            raise
+        cause = " ".join(str(exc).split())[:400] or type(exc).__name__
+        return [], Section("unjudged", "Not judged",
+                           f"The values were not judged against the baseline's sessions "
+                           f"({type(exc).__name__}: {cause}); the acceptance line above is "
+                           "the run's answer.")
+
+
 def build(title: str, subtitle: str, cases: list[Case], out: Path,
           provenance: list[tuple[str, str]], compare: Table | None = None,
           compare_note: str = "", discussion: str = "",
@@ -278,10 +296,12 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     rep = Report(title, subtitle, provenance=provenance)
     n = rep.numbers
     from .lead import lead_section
-    from .verdicts import judgements, verdict_table
-    judged = judgements(cases)
+    from .verdicts import verdict_table
+    judged, unjudged = _judged(cases, summary or ())
     # the answer first: the run's verdict, the node's line, the regressed values drawn
     rep.sections.append(lead_section(cases, judged, out, summary or (), history_link))
+    if unjudged:
+        rep.sections.append(unjudged)
     if discussion.strip():
         rep.sections.append(Section("discussion", "Discussion", prose=discussion.strip()))
     rep.sections += npb_sections(cases, out, n)

@@ -54,7 +54,13 @@ QUIET_GENERIC = Workaround('quiet generic redefinition',
 SGE_ACCESS = Workaround('sge-access scheduler', 'config/common.py (SgeAccessScheduler)',
                         (4, 0), (4, 10))
 
-ALL = (DEPRECATION_FASTPATH, QUIET_GENERIC, SGE_ACCESS)
+#: the local scheduler signals only a job's process group: detached processes outlive it
+LOCAL_SWEEP = Workaround('local job sweep', 'src/placement/util/local_jobs.py', (4, 10), (4, 10))
+#: the poll loop sleeps on wall-clock differences: a clock set back stalls the run
+MONOTONIC_POLL = Workaround('monotonic poll clock', 'src/placement/util/poll_clock.py',
+                            (4, 10), (4, 10))
+
+ALL = (DEPRECATION_FASTPATH, QUIET_GENERIC, SGE_ACCESS, LOCAL_SWEEP, MONOTONIC_POLL)
 
 
 def enabled(w: Workaround) -> bool:
