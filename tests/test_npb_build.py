@@ -118,7 +118,8 @@ def test_build_verify_reuse_and_extend(tmp_path):
     first; the binaries run where NPB_DIR points."""
     first = _build(tmp_path, '--tarball', str(TARBALL), '--benchmarks', 'ep,is', '--classes', 'S')
     assert first.returncode == 0, first.stderr
-    (cache,) = (tmp_path / 'cache' / 'placement').glob('npb-*')
+    (cache,) = [p for p in (tmp_path / 'cache' / 'placement').glob('npb-*') if p.is_dir()]
+    assert (cache.parent / f'{cache.name}.build.log').is_file()
     bin_dir = cache / 'bin'
     assert sorted(p.name for p in bin_dir.iterdir()) == ['ep.S.x', 'is.S.x']
     assert f'export NPB_DIR={bin_dir}\n' in first.stdout
