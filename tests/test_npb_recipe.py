@@ -15,7 +15,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 
 from placement.npb import npb_build
 

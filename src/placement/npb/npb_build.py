@@ -125,7 +125,9 @@ def configure(src: Path, compilers: Compilers, pairs: list[tuple[str, str]]) -> 
     """``config/make.def`` from NPB's template with our compilers and flags, ``suite.def``
     naming what is built (the record of the build), and the ``bin/`` folder make expects."""
     template = (src / "config" / "make.def.template").read_text()
-    values = {"FC": compilers.fc, "FFLAGS": compilers.fflags, "CC": compilers.cc,
+    # NPB 3.4 names the Fortran compiler FC, NPB 3.3 F77
+    fc_key = "FC" if re.search(r"^FC\s*=", template, re.M) else "F77"
+    values = {fc_key: compilers.fc, "FFLAGS": compilers.fflags, "CC": compilers.cc,
               "CFLAGS": "-O3 -fopenmp", "UCC": compilers.cc}
     for key, value in values.items():
         template, n = re.subn(rf"^{key}\s*=.*$", f"{key} = {value}", template, flags=re.M)
