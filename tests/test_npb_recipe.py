@@ -15,7 +15,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-
 from placement.npb import npb_build
 
 from test_npb_build import TARBALL, needs_tarball
