@@ -20,7 +20,8 @@ from placement.npb import npb_build
 from test_npb_build import TARBALL, needs_tarball
 
 ROOT = Path(__file__).resolve().parents[1]
-RECIPE = ROOT / 'config' / 'spack-repo' / 'spack_repo' / 'placement' / 'packages' / 'npb' / 'package.py'
+RECIPE = (ROOT / 'config' / 'spack-repo' / 'spack_repo' / 'placement' / 'packages' / 'npb'
+          / 'package.py')
 
 
 def recipe_make_args() -> tuple[str, ...]:
