@@ -17,7 +17,7 @@ ifneq ($(word 2,$(CURDIR)),)
 $(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
 endif
 
-.PHONY: setup setup-test venv run test test-numa test-seed-nodes docs quick reframe-list bench acceptance clean
+.PHONY: setup setup-test venv run test spack-npb test-numa test-seed-nodes docs quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -46,7 +46,17 @@ run: setup
 	$(VENV)/bin/placement report --latest --output reports || rc=$$?; \
 	exit $$rc
 
+# NPB for the tests: built once from the shared source tarball into a cache outside the
+# checkout (placement npb build; reused across runs and clones), unless NPB_DIR is set;
+# without the tarball the NPB tests skip with their reason
+NPB_TARBALL ?= ../shared/npb/NPB3.4.1.tar.gz
+
 test: setup-test docs
+	@if [ -z "$${NPB_DIR:-}" ] && [ -f "$(NPB_TARBALL)" ]; then \
+	  NPB_DIR=$$($(VENV)/bin/placement npb build --tarball "$(NPB_TARBALL)" --print-dir) || exit 2; \
+	  export NPB_DIR; echo "make test: NPB binaries from $(NPB_TARBALL) in $$NPB_DIR"; \
+	elif [ -z "$${NPB_DIR:-}" ]; then \
+	  echo "make test: no $(NPB_TARBALL) and no NPB_DIR: the NPB runs are skipped"; fi; \
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The live checks on the emulated two-socket NUMA node alone (tests/numa_node.py boots it):
@@ -57,6 +67,13 @@ test-numa: setup-test
 # The seed studies' nodes live, the 64-PU Bulldozer guest included (minutes to boot under TCG)
 test-seed-nodes: setup-test
 	PLACEMENT_TEST_BIG_NODES=1 $(PY) -m pytest tests/test_seed_nodes.py $(PYTEST_ARGS)
+
+# The Spack path with NPB end to end, never part of `make test` (hours on a small node):
+# a source mirror with the NPB tarball, the full environment's install, its view, the NPB
+# quick family from the view (scripts/spack-npb.sh; says what it skipped where Spack is absent)
+SPACK_MIRROR ?= $(HOME)/placement-mirror
+spack-npb: venv
+	scripts/spack-npb.sh $(SPACK_MIRROR)
 
 # The Sphinx site (docs/_build/html), every warning an error; the test extra brings Sphinx,
 # scripts/ensure-system-tools.sh graphviz (installed as root, else named with its package)

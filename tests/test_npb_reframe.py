@@ -2,8 +2,10 @@
 
 The dry-run job scripts are compared with :func:`placement.engine.launch.settings` for
 the same case, so a test can never hold a map the placement engine did not make.
-The real run needs NPB (``NPB_DIR``) and is skipped without it; it checks that
-every case verified and was placed, never how fast it ran.
+The real runs need NPB (``NPB_DIR``, which ``make test`` sets from the shared NPB
+tarball) and are skipped without it; they check that every case of the quick family
+at class S verified and was placed, and that the parsers read what they printed,
+never how fast it ran.
 """
 
 from __future__ import annotations
@@ -143,20 +145,36 @@ def test_bulldozer_explicit_map_and_oversubscription(reframe_bin, root, tmp_path
 
 
 NPB_DIR = os.environ.get('NPB_DIR', '')
+#: Why the real NPB runs skip: ``make test`` sets NPB_DIR when ../shared/npb holds the tarball.
+NO_NPB = ('NPB not available: set NPB_DIR to a folder with NPB 3.4-OMP binaries ({}; from '
+          '`placement npb build --tarball NPB3.4.1.tar.gz` or `spack -e . install`), or put the '
+          'tarball at ../shared/npb/NPB3.4.1.tar.gz for `make test` to build it')
 
 
-@pytest.mark.skipif(not (NPB_DIR and glob.glob(os.path.join(NPB_DIR, '*.S.x'))),
-                    reason='NPB not available: set NPB_DIR to a folder with NPB 3.4-OMP binaries '
-                           '(bt.S.x, ...; e.g. from `spack -e . install`) to run the quick NPB set')
-def test_quick_npb_run_verifies_and_places(reframe_bin, root, tmp_path):
-    proc = _reframe(reframe_bin, root, tmp_path, '--tag', 'quick', '-n',
-                    r'NpbQuickCheck.*%benchmark=(CG|EP|IS).*%npb_class=S', '--exec-policy=serial',
-                    '-r', '-S', 'repeats=3', timeout=1200)
-    reports = sorted(glob.glob(str(tmp_path / 'results' / 'runs' / 'run-report-*.json')))
+@pytest.fixture(scope='module')
+def quick_family(reframe_bin, root, tmp_path_factory):
+    """The NPB quick family at class S, run for real: every benchmark, 1 thread and full,
+    the OS's placement and scatter, three runs each."""
+    tmp = tmp_path_factory.mktemp('npb-quick')
+    proc = _reframe(reframe_bin, root, tmp, '--tag', 'quick', '-n',
+                    r'NpbQuickCheck.*%npb_class=S', '--exec-policy=serial', '-r',
+                    '-S', 'repeats=3', timeout=1800)
+    reports = sorted(glob.glob(str(tmp / 'results' / 'runs' / 'run-report-*.json')))
     assert reports, proc.stdout[-3000:] + proc.stderr[-3000:]
     cases = [tc for run in json.loads(Path(reports[-1]).read_text())['runs']
              for tc in run['testcases'] if tc['name'].startswith('NpbQuickCheck')]
-    assert cases
+    return proc, cases
+
+
+@pytest.mark.skipif(not (NPB_DIR and glob.glob(os.path.join(NPB_DIR, '*.S.x'))),
+                    reason=NO_NPB.format('bt.S.x ...'))
+def test_quick_npb_run_verifies_and_places(quick_family):
+    proc, cases = quick_family
+    threads = {1, len(topology.load(None).pus)}
+    assert len(cases) == 8 * 2 * 2, proc.stdout[-3000:]
+    assert {(tc['benchmark'], tc['num_threads'], tc['affinity']) for tc in cases} == {
+        (b, t, a) for b in ('BT', 'CG', 'EP', 'FT', 'SP', 'LU', 'MG', 'IS')
+        for t in threads for a in ('none', 'scatter')}
     for tc in cases:
         # timings are never asserted: only a performance verdict may differ between machines
         assert tc['result'] == 'pass' or tc['fail_phase'] == 'performance', \
@@ -164,11 +182,29 @@ def test_quick_npb_run_verifies_and_places(reframe_bin, root, tmp_path):
         assert tc['num_threads'] > 0 and tc['reference_index'][0] == 'benchmark'
         perf = {k.split(':')[-1] for k in tc['perfvalues']}
         assert {'time', 'time_cv', 'mops', 'wall', 'stopped'} <= perf
-        if tc['result'] == 'pass':
-            # every run's values and NPB's version go into the run report
-            assert len(tc['perf_samples']['time']) == 3 and tc['npb_version'].startswith('3.')
-            assert tc['npb_build'].startswith(('F77=', 'CC=')) and 'compiled' in tc['npb_build']
-            assert 'npb_spec' in tc      # the Spack spec; empty for a build outside Spack
+        # every run's values and NPB's version go into the run report
+        assert len(tc['perf_samples']['time']) == 3 and tc['npb_version'].startswith('3.')
+        assert tc['npb_build'].startswith(('F77=', 'CC=')) and 'compiled' in tc['npb_build']
+        assert 'npb_spec' in tc      # the Spack spec; empty for a build outside Spack
+
+
+@pytest.mark.skipif(not (NPB_DIR and glob.glob(os.path.join(NPB_DIR, '*.S.x'))),
+                    reason=NO_NPB.format('bt.S.x ...'))
+def test_the_parsers_read_what_the_quick_runs_printed(quick_family):
+    """npb_output on each case's real job output: three verified runs of the case's benchmark,
+    class and thread count, whose times are the run report's samples."""
+    from placement.npb import npb_output
+    _, cases = quick_family
+    for tc in cases:
+        text = Path(tc['outputdir'], 'rfm_job.out').read_text()
+        runs = npb_output.parse_runs(text)
+        assert [r.rep for r in runs] == [1, 2, 3] and not any(r.stopped for r in runs)
+        assert npb_output.run_problems(runs, 3, 'S', tc['num_threads']) == []
+        for r in runs:
+            assert r.result.benchmark == tc['benchmark'] and r.result.npb_class == 'S'
+            assert r.result.total_threads == tc['num_threads'] and r.result.verified
+        assert [r.result.time_s for r in runs] == tc['perf_samples']['time']
+        assert [r.result.mops_total for r in runs] == tc['perf_samples']['mops']
 
 
 def test_repeats_below_one_is_refused_at_setup(reframe_bin, root, tmp_path):
@@ -233,8 +269,7 @@ def test_broken_explicit_map_fails_the_case(reframe_bin, root, tmp_path, content
 
 
 @pytest.mark.skipif(not (NPB_DIR and glob.glob(os.path.join(NPB_DIR, 'bt.W.x'))),
-                    reason='NPB not available: set NPB_DIR to a folder with NPB 3.4-OMP binaries '
-                           '(bt.W.x; e.g. from `spack -e . install`) to run NPB adaptively')
+                    reason=NO_NPB.format('bt.W.x'))
 def test_unstable_case_is_judged_by_the_verdict_once_its_runs_are_stored(
         reframe_bin, root, tmp_path):
     """Without stored runs a spread above cv_limit is a bare FAIL (the `unstable` guard); with

@@ -33,8 +33,11 @@ SCATTER_8 = [0, 4, 2, 6, 1, 5, 3, 7]       # round-robin over packages, then cor
 COMPACT_8 = list(range(8))                 # siblings first: QEMU numbers them adjacently
 CHECKS = ('reframe_tests/binding_probe.py', 'reframe_tests/kernels.py', 'reframe_tests/npb.py',
           'reframe_tests/numa_placement.py')
+# NPB at class S, one thread (scatter-pinned and not): at eight threads, OpenMP barriers on
+# eight emulated CPUs of a loaded 2-core host had CG.S's five runs unfinished after 2 minutes
 SELECT = ['-n', r'BindingRenderingCheck.*affinity=(compact|scatter)|MemoryPolicyCheck'
-          r'|NumaCopyCheck.*scale=small|DataMapCheck.*scale=small|NpbQuickCheck.*benchmark=CG'
+          r'|NumaCopyCheck.*scale=small|DataMapCheck.*scale=small'
+          r'|NpbQuickCheck.*benchmark=CG.*npb_class=S.*threads=1\b'
           r'|DataMapPageSampleCheck'
           r'|PagePlacementCheck']
 

@@ -98,7 +98,7 @@ def _named(cases: dict, prefix: str) -> dict[str, dict]:
 
 
 OWN = (r'BindingRenderingCheck.*affinity=(compact|scatter)|ExplicitMapCheck|MemoryPolicyCheck'
-       r'|PagePlacementCheck|NpbQuickCheck.*benchmark=CG')
+       r'|PagePlacementCheck|NpbQuickCheck.*benchmark=CG.*npb_class=S.*threads=1\b')
 
 
 def test_the_systems_own_partition_on_its_shape(seed, reframe_bin, root):

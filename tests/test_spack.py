@@ -45,6 +45,22 @@ def test_usage_and_a_missing_mirror_exit_2(tmp_path):
         assert res.returncode == 2 and 'does not exist' in res.stderr
 
 
+def test_spack_npb_says_what_it_skipped(tmp_path):
+    """`make spack-npb` where Spack is absent: every step named as skipped, exit 2."""
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    for tool in ('bash', 'dirname', 'mkdir', 'mktemp'):
+        (bindir / tool).symlink_to(shutil.which(tool))
+    script = SCRIPT.with_name('spack-npb.sh')
+    res = subprocess.run(['bash', str(script), str(tmp_path / 'mirror')], capture_output=True,
+                         text=True, env={'PATH': str(bindir), 'HOME': str(tmp_path)}, timeout=60)
+    assert res.returncode == 2 and res.stdout == ''
+    assert res.stderr == ('spack-npb: skipped every step (mirror, install, view, NPB runs): '
+                          'spack is not on PATH (install Spack v1.1+ and put its bin/ on PATH)\n')
+    res = subprocess.run(['bash', str(script)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and 'usage: scripts/spack-npb.sh MIRROR_DIR' in res.stderr
+
+
 def _not_checkable() -> str:
     """Why the full check cannot run here ('' when it can)."""
     if shutil.which('spack') is None:

@@ -133,11 +133,11 @@ def _registrars() -> list[Callable]:
     """Each subcommand group's ``register``: the engine's here, the others (report,
     baseline, judge, acceptance) from their own modules (imported when the parser is built)."""
     from ..acceptance import run as acceptance
-    from . import baseline_cli, site_new
+    from . import baseline_cli, npb_cli, site_new
     from ..judgement import judge_cli
     from ..report import cli as report_cli
     return [_register_core, report_cli.register, baseline_cli.register, judge_cli.register,
-            acceptance.register, site_new.register]
+            acceptance.register, site_new.register, npb_cli.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

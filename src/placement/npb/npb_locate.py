@@ -20,8 +20,8 @@ CLASSES = ("S", "W", "A", "B", "C", "D", "E")
 
 INSTALL_HINT = (
     "install NPB 3.4 (OpenMP) with `spack -e . install` (the Spack environment's view "
-    "then holds bt.A.x ...), or build NPB3.4-OMP yourself (make suite, with the classes "
-    "you need in config/suite.def) and pass the folder holding the *.x binaries with "
+    "then holds bt.A.x ...), or build it from NASA's tarball with `placement npb build "
+    "--tarball NPB3.4.x.tar.gz --classes S,W,A` and pass the folder it names with "
     "`-S npb_dir=DIR` or `NPB_DIR=DIR`")
 
 

@@ -6,8 +6,11 @@
 # NPB's `make suite`, which carries on after a benchmark fails to compile, and
 # checks nothing: with gfortran 10 or newer randi8.f does not compile
 # ("Hexadecimal constant ... uses nonstandard X instead of Z") and the install
-# "succeeds" with an empty bin/. This recipe adds the flag gfortran needs and
-# fails the install unless every requested benchmark and class was built.
+# "succeeds" with an empty bin/. Nor does it name make's shell: BT's and SP's
+# Makefiles use bash substitutions (`${ver:3}`), which dash, /bin/sh on Debian
+# and Ubuntu, refuses ("Bad substitution"). This recipe adds the flag gfortran
+# needs, runs `make suite` under bash, and fails the install unless every
+# requested benchmark and class was built.
 
 from spack_repo.builtin.packages.npb.package import Npb as BuiltinNpb
 
@@ -32,6 +35,15 @@ class Npb(BuiltinNpb):
         if extra:
             make_def = join_path(self.build_directory, "config", "make.def")
             filter_file(r"^(FFLAGS = .*)$", r"\1 " + extra, make_def)
+
+    #: make's arguments for the install: bash for NPB's Makefiles wherever /bin/sh is dash
+    #: (a command-line variable reaches every sub-make, BT's and SP's included).
+    suite_make_args = ("suite", "SHELL=/bin/bash")
+
+    def install(self, spec, prefix):
+        mkdirp(prefix.bin)
+        with working_dir(self.build_directory):
+            make(*self.suite_make_args)
 
     def expected_binaries(self) -> list:
         """bin/ names `make suite` must produce for the requested names and classes,

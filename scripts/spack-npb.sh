@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The Spack path with NPB end to end (`make spack-npb`; too slow for `make test`).
+#
+#   scripts/spack-npb.sh MIRROR_DIR [WORK_DIR]
+#
+# 1. fills MIRROR_DIR with scripts/spack-mirror.py, the NPB tarball given by
+#    NPB_TARBALL (default ../shared/npb/NPB3.4.1.tar.gz) put in with --file npb=;
+#    what it cannot fetch (GitHub tarballs, upstream sites such as likwid's
+#    lua, ncurses, readline) is named, and the install then needs those sources
+#    in the mirror or declared as externals;
+# 2. installs the full default environment (all eight benchmarks, classes
+#    S,W,A,B,C; --no-checksum: a tarball that is not NASA's own has another
+#    sha256) into a copy of spack.yaml, the checkout's spack.yaml and spack.lock
+#    untouched;
+# 3. checks that the view holds every bt.S.x ... is.C.x of the environment;
+# 4. runs the NPB quick family (classes S and W) from that view with the
+#    checkout's ReFrame configuration.
+#
+# Exit: 0 every step passed; 1 a step failed (its log is named); 2 nothing
+#       was checked (the reason is said: no spack, no tarball, bad arguments).
+set -u -o pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+say() { echo "spack-npb: $*"; }
+tarball=${NPB_TARBALL:-$root/../shared/npb/NPB3.4.1.tar.gz}
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  say "usage: scripts/spack-npb.sh MIRROR_DIR [WORK_DIR] (MIRROR_DIR: a Spack source mirror, made if absent)" >&2
+  exit 2
+fi
+if ! command -v spack >/dev/null 2>&1; then
+  say "skipped every step (mirror, install, view, NPB runs): spack is not on PATH (install Spack v1.1+ and put its bin/ on PATH)" >&2
+  exit 2
+fi
+if [ ! -f "$tarball" ]; then
+  say "skipped every step: no NPB tarball at $tarball (NPB_TARBALL names one)" >&2
+  exit 2
+fi
+mirror=$1
+mkdir -p "$mirror" && mirror=$(cd "$mirror" && pwd)
+if [ $# -eq 2 ]; then
+  [ -e "$2" ] && { say "skipped every step: work directory '$2' already exists (give a new path)" >&2; exit 2; }
+  mkdir -p "$2" && work=$(cd "$2" && pwd)
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/placement-spack-npb.XXXXXX")
+fi
+fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
+say "$(spack --version | head -1), environment copy and logs in $work"
+before=$(cd "$root" && sha256sum spack.yaml spack.lock)
+
+mkdir -p "$work/scope"
+printf 'mirrors:\n  placement-npb:\n    url: file://%s\n    signed: false\n' "$mirror" > "$work/scope/mirrors.yaml"
+sp() { spack -C "$work/scope" "$@"; }
+sp env create -d "$work/env" "$root/spack.yaml" >"$work/create.log" 2>&1 \
+  || { cat "$work/create.log"; fail "spack env create"; }
+mkdir -p "$work/env/config/spack-site"
+for f in "$root"/config/spack-site/*.yaml; do
+  [ -f "$f" ] && cp "$f" "$work/env/config/spack-site/"
+done
+
+say "filling the mirror (NPB from $tarball)"
+"$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" --file "npb=$tarball" 2>&1 | tee "$work/mirror.log" | sed 's/^/  /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || say "the mirror lacks the sources named MISSING above: the install fetches them or fails"
+
+say "installing the full environment (npb bt,cg,ep,ft,sp,lu,mg,is classes S,W,A,B,C and the rest)"
+sp -e "$work/env" install --no-checksum --fail-fast >"$work/install.log" 2>&1
+rc=$?
+grep -E '^(==> Error|\[\+\])' "$work/install.log" | sed 's/^/  /' | tail -20
+[ $rc -eq 0 ] || { tail -15 "$work/install.log"; fail "spack install exited $rc"; }
+
+view="$work/env/.spack-env/view"
+missing=""
+for b in bt cg ep ft sp lu mg is; do
+  for c in S W A B C; do
+    [ -x "$view/bin/$b.$c.x" ] || missing="$missing $b.$c.x"
+  done
+done
+[ -z "$missing" ] || fail "the view lacks$missing"
+say "view holds the 40 NPB binaries bt.S.x ... is.C.x"
+
+say "running the NPB quick family (classes S and W) from the view"
+NPB_DIR="$view/bin" PLACEMENT_RESULTS="$work/results" "$view/bin/reframe" \
+  -C "$root/config/settings.py" -c "$root/reframe_tests/npb.py" --prefix "$work/rfm" \
+  -n NpbQuickCheck -r >"$work/quick.log" 2>&1
+qrc=$?
+grep -E '^\[  (PASSED|FAILED)|Ran [0-9]+/|skipped' "$work/quick.log" | tail -5 | sed 's/^/  /'
+[ $qrc -eq 0 ] || fail "the NPB quick family exited $qrc (see $work/quick.log)"
+
+after=$(cd "$root" && sha256sum spack.yaml spack.lock)
+[ "$before" = "$after" ] || fail "the checkout's spack.yaml or spack.lock changed"
+say "PASS"
