@@ -75,7 +75,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np

@@ -13,7 +13,6 @@ each session is judged as its run's report judged it
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import statistics
 import subprocess
@@ -22,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..judgement import (CONFIRMATION_EXTRA, RunReport, baseline_samples, baselines,
-                         entry_name, runreport)
+                         entry_name)
 from ..util import PlacementError
 from . import files, plots
 from .document import Report, Section
-from .previous_run import reframe_cmd, run_reframe, stored_sessions
+from .previous_run import sessions_of, stored_sessions
 from .tables import Numbers, Table, slug
 
 #: the figure's file in the history folder
@@ -92,26 +91,10 @@ def points(system: str, old: dict, where: str, sessions: Sequence[RunReport]) ->
 def confirmation_sessions(report: RunReport, root: Path) -> list[RunReport]:
     """The confirmation sessions of this run's system (the whole runs' query leaves them
     out: :func:`.previous_run.sessions_query`), up to now: this run's own starts after it
-    ends. ReFrame evaluates the query as Python, so it holds nothing a run report says:
-    the system is matched here, on the sessions' own cases."""
-    base = reframe_cmd(root)
-    if not base:
-        return []
+    ends."""
     key, value = CONFIRMATION_EXTRA
-    query = f"19700101T0000+0000:now?locals().get({key!r}) == {value!r}"
-    data = json.loads(run_reframe([a for a in base if a != "--table-format=csv"]
-                                  + [f"--describe-stored-sessions={query}"], root) or "[]")
-    systems, out = set(report.systems), []
-    for d in data if isinstance(data, list) else []:
-        if not (isinstance(d, dict) and isinstance(d.get("session_info"), dict)):
-            continue
-        try:
-            r = runreport.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
-        except PlacementError:
-            continue
-        if systems & set(r.systems):
-            out.append(r)
-    return out
+    return sessions_of(f"19700101T0000+0000:now?locals().get({key!r}) == {value!r}",
+                       set(report.systems), root)
 
 
 def read(report: RunReport, root: Path) -> tuple[list[RunReport], list[RunReport], str]:

@@ -73,14 +73,21 @@ def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
     system is the one the sessions' cases ran on, not the host: two systems can share
     a host and a results folder. The order is the sessions' own recorded start.
     """
-    base = reframe_cmd(root)
     end = session_info.ended(report.session)
-    if not base or end is None:
+    if end is None:
         return []
-    query = sessions_query(end)
+    return sorted(sessions_of(sessions_query(end), set(report.systems), root),
+                  key=lambda r: session_info.order(r.session))
+
+
+def sessions_of(query: str, systems: set[str], root: Path) -> list[RunReport]:
+    """The stored sessions ReFrame's ``query`` selects whose cases ran on one of
+    ``systems`` (matched here: the query holds nothing a run report says)."""
+    base = reframe_cmd(root)
+    if not base:
+        return []
     data = json.loads(run_reframe([a for a in base if a != "--table-format=csv"]
                                   + [f"--describe-stored-sessions={query}"], root) or "[]")
-    systems = set(report.systems)
     out = []
     for d in data if isinstance(data, list) else []:
         if not (isinstance(d, dict) and isinstance(d.get("session_info"), dict)):
@@ -91,7 +98,7 @@ def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
             continue        # a stored session that is no run report is no history
         if systems & set(r.systems):
             out.append(r)
-    return sorted(out, key=lambda r: session_info.order(r.session))
+    return out
 
 
 def previous_session(report: RunReport, root: Path) -> str | None:
