@@ -15,6 +15,9 @@
 #       quiet; the load each one started at is printed
 #   -H  run HOGS busy loops beside each session (a loaded node: the sessions go to DIR/hog/)
 #   -s  ReFrame --system (default: the system matching this host)
+#   -k  the node while the sessions ran (with -d): quiet (default: nothing else ran beside
+#       them) or shared (other work ran beside them: the benchmark shows its figures, and
+#       judges its goals on quiet sets only)
 #   -d  write DIR/set.yaml describing the set as a validation set (TEXT: what it is; the
 #       host, CPUs, times, each session's load and the rules' fixing time are added):
 #       recorded after the verdict's rules were fixed, it judges them and never chooses them
@@ -35,7 +38,7 @@ bad() { echo "aa_sessions.sh: $* (see -h)" >&2; exit 2; }
 count() { [[ "$2" =~ ^[0-9]+$ ]] && (( 10#$2 >= 1 && 10#$2 <= 1000 )) \
             || bad "$1 needs a whole number from 1 to 1000, got '$2'"; }
 
-sessions=12 launches=10 wait=0 quiet="" system="" out="" hogs=0 describe=""
+sessions=12 launches=10 wait=0 quiet="" system="" out="" hogs=0 describe="" node=quiet
 while (( $# )); do
     case "$1" in
         -h|--help) usage; exit 0 ;;
@@ -50,6 +53,8 @@ while (( $# )); do
         -s) [[ $# -ge 2 && -n "$2" ]] || bad "-s needs a system name"; system=$2; shift 2 ;;
         -H) [[ $# -ge 2 ]] || bad "-H needs a value"; count -H "$2"; hogs=$((10#$2)); shift 2 ;;
         -d) [[ $# -ge 2 && -n "$2" ]] || bad "-d needs a text"; describe=$2; shift 2 ;;
+        -k) [[ $# -ge 2 && ( "$2" == quiet || "$2" == shared ) ]] || bad "-k needs quiet or shared"
+            node=$2; shift 2 ;;
         -o) [[ $# -ge 2 && -n "$2" ]] || bad "-o needs a folder"; out=$2; shift 2 ;;
         --) shift; break ;;
         *) bad "unknown option '$1'" ;;
@@ -93,16 +98,17 @@ done
 dest=$out; (( hogs > 0 )) && dest=$out/hog
 "$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest"
 if [[ -n "$describe" ]]; then
-    PYTHONPATH=src "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "${loads[@]}" <<'PY'
+    PYTHONPATH=src "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "$node" "${loads[@]}" <<'PY'
 import os, subprocess, sys, yaml
 from datetime import datetime, timezone
 from placement.judgement.rules import RULES_FIXED
-path, what, hogs, loads = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+path, what, hogs, node, loads = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
 old = yaml.safe_load(open(path)) if os.path.exists(path) else {}
 commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                         text=True).stdout.strip() or "unknown"
 key = "hog_loads" if hogs else "loads"
-new = {"what": old.get("what") or what, "host": os.uname().nodename, "cpus": os.cpu_count(),
+new = {"what": old.get("what") or what, "node": old.get("node") or node,
+       "host": os.uname().nodename, "cpus": os.cpu_count(),
        "recorded_after_rules_fixed": RULES_FIXED, "commit": commit,
        "written": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
        **{k: v for k, v in old.items() if k in ("loads", "hog_loads", "hogs")},

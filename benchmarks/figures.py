@@ -23,6 +23,8 @@ BEGIN, END = "<!-- verdict-figures: benchmarks/figures.py -->", "<!-- /verdict-f
 
 ROLE = {"tuning": "tuning (in-sample: the rules were chosen on it)",
         "validation": "validation (recorded after the rules were fixed)"}
+NODE = {"quiet": "", "shared": "; a node shared with other work: no goal applies, the load "
+                               "line is meant to speak"}
 
 
 def _by_size(r: dict, cell) -> str:
@@ -68,14 +70,16 @@ def table(data: dict) -> list[str]:
     for name in order:
         r = sets[name]
         rows.append(
-            f"| `{name}`: {r['what']} | {ROLE.get(r['role'], r['role'])} | {r['sessions']} | "
+            f"| `{name}`: {r['what']} | {ROLE.get(r['role'], r['role'])}"
+            f"{NODE.get(r.get('node', 'quiet'), '') if r['role'] == 'validation' else ''} | "
+            f"{r['sessions']} | "
             + _by_size(r, lambda c: f"{c['aa']['failed']}/{c['pairs']}") + " | "
             + _by_size(r, lambda c: f"{c['aa']['plain_failed']}/{c['pairs']}") + " | "
             + _by_size(r, lambda c: f"{c['all_at_once']['2.00']['failed']}/{c['pairs']}")
             + f" | {_lone(r)} | {_load(r['load_line'])} / {_load(r.get('hog_load_line'))} |")
     goals = [f"- {'met' if g['met'] else 'MISSED'}: {g['goal']}" for g in data["goals"]]
     return [BEGIN, f"Rules fixed {data['rules_fixed']}.", ""] + head + rows + \
-        ["", "Goals, judged on the validation sets only:", ""] + \
+        ["", "Goals, judged on the validation sets of a quiet node only:", ""] + \
         (goals or ["- no validation set yet"]) + [END]
 
 
