@@ -22,12 +22,13 @@ is counted on its own with what this baseline can detect. A case ReFrame
 failed against its reference fails whatever the verdict says: no verdict turns
 a failure into a pass (the references ``record`` writes are one-sided and as
 wide as the sessions' spread, so they fail only what is clearly worse). A
-node flagged slower than its baseline (most values moved together by at least
-the machine effect), or loaded (its jobs' CPU pressure, :mod:`placement.judgement.node_load`),
-fails the run on its own line. With ``--confirm``, each of
-those failures stands only if the confirmation session shows it too
-(:mod:`.confirmation`). The comparison with the previous run is information only, and extremes (``max_time``, ``min_time``)
-are judged nowhere. A run the watchdog stopped (``stopped`` > 0) is a failure
+node flagged slower than its baseline (:mod:`placement.judgement.node_shift`), or
+loaded (its jobs' CPU pressure, :mod:`placement.judgement.node_load`), fails the run
+on its own line. With ``--confirm``, each of those failures stands only if the
+confirmation session shows it too (:mod:`.confirmation`); a node line no second session
+saw fails only from :data:`placement.judgement.node_shift.NODE_AT_ONCE`, and below it
+leaves the run incomplete. The comparison with the previous run is information only,
+and extremes (``max_time``, ``min_time``) are judged nowhere. A run the watchdog stopped (``stopped`` > 0) is a failure
 to finish, never a performance regression.
 """
 

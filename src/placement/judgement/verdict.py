@@ -35,9 +35,10 @@ as a hundred separate regressions; each value is then judged on what remains
 after the common shift (a placement regression is neither hidden by nor
 blamed on a slow node). A shift of at least ``machine_effect`` (default 7 %)
 that also stands out from the baseline's own sessions' shifts (with three or
-more) is flagged; a node flagged slower fails the run, and its values are then
-also judged with the shift included, so the values that slowed with it are
-regressed too. With one baseline session the run's own prior no longer holds
+more), or of at least :data:`NODE_AT_ONCE` (50 %) at any baseline size, is flagged
+(:mod:`.node_shift`: one or two sessions know nothing of the node's own spread); a
+node flagged slower fails the run, and its values are then also judged with the
+shift included, so the values that slowed with it are regressed too. With one baseline session the run's own prior no longer holds
 on a flagged node (a load slows values unequally), so that judgement uses the
 prior passed in (``prior``), else :data:`DEFAULT_PRIOR`.
 
