@@ -181,10 +181,13 @@ def _table(pts: list[Point], conf: list, numbers: Numbers) -> Table:
 def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[RunReport],
           out: Path, report_link: str = "") -> Path | None:
     """The history page of ``system`` in ``out`` (its files replaced), or None when the
-    system has no baseline with stored sessions to judge against."""
+    system has no baseline with stored sessions to judge against (or one that is refused)."""
     from ..util import baseline_file
     path = baseline_file(system)
-    old = baselines.load(path)
+    try:
+        old = baselines.load(path)
+    except PlacementError:
+        return None     # a refused baseline judges nothing: the run's summary says why
     if not old or not baseline_samples.entries(old, str(path)):
         return None
     out.mkdir(parents=True, exist_ok=True)
