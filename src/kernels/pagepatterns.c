@@ -1,11 +1,14 @@
 /* Memory access patterns known by construction, to validate the page sampler (pagesample.c).
  *
  *   pagepatterns --pattern private|shared|pairs|firsttouch [--threads 4] [--pages 16]
- *                [--ms 500] [--alloc mmap|malloc]
+ *                [--ms 500 | --passes N] [--alloc mmap|malloc]
  *
  * Thread t is the t-th thread created (main is 0), as the sampler numbers them;
  * every thread touches every double of each page it uses, over and over, until
- * --ms milliseconds have passed:
+ * --ms milliseconds have passed, or --passes times: with --passes each thread
+ * does the same work whatever the scheduler does, so that on a loaded machine
+ * the truth of a shared page is still equal shares (with --ms a starved thread
+ * does less):
  *   private     thread t uses only its own --pages pages (and first touches them);
  *   shared      every thread uses one and the same page;
  *   pairs       threads 2k and 2k+1 (a producer writing, a consumer reading) share
@@ -29,7 +32,7 @@ enum { PRIVATE, SHARED, PAIRS, FIRSTTOUCH };
 
 typedef struct {
     int pattern, threads, t;
-    long pages, words; /* pages per owner, doubles per page */
+    long pages, words, passes; /* pages per owner, doubles per page, passes (0: until deadline) */
     double *mem, deadline, sum;
     pthread_barrier_t *start;
 } worker;
@@ -62,7 +65,7 @@ static void *run(void *p) {
     pthread_barrier_wait(w->start);
     volatile double *v = a;
     double s = 0.0;
-    while (now() < w->deadline) {
+    for (long k = 0; w->passes ? k < w->passes : now() < w->deadline; k++) {
         if (reader) for (long i = 0; i < n; i++) s += v[i];
         else for (long i = 0; i < n; i++) v[i] += 1.0;
     }
@@ -75,9 +78,10 @@ int main(int argc, char **argv) {
     static const char *const patterns[] = {"private", "shared", "pairs", "firsttouch", NULL};
     static const char *const allocs[] = {"mmap", "malloc", NULL};
     static struct option opts[] = {{"pattern", 1, 0, 'p'}, {"threads", 1, 0, 't'}, {"pages", 1, 0, 'n'},
-                                   {"ms", 1, 0, 'm'}, {"alloc", 1, 0, 'a'}, {0, 0, 0, 0}};
+                                   {"ms", 1, 0, 'm'}, {"alloc", 1, 0, 'a'}, {"passes", 1, 0, 'k'},
+                                   {0, 0, 0, 0}};
     int pattern = PRIVATE, threads = 4, alloc = 0, opt;
-    long pages = 16, ms = 500;
+    long pages = 16, ms = 500, passes = 0;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
         case 'p': pattern = ka_choice("--pattern", optarg, patterns); break;
@@ -85,8 +89,9 @@ int main(int argc, char **argv) {
         case 'n': pages = ka_long("--pages", optarg, 1, 1 << 20); break;
         case 'm': ms = ka_long("--ms", optarg, 1, 3600000); break;
         case 'a': alloc = ka_choice("--alloc", optarg, allocs); break;
+        case 'k': passes = ka_long("--passes", optarg, 1, 1L << 40); break;
         default: ka_die("usage: pagepatterns --pattern private|shared|pairs|firsttouch [--threads N] "
-                        "[--pages N] [--ms N] [--alloc mmap|malloc]");
+                        "[--pages N] [--ms N | --passes N] [--alloc mmap|malloc]");
         }
     }
     if (optind < argc) ka_die("unexpected argument '%s' (options only)", argv[optind]);
@@ -110,14 +115,14 @@ int main(int argc, char **argv) {
     if (!w || !th) ka_die("out of memory for %d threads", threads);
     double deadline = now() + (double)ms / 1000.0;
     for (int t = 0; t < threads; t++)
-        w[t] = (worker){pattern, threads, t, pages, words, mem, deadline, 0.0, &start};
+        w[t] = (worker){pattern, threads, t, pages, words, passes, mem, deadline, 0.0, &start};
     for (int t = 1; t < threads; t++)
         if (pthread_create(&th[t], NULL, run, &w[t]) != 0) ka_die("cannot create thread %d", t);
     run(&w[0]);
     double sum = w[0].sum;
     for (int t = 1; t < threads; t++) { pthread_join(th[t], NULL); sum += w[t].sum; }
-    printf("pattern name=%s threads=%d pages=%ld ms=%ld alloc=%s sum=%.6g\n", patterns[pattern], threads, pages,
-           ms, allocs[alloc], sum);
+    printf("pattern name=%s threads=%d pages=%ld ms=%ld passes=%ld alloc=%s sum=%.6g\n", patterns[pattern],
+           threads, pages, ms, passes, allocs[alloc], sum);
     if (alloc == 1) free(mem);
     return 0;
 }

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -271,10 +272,31 @@ static void arm_round(void) {
     pthread_mutex_unlock(&lock);
 }
 
+/* Moves the helper to another CPU of its mask, drawn at random, for its next wake-up.
+ * Why: when the program's threads fill the CPUs, the helper's wake-up preempts the
+ * thread on its CPU, and a thread on another CPU touches the armed pages first. The
+ * scheduler wakes the helper where it slept, so without the move the same thread
+ * would lose every draw (one thread of four had 1 % of a shared page's samples). */
+static void move_helper(const cpu_set_t *mask, int ncpus) {
+    if (ncpus < 2) return;
+    int k = (int)(rng() % (uint64_t)ncpus);
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, mask) || k--) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        sched_setaffinity(0, sizeof one, &one);
+        return;
+    }
+}
+
 static void *sampler_main(void *arg) {
     (void)arg;
     struct timespec ts = {period_us / 1000000, (period_us % 1000000) * 1000};
+    cpu_set_t mask;
+    int ncpus = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : 0;
     while (__atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
+        move_helper(&mask, ncpus);
         nanosleep(&ts, NULL);
         arm_round();
     }
