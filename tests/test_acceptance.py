@@ -464,8 +464,10 @@ def test_a_lone_value_40_percent_slower_fails_from_one_baseline_session(root, tm
     assert status == 1, lines
     assert any(ln.startswith('== confirmation session: 1 check(s)') for ln in lines), lines
     (reg,) = [ln for ln in lines if ln.startswith('regression vs baseline sessions: ')]
-    assert ('GrossCase %case=3 @generic:default+gnu rate_seen regressed gross in two sessions '
-            '(+') in reg, reg
+    # gross in both sessions, or (when the first session's three launches happen to be tight
+    # enough for the test across launches) regressed outright and confirmed
+    assert re.search(r'GrossCase %case=3 @generic:default\+gnu rate_seen regressed'
+                     r'( gross in two sessions \(\+|: median -2\d\.\d%)', reg), reg
     assert ' FAIL 12 passed, 0 failed (1 perf regressions) ' in lines[-1]
     assert ' confirmed 1 of 1 ' in lines[-1], lines[-1]
     # the report links the system's history page, read from ReFrame's storage: the three
