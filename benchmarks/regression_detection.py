@@ -75,6 +75,7 @@ from placement.acceptance.confirmation import (NODE_FAILS, node_fails,  # noqa: 
 from placement.judgement import node_load, rules  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
+from placement.npb.npb_states import short_run_states  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
 SIZES = (1, 2, 3, 5, 10)
@@ -118,28 +119,43 @@ def strip(sources: list[Path], out: Path) -> None:
 
 
 Key = tuple  # (case key, var)
-Session = dict  # Key -> (launch values, higher is better, no plain bound)
+Session = dict  # Key -> (launch values, higher is better, no plain bound, states declared)
+
+#: NPB's ``min_judged_s`` per check, for sessions recorded before NPB checks named their short
+#: runs in ``no_bound`` (:func:`placement.npb.npb_states.short_run_states`): the check's rule
+NPB_MIN_JUDGED_S = {"NpbQuickCheck": rules.value("NPB_SHORT_RUN_S")}
+
+
+def declared_states(c: runreport.Case) -> dict[str, str]:
+    """The case's ``no_bound`` (values its check says have states), as the check writes it
+    now: read from the report, or for an NPB case recorded before, by the check's rule."""
+    why = c.raw.get("no_bound")
+    if isinstance(why, dict) and why:
+        return why
+    if c.test.startswith("Npb"):
+        return short_run_states(c.launches, NPB_MIN_JUDGED_S.get(c.test, 1.0))
+    return {}
 
 
 def sessions(paths: list[Path]) -> list[Session]:
     """Per session, oldest first: ``{(case, var): (launch values, higher is better, no plain
-    bound)}`` (no bound: measured under a competing load, or its check says none fits, as
-    ``record`` reads them)."""
+    bound, states)}`` (no bound: measured under a competing load, or its check says none
+    fits, as ``record`` reads them; states: the check says so, never gross)."""
     reports = sorted((runreport.load(p) for p in paths),
                      key=lambda r: r.session.get("time_start", ""))
     out = []
     for r in reports:
         vals = {}
         for c in r.cases:
+            states = declared_states(c)
             for var in c.primary_vars():
                 pv = c.perf[var]
                 better = higher_is_better(var, pv.unit)
                 runs = [x for x in c.launches.get(var, []) if x > 0]
                 if better is not None and runs:
-                    no_bound = c.raw.get("contended") is True or bool(
-                        (c.raw.get("no_bound") or {}).get(var)
-                        if isinstance(c.raw.get("no_bound"), dict) else False)
-                    vals[(c.key, var)] = (runs, better, no_bound)
+                    declared = bool(states.get(var))
+                    vals[(c.key, var)] = (runs, better, c.raw.get("contended") is True or
+                                          declared, declared)
         out.append(vals)
     return out
 
@@ -196,7 +212,8 @@ class Pair:
         prior = verdict.file_prior(list(self.base.values()))
         self.bounds = {k: verdict.reference_bound(self.base[k], self.better[k], prior,
                                                   len(keys), launches) for k in keys}
-        self.prone = verdict.state_prone(self.base, _family)
+        self.prone = verdict.state_prone(self.base, _family) | {
+            k for k in keys if new[k][3] or any(b[k][3] for b in base)}
         for k in self.prone:     # no bound, as `record`; never gross, as the verdict
             self.bounds[k] = (self.bounds[k][0], None)
         for k in keys:           # contended, or no bound fits by the check's word
@@ -665,9 +682,9 @@ class SessionSet:
     node: str = "quiet"
 
 
-#: the tuning set ``make bench`` judges beside the validation sets (its figures in-sample,
+#: the tuning sets ``make bench`` judges beside the validation sets (their figures in-sample,
 #: for comparison); ``--set NAME`` judges any other
-DEFAULT_TUNING = ("aa-sessions-2h",)
+DEFAULT_TUNING = ("aa-sessions-2h", "aa-xeon16-20261126", "aa-dev2core-shared-20261126")
 
 
 def session_sets(names: list[str] | None = None) -> list[SessionSet]:

@@ -16,6 +16,7 @@ it every case is skipped with the way to install it.
 import reframe as rfm
 from reframe.core.builtins import parameter
 
+from placement.judgement import rules
 from placement.testlib.npb import AFFINITIES, NPB_POLICIES, NpbBase
 from placement.testlib.placed import thread_sweep
 
@@ -29,8 +30,9 @@ class NpbQuickCheck(NpbBase):
     affinity = parameter(['none', 'scatter'])
     tags = {'quick', 'npb'}
     # a smoke run: classes S/W last a second or two, too short to judge stability on a shared
-    # node; their CV is still reported, and acceptance/full judge it from 1 s
-    min_judged_s = 5.0
+    # node, or to call gross from one baseline session (their states: `no_bound`); their CV
+    # is still reported, and acceptance/full judge it from 1 s
+    min_judged_s = rules.value('NPB_SHORT_RUN_S')
 
 
 @rfm.simple_test

@@ -498,6 +498,22 @@ def test_a_gross_change_at_one_baseline_session_is_decided_by_a_second_session(o
     assert not any(ln.startswith("regression vs") for ln in lines)
 
 
+def test_a_value_its_check_says_has_states_is_never_gross(one_session):
+    """The same tight case 40 % slower, its check naming its states (``no_bound``, as NPB's
+    runs shorter than ``NPB_SHORT_RUN_S`` do): one baseline session leaves it undecided,
+    never gross, so no confirmation session can make it regressed."""
+    data = _edit(_three(TWO_HOURS[2]), TIGHT, 1.4)
+    for run in data["runs"]:
+        for tc in run["testcases"]:
+            if tc["display_name"] == TIGHT:
+                tc["no_bound"] = {v: "states between sessions" for v in tc["perf_launches"]}
+    first = _write(one_session, "states.json", data)
+    judged, _ = acceptance.judge_values(acceptance.readable([first])[0], "generic")
+    mine = {k: v for k, v in judged.items() if k[0] == TIGHT}
+    assert mine and not _gross(judged)
+    assert all(v.outcome == verdict.UNDECIDED for v in mine.values())
+
+
 def test_a_state_of_the_node_for_one_session_is_gross_and_dismissed_by_the_next(one_session):
     """Real A/A: the pthread chain of one session ran 41 % slower with launches within 2 %
     (a state of this virtual machine); the next session did not show it."""

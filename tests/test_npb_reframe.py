@@ -189,6 +189,9 @@ def test_quick_npb_run_verifies_and_places(quick_family):
         assert len(tc['perf_samples']['time']) == 3 and tc['npb_version'].startswith('3.')
         assert tc['npb_build'].startswith(('F77=', 'CC=')) and 'compiled' in tc['npb_build']
         assert 'npb_spec' in tc      # the Spack spec; empty for a build outside Spack
+        # runs this short have states between sessions: named, so no bound and no gross call
+        assert set(tc['no_bound']) == {'time', 'mops', 'wall'}
+        assert tc['no_bound']['time'].startswith('runs shorter than 5 s: ')
 
 
 @pytest.mark.skipif(not (NPB_DIR and glob.glob(os.path.join(NPB_DIR, '*.S.x'))),

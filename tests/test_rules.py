@@ -47,6 +47,11 @@ def test_the_modules_apply_the_rules_values():
     assert node_shift.MACHINE_EFFECT == rules.value("MACHINE_EFFECT")
     assert node_shift.NODE_AT_ONCE == rules.value("NODE_AT_ONCE")
     assert node_load.LIMIT == rules.value("LOAD_LIMIT")
+    from placement.npb import npb_states
+    assert npb_states.short_run_states({"time": [4.9]}, rules.value("NPB_SHORT_RUN_S"))
+    assert not npb_states.short_run_states({"time": [5.0]}, rules.value("NPB_SHORT_RUN_S"))
+    assert "min_judged_s = rules.value('NPB_SHORT_RUN_S')" in \
+        (ROOT / "reframe_tests" / "npb.py").read_text()
 
 
 @pytest.mark.parametrize("meta", VALIDATION, ids=[p.parent.name for p in VALIDATION])

@@ -266,7 +266,7 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
             rest.append(Judged(e, None, "interval only (baseline without runs)"))
     control, note = control_of(old, keys) if only is None else (None, "")
     prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
-                                lambda e: sibling_family(old, e))
+                                lambda e: sibling_family(old, e)) | declared_states(stored, fresh)
     rv = verdict.judge_run(series, alpha, min_effect, machine_effect,
                            selected_by=selected_by.run if selected_by is not None else None,
                            control=control, prone={i for i, e in enumerate(keys) if e in prone})
@@ -275,6 +275,14 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
     out.control_note = note
     out.units = units
     return out
+
+
+def declared_states(*sets: dict[Entry, Samples]) -> set[Entry]:
+    """The values whose check says they have states between sessions (``no_bound``, in the
+    baseline file or in the run): never gross. Why: their launches agree within a session,
+    so the gross rule, which one baseline session leaves to launch noise, would call a
+    state a change; the sessions' own spread judges them."""
+    return {e for entries_ in sets for e, s in entries_.items() if s.no_bound}
 
 
 def control_of(data: dict[str, Any], keys: list[Entry]) -> tuple[int | None, str]:

@@ -41,6 +41,14 @@ TUNING_SETS = {s.folder: s for s in (
                                     "other work, 2026-11-23"),
     TuningSet("aa-launches", "11 sessions back to back, 10 launches each, 2026-11-23"),
     TuningSet("aa-runs", "12 sessions back to back, 2026-11-23"),
+    TuningSet("aa-xeon16-20261126",
+              "a 16-core Intel Xeon KVM guest: 8 quick sessions with NPB class S in two "
+              "series (quiet; from one minute after 32 busy loops had ended), 2 beside 32 busy "
+              "loops, 2026-11-26; a validation set until NPB_SHORT_RUN_S was chosen on it"),
+    TuningSet("aa-dev2core-shared-20261126",
+              "9 sessions over 25 minutes on the 2-core machine shared with other work (load "
+              "5-15), with NPB class S, 2026-11-26; chose no rule, but recorded before "
+              "NPB_SHORT_RUN_S was chosen: its figures count as in-sample"),
 )}
 
 
@@ -86,6 +94,14 @@ RULES: dict[str, Rule] = {
                     "an unchanged rerun moved by x1.9 on the shared machine"),
     "REF_ALPHA": Rule(0.001, ("aa-sessions-2h",),
                       "level of the bounds `record` writes over all a file's values"),
+    "NPB_SHORT_RUN_S": Rule(5.0, ("aa-xeon16-20261126",),
+                            "NPB quick-family runs (classes S and W) shorter than this say their "
+                            "values have states (`no_bound`): no plain bound, never gross. On "
+                            "the 16-core node, 1-thread class S values sat 30-100% apart in "
+                            "sessions a minute apart, launches within 2% inside each: the gross "
+                            "rule failed 2 of 7 unchanged reruns at one baseline session, and "
+                            "none with this rule (in-sample). The same 5 s is the quick family's "
+                            "threshold for its stability guard"),
     "LOAD_LIMIT": Rule(0.5, (), "the median case's share of time with a task waiting for a "
                                 "CPU from which the node is loaded: between a quiet quick run "
                                 "(4.1%) and two busy loops per core (97%) on live runs"),

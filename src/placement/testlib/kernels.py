@@ -144,10 +144,6 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
     statloop_iters = variable(int, value=16)
     #: minimum number of `check` lines expected per launch
     checks_expected = variable(int, value=1)
-    #: Values no plain ReFrame bound fits, by performance variable, each with its reason
-    #: (states further apart than any bound an unchanged rerun keeps): ``baseline record``
-    #: writes them no bound and keeps the reason in the file; the verdict judges them.
-    no_bound = variable(typ.Dict[str, str], value={})
     #: Launches of the kernel in the job (whole runs of the program: the verdict's
     #: samples); at least 1. A rank test needs 5 or more per side to reach p <= 0.01.
     launches = variable(int, value=3)

@@ -25,3 +25,9 @@ class PerfSamplesMixin(rfm.RegressionTestPlugin):
     #: process), the samples a verdict judges; set only where one job launches the program
     #: several times (NPB's repeats). Unset, each appearance of the case (``--reruns``) is one.
     perf_launches = variable(typ.Dict[str, typ.List[float]], value={})
+
+    #: Values with states between sessions, by performance variable, each with its reason
+    #: (states further apart than any bound an unchanged rerun keeps): ``baseline record``
+    #: writes them no plain ReFrame bound and keeps the reason in the file; the verdict
+    #: judges them across sessions but never calls them gross from one.
+    no_bound = variable(typ.Dict[str, str], value={})
