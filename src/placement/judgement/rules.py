@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 #: when the values below were last chosen (UTC, the commit that fixed them): a validation
 #: set's sessions start later
-RULES_FIXED = "2026-11-26T04:28:06Z"
+RULES_FIXED = "2026-11-26T07:52:57Z"
 
 
 @dataclass(frozen=True)
