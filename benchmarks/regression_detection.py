@@ -75,7 +75,7 @@ from placement.acceptance.confirmation import (NODE_FAILS, node_fails,  # noqa: 
 from placement.judgement import node_load, rules  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
-from placement.npb.npb_states import short_run_states  # noqa: E402
+from placement.npb import npb_states  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
 SIZES = (1, 2, 3, 5, 10)
@@ -133,7 +133,7 @@ def declared_states(c: runreport.Case) -> dict[str, str]:
     if isinstance(why, dict) and why:
         return why
     if c.test.startswith("Npb"):
-        return short_run_states(c.launches, NPB_MIN_JUDGED_S.get(c.test, 1.0))
+        return npb_states.short_run_states(c.launches, NPB_MIN_JUDGED_S.get(c.test, 1.0))
     return {}
 
 

@@ -34,8 +34,7 @@ from reframe.core.pipeline import RegressionTestDict
 
 from ..engine import launch
 from ..judgement import judge_cli, repeat_loop
-from ..npb import npb_budget, npb_locate, npb_loop, npb_output
-from ..npb.npb_states import short_run_states
+from ..npb import npb_budget, npb_locate, npb_loop, npb_output, npb_states
 from ..util import repo_root, spack_spec
 from .node_load import NodeLoadMixin
 from .placed import PlacedRunMixin, stdout_text
@@ -290,7 +289,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         self.perf_launches = dict(self.perf_samples)  # each NPB run is its own process
         self.npb_version = next((r.version for r in done if r.version), '')
         self.npb_build = next((r.build for r in done if r.build), '')
-        self.no_bound = short_run_states(self.perf_samples, self.min_judged_s)
+        self.no_bound = npb_states.short_run_states(self.perf_samples, self.min_judged_s)
 
     @run_before('performance')
     def add_guards(self):
