@@ -58,25 +58,10 @@ fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
 say "$(spack --version | head -1), environment copy and logs in $work"
 before=$(cd "$root" && sha256sum spack.yaml spack.lock)
 
-# The mirror as a command-line configuration scope: nothing of the caller's
-# configuration is changed.
-mkdir -p "$work/scope"
-cat > "$work/scope/mirrors.yaml" <<YAML
-mirrors:
-  placement-check:
-    url: file://$mirror
-    signed: false
-YAML
-sp() { spack -C "$work/scope" "$@"; }
-
-# A copy of the environment (Spack makes its relative repo and develop paths
-# absolute); the site scope config/spack-site/*.yaml comes along.
-sp env create -d "$work/env" "$root/spack.yaml" >"$work/create.log" 2>&1 \
-  || { cat "$work/create.log"; fail "spack env create"; }
-mkdir -p "$work/env/config/spack-site"
-for f in "$root"/config/spack-site/*.yaml; do
-  [ -f "$f" ] && cp "$f" "$work/env/config/spack-site/"
-done
+# The mirror as a command-line configuration scope and a copy of the environment:
+# nothing of the caller's configuration is changed.
+. "$root/scripts/spack-env-copy.sh"
+spack_env_copy "$root" "$work" "$mirror" placement-check || fail "spack env create"
 
 say "concretizing the full environment"
 sp -e "$work/env" concretize -f >"$work/concretize-full.log" 2>&1 \

@@ -48,15 +48,8 @@ fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
 say "$(spack --version | head -1), environment copy and logs in $work"
 before=$(cd "$root" && sha256sum spack.yaml spack.lock)
 
-mkdir -p "$work/scope"
-printf 'mirrors:\n  placement-npb:\n    url: file://%s\n    signed: false\n' "$mirror" > "$work/scope/mirrors.yaml"
-sp() { spack -C "$work/scope" "$@"; }
-sp env create -d "$work/env" "$root/spack.yaml" >"$work/create.log" 2>&1 \
-  || { cat "$work/create.log"; fail "spack env create"; }
-mkdir -p "$work/env/config/spack-site"
-for f in "$root"/config/spack-site/*.yaml; do
-  [ -f "$f" ] && cp "$f" "$work/env/config/spack-site/"
-done
+. "$root/scripts/spack-env-copy.sh"
+spack_env_copy "$root" "$work" "$mirror" placement-npb || fail "spack env create"
 
 say "filling the mirror (NPB from $tarball)"
 "$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" --file "npb=$tarball" 2>&1 | tee "$work/mirror.log" | sed 's/^/  /'
