@@ -315,7 +315,7 @@ class RefCase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin):
 '''
 
 
-def test_an_alias_bomb_baseline_fails_the_run_in_one_line(tmp_path):
+def test_an_alias_bomb_baseline_fails_the_run_in_one_line(acceptance_sh, tmp_path):
     from test_baseline_safety import _alias_bomb
     checks = tmp_path / "ref_cases.py"
     checks.write_text(REF_CHECKS)
@@ -324,9 +324,7 @@ def test_an_alias_bomb_baseline_fails_the_run_in_one_line(tmp_path):
     (baselines / "generic.yaml").write_text(_alias_bomb())
     env = {**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "results"),
            "PLACEMENT_REPORTS": str(tmp_path / "reports"), "PLACEMENT_BASELINES": str(baselines)}
-    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", "-s", "generic",
-                           "--", "-c", str(checks)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = acceptance_sh(env, checks, timeout=600)
     lines = proc.stdout.rstrip().splitlines()
     refused = (f"{baselines / 'generic.yaml'}: YAML anchor &x0 at line 1: anchors and aliases "
                "are not accepted in a reference file")
