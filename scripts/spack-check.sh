@@ -41,17 +41,11 @@ if [ ! -d "$mirror" ]; then
   exit 2
 fi
 mirror=$(cd "$mirror" && pwd)
-if [ $# -eq 2 ]; then
-  work=$2
-  if [ -e "$work" ]; then
-    say "not checked: work directory '$work' already exists (give a new path)" >&2
-    exit 2
-  fi
-  mkdir -p "$work"
-else
-  work=$(mktemp -d "${TMPDIR:-/tmp}/placement-spack-check.XXXXXX")
+. "$root/scripts/spack-env-copy.sh"
+if ! work=$(spack_work_dir spack-check "${@:2}"); then
+  [ $# -eq 2 ] && say "not checked: work directory '$2' already exists (give a new path)" >&2
+  exit 2
 fi
-work=$(cd "$work" && pwd)
 
 fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
 
@@ -60,7 +54,6 @@ before=$(cd "$root" && sha256sum spack.yaml spack.lock)
 
 # The mirror as a command-line configuration scope and a copy of the environment:
 # nothing of the caller's configuration is changed.
-. "$root/scripts/spack-env-copy.sh"
 spack_env_copy "$root" "$work" "$mirror" placement-check || fail "spack env create"
 
 say "concretizing the full environment"

@@ -1,6 +1,21 @@
-# Sourced by scripts/spack-check.sh and scripts/spack-npb.sh: a copy of the project's
-# Spack environment in a work directory, with a local source mirror, nothing of the
+# Sourced by scripts/spack-check.sh and scripts/spack-npb.sh: a work directory, and in it a
+# copy of the project's Spack environment with a local source mirror, nothing of the
 # caller's own Spack configuration changed.
+
+# spack_work_dir NAME [DIR]: the work directory, its absolute path printed: DIR made anew,
+# or without DIR a new temporary folder placement-NAME.XXXXXX. Returns 1, making nothing,
+# when DIR already exists (a work directory is never reused).
+spack_work_dir() {
+  local dir
+  if [ $# -lt 2 ]; then
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/placement-$1.XXXXXX") || return 1
+  else
+    [ -e "$2" ] && return 1
+    dir=$2
+    mkdir -p "$dir" || return 1
+  fi
+  (cd "$dir" && pwd)
+}
 
 # sp ARGS...: spack with the mirror's scope ($work/scope of the sourcing script) in front
 sp() { spack -C "$work/scope" "$@"; }

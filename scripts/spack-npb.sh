@@ -38,17 +38,14 @@ if [ ! -f "$tarball" ]; then
 fi
 mirror=$1
 mkdir -p "$mirror" && mirror=$(cd "$mirror" && pwd)
-if [ $# -eq 2 ]; then
-  [ -e "$2" ] && { say "skipped every step: work directory '$2' already exists (give a new path)" >&2; exit 2; }
-  mkdir -p "$2" && work=$(cd "$2" && pwd)
-else
-  work=$(mktemp -d "${TMPDIR:-/tmp}/placement-spack-npb.XXXXXX")
-fi
+. "$root/scripts/spack-env-copy.sh"
+work=$(spack_work_dir spack-npb "${@:2}") || {
+  [ $# -eq 2 ] && say "skipped every step: work directory '$2' already exists (give a new path)" >&2
+  exit 2; }
 fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
 say "$(spack --version | head -1), environment copy and logs in $work"
 before=$(cd "$root" && sha256sum spack.yaml spack.lock)
 
-. "$root/scripts/spack-env-copy.sh"
 spack_env_copy "$root" "$work" "$mirror" placement-npb || fail "spack env create"
 
 say "filling the mirror (NPB from $tarball)"
