@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from placement import cli
+from rate_checks import RATE_CASE
 from placement.judgement import runreport
 from placement.report.escape import markdown
 
@@ -246,27 +247,9 @@ def test_a_lock_path_that_is_a_directory_is_said_as_such(root, tmp_path):
     assert not list((results / 'runs').iterdir())      # nothing started, nothing written
 
 
-RATE_CHECKS = '''
-import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import parameter, performance_function, run_before, sanity_function, variable
+RATE_CHECKS = RATE_CASE + '''
 
 from placement.testlib.node_load import NodeLoadMixin
-
-
-class RateCase(rfm.RunOnlyRegressionTest):
-    valid_systems = ['*']
-    valid_prog_environs = ['gnu']
-    tags = {'quick'}
-    executable = 'bash'
-
-    @sanity_function
-    def validate(self):
-        return sn.assert_found(r'^rate=', self.stdout)
-
-    @performance_function('MB/s')
-    def rate_seen(self):
-        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
 
 
 @rfm.simple_test

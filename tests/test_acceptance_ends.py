@@ -14,30 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from rate_checks import RATE_CASE
+
 pytestmark = pytest.mark.reframe
 
-CHECKS = '''
-import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import parameter, performance_function, sanity_function
-
+CHECKS = RATE_CASE + '''
 
 @rfm.simple_test
-class EndCase(rfm.RunOnlyRegressionTest):
+class EndCase(RateCase):
     case = parameter(['a', 'b'])
-    valid_systems = ['*']
-    valid_prog_environs = ['gnu']
-    tags = {'quick'}
-    executable = 'bash'
     executable_opts = ['-c', "'echo rate=100'"]
-
-    @sanity_function
-    def validate(self):
-        return sn.assert_found(r'^rate=', self.stdout)
-
-    @performance_function('MB/s')
-    def rate_seen(self):
-        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
 '''
 
 
