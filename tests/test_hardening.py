@@ -23,6 +23,7 @@ import pytest
 
 from placement.acceptance import run as acceptance
 from placement import cli
+from rate_checks import RATE_CASE
 from test_acceptance import CHECKS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -288,30 +289,16 @@ def test_a_few_new_values_without_a_previous_one_still_compare(tmp_path):
 
 # -- a damaged reference file: no case passes against it ---------------------------------------
 
-REF_CHECKS = '''
-import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import performance_function, sanity_function
+REF_CHECKS = RATE_CASE + '''
 
 from placement.testlib.references import BaselineReferencesMixin
 
 
 @rfm.simple_test
-class RefCase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin):
+class RefCase(RateCase, BaselineReferencesMixin):
     """A rate of 100 MB/s against the system's reference file."""
-    valid_systems = ['*']
-    valid_prog_environs = ['gnu']
-    tags = {'quick'}
     executable = 'echo'
     executable_opts = ['rate=100']
-
-    @sanity_function
-    def validate(self):
-        return sn.assert_found(r'^rate=', self.stdout)
-
-    @performance_function('MB/s')
-    def rate_seen(self):
-        return sn.extractsingle(r'^rate=(\\\\S+)', self.stdout, 1, float)
 '''
 
 
