@@ -70,8 +70,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from placement.acceptance.confirmation import (NODE_FAILS, node_fails,  # noqa: E402
-                                               node_standing, selected)
+from placement.acceptance.confirmation import (NODE_FAILS, ValueKey,  # noqa: E402
+                                               decide, node_fails, node_standing, selected)
 from placement.judgement import node_load, rules  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
@@ -243,24 +243,24 @@ class Pair:
         new = {k: (changed or {}).get(k, self.new[k]) for k in self.keys}
         again = {k: (changed_again or {}).get(k, self.again[k]) for k in self.keys}
         first = self.judge(new)
-        picked = [k for k, v in zip(self.keys, first.verdicts) if selected(v)]
+        picked = {k: v for k, v in zip(self.keys, first.verdicts) if selected(v)}
         missed = {k for k in self.keys if self.plain_fails(k, new[k])}
         plain = {k for k in missed if self.plain_fails(k, again[k])}
+        node = False
         if node_fails(first):
             # a node line: the whole session again, judged as a run of its own
             whole = self.judge(again)
-            return Confirmed(first, set(picked), missed,
-                             {k for k, v in zip(self.keys, whole.verdicts)
-                              if k in picked and selected(v)},
-                             plain, node=node_standing(first.node, node_fails(whole))
-                             == NODE_FAILS)
-        regressed = set()
-        if picked:
+            judged_again = dict(zip(self.keys, whole.verdicts))
+            node = node_standing(first.node, node_fails(whole)) == NODE_FAILS
+        elif picked:
             rv = verdict.judge_run([self._series(k, again[k]) for k in picked],
                                    selected_by=first,
                                    prone={i for i, k in enumerate(picked) if k in self.prone})
-            regressed = {k for k, v in zip(picked, rv.verdicts) if selected(v)}
-        return Confirmed(first, set(picked), missed, regressed, plain)
+            judged_again = dict(zip(picked, rv.verdicts))
+        else:
+            judged_again = {}
+        return Confirmed(first, set(picked), missed, values_confirmed(picked, judged_again),
+                         plain, node=node)
 
     def plain_fails(self, k: Key, runs: list[float]) -> bool:
         """What ReFrame does with the reference ``record`` writes: the median of the
@@ -270,6 +270,26 @@ class Pair:
             return False
         m = statistics.median(runs)
         return m < centre * (1 - bound) if self.better[k] else m > centre * (1 + bound)
+
+
+def _value_key(k: Key) -> ValueKey:
+    """A value's key as the acceptance run's summary words it: (test and parameters,
+    system:partition+environ, variable)."""
+    (test, params, system, partition, environ), var = k
+    return (" ".join([test] + [f"%{p}={v}" for p, v in params]),
+            f"{system}:{partition}+{environ}", var)
+
+
+def values_confirmed(picked: dict[Key, verdict.Verdict],
+                     judged_again: dict[Key, verdict.Verdict]) -> set[Key]:
+    """The first session's selected values that stand after their confirmation, by the
+    acceptance run's own rule (:func:`placement.acceptance.confirmation.decide`); the plain
+    bounds are counted apart (:meth:`Pair.plain_fails`), so no case goes to it."""
+    keys = {_value_key(k): k for k in picked}
+    assert len(keys) == len(picked), "two values worded alike"
+    conf = decide({}, {}, {vk: picked[k] for vk, k in keys.items()},
+                  {vk: judged_again[k] for vk, k in keys.items() if k in judged_again}, str)
+    return {keys[vk] for vk in conf.values_confirmed}
 
 
 @dataclass

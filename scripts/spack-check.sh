@@ -41,42 +41,20 @@ if [ ! -d "$mirror" ]; then
   exit 2
 fi
 mirror=$(cd "$mirror" && pwd)
-if [ $# -eq 2 ]; then
-  work=$2
-  if [ -e "$work" ]; then
-    say "not checked: work directory '$work' already exists (give a new path)" >&2
-    exit 2
-  fi
-  mkdir -p "$work"
-else
-  work=$(mktemp -d "${TMPDIR:-/tmp}/placement-spack-check.XXXXXX")
+. "$root/scripts/spack-env-copy.sh"
+if ! work=$(spack_work_dir spack-check "${@:2}"); then
+  [ $# -eq 2 ] && say "not checked: work directory '$2' already exists (give a new path)" >&2
+  exit 2
 fi
-work=$(cd "$work" && pwd)
 
 fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
 
 say "$(spack --version | head -1), environment copy and logs in $work"
 before=$(cd "$root" && sha256sum spack.yaml spack.lock)
 
-# The mirror as a command-line configuration scope: nothing of the caller's
-# configuration is changed.
-mkdir -p "$work/scope"
-cat > "$work/scope/mirrors.yaml" <<YAML
-mirrors:
-  placement-check:
-    url: file://$mirror
-    signed: false
-YAML
-sp() { spack -C "$work/scope" "$@"; }
-
-# A copy of the environment (Spack makes its relative repo and develop paths
-# absolute); the site scope config/spack-site/*.yaml comes along.
-sp env create -d "$work/env" "$root/spack.yaml" >"$work/create.log" 2>&1 \
-  || { cat "$work/create.log"; fail "spack env create"; }
-mkdir -p "$work/env/config/spack-site"
-for f in "$root"/config/spack-site/*.yaml; do
-  [ -f "$f" ] && cp "$f" "$work/env/config/spack-site/"
-done
+# The mirror as a command-line configuration scope and a copy of the environment:
+# nothing of the caller's configuration is changed.
+spack_env_copy "$root" "$work" "$mirror" placement-check || fail "spack env create"
 
 say "concretizing the full environment"
 sp -e "$work/env" concretize -f >"$work/concretize-full.log" 2>&1 \

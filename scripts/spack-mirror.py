@@ -38,6 +38,9 @@ from pathlib import Path
 PYPI_HOSTS = ("files.pythonhosted.org", "pypi.io", "pypi.org", "pypi.python.org")
 SIMPLE = "https://pypi.org/simple/{project}/"
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+from placement.util import sha256  # noqa: E402  (the standard library alone)
 
 
 class BadInput(Exception):
@@ -104,14 +107,6 @@ def spack_sources(env: Path) -> list[str]:
     if res.returncode != 0:
         raise BadInput(f"`{' '.join(cmd)}` failed: {res.stderr.strip().splitlines()[-1:]}")
     return res.stdout.splitlines()
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def store(mirror: Path, rel: str, data_from: Path | bytes) -> None:
@@ -216,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             present += 1
             continue
         if src.name in files:
-            got = sha256_of(files[src.name])
+            got = sha256(files[src.name])
             store(args.mirror, src.path, files[src.name])
             stored += 1
             note = "" if got == src.sha256 else (

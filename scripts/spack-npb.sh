@@ -38,25 +38,15 @@ if [ ! -f "$tarball" ]; then
 fi
 mirror=$1
 mkdir -p "$mirror" && mirror=$(cd "$mirror" && pwd)
-if [ $# -eq 2 ]; then
-  [ -e "$2" ] && { say "skipped every step: work directory '$2' already exists (give a new path)" >&2; exit 2; }
-  mkdir -p "$2" && work=$(cd "$2" && pwd)
-else
-  work=$(mktemp -d "${TMPDIR:-/tmp}/placement-spack-npb.XXXXXX")
-fi
+. "$root/scripts/spack-env-copy.sh"
+work=$(spack_work_dir spack-npb "${@:2}") || {
+  [ $# -eq 2 ] && say "skipped every step: work directory '$2' already exists (give a new path)" >&2
+  exit 2; }
 fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
 say "$(spack --version | head -1), environment copy and logs in $work"
 before=$(cd "$root" && sha256sum spack.yaml spack.lock)
 
-mkdir -p "$work/scope"
-printf 'mirrors:\n  placement-npb:\n    url: file://%s\n    signed: false\n' "$mirror" > "$work/scope/mirrors.yaml"
-sp() { spack -C "$work/scope" "$@"; }
-sp env create -d "$work/env" "$root/spack.yaml" >"$work/create.log" 2>&1 \
-  || { cat "$work/create.log"; fail "spack env create"; }
-mkdir -p "$work/env/config/spack-site"
-for f in "$root"/config/spack-site/*.yaml; do
-  [ -f "$f" ] && cp "$f" "$work/env/config/spack-site/"
-done
+spack_env_copy "$root" "$work" "$mirror" placement-npb || fail "spack env create"
 
 say "filling the mirror (NPB from $tarball)"
 "$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" --file "npb=$tarball" 2>&1 | tee "$work/mirror.log" | sed 's/^/  /'

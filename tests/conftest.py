@@ -1,9 +1,11 @@
-"""Shared fixtures: where the checkout is and which ``reframe`` to run."""
+"""Shared fixtures: where the checkout is, which ``reframe`` to run, how to run
+``scripts/acceptance.sh``."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,22 @@ def reframe_bin() -> str:
         if cand and os.access(cand, os.X_OK):
             return str(cand)
     pytest.fail('reframe not found: run `make venv`')
+
+
+@pytest.fixture(scope='session')
+def acceptance_sh():
+    """Runs ``scripts/acceptance.sh -m quick -s generic`` (one way for every test of an
+    acceptance run): ``run(env, checks, *args, opts=(), prefix=None, timeout=900)``, with
+    the acceptance options ``opts`` and, after ``--``, ReFrame's ``-c checks``, ``--prefix
+    prefix`` when given and ``args``; returns the finished process, its output captured."""
+    def run(env: dict, checks: Path, *args: str, opts: tuple[str, ...] = (),
+            prefix: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+        where = ['--prefix', str(prefix)] if prefix is not None else []
+        return subprocess.run(
+            [str(ROOT / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', *opts,
+             '--', '-c', str(checks), *where, *args],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return run
 
 
 @pytest.fixture(scope='session')

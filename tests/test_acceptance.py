@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from placement import cli
+from rate_checks import RATE_CASE
 from placement.judgement import runreport
 from placement.report.escape import markdown
 
@@ -74,7 +75,7 @@ SUMMARY = re.compile(r'^ACCEPTANCE generic quick: (PASS|FAIL|UNFINISHED) (\d+) p
 
 
 @pytest.fixture
-def acceptance(root, tmp_path):
+def acceptance(acceptance_sh, tmp_path):
     """Run scripts/acceptance.sh on the throw-away checks; returns (status, summary match)."""
     checks = tmp_path / 'acceptance_cases.py'
     checks.write_text(CHECKS)
@@ -82,10 +83,7 @@ def acceptance(root, tmp_path):
            'PLACEMENT_REPORTS': str(tmp_path / 'reports')}
 
     def run(*args: str, opts: tuple[str, ...] = ()):
-        proc = subprocess.run(
-            [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', *opts,
-             '--', '-c', str(checks), '--prefix', str(tmp_path / 'rfm'), *args],
-            cwd=root, env=env, capture_output=True, text=True, timeout=900)
+        proc = acceptance_sh(env, checks, *args, opts=opts, prefix=tmp_path / 'rfm')
         m = SUMMARY.search(proc.stdout)
         assert m, proc.stdout[-3000:] + proc.stderr[-3000:]
         assert proc.stdout.rstrip().splitlines()[-1].startswith('ACCEPTANCE ')
@@ -249,27 +247,9 @@ def test_a_lock_path_that_is_a_directory_is_said_as_such(root, tmp_path):
     assert not list((results / 'runs').iterdir())      # nothing started, nothing written
 
 
-RATE_CHECKS = '''
-import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import parameter, performance_function, run_before, sanity_function, variable
+RATE_CHECKS = RATE_CASE + '''
 
 from placement.testlib.node_load import NodeLoadMixin
-
-
-class RateCase(rfm.RunOnlyRegressionTest):
-    valid_systems = ['*']
-    valid_prog_environs = ['gnu']
-    tags = {'quick'}
-    executable = 'bash'
-
-    @sanity_function
-    def validate(self):
-        return sn.assert_found(r'^rate=', self.stdout)
-
-    @performance_function('MB/s')
-    def rate_seen(self):
-        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
 
 
 @rfm.simple_test
@@ -298,17 +278,15 @@ class LoadCase(RateCase, NodeLoadMixin):
 
 @pytest.mark.parametrize('case,confirm', [('flaky', '1'), ('slow', '1'), ('flaky', '0')])
 def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
-        root, tmp_path, case, confirm):
+        root, acceptance_sh, tmp_path, case, confirm):
     checks = tmp_path / 'rate_cases.py'
     checks.write_text(RATE_CHECKS)
     results = tmp_path / 'results'
     env = {**os.environ, 'PLACEMENT_RESULTS': str(results), 'ACCEPTANCE_CONFIRM': confirm,
            'PLACEMENT_REPORTS': str(tmp_path / 'reports'),
            'PLACEMENT_BASELINES': str(tmp_path / 'baselines')}
-    proc = subprocess.run(
-        [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
-         '-c', str(checks), '-n', f'%case={case}', '-S', f'counter={tmp_path / "n"}'],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    proc = acceptance_sh(env, checks, '-n', f'%case={case}', '-S', f'counter={tmp_path / "n"}',
+                         timeout=600)
     last = proc.stdout.rstrip().splitlines()[-1]
     confirms = list((results / 'runs').glob('confirm-report-*.json'))
     if confirm == '0':
@@ -364,7 +342,7 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
 
 
 @pytest.mark.skipif(not Path('/proc/pressure/cpu').exists(), reason='this kernel has no PSI')
-def test_a_node_under_a_competing_load_fails_on_one_node_line(root, tmp_path):
+def test_a_node_under_a_competing_load_fails_on_one_node_line(acceptance_sh, tmp_path):
     checks = tmp_path / 'rate_cases.py'
     checks.write_text(RATE_CHECKS)
     env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
@@ -374,10 +352,7 @@ def test_a_node_under_a_competing_load_fails_on_one_node_line(root, tmp_path):
     loops = [subprocess.Popen(['bash', '-c', 'while :; do :; done'])
              for _ in range(2 * (os.cpu_count() or 1))]
     try:
-        proc = subprocess.run(
-            [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
-             '-c', str(checks), '-n', 'LoadCase'], cwd=root, env=env, capture_output=True,
-            text=True, timeout=600)
+        proc = acceptance_sh(env, checks, '-n', 'LoadCase', timeout=600)
     finally:
         for p in loops:
             p.kill()
@@ -433,7 +408,8 @@ class GrossCase(rfm.RunOnlyRegressionTest, PerfSamplesMixin):
 '''
 
 
-def test_a_lone_value_40_percent_slower_fails_from_one_baseline_session(root, tmp_path):
+def test_a_lone_value_40_percent_slower_fails_from_one_baseline_session(root, acceptance_sh,
+                                                                        tmp_path):
     """The workflow of a site's first week on twelve tight values: the first run, its record,
     an unchanged rerun (PASS), then one value 40 % slower in the run and its confirmation:
     FAIL on that value, regressed in two sessions (ReFrame's x2 reference passes it)."""
@@ -444,10 +420,7 @@ def test_a_lone_value_40_percent_slower_fails_from_one_baseline_session(root, tm
            'PLACEMENT_BASELINES': str(tmp_path / 'baselines')}
 
     def run(*opts: str) -> tuple[int, list[str]]:
-        proc = subprocess.run(
-            [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', '--',
-             '-c', str(checks), '--prefix', str(tmp_path / 'rfm'), *opts],
-            cwd=root, env=env, capture_output=True, text=True, timeout=900)
+        proc = acceptance_sh(env, checks, *opts, prefix=tmp_path / 'rfm')
         lines = proc.stdout.rstrip().splitlines()
         assert lines and lines[-1].startswith('ACCEPTANCE '), proc.stdout[-3000:] + proc.stderr
         return proc.returncode, lines

@@ -14,43 +14,21 @@ from pathlib import Path
 
 import pytest
 
+from rate_checks import RATE_CASE
+
 pytestmark = pytest.mark.reframe
 
-CHECKS = '''
-import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import parameter, performance_function, sanity_function
-
+CHECKS = RATE_CASE + '''
 
 @rfm.simple_test
-class EndCase(rfm.RunOnlyRegressionTest):
+class EndCase(RateCase):
     case = parameter(['a', 'b'])
-    valid_systems = ['*']
-    valid_prog_environs = ['gnu']
-    tags = {'quick'}
-    executable = 'bash'
     executable_opts = ['-c', "'echo rate=100'"]
-
-    @sanity_function
-    def validate(self):
-        return sn.assert_found(r'^rate=', self.stdout)
-
-    @performance_function('MB/s')
-    def rate_seen(self):
-        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
 '''
 
 
-def _acceptance(root: Path, env: dict, checks: Path, *args: str,
-                opts: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', *opts, '--',
-         '-c', str(checks), '--prefix', str(Path(env['PLACEMENT_RESULTS']) / 'rfm'), *args],
-        cwd=root, env=env, capture_output=True, text=True, timeout=900)
-
-
 @pytest.fixture(scope='module')
-def recorded(root, tmp_path_factory):
+def recorded(root, acceptance_sh, tmp_path_factory):
     """A first run of the checks and a baseline recorded from it: (env, checks, baseline)."""
     tmp = tmp_path_factory.mktemp('ends')
     checks = tmp / 'end_cases.py'
@@ -58,7 +36,7 @@ def recorded(root, tmp_path_factory):
     env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
            'PLACEMENT_REPORTS': str(tmp / 'reports'),
            'PLACEMENT_BASELINES': str(tmp / 'baselines')}
-    proc = _acceptance(root, env, checks)
+    proc = acceptance_sh(env, checks, prefix=tmp / 'results' / 'rfm')
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     rec = subprocess.run([str(root / '.venv' / 'bin' / 'placement'), 'baseline', 'record',
                           '--system', 'generic', '--from', 'latest'],
@@ -79,11 +57,12 @@ def _cut_mid_line(text: str) -> str:
     pytest.param(lambda t: t.replace('[100.0, -', '[-100.0, -', 1), id='negative-reference'),
     pytest.param(lambda t: t.replace('runs: [100.0]', 'runs: [5.0e-324]'), id='subnormal-runs'),
 ])
-def test_a_baseline_the_summary_cannot_judge_ends_the_run_incomplete(root, recorded, damage):
+def test_a_baseline_the_summary_cannot_judge_ends_the_run_incomplete(acceptance_sh, recorded,
+                                                                     damage):
     env, checks, baseline, good = recorded
     baseline.write_text(damage(good))
     try:
-        proc = _acceptance(root, env, checks)
+        proc = acceptance_sh(env, checks, prefix=Path(env['PLACEMENT_RESULTS']) / 'rfm')
     finally:
         baseline.write_text(good)
     out = proc.stdout + proc.stderr
@@ -151,7 +130,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture
-def hang(root, tmp_path):
+def hang(acceptance_sh, tmp_path):
     """Runs scripts/acceptance.sh on the hanging checks; the detached pids' folder."""
     checks = tmp_path / 'hang_cases.py'
     checks.write_text(HANG_CHECKS)
@@ -163,7 +142,8 @@ def hang(root, tmp_path):
     env.pop('ACCEPTANCE_TIME_BOX', None)
 
     def run(*args: str, opts: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-        return _acceptance(root, env, checks, '-S', f'pids={pids}', *args, opts=opts)
+        return acceptance_sh(env, checks, '-S', f'pids={pids}', *args, opts=opts,
+                             prefix=tmp_path / 'results' / 'rfm')
     yield run, pids
     for f in pids.iterdir():              # never leave one behind, whatever the test found
         pid = int(f.read_text())

@@ -20,6 +20,7 @@ import yaml
 import pytest
 from scipy import stats
 
+from load_probe import with_load
 from placement import cli
 from placement.acceptance import confirmation, run as acceptance
 from placement.judgement import baseline_samples, runreport, verdict
@@ -304,16 +305,6 @@ def test_a_run_is_loaded_when_its_median_case_waited_from_the_limit_on():
     assert node_load.of_cases([_case_with(None)]) is None                     # no PSI
 
 
-def _with_load(data: dict, wait: float) -> dict:
-    data = copy.deepcopy(data)
-    for run in data["runs"]:
-        for tc in run["testcases"]:
-            if not tc.get("fixture"):
-                tc.setdefault("perfvalues", {})[f"{tc['system']}:{tc['partition']}:cpu_wait"] = \
-                    [wait, None, None, None, "%", None]
-    return data
-
-
 def test_waits_a_case_causes_by_design_do_not_count_toward_the_nodes_load():
     """A case under its own background load, or with more threads than PUs, waits for a CPU
     on purpose: the load line leaves it out (a quiet quick run here had such a case at
@@ -336,7 +327,7 @@ def test_waits_a_case_causes_by_design_do_not_count_toward_the_nodes_load():
 def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_path, monkeypatch):
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     src = json.loads(LAUNCHES[-1].read_text())
-    busy = _write(tmp_path, "busy.json", _with_load(src, 85.0))
+    busy = _write(tmp_path, "busy.json", with_load(src, 85.0))
     hashes, why = acceptance.to_confirm([busy], "generic")
     assert why == "the node line: the whole run" and len(hashes) == len(
         {tc["hashcode"] for r in src["runs"] for tc in r["testcases"] if not tc.get("fixture")})
@@ -345,11 +336,11 @@ def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_pa
     assert status == 1 and " node=loaded" in lines[-1]
     assert node.startswith("NODE generic: node under a competing load: tasks waited for a CPU "
                            "85% of the time in the median of ")
-    still = _write(tmp_path, "still.json", _with_load(json.loads(LAUNCHES[-2].read_text()), 70.0))
+    still = _write(tmp_path, "still.json", with_load(json.loads(LAUNCHES[-2].read_text()), 70.0))
     lines, status = acceptance.summary([busy], "generic", "quick", None, 10.0, False, [],
                                        confirm=still)
     assert status == 1 and " confirmed 1 of 1" in lines[-1]
-    quiet = _write(tmp_path, "quiet.json", _with_load(json.loads(LAUNCHES[-2].read_text()), 3.0))
+    quiet = _write(tmp_path, "quiet.json", with_load(json.loads(LAUNCHES[-2].read_text()), 3.0))
     lines, status = acceptance.summary([busy], "generic", "quick", None, 10.0, False, [],
                                        confirm=quiet)
     assert status == 0 and "node=loaded" not in lines[-1], lines
@@ -360,13 +351,13 @@ def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_pa
 
 def test_the_report_leads_with_the_load_line(tmp_path):
     from placement.report import lead
-    busy = _write(tmp_path, "busy.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
+    busy = _write(tmp_path, "busy.json", with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
     cases = runreport.load(busy).cases
     sec = lead.lead_section(cases, [], tmp_path)
     assert sec.status == "FAIL" and sec.banner.startswith("**FAIL**: ")
     assert sec.text.split("\n\n")[0].startswith(
         "**NODE generic**: node under a competing load: tasks waited for a CPU 85% of the time")
-    quiet = _write(tmp_path, "quiet.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 3.0))
+    quiet = _write(tmp_path, "quiet.json", with_load(json.loads(LAUNCHES[-1].read_text()), 3.0))
     sec = lead.lead_section(runreport.load(quiet).cases, [], tmp_path)
     assert sec.banner.startswith("**PASS**: ") and "competing load" not in sec.text
 
@@ -375,7 +366,7 @@ def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
     """A confirmation can dismiss what the first session failed: given the summary, the
     report's verdict is the summary's word, and the first session's facts are worded so."""
     from placement.report import lead
-    busy = _write(tmp_path, "busy.json", _with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
+    busy = _write(tmp_path, "busy.json", with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
     cases = runreport.load(busy).cases
     summary = ["UNCONFIRMED NODE generic: [first session: node under a competing load] its "
                "confirmation session: tasks waited for a CPU 3% of the time in the median of 9 "

@@ -23,6 +23,7 @@ import pytest
 
 from placement.acceptance import run as acceptance
 from placement import cli
+from rate_checks import RATE_CASE
 from test_acceptance import CHECKS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -288,34 +289,20 @@ def test_a_few_new_values_without_a_previous_one_still_compare(tmp_path):
 
 # -- a damaged reference file: no case passes against it ---------------------------------------
 
-REF_CHECKS = '''
-import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import performance_function, sanity_function
+REF_CHECKS = RATE_CASE + '''
 
 from placement.testlib.references import BaselineReferencesMixin
 
 
 @rfm.simple_test
-class RefCase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin):
+class RefCase(RateCase, BaselineReferencesMixin):
     """A rate of 100 MB/s against the system's reference file."""
-    valid_systems = ['*']
-    valid_prog_environs = ['gnu']
-    tags = {'quick'}
     executable = 'echo'
     executable_opts = ['rate=100']
-
-    @sanity_function
-    def validate(self):
-        return sn.assert_found(r'^rate=', self.stdout)
-
-    @performance_function('MB/s')
-    def rate_seen(self):
-        return sn.extractsingle(r'^rate=(\\\\S+)', self.stdout, 1, float)
 '''
 
 
-def test_an_alias_bomb_baseline_fails_the_run_in_one_line(tmp_path):
+def test_an_alias_bomb_baseline_fails_the_run_in_one_line(acceptance_sh, tmp_path):
     from test_baseline_safety import _alias_bomb
     checks = tmp_path / "ref_cases.py"
     checks.write_text(REF_CHECKS)
@@ -324,9 +311,7 @@ def test_an_alias_bomb_baseline_fails_the_run_in_one_line(tmp_path):
     (baselines / "generic.yaml").write_text(_alias_bomb())
     env = {**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "results"),
            "PLACEMENT_REPORTS": str(tmp_path / "reports"), "PLACEMENT_BASELINES": str(baselines)}
-    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", "-s", "generic",
-                           "--", "-c", str(checks)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = acceptance_sh(env, checks, timeout=600)
     lines = proc.stdout.rstrip().splitlines()
     refused = (f"{baselines / 'generic.yaml'}: YAML anchor &x0 at line 1: anchors and aliases "
                "are not accepted in a reference file")

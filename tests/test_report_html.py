@@ -8,7 +8,6 @@ the first five as the baseline) and the session run beside busy loops (``hog/``)
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import json
 import re
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from load_probe import with_load
 from placement import cli
 
 FIX = Path(__file__).parent / "fixtures" / "runreports" / "generic-with-baseline.json"
@@ -123,21 +123,10 @@ def _report(tmp: Path, data: dict) -> Path:
     return d / "index.html"
 
 
-def _loaded(data: dict, wait: float) -> dict:
-    """The run as the node's load probe saw it: tasks waited for a CPU ``wait`` % of the time."""
-    data = copy.deepcopy(data)
-    for run in data["runs"]:
-        for tc in run["testcases"]:
-            if not tc.get("fixture"):
-                tc.setdefault("perfvalues", {})[f"{tc['system']}:{tc['partition']}:cpu_wait"] = \
-                    [wait, None, None, None, "%", None]
-    return data
-
-
 def test_a_failed_run_shows_its_answer_in_the_first_screen(baseline, tmp_path):
     """The session beside busy loops: FAIL, the NODE line, then the worst regressed value,
     all in the first screen and in that order; no Markdown shows raw."""
-    page = _report(tmp_path, _loaded(json.loads(HOG.read_text()), 85.0))
+    page = _report(tmp_path, with_load(json.loads(HOG.read_text()), 85.0))
     at, text = _layout(page, tmp_path)
     assert 0 < at["screen"] <= SCREEN[1]      # the window's inner height: the first screen
     assert at["status"] and at["node"] and at["row"], at

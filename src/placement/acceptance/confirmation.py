@@ -132,6 +132,8 @@ class Confirmation:
     load_dismissed: str = ""
     #: gross values the confirmation found gross or regressed again: regressed
     gross_confirmed: set[ValueKey] = field(default_factory=set)
+    #: selected values the confirmation found selected again (regressed or gross): they stand
+    values_confirmed: set[ValueKey] = field(default_factory=set)
 
     def judge_node(self, first: verdict.NodeShift, again: verdict.NodeShift | None,
                    system: str) -> None:
@@ -199,6 +201,7 @@ def decide(first: dict[CaseKey, dict[str, Any]],
         v2 = judged_again.get(key)
         if v2 is not None and selected(v2):
             out.confirmed += 1
+            out.values_confirmed.add(key)
             if v.outcome != verdict.REGRESSED:
                 out.gross_confirmed.add(key)
         elif v2 is not None:

@@ -15,7 +15,6 @@ place only once every binary verified; two builders of one folder take turns
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -23,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..util import PlacementError, atomic
+from ..util import PlacementError, atomic, sha256
 from . import npb_build, npb_locate
 
 MANIFEST = "npb-build.json"
@@ -39,14 +38,6 @@ class Installed:
     bin_dir: Path
     built: bool
     names: tuple[str, ...]
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fp:
-        for chunk in iter(lambda: fp.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def cache_dir(environ: dict[str, str] | None = None) -> Path:

@@ -3,15 +3,14 @@
 The run is judged with :mod:`placement.judgement.verdict` against ``_samples`` of the
 system's reference file (Benjamini-Hochberg over the run); entries without
 stored runs are counted as *interval only* (ReFrame's interval check is all
-they get). History comes from ReFrame's results storage: every stored session
-of the same system up to this run (``reframe --describe-stored-sessions``, one
-call), and per variable the session where a step change started
+they get). History: over the stored sessions of the same system up to this run,
+as :func:`placement.report.history_page.read` takes them from ReFrame's results
+storage, per variable the session where a step change started
 (:mod:`placement.judgement.changepoints`).
 """
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoi
                          verdict)
 from ..util import PlacementError
 from .escape import markdown as md
-from .previous_run import stored_sessions
 from .tables import Numbers, Table
 
 
@@ -148,11 +146,3 @@ def history_table(sessions: list[RunReport], numbers: Numbers) -> tuple[Table | 
             f"{len(t.rows)} step change(s) found.")
     return (t if t.rows else None), text
 
-
-def history(report: RunReport, root: Path, numbers: Numbers) -> tuple[Table | None, str]:
-    """:func:`history_table` over ReFrame's stored sessions; a failure is a note."""
-    try:
-        return history_table(stored_sessions(report, root), numbers)
-    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError,
-            PlacementError) as exc:
-        return None, f"History: ReFrame's stored sessions could not be read ({md(exc)})."

@@ -1,10 +1,11 @@
 """Small shared pieces every stage may use: errors, atomic writes, the suite's paths,
-sizes as typed, a program's Spack spec and the ReFrame workarounds.
+sizes as typed, a file's sha256, a program's Spack spec and the ReFrame workarounds.
 
 The front door of :mod:`placement.util`: other groups import from here only. It sits
 below every stage and imports none of them, so any stage can lean on it without a circle.
 """
 
+from .digest import sha256
 from .errors import PlacementError
 from .paths import baseline_dir, baseline_file, repo_root, system_name
 from .reframe_workarounds import DEPRECATION_FASTPATH, enabled
@@ -12,9 +13,10 @@ from .sizes import size_bytes
 
 __all__ = [
     # modules
-    "atomic", "errors", "paths", "reframe_workarounds", "safe_yaml", "sizes", "spack_spec",
+    "atomic", "digest", "errors", "paths", "reframe_workarounds", "safe_yaml", "sizes",
+    "spack_spec",
     "local_jobs", "poll_clock",     # ReFrame workarounds: import ReFrame, only config/ loads them
     # names
     "DEPRECATION_FASTPATH", "PlacementError", "baseline_dir", "baseline_file", "enabled",
-    "repo_root", "size_bytes", "system_name",
+    "repo_root", "sha256", "size_bytes", "system_name",
 ]
