@@ -64,7 +64,8 @@ test: setup-test docs
 test-numa: setup-test
 	$(PY) -m pytest -m numa tests/test_numa_live.py tests/test_hybrid_live.py $(PYTEST_ARGS)
 
-# The seed studies' nodes live, the 64-PU Bulldozer guest included (minutes to boot under TCG)
+# The seed studies' nodes live, the Comet Lake guest (16 PUs) and the 64-PU Bulldozer guest included
+# (minutes each under TCG on 2 cores; make test runs the Xeon one)
 test-seed-nodes: setup-test
 	PLACEMENT_TEST_BIG_NODES=1 $(PY) -m pytest tests/test_seed_nodes.py $(PYTEST_ARGS)
 
