@@ -126,7 +126,7 @@ Session = dict  # Key -> (launch values, higher is better, no plain bound, state
 NPB_MIN_JUDGED_S = {"NpbQuickCheck": rules.value("NPB_SHORT_RUN_S")}
 
 
-def declared_states(c: runreport.Case) -> dict[str, str]:
+def check_states(c: runreport.Case) -> dict[str, str]:
     """The case's ``no_bound`` (values its check says have states), as the check writes it
     now: read from the report, or for an NPB case recorded before, by the check's rule."""
     why = c.raw.get("no_bound")
@@ -147,7 +147,7 @@ def sessions(paths: list[Path]) -> list[Session]:
     for r in reports:
         vals = {}
         for c in r.cases:
-            states = declared_states(c)
+            states = check_states(c)
             for var in c.primary_vars():
                 pv = c.perf[var]
                 better = higher_is_better(var, pv.unit)

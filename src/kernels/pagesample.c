@@ -277,26 +277,31 @@ static void arm_round(void) {
  * thread on its CPU, and a thread on another CPU touches the armed pages first. The
  * scheduler wakes the helper where it slept, so without the move the same thread
  * would lose every draw (one thread of four had 1 % of a shared page's samples). */
-static void move_helper(const cpu_set_t *mask, int ncpus) {
+static void move_helper(const int *cpus, int ncpus) {
     if (ncpus < 2) return;
-    int k = (int)(rng() % (uint64_t)ncpus);
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, mask) || k--) continue;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(c, &one);
-        sched_setaffinity(0, sizeof one, &one);
-        return;
-    }
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[rng() % (uint64_t)ncpus], &one);
+    sched_setaffinity(0, sizeof one, &one);
+}
+
+/* The CPUs of the helper's mask (inherited from the thread that started it), listed once. */
+static int mask_cpus(int *cpus) {
+    cpu_set_t mask;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mask)) cpus[n++] = c;
+    return n;
 }
 
 static void *sampler_main(void *arg) {
     (void)arg;
     struct timespec ts = {period_us / 1000000, (period_us % 1000000) * 1000};
-    cpu_set_t mask;
-    int ncpus = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : 0;
+    static int cpus[CPU_SETSIZE];
+    int ncpus = mask_cpus(cpus);
     while (__atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
-        move_helper(&mask, ncpus);
+        move_helper(cpus, ncpus);
         nanosleep(&ts, NULL);
         arm_round();
     }
