@@ -4,8 +4,11 @@
 # LAUNCHES times inside its job (the kernels' -S launches, NPB's -S repeats), then
 # stripped to what the verdict reads.
 #
-#   benchmarks/aa_sessions.sh [-n SESSIONS] [-l LAUNCHES] [-w SECONDS] [-q LOAD] [-H HOGS] [-s SYSTEM] [-o DIR] [-d TEXT] [-- REFRAME ARGS]
+#   benchmarks/aa_sessions.sh [-n SESSIONS] [-l LAUNCHES] [-m MODE] [-w SECONDS] [-q LOAD] [-H HOGS] [-s SYSTEM] [-o DIR] [-d TEXT] [-- REFRAME ARGS]
 #
+#   -m  quick (default) or acceptance: the checks of that mode (their tag); acceptance
+#       brings NPB's classes A and B and the whole thread sweep (hours on a small node:
+#       narrow it with ReFrame's -x after --, and say so in -d)
 #   -n  sessions to run (default 12; the benchmark needs 3, the README's figures 10 or more)
 #   -l  launches per case in each job (default 10)
 #   -w  seconds to wait between sessions (default 0): sessions spread over hours see the
@@ -38,12 +41,15 @@ bad() { echo "aa_sessions.sh: $* (see -h)" >&2; exit 2; }
 count() { [[ "$2" =~ ^[0-9]+$ ]] && (( 10#$2 >= 1 && 10#$2 <= 1000 )) \
             || bad "$1 needs a whole number from 1 to 1000, got '$2'"; }
 
-sessions=12 launches=10 wait=0 quiet="" system="" out="" hogs=0 describe="" node=quiet
+sessions=12 launches=10 mode=quick wait=0 quiet="" system="" out="" hogs=0 describe="" node=quiet
 while (( $# )); do
     case "$1" in
         -h|--help) usage; exit 0 ;;
         -n) [[ $# -ge 2 ]] || bad "-n needs a value"; count -n "$2"; sessions=$((10#$2)); shift 2 ;;
         -l) [[ $# -ge 2 ]] || bad "-l needs a value"; count -l "$2"; launches=$((10#$2)); shift 2 ;;
+        -m) [[ $# -ge 2 && ( "$2" == quick || "$2" == acceptance ) ]] \
+                || bad "-m needs quick or acceptance, got '${2:-}'"
+            mode=$2; shift 2 ;;
         -w) [[ $# -ge 2 ]] || bad "-w needs a value"
             [[ "$2" =~ ^[0-9]+$ ]] && (( 10#$2 <= 86400 )) || bad "-w needs whole seconds from 0 to 86400, got '$2'"
             wait=$((10#$2)); shift 2 ;;
@@ -79,9 +85,13 @@ start_hogs() {   # busy loops that also end by themselves after an hour
 }
 loads=()
 
-args=(-C config/settings.py -c reframe_tests/kernels.py -c reframe_tests/npb.py -t quick
-      -x PingPongCheck -x load=1 -x npb_class=W -p gnu
-      -S "launches=$launches" -S "NpbQuickCheck.repeats=$launches")
+args=(-C config/settings.py -c reframe_tests/kernels.py -c reframe_tests/npb.py -t "$mode"
+      -x PingPongCheck -x load=1 -p gnu -S "launches=$launches")
+if [[ $mode == quick ]]; then
+    args+=(-x npb_class=W -S "NpbQuickCheck.repeats=$launches")
+else
+    args+=(-S "NpbAcceptanceCheck.repeats=$launches")
+fi
 [[ -n "$system" ]] && args+=(--system "$system")
 for ((i = 1; i <= sessions; i++)); do
     if [[ -n "$quiet" ]]; then
@@ -98,16 +108,18 @@ done
 dest=$out; (( hogs > 0 )) && dest=$out/hog
 "$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest"
 if [[ -n "$describe" ]]; then
-    PYTHONPATH=src "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "$node" "${loads[@]}" <<'PY'
+    PYTHONPATH=src "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "$node" "$mode" "${loads[@]}" <<'PY'
 import os, subprocess, sys, yaml
 from datetime import datetime, timezone
 from placement.judgement.rules import RULES_FIXED
-path, what, hogs, node, loads = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+path, what, hogs, node, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+loads = sys.argv[6:]
 old = yaml.safe_load(open(path)) if os.path.exists(path) else {}
 commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                         text=True).stdout.strip() or "unknown"
 key = "hog_loads" if hogs else "loads"
 new = {"what": old.get("what") or what, "node": old.get("node") or node,
+       "mode": old.get("mode") or mode,
        "host": os.uname().nodename, "cpus": os.cpu_count(),
        "recorded_after_rules_fixed": RULES_FIXED, "commit": commit,
        "written": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -22,6 +22,7 @@ def _run(*args: str, timeout: int = 600, **env: str) -> subprocess.CompletedProc
     (["-n", "0"], "-n needs a whole number from 1 to 1000, got '0'"),
     (["-l", "x"], "-l needs a whole number from 1 to 1000, got 'x'"),
     (["-n"], "-n needs a value"),
+    (["-m", "full"], "-m needs quick or acceptance, got 'full'"),
     (["--sessions", "3"], "unknown option '--sessions'"),
 ])
 def test_bad_options_are_one_line_and_exit_2(args, message):
@@ -50,6 +51,7 @@ def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
     from placement.judgement import rules
     info = yaml.safe_load((out / "set.yaml").read_text())
     assert info["what"] == "two test sessions" and info["cpus"] >= 1 and info["host"]
+    assert info["mode"] == "quick"
     assert len(info["loads"]) == 2 and info["recorded_after_rules_fixed"] == rules.RULES_FIXED
     # a loaded session beside busy loops goes to hog/, and the description keeps both
     proc = _run("-n", "1", "-l", "2", "-H", "2", "-o", str(out), "-d", "other words", "--",

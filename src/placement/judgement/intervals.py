@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 #: one value of one test case: (test class, index values, performance variable)
@@ -18,6 +19,12 @@ Entry = tuple[str, tuple, str]
 #: (affinity map, memory policy). Siblings run the same kernel with the same threads on the
 #: same node, so a state of the node one of them shows is one the others can fall into
 SIBLING_PARAMS = frozenset({"$environ", "affinity", "policy"})
+
+
+def family(test: str, params: Iterable[tuple[str, Any]], var: str) -> tuple:
+    """What a value shares with its siblings: its test, variable and parameter values but
+    those of :data:`SIBLING_PARAMS` (``params``: its parameters as (name, value) pairs)."""
+    return test, var, tuple(v for n, v in params if n not in SIBLING_PARAMS)
 
 #: what a measured value can be: beyond it a number is a typo or a crafted file, and ReFrame's
 #: bounds and the verdict's ratios of it overflow or vanish (5e-324, 1e308); no unit this
@@ -85,7 +92,7 @@ def sibling_family(data: dict[str, Any], e: Entry) -> tuple:
     names = index_of(data, test)
     if not names:       # no $index: the keys name a system and partition, another node each
         return test, var, tuple(keys)
-    return test, var, tuple(k for n, k in zip(names, keys) if n not in SIBLING_PARAMS)
+    return family(test, zip(names, keys), var)
 
 
 def measurable(x: Any) -> bool:
