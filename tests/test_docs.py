@@ -40,19 +40,23 @@ def test_make_docs_gets_graphviz_as_make_test_does(tmp_path):
     lines = dry.stdout.splitlines()
     tools = lines.index('scripts/ensure-system-tools.sh docs')
     assert tools < next(i for i, ln in enumerate(lines) if '-m sphinx' in ln)
-    # without root and without dot: the one missing tool and its package, nothing else
+    # without root and without dot: the one missing tool and its package, nothing else; the
+    # script is run from a copy the other user can read (a clone made by `mktemp -d` is 0700)
     bindir = Path(tempfile.mkdtemp(prefix='nodot-'))
     bindir.chmod(0o755)
     try:
         for tool in ('bash', 'dirname', 'id', 'sort', 'tr'):
             (bindir / tool).symlink_to(shutil.which(tool))
+        (bindir / 'scripts').mkdir(mode=0o755)
+        script = bindir / 'scripts' / 'ensure-system-tools.sh'
+        shutil.copy(ROOT / 'scripts' / 'ensure-system-tools.sh', script)
+        script.chmod(0o755)
         setpriv = shutil.which('setpriv')
         if os.getuid() == 0 and setpriv is None:
             pytest.skip('running as root without setpriv: cannot try the non-root path')
         as_user = [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups'] \
             if os.getuid() == 0 else []
-        proc = subprocess.run([*as_user, str(bindir / 'bash'),
-                               str(ROOT / 'scripts' / 'ensure-system-tools.sh'), 'docs'],
+        proc = subprocess.run([*as_user, str(bindir / 'bash'), str(script), 'docs'],
                               capture_output=True, text=True, env={'PATH': str(bindir)})
     finally:
         shutil.rmtree(bindir)
