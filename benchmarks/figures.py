@@ -46,8 +46,7 @@ def _lone(r: dict) -> str:
     n_all = sum(x["n"] for x in every.values())
     f_all = sum(x["either"] for x in every.values())
     tight = (f"{t4['either']}/{t4['n']}; {t4['states']} of them with states (never gross): "
-             f"{t4['states_found']}" if t4 and "states" in t4 else
-             f"{t4['either']}/{t4['n']}" if t4 else "none tight")
+             f"{t4['states_found']}" if t4 else "none tight")
     return f"{tight} (all values: {f_all}/{n_all})"
 
 

@@ -794,7 +794,7 @@ def _class_counts(classes: dict[Key, str]) -> dict[str, int]:
 def tight_split(t: dict) -> str:
     """The tight values with states (never gross by design) apart from the others:
     ``33 with states, never gross: 0 found; of the other 2: 0``."""
-    states, found = t.get("states", 0), t.get("states_found", 0)
+    states, found = t["states"], t["states_found"]
     return (f"{states} with states, never gross: {found} found; of the other "
             f"{t['n'] - states}: {t['either'] - found}")
 

@@ -20,12 +20,6 @@ Entry = tuple[str, tuple, str]
 #: same node, so a state of the node one of them shows is one the others can fall into
 SIBLING_PARAMS = frozenset({"$environ", "affinity", "policy"})
 
-
-def family(test: str, params: Iterable[tuple[str, Any]], var: str) -> tuple:
-    """What a value shares with its siblings: its test, variable and parameter values but
-    those of :data:`SIBLING_PARAMS` (``params``: its parameters as (name, value) pairs)."""
-    return test, var, tuple(v for n, v in params if n not in SIBLING_PARAMS)
-
 #: what a measured value can be: beyond it a number is a typo or a crafted file, and ReFrame's
 #: bounds and the verdict's ratios of it overflow or vanish (5e-324, 1e308); no unit this
 #: project measures in comes near either end
@@ -83,6 +77,12 @@ def index_of(data: dict[str, Any], test: str) -> list[str]:
     """The names of a test's index values in a reference file (its ``$index``)."""
     node = data.get(test) or {}
     return list(node.get("$index") or []) if isinstance(node, dict) else []
+
+
+def family(test: str, params: Iterable[tuple[str, Any]], var: str) -> tuple:
+    """What a value shares with its siblings: its test, variable and parameter values but
+    those of :data:`SIBLING_PARAMS` (``params``: its parameters as (name, value) pairs)."""
+    return test, var, tuple(v for n, v in params if n not in SIBLING_PARAMS)
 
 
 def sibling_family(data: dict[str, Any], e: Entry) -> tuple:
