@@ -75,6 +75,7 @@ from placement.acceptance.confirmation import (NODE_FAILS, ValueKey,  # noqa: E4
 from placement.judgement import node_load, rules  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
+from placement.checks import virtual_node  # noqa: E402
 from placement.npb import npb_states  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
@@ -88,7 +89,7 @@ CV_CLASSES = ((0.0, 0.02, "CV <= 2%"), (0.02, 0.05, "2-5%"), (0.05, 0.20, "5-20%
 #: keys of a test case the verdict and the reports' loader read
 _KEEP = ("name", "unique_name", "hashcode", "display_name", "system", "partition", "environ",
          "result", "fail_phase", "fixture", "perfvalues", "reference_index", "perf_launches",
-         "contended", "no_bound", "waits_by_design", "num_threads")
+         "contended", "no_bound", "waits_by_design", "num_threads", "node_virtual")
 
 
 def strip(sources: list[Path], out: Path) -> None:
@@ -128,12 +129,17 @@ NPB_MIN_JUDGED_S = {"NpbQuickCheck": rules.value("NPB_SHORT_RUN_S")}
 
 def check_states(c: runreport.Case) -> dict[str, str]:
     """The case's ``no_bound`` (values its check says have states), as the check writes it
-    now: read from the report, or for an NPB case recorded before, by the check's rule."""
+    now: read from the report, or for a case recorded before its check named them, by the
+    check's rule (a multi-thread write recorded before it asked its node: every stored set
+    comes from a virtual machine, as each set's description says)."""
     why = c.raw.get("no_bound")
     if isinstance(why, dict) and why:
         return why
     if c.test.startswith("Npb"):
         return npb_states.short_run_states(c.launches, NPB_MIN_JUDGED_S.get(c.test, 1.0))
+    if c.test.startswith("MemWriteThreads") and "node_virtual" not in c.raw:
+        return virtual_node.thread_states(list(c.launches), int(c.raw.get("num_threads") or 0),
+                                          True)
     return {}
 
 
@@ -713,7 +719,9 @@ class SessionSet:
 
 #: the tuning sets ``make bench`` judges beside the validation sets (their figures in-sample,
 #: for comparison); ``--set NAME`` judges any other
-DEFAULT_TUNING = ("aa-sessions-2h", "aa-xeon16-20261126", "aa-dev2core-shared-20261126")
+DEFAULT_TUNING = ("aa-sessions-2h", "aa-xeon16-20261126", "aa-dev2core-shared-20261126",
+                  "aa-dev2core-quiet-20261126", "aa-dev2core-quiet-20261126pm",
+                  "aa-dev2core-acceptance-20261126")
 
 
 def session_sets(names: list[str] | None = None) -> list[SessionSet]:

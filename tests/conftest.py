@@ -60,7 +60,7 @@ def numa_node(tmp_path_factory):
     # one more forwarded port: the guest's slurmd, for numa_slurm
     node = NumaNode(tmp_path_factory.mktemp('numa-node'), forwards=(free_port(),))
     try:
-        node.start()
+        node.start(timeout=180)     # a boot takes 15-60 s here; a stalled one is retried
     except NumaNodeError as err:
         pytest.fail(f'the emulated NUMA node did not start: {err}', pytrace=False)
     yield node

@@ -128,6 +128,12 @@ def test_reframe_quick_kernels_pass(tmp_path):
     pus = os.cpu_count()
     assert {(c.params["affinity"], c.params["num_threads"]) for c in mw} >= \
         {(a, n) for a in ("none", "scatter", "close-cores") for n in (1, pus)}
+    # the node said whether it is virtual; several threads on a virtual one name their
+    # states (no plain bound, never gross), one thread never does
+    virtual = "hypervisor" in Path("/proc/cpuinfo").read_text().split()
+    assert all(c.raw.get("node_virtual") is virtual for c in mw)
+    assert all(bool(c.raw.get("no_bound")) is (virtual and c.params["num_threads"] >= 2)
+               for c in mw)
     # both ranks beside ReFrame with no CPU to spare: contended, so no ReFrame bound
     pp = [c for c in cases if c.test == "PingPongCheck" and c.result == "pass"]
     assert pp and all(c.raw.get("contended") is (pus <= 2) for c in pp)

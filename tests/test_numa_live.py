@@ -270,3 +270,22 @@ def test_npb_quick_set_skips_with_reason_when_absent(run):
             assert re.search(r'NPB binary \S+ not found .*install NPB', line), line
         else:
             assert tc['result'] == 'pass', tc['fail_reason']
+
+
+def test_a_boot_that_does_not_come_up_is_tried_again_then_fails_with_each_log(tmp_path):
+    """A stalled emulated boot is stopped and booted afresh; two that fail raise, keep both
+    console logs and leave no QEMU behind (the boot is given 1 s, which no boot meets)."""
+    from numa_node import NumaNode, NumaNodeError, missing_tools
+
+    why = missing_tools()
+    if why:
+        pytest.skip(f'no emulated NUMA node: {why} (scripts/ensure-system-tools.sh test)')
+    node = NumaNode(tmp_path)
+    with pytest.raises(NumaNodeError) as err:
+        node.start(timeout=1, boots=2)
+    text = str(err.value)
+    assert 'boot 1 of 2: the node accepting ssh did not happen within 1 s' in text
+    assert 'boot 2 of 2: the node accepting ssh did not happen within 1 s' in text
+    assert (tmp_path / 'console-boot1.log').is_file()
+    assert (tmp_path / 'console-boot2.log').is_file()
+    assert not node.running()

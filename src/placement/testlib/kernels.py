@@ -52,7 +52,7 @@ from reframe.core.exceptions import ReframeError, SanityError
 from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
                                    run_before, sanity_function, variable)
 
-from ..checks import numa_pages
+from ..checks import numa_pages, virtual_node
 from ..judgement import judge_cli, repeat_loop
 from ..util import size_bytes
 from .builds import SourceTreeBuild
@@ -376,10 +376,25 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
     scaled_defaults = {'block': ('16M', '500M')}
     max_threads_per_pu = 1
     reference_index = ['$environ', 'scale', 'affinity', 'num_threads']
+    #: whether the node's CPUs report a hypervisor (set after the run; None: it did not say)
+    node_virtual = variable(typ.Bool, type(None), value=None)
 
     @run_after('init')
     def set_options(self):
         self.executable_opts = ['--mode', 'threads', '--block', self.block]
+
+    @run_after('setup')
+    def ask_if_virtual(self):
+        """The node says whether it is a virtual machine (:mod:`~placement.checks.virtual_node`)."""
+        self.prerun_cmds = list(self.prerun_cmds) + [virtual_node.SCRIPT]
+
+    @run_before('performance')
+    def declare_virtual_states(self):
+        """Several threads on a virtual node: their bandwidth has states (``no_bound``)."""
+        with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
+            self.node_virtual = virtual_node.parse(fp.read())
+        self.no_bound = virtual_node.thread_states([v.var for v in self.launch_vars()],
+                                                   self.num_threads, self.node_virtual)
 
     def launch_vars(self):
         return [LaunchVar('gbps', 'GB/s', 'gbps')]

@@ -1,0 +1,55 @@
+"""Whether a job's node is a virtual machine, and what that does to several threads' bandwidth.
+
+A guest's vCPUs are host threads: two of them may run on one host core's
+hardware threads or on two cores, and the host decides, for minutes at a time,
+out of the guest's sight. Placement inside the guest cannot pin that down. So
+the bandwidth that two or more threads write together sits in one of several
+states for a whole session. On the sets this rule was chosen on
+(:data:`placement.judgement.rules.RULES` ``VIRTUAL_THREAD_STATES``), session
+medians of such values sat x2.8-3.6 apart on a 2-core virtual machine and x1.9-2.5
+apart on a 16-core KVM guest, while the launches inside a session agreed. The
+ReFrame bound (at most x2) then fails an unchanged rerun whenever the baseline
+session and the rerun fall in different states, and the verdict would call the
+value gross from one baseline session. A bare-metal node keeps its bounds: the
+rule acts only where the node's CPUs say a hypervisor runs them.
+
+The job asks the node itself (``/proc/cpuinfo``'s ``hypervisor`` flag, x86):
+the login node that runs ReFrame may be another machine.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..judgement.rules import value
+
+#: Runs on the compute node (POSIX sh): ``virtualnode virtual=1`` or ``virtual=0``.
+SCRIPT = ("if grep -qw hypervisor /proc/cpuinfo 2>/dev/null; "
+          "then echo 'virtualnode virtual=1'; else echo 'virtualnode virtual=0'; fi")
+
+_LINE = re.compile(r"^virtualnode virtual=([01])$", re.M)
+
+#: the fewest threads whose summed bandwidth has states on a virtual node
+THREADS = int(value("VIRTUAL_THREAD_STATES"))
+
+#: why such a value gets no plain bound and is never gross from one baseline session
+STATES = ("{threads} threads on a virtual machine: the host places its vCPUs out of the "
+          "guest's sight, for minutes at a time, so their summed bandwidth has states between "
+          "sessions, beyond the x2 bound (session medians of 2 threads on a 2-core VM: 60-218 "
+          "GB/s; of 8 threads on a 16-core KVM guest: 66-169 GB/s)")
+
+
+def parse(text: str) -> bool | None:
+    """Whether the job's output says its node is virtual; None if it does not say."""
+    m = _LINE.search(text)
+    return None if m is None else m.group(1) == "1"
+
+
+def thread_states(variables: list[str], threads: int, virtual: bool | None) -> dict[str, str]:
+    """``no_bound`` of a case whose ``threads`` write together on a node that is (or is not)
+    virtual: every variable with :data:`STATES` from :data:`THREADS` threads on a virtual
+    node, none otherwise (an unknown node keeps its bounds)."""
+    if not virtual or threads < THREADS:
+        return {}
+    why = STATES.format(threads=threads)
+    return {var: why for var in variables}

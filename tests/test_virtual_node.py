@@ -1,0 +1,61 @@
+"""A multi-thread write on a virtual node names its states; on bare metal it keeps its bound."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from placement.checks import virtual_node
+from placement.judgement import rules
+
+
+def test_the_script_answers_as_the_nodes_cpuinfo_says():
+    """The job's line, from this machine's own /proc/cpuinfo."""
+    out = subprocess.run(["sh", "-c", virtual_node.SCRIPT], capture_output=True, text=True,
+                         check=True).stdout
+    flags = Path("/proc/cpuinfo").read_text().split()
+    assert virtual_node.parse(out) is ("hypervisor" in flags)
+
+
+def test_parse_reads_the_line_among_others_and_none_without_it():
+    assert virtual_node.parse("nodeshape host=a cpus=0:0:0:0\nvirtualnode virtual=1\n") is True
+    assert virtual_node.parse("virtualnode virtual=0") is False
+    assert virtual_node.parse("kernel=memwrite gbps=3\n") is None
+    assert virtual_node.parse("virtualnode virtual=yes") is None
+
+
+def test_states_from_the_rules_thread_count_on_a_virtual_node_only():
+    threads = int(rules.value("VIRTUAL_THREAD_STATES"))
+    on = virtual_node.thread_states(["gbps"], threads, True)
+    assert set(on) == {"gbps"} and on["gbps"].startswith(f"{threads} threads on a virtual")
+    assert virtual_node.thread_states(["gbps"], threads - 1, True) == {}
+    assert virtual_node.thread_states(["gbps"], 16, False) == {}
+    assert virtual_node.thread_states(["gbps"], 16, None) == {}
+
+
+def test_the_benchmark_applies_the_rule_to_sessions_recorded_before_it(tmp_path):
+    """A stored multi-thread case without ``node_virtual`` (recorded before the check asked
+    its node) gets the states the check writes now; one that says bare metal keeps none."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import regression_detection as rd
+    from placement.judgement import runreport
+
+    def case(**extra):
+        tc = {"name": "MemWriteThreadsCheck %affinity=none %threads=full %scale=small",
+              "display_name": "MemWriteThreadsCheck %affinity=none %threads=full %scale=small",
+              "unique_name": "MemWriteThreadsCheck_02", "hashcode": "34d1b26e",
+              "system": "generic", "partition": "default", "environ": "gnu",
+              "result": "pass", "fixture": False, "num_threads": 2, "affinity": "none",
+              "scale": "small", "kernel": "memwrite",
+              "reference_index": ["$environ", "scale", "affinity", "num_threads"],
+              "perfvalues": {"generic:default:gbps": [60.0, 0, None, None, "GB/s", "pass"]},
+              "perf_launches": {"gbps": [61.0, 60.0, 59.0]}, **extra}
+        p = tmp_path / "run.json"
+        p.write_text(__import__("json").dumps(
+            {"session_info": {"time_start": "20261126T000000+0000"},
+             "runs": [{"testcases": [tc]}]}))
+        return runreport.load(p).cases[0]
+
+    assert set(rd.check_states(case())) == {"gbps"}
+    assert rd.check_states(case(node_virtual=False)) == {}
