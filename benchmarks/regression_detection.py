@@ -139,7 +139,7 @@ def check_states(c: runreport.Case) -> dict[str, str]:
         return npb_states.short_run_states(c.launches, NPB_MIN_JUDGED_S.get(c.test, 1.0))
     if c.test.startswith("MemWriteThreads") and "node_virtual" not in c.raw:
         return virtual_node.thread_states(list(c.launches), int(c.raw.get("num_threads") or 0),
-                                          True)
+                                          True, int(rules.value("VIRTUAL_THREAD_STATES")))
     return {}
 
 

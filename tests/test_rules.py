@@ -52,8 +52,8 @@ def test_the_modules_apply_the_rules_values():
     assert not npb_states.short_run_states({"time": [5.0]}, rules.value("NPB_SHORT_RUN_S"))
     assert "min_judged_s = rules.value('NPB_SHORT_RUN_S')" in \
         (ROOT / "reframe_tests" / "npb.py").read_text()
-    from placement.checks import virtual_node
-    assert virtual_node.THREADS == rules.value("VIRTUAL_THREAD_STATES")
+    assert "value=int(rules.value('VIRTUAL_THREAD_STATES'))" in \
+        (ROOT / "src" / "placement" / "testlib" / "kernels.py").read_text()
 
 
 @pytest.mark.parametrize("meta", VALIDATION, ids=[p.parent.name for p in VALIDATION])

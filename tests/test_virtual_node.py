@@ -26,11 +26,11 @@ def test_parse_reads_the_line_among_others_and_none_without_it():
 
 def test_states_from_the_rules_thread_count_on_a_virtual_node_only():
     threads = int(rules.value("VIRTUAL_THREAD_STATES"))
-    on = virtual_node.thread_states(["gbps"], threads, True)
+    on = virtual_node.thread_states(["gbps"], threads, True, threads)
     assert set(on) == {"gbps"} and on["gbps"].startswith(f"{threads} threads on a virtual")
-    assert virtual_node.thread_states(["gbps"], threads - 1, True) == {}
-    assert virtual_node.thread_states(["gbps"], 16, False) == {}
-    assert virtual_node.thread_states(["gbps"], 16, None) == {}
+    assert virtual_node.thread_states(["gbps"], threads - 1, True, threads) == {}
+    assert virtual_node.thread_states(["gbps"], 16, False, threads) == {}
+    assert virtual_node.thread_states(["gbps"], 16, None, threads) == {}
 
 
 def test_the_benchmark_applies_the_rule_to_sessions_recorded_before_it(tmp_path):

@@ -21,16 +21,11 @@ from __future__ import annotations
 
 import re
 
-from ..judgement.rules import value
-
 #: Runs on the compute node (POSIX sh): ``virtualnode virtual=1`` or ``virtual=0``.
 SCRIPT = ("if grep -qw hypervisor /proc/cpuinfo 2>/dev/null; "
           "then echo 'virtualnode virtual=1'; else echo 'virtualnode virtual=0'; fi")
 
 _LINE = re.compile(r"^virtualnode virtual=([01])$", re.M)
-
-#: the fewest threads whose summed bandwidth has states on a virtual node
-THREADS = int(value("VIRTUAL_THREAD_STATES"))
 
 #: why such a value gets no plain bound and is never gross from one baseline session
 STATES = ("{threads} threads on a virtual machine: the host places its vCPUs out of the "
@@ -45,11 +40,13 @@ def parse(text: str) -> bool | None:
     return None if m is None else m.group(1) == "1"
 
 
-def thread_states(variables: list[str], threads: int, virtual: bool | None) -> dict[str, str]:
+def thread_states(variables: list[str], threads: int, virtual: bool | None,
+                  min_threads: int) -> dict[str, str]:
     """``no_bound`` of a case whose ``threads`` write together on a node that is (or is not)
-    virtual: every variable with :data:`STATES` from :data:`THREADS` threads on a virtual
-    node, none otherwise (an unknown node keeps its bounds)."""
-    if not virtual or threads < THREADS:
+    virtual: every variable with :data:`STATES` from ``min_threads`` threads (the rule's
+    value, which the check passes) on a virtual node, none otherwise (an unknown node keeps
+    its bounds)."""
+    if not virtual or threads < min_threads:
         return {}
     why = STATES.format(threads=threads)
     return {var: why for var in variables}

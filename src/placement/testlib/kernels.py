@@ -53,7 +53,7 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
                                    run_before, sanity_function, variable)
 
 from ..checks import numa_pages, virtual_node
-from ..judgement import judge_cli, repeat_loop
+from ..judgement import judge_cli, repeat_loop, rules
 from ..util import size_bytes
 from .builds import SourceTreeBuild
 from .datamap_pages import DataMapPagesMixin
@@ -378,6 +378,8 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
     reference_index = ['$environ', 'scale', 'affinity', 'num_threads']
     #: whether the node's CPUs report a hypervisor (set after the run; None: it did not say)
     node_virtual = variable(typ.Bool, type(None), value=None)
+    #: the fewest threads whose bandwidth has states on a virtual node (the rule's value)
+    virtual_states_threads = variable(int, value=int(rules.value('VIRTUAL_THREAD_STATES')))
 
     @run_after('init')
     def set_options(self):
@@ -394,7 +396,8 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
         with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
             self.node_virtual = virtual_node.parse(fp.read())
         self.no_bound = virtual_node.thread_states([v.var for v in self.launch_vars()],
-                                                   self.num_threads, self.node_virtual)
+                                                   self.num_threads, self.node_virtual,
+                                                   self.virtual_states_threads)
 
     def launch_vars(self):
         return [LaunchVar('gbps', 'GB/s', 'gbps')]
