@@ -393,8 +393,8 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
     @run_before('performance')
     def declare_virtual_states(self):
         """Several threads on a virtual node: their bandwidth has states (``no_bound``)."""
-        with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
-            self.node_virtual = virtual_node.parse(fp.read())
+        # the line comes before the launch loop: in the first launch's output, read once
+        self.node_virtual = virtual_node.parse('\n'.join(t for _, t in self.launch_outputs()))
         self.no_bound = virtual_node.thread_states([v.var for v in self.launch_vars()],
                                                    self.num_threads, self.node_virtual,
                                                    self.virtual_states_threads)
