@@ -68,6 +68,13 @@ with states that its sessions saw is judged by its worst state; values whose lau
 or a sibling's spread beyond the cap (:func:`state_prone`) and values printed coarsely
 are never gross.
 
+**Values with states** (those just named, and those whose check names its states in
+``no_bound``: NPB's short runs, several threads' writes on a virtual node) are never
+called regressed or improved (:data:`STATES_CALLED`): their sessions sit in states up to
+x20 apart (NPB class S at 0.01 s) that no handful of baseline sessions shows, so the
+session spread fitted over the run's values called them in unchanged reruns. They stay
+``undecided`` ("states"), with their change shown, as plain ReFrame gives them no bound.
+
 A value printed coarsely (NPB prints 0.02 s in steps of 0.01 s) carries a
 rounding error no number of sessions removes (:func:`resolution`).
 """
@@ -101,6 +108,10 @@ EQUIV_CONFIDENCE = 0.90
 #: the smallest change beyond every baseline session that is *gross*: a value that far off
 #: with tight launches is sent to a second session (module docstring)
 GROSS_EFFECT = value("GROSS_EFFECT")
+#: whether the verdict's tests call a value with states (its check names them, or its or a
+#: sibling's launches spread beyond the cap: ``prone``) regressed or improved: no; such a
+#: value is shown with its change, ``undecided`` ("states"), as plain ReFrame gives it no bound
+STATES_CALLED = bool(value("STATES_CALLED"))
 #: the widest launches a gross value may have: their spread within a session (the pooled
 #: standard deviation of their logs, about their CV) at most this
 GROSS_LAUNCHES = value("GROSS_LAUNCHES")
@@ -514,8 +525,13 @@ def _tests(r: _Run, pr: Prior, prior: Prior | None, node: NodeShift | None,
 
 
 def _outcome(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
-             t_half: float) -> tuple[str, str, float | None, float | None]:
-    """One value's outcome, why, and the p and q that decided it (None: undecided)."""
+             t_half: float, states: bool) -> tuple[str, str, float | None, float | None]:
+    """One value's outcome, why, and the p and q that decided it (None: undecided).
+
+    A value with ``states`` is called neither way (:data:`STATES_CALLED`): its sessions
+    sit in states further apart than any spread its baseline sessions show."""
+    if states and not STATES_CALLED:
+        return UNDECIDED, "states", None, None
     eff = math.log1p(r.min_effect)
     d_own, d_raw = r.d_own[i], r.d_raw[i]
     with_node = node is not None and node.flagged
@@ -537,7 +553,7 @@ def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
     """One value's verdict: its outcome, interval, detectable change and gross mark."""
     v, s = r.vals[i], r.series[i]
     t_half = float(stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, t.df_tot[i]))
-    outcome, why, p_dec, q_dec = _outcome(i, r, t, node, alpha, t_half)
+    outcome, why, p_dec, q_dec = _outcome(i, r, t, node, alpha, t_half, i in prone)
     p2 = float(min(1.0, 2 * min(t.p_worse[i], t.p_better[i])))
     # (clipped: with a heavy-tailed t the interval can run past any float)
     lo, hi = (float(np.clip(r.d_raw[i] + z * t_half * t.sd_tot[i], -50, 50)) for z in (-1, 1))
@@ -588,7 +604,8 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     on all its values, and Benjamini-Hochberg runs over the selected values alone (the
     family this session tests). No node line is drawn from a confirmation.
 
-    ``prone``: the indices of values with states (:func:`state_prone`), never gross.
+    ``prone``: the indices of values with states (:func:`state_prone`, or their check
+    says so): never gross, never called regressed or improved (:data:`STATES_CALLED`).
     """
     r = _Run(series, [_prepare(s) for s in series], min_effect, selected_by, control)
     if r.n == 0:
