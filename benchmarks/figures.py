@@ -45,8 +45,8 @@ def _lone(r: dict) -> str:
     every = c["lone"].get("1.40", {})
     n_all = sum(x["n"] for x in every.values())
     f_all = sum(x["either"] for x in every.values())
-    tight = (f"{t4['either']}/{t4['n']}; {t4['states']} of them with states (never gross): "
-             f"{t4['states_found']}" if t4 else "none tight")
+    tight = (f"{t4['either'] - t4['states_found']}/{t4['n'] - t4['states']} without states; "
+             f"{t4['states']} with states, called by no rule" if t4 else "none tight")
     return f"{tight} (all values: {f_all}/{n_all})"
 
 

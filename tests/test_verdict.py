@@ -281,6 +281,21 @@ def test_a_lone_value_three_times_slower_among_alike_values_is_regressed():
     assert not rv.node.flagged and rv.verdicts[7].why == ""
 
 
+def test_a_value_with_states_is_called_neither_way_however_far_it_moved():
+    """STATES_CALLED: the same value three times slower (or faster) among alike values is
+    regressed (improved) without states and undecided ("states") with them, its change shown."""
+    assert V.STATES_CALLED is False
+    for factor, hib, called in ((3, False, V.REGRESSED), (3, True, V.IMPROVED)):
+        values = _sessions(n_values=40, k=5, spread=0.02, seed=3)
+        values[7] = (values[7][0], [x * factor for x in values[7][1]])
+        series = [V.Series(new, [(f"s{j}", r) for j, r in enumerate(base)], hib)
+                  for base, new in values]
+        assert V.judge_run(series).verdicts[7].outcome == called
+        v = V.judge_run(series, prone={7}).verdicts[7]
+        assert (v.outcome, v.why, v.gross) == (V.UNDECIDED, "states", None)
+        assert v.ratio == pytest.approx(factor, rel=0.1)
+
+
 def test_direction_follows_higher_is_better_and_faster_is_improved():
     values = _sessions(n_values=40, k=5, spread=0.02, seed=4)
     values[2] = (values[2][0], [x * 3 for x in values[2][1]])

@@ -7,8 +7,9 @@ back (tests/fixtures/aa-xeon16-20261126, the set this rule was chosen on:
 :data:`placement.judgement.rules.RULES` ``NPB_SHORT_RUN_S``).
 Tight launches then make such a value look *gross* against one baseline session.
 The check names them in ``no_bound`` (:class:`placement.testlib.samples.PerfSamplesMixin`):
-``record`` writes them no plain bound and the verdict never calls them gross; the
-sessions' own spread judges them once the baseline has two or more.
+``record`` writes them no plain bound and the verdict calls them neither gross nor
+regressed at any baseline size (``STATES_CALLED``: with ten baseline sessions such a value
+still sat up to x15 beyond its worst one); the acceptance mode's longer classes are judged.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def short_run_states(samples: dict[str, list[float]], limit: float) -> dict[str,
     """``no_bound`` of a case whose runs took under ``limit`` seconds (NPB's ``time``): every
     variable, with :data:`SHORT_RUN_STATES`. Why: within a session such runs agree within a
     few percent, so their launches look tight, yet a session later they sit in another state;
-    one baseline session cannot tell that from a change, more sessions can."""
+    no handful of baseline sessions tells that from a change."""
     times = samples.get('time') or []
     if not times or sum(times) / len(times) >= limit:
         return {}
