@@ -60,6 +60,7 @@ import argparse
 import gzip
 import json
 import math
+import os
 import statistics
 import sys
 from dataclasses import dataclass
@@ -793,6 +794,24 @@ def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
             "targets": targets(results)}
 
 
+def _evaluate_in_worker(ss: SessionSet, launches: int, lone: int,
+                        estimator: str) -> dict | None:
+    moderation.ESTIMATOR = estimator     # a spawned worker starts from the module's default
+    return evaluate_set(ss, launches, lone)
+
+
+def _evaluate_sets(sets: list[SessionSet], launches: int, lone: int, jobs: int,
+                   estimator: str) -> list[dict | None]:
+    """:func:`evaluate_set` of each set, in order; ``jobs`` sets at once (each set is
+    independent and single-threaded: on two CPUs ``make bench`` takes half the time)."""
+    if jobs <= 1 or len(sets) <= 1:
+        return [evaluate_set(ss, launches, lone) for ss in sets]
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(max_workers=min(jobs, len(sets))) as pool:
+        return list(pool.map(_evaluate_in_worker, sets, [launches] * len(sets),
+                             [lone] * len(sets), [estimator] * len(sets)))
+
+
 def _class_counts(classes: dict[Key, str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for c in classes.values():
@@ -871,6 +890,8 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"launches per session taken from each (default {LAUNCHES})")
     ap.add_argument("--lone", type=int, default=12,
                     help="values made worse alone per session pair (default 12)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="sets judged at once, each in its own process (default: the CPUs)")
     ap.add_argument("--estimator", choices=("moments", "mle"), default=moderation.ESTIMATOR,
                     help="how the session-spread prior is fitted (default "
                          f"{moderation.ESTIMATOR}; mle: maximum likelihood, for comparison: "
@@ -883,8 +904,8 @@ def main(argv: list[str] | None = None) -> int:
     sets = ([SessionSet("given", "given", "reports given on the command line", args.reports,
                         args.hog or [])] if args.reports else session_sets(args.sets))
     results = {}
-    for ss in sets:
-        r = evaluate_set(ss, args.launches, args.lone)
+    for ss, r in zip(sets, _evaluate_sets(sets, args.launches, args.lone, args.jobs,
+                                          args.estimator)):
         if r is None:
             print(f"{ss.name}: fewer than 3 sessions, left out", file=sys.stderr)
             continue
