@@ -57,12 +57,14 @@ the two on the same sessions; its figures go to ``regression_detection-mle.json`
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import json
 import math
 import os
 import statistics
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +72,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from placement.acceptance.confirmation import (NODE_FAILS, ValueKey,  # noqa: E402
                                                decide, node_fails, node_standing, selected)
@@ -78,6 +81,8 @@ from placement.judgement import intervals, moderation, runreport, verdict  # noq
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 from placement.checks import virtual_node  # noqa: E402
 from placement.npb import npb_states  # noqa: E402
+
+import figures  # noqa: E402  (this folder: the JSON's counts as the pages read them)
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
 SIZES = (1, 2, 3, 5, 10)
@@ -806,10 +811,10 @@ def _evaluate_sets(sets: list[SessionSet], launches: int, lone: int, jobs: int,
     independent and single-threaded: on two CPUs ``make bench`` takes half the time)."""
     if jobs <= 1 or len(sets) <= 1:
         return [evaluate_set(ss, launches, lone) for ss in sets]
-    from concurrent.futures import ProcessPoolExecutor
+    work = functools.partial(_evaluate_in_worker, launches=launches, lone=lone,
+                             estimator=estimator)
     with ProcessPoolExecutor(max_workers=min(jobs, len(sets))) as pool:
-        return list(pool.map(_evaluate_in_worker, sets, [launches] * len(sets),
-                             [lone] * len(sets), [estimator] * len(sets)))
+        return list(pool.map(work, sets))
 
 
 def _class_counts(classes: dict[Key, str]) -> dict[str, int]:
@@ -825,17 +830,16 @@ def _allowed(n: int) -> int:
     return (n + 10) // 20
 
 
-def _lone_goal(name: str, t4: dict, f_all: int, n_all: int) -> tuple[str, bool]:
+def _lone_goal(name: str, lo: figures.Lone) -> tuple[str, bool]:
     """The lone-change goal: 80 % of the tight values the verdict may call (those without
     states: a value with states is called neither way, by rule) found and confirmed; none
     such in the set is a goal not met (nothing shows it holds). Every tight value and all
     values are beside it."""
-    n, found = t4["n"] - t4["states"], t4["either"] - t4["states_found"]
     return (f"{name}: a lone value 40% slower with launches within {TIGHT_LAUNCHES:.0%}, "
-            f"one baseline session: {found}/{n} found and confirmed of those without states "
-            f"(every tight value: {t4['either']}/{t4['n']}, {t4['states']} with states, "
-            f"called by no rule; over all values: {f_all}/{n_all})",
-            n > 0 and found >= 0.8 * n)
+            f"one baseline session: {lo.found}/{lo.n} found and confirmed of those without "
+            f"states (every tight value: {lo.tight_found}/{lo.tight_n}, {lo.states} with "
+            f"states, called by no rule; over all values: {lo.all_found}/{lo.all_n})",
+            lo.n > 0 and lo.found >= 0.8 * lo.n)
 
 
 def goals(results: dict[str, dict]) -> list[tuple[str, bool]]:
@@ -860,13 +864,9 @@ def goals(results: dict[str, dict]) -> list[tuple[str, bool]]:
                 two = c["all_at_once"]["2.00"]
                 out.append((f"{name}: a node 2x slower at {k} baseline session(s): "
                             f"{two['failed']}/{n} failed", two["failed"] == n))
-            if int(k) == 1 and c:
-                t4 = c["lone_tight_launches"].get("1.40")
-                every = c["lone"].get("1.40", {})
-                n_all = sum(x["n"] for x in every.values())
-                f_all = sum(x["either"] for x in every.values())
-                if t4:
-                    out.append(_lone_goal(name, t4, f_all, n_all))
+            lone = figures.lone_counts(c) if int(k) == 1 and c else None
+            if lone is not None:
+                out.append(_lone_goal(name, lone))
         ll = r["load_line"]
         if ll["measured"]:
             out.append((f"{name}: load line on unchanged sessions: {ll['flagged']}/"

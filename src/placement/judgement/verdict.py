@@ -553,7 +553,8 @@ def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
     """One value's verdict: its outcome, interval, detectable change and gross mark."""
     v, s = r.vals[i], r.series[i]
     t_half = float(stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, t.df_tot[i]))
-    outcome, why, p_dec, q_dec = _outcome(i, r, t, node, alpha, t_half, i in prone)
+    states = i in prone
+    outcome, why, p_dec, q_dec = _outcome(i, r, t, node, alpha, t_half, states)
     p2 = float(min(1.0, 2 * min(t.p_worse[i], t.p_better[i])))
     # (clipped: with a heavy-tailed t the interval can run past any float)
     lo, hi = (float(np.clip(r.d_raw[i] + z * t_half * t.sd_tot[i], -50, 50)) for z in (-1, 1))
@@ -564,7 +565,7 @@ def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
     # the gross rule's level: the run's values, a confirmation's those of the run it confirms
     n_gross = len(r.selected_by.verdicts) if r.selected_by is not None else r.n
     w_df = r.w_prior.df if r.w_prior is not None else 0.0
-    never_gross = outcome == REGRESSED or i in prone or i == r.control or \
+    never_gross = outcome == REGRESSED or states or i == r.control or \
         _coarse(v, r.min_effect)
     return Verdict(
         outcome, p2 if p_dec is None else float(p_dec), math.exp(v.sign * r.d_raw[i]),
