@@ -892,11 +892,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="values made worse alone per session pair (default 12)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="sets judged at once, each in its own process (default: the CPUs)")
+    ap.add_argument("--update", action="store_true",
+                    help="with --set: judge those sets only and put them into the stored "
+                         "results beside the others (refused unless those were judged by "
+                         "the same rules, RULES_FIXED)")
     ap.add_argument("--estimator", choices=("moments", "mle"), default=moderation.ESTIMATOR,
                     help="how the session-spread prior is fitted (default "
                          f"{moderation.ESTIMATOR}; mle: maximum likelihood, for comparison: "
                          "its results go to regression_detection-mle.json)")
     args = ap.parse_args(argv)
+    if args.update and (not args.sets or args.reports):
+        ap.error("--update needs --set NAME (the sets to judge again) and no REPORTS")
     moderation.ESTIMATOR = args.estimator
     if args.strip:
         strip(args.strip, args.out)
@@ -916,14 +922,20 @@ def main(argv: list[str] | None = None) -> int:
     if not results:
         print("no set of at least 3 sessions", file=sys.stderr)
         return 2
+    suffix = "" if args.estimator == "moments" else f"-{args.estimator}"
+    out = ROOT / "benchmarks" / "results" / f"regression_detection{suffix}.json"
+    if args.update:
+        try:
+            results = merged_results(out, results)
+        except BadStored as e:
+            print(f"regression_detection.py: {e}", file=sys.stderr)
+            return 2
     met = goals(results)
     print("== goals (validation sets only)")
     for text, ok in met:
         print(f"{_met(ok)}: {text}")
     if not met:
         print("MISSED: no validation set to judge the goals on")
-    suffix = "" if args.estimator == "moments" else f"-{args.estimator}"
-    out = ROOT / "benchmarks" / "results" / f"regression_detection{suffix}.json"
     if not args.reports:
         out.parent.mkdir(exist_ok=True)
         tmp = out.with_suffix(".tmp")
@@ -932,6 +944,30 @@ def main(argv: list[str] | None = None) -> int:
                                   indent=1, default=str) + "\n")
         tmp.replace(out)
     return 0 if met and all(ok for _, ok in met) else 1
+
+
+class BadStored(Exception):
+    """Stored results that another set's figures cannot be put beside."""
+
+
+def merged_results(stored: Path, fresh: dict[str, dict]) -> dict[str, dict]:
+    """``fresh`` put into the stored results, in :func:`session_sets` order (the sets the
+    whole benchmark judges; one no longer there drops out).
+
+    Why: a set recorded today is judged in minutes, the whole benchmark takes half an
+    hour; the other sets' figures stay valid only if the same rules judged them, so the
+    stored file's ``rules_fixed`` must be today's :data:`rules.RULES_FIXED`.
+    """
+    try:
+        old = json.loads(stored.read_text())
+    except (OSError, ValueError) as e:
+        raise BadStored(f"--update needs the stored results {stored}: {e}") from None
+    if old.get("rules_fixed") != rules.RULES_FIXED:
+        raise BadStored(f"{stored} was judged by the rules fixed {old.get('rules_fixed')}, "
+                        f"not {rules.RULES_FIXED}: run the whole benchmark (no --update)")
+    sets = {**old.get("sets", {}), **fresh}
+    # the sets the whole benchmark judges, in its order: a set since removed drops out
+    return {ss.name: sets[ss.name] for ss in session_sets() if ss.name in sets}
 
 
 def _hours(a: str, b: str) -> float:

@@ -25,3 +25,44 @@ def test_a_goal_on_three_sessions_is_missed_by_one_failure():
     assert met["s: unchanged reruns at 2 baseline session(s): acceptance line 1/3 failed, "
                "plain reframe -r 0/3 (at most 0)"] is False
     assert met["s: a node 2x slower at 2 baseline session(s): 3/3 failed"] is True
+
+
+def _stored(tmp_path: Path, rules_fixed: str, sets: dict) -> Path:
+    import json
+    p = tmp_path / "regression_detection.json"
+    p.write_text(json.dumps({"rules_fixed": rules_fixed, "sets": sets, "goals": []}))
+    return p
+
+
+def test_update_puts_a_set_judged_again_beside_the_stored_ones_in_the_benchmarks_order(
+        tmp_path):
+    """--update: the named set replaced, the others kept, a set no longer judged dropped."""
+    names = [ss.name for ss in bench.session_sets()]
+    first, second = names[0], names[-1]
+    stored = _stored(tmp_path, bench.rules.RULES_FIXED,
+                     {second: {"old": True}, first: {"old": True}, "gone-set": {"old": True}})
+    merged = bench.merged_results(stored, {second: {"old": False}})
+    assert list(merged) == [first, second]
+    assert merged[second] == {"old": False} and merged[first] == {"old": True}
+
+
+def test_update_refuses_figures_judged_by_other_rules(tmp_path):
+    """Figures of other rules beside today's would read as one table: refused, nothing written."""
+    stored = _stored(tmp_path, "2026-01-01T00:00:00Z", {"a": {}})
+    before = stored.read_text()
+    try:
+        bench.merged_results(stored, {"b": {}})
+    except bench.BadStored as e:
+        assert "2026-01-01T00:00:00Z" in str(e) and "no --update" in str(e)
+    else:
+        raise AssertionError("other rules' figures were merged")
+    assert stored.read_text() == before
+
+
+def test_update_needs_a_set(capsys):
+    """--update alone would rewrite the stored figures from nothing: a usage error, exit 2."""
+    try:
+        bench.main(["--update"])
+    except SystemExit as e:
+        assert e.code == 2
+    assert "--update needs --set NAME" in capsys.readouterr().err
