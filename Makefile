@@ -17,7 +17,7 @@ ifneq ($(word 2,$(CURDIR)),)
 $(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
 endif
 
-.PHONY: setup setup-test venv run test spack-npb test-numa test-seed-nodes docs quick reframe-list bench acceptance clean
+.PHONY: setup setup-test venv run test spack-npb test-numa test-numa-npb test-seed-nodes docs quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -63,6 +63,11 @@ test: setup-test docs
 # placement, memory policies, and hybrid jobs under mpirun and a real Slurm there
 test-numa: setup-test
 	$(PY) -m pytest -m numa tests/test_numa_live.py tests/test_hybrid_live.py $(PYTEST_ARGS)
+
+# The acceptance-mode NPB cases that fit the emulated two-socket node (CG and IS class A at the
+# full count and 2xfull, pinned and not, first-touch and interleave, budgets scaled for TCG)
+test-numa-npb: setup-test
+	PLACEMENT_TEST_NUMA_NPB=1 $(PY) -m pytest tests/test_numa_npb_acceptance.py $(PYTEST_ARGS)
 
 # The seed studies' nodes live, the Comet Lake guest (16 PUs) and the 64-PU Bulldozer guest included
 # (minutes each under TCG on 2 cores; make test runs the Xeon one)

@@ -3,15 +3,18 @@
 #
 #   scripts/spack-npb.sh MIRROR_DIR [WORK_DIR]
 #
-# 1. fills MIRROR_DIR with scripts/spack-mirror.py, the NPB tarball given by
+# 1. concretizes a copy of spack.yaml (the checkout's spack.yaml and spack.lock
+#    untouched), then fills MIRROR_DIR with scripts/spack-mirror.py, which reads
+#    what the concrete specs fetch, the NPB tarball given by
 #    NPB_TARBALL (default ../shared/npb/NPB3.4.1.tar.gz) put in with --file npb=;
 #    what it cannot fetch (GitHub tarballs, upstream sites such as likwid's
 #    lua, ncurses, readline) is named, and the install then needs those sources
-#    in the mirror or declared as externals;
+#    in the mirror or declared as externals; SPACK_MIRROR_FILES="NAME=TARBALL ..."
+#    puts such sources in too (e.g. py-pybind11=pybind11-3.0.1.tar.gz made with
+#    `git archive --prefix=pybind11-3.0.1/ v3.0.1` of a clone);
 # 2. installs the full default environment (all eight benchmarks, classes
 #    S,W,A,B,C; --no-checksum: a tarball that is not NASA's own has another
-#    sha256) into a copy of spack.yaml, the checkout's spack.yaml and spack.lock
-#    untouched;
+#    sha256) into that copy;
 # 3. checks that the view holds every bt.S.x ... is.C.x of the environment;
 # 4. runs the NPB quick family (classes S and W) from that view with the
 #    checkout's ReFrame configuration.
@@ -48,8 +51,14 @@ before=$(cd "$root" && sha256sum spack.yaml spack.lock)
 
 spack_env_copy "$root" "$work" "$mirror" placement-npb || fail "spack env create"
 
+say "concretizing the full environment"
+sp -e "$work/env" concretize -f >"$work/concretize.log" 2>&1 \
+  || { tail -15 "$work/concretize.log"; fail "spack concretize"; }
+
 say "filling the mirror (NPB from $tarball)"
-"$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" --file "npb=$tarball" 2>&1 | tee "$work/mirror.log" | sed 's/^/  /'
+files=(--file "npb=$tarball")
+for f in ${SPACK_MIRROR_FILES:-}; do files+=(--file "$f"); done
+"$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" "${files[@]}" 2>&1 | tee "$work/mirror.log" | sed 's/^/  /'
 [ "${PIPESTATUS[0]}" -eq 0 ] || say "the mirror lacks the sources named MISSING above: the install fetches them or fails"
 
 say "installing the full environment (npb bt,cg,ep,ft,sp,lu,mg,is classes S,W,A,B,C and the rest)"
@@ -71,7 +80,7 @@ say "view holds the 40 NPB binaries bt.S.x ... is.C.x"
 say "running the NPB quick family (classes S and W) from the view"
 NPB_DIR="$view/bin" PLACEMENT_RESULTS="$work/results" "$view/bin/reframe" \
   -C "$root/config/settings.py" -c "$root/reframe_tests/npb.py" --prefix "$work/rfm" \
-  -n NpbQuickCheck -r >"$work/quick.log" 2>&1
+  -n NpbQuickCheck --nocolor -r >"$work/quick.log" 2>&1
 qrc=$?
 grep -E '^\[  (PASSED|FAILED)|Ran [0-9]+/|skipped' "$work/quick.log" | tail -5 | sed 's/^/  /'
 [ $qrc -eq 0 ] || fail "the NPB quick family exited $qrc (see $work/quick.log)"

@@ -70,6 +70,18 @@ def test_budgets_grow_with_class_and_oversubscription():
     assert limit >= 5 * npb_budget.run_budget("CG", "A", 4, 2) + npb_budget.run_budget("CG", "A", 2, 2)
 
 
+def test_a_slower_node_scales_every_budget_and_the_job_limit():
+    """budget_scale=8 (an emulated node): each run's watchdog and the job 8x longer."""
+    for threads in (2, 4):   # at the full count and oversubscribed
+        assert npb_budget.run_budget("CG", "A", threads, 2, 8) == \
+            8 * npb_budget.run_budget("CG", "A", threads, 2)
+    assert npb_budget.run_budget("IS", "S", 1, 2, 8) == 8 * npb_budget.MIN_RUN_S
+    slow = npb_budget.job_time_limit("CG", "A", 4, 2, 5, 8)
+    assert slow >= 5 * npb_budget.run_budget("CG", "A", 4, 2, 8) + \
+        npb_budget.run_budget("CG", "A", 2, 2, 8) + 8 * npb_budget.JOB_OVERHEAD_S
+    assert slow >= 7 * npb_budget.job_time_limit("CG", "A", 4, 2, 5)
+
+
 def test_collapse_budget_is_ten_times_the_full_count():
     assert npb_budget.collapse_budget(4.5) == 45.0
     assert npb_budget.collapse_budget(0.02) == npb_budget.MIN_COLLAPSE_S

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from placement.engine import launch, topology
+from placement.npb import npb_budget
 from placement.testlib.placed import read_map_file, resolve_threads, sweep_for
 from placement.util import local_jobs
 
@@ -221,6 +222,28 @@ def test_repeats_below_one_is_refused_at_setup(reframe_bin, root, tmp_path):
     assert proc.returncode != 0
     assert "repeats=0 is not accepted: NPB cases run at least once" in proc.stdout
     assert 'Failing phase: setup' in proc.stdout and '1 failure(s)' in proc.stdout
+
+
+def test_budget_scale_lengthens_each_watchdog_and_refuses_zero(reframe_bin, root, tmp_path):
+    """-S budget_scale=8 (a node 8x slower, as the emulated one): the job's watchdogs are 8x
+    the reference budgets; budget_scale=0 fails at setup with one line."""
+    name = r'NpbAcceptanceCheck.*%benchmark=CG.*%npb_class=A.*%threads=2xfull.*%affinity=none' \
+           r'.*%policy=first-touch'
+    env = {'NPB_DIR': str(tmp_path / 'none')}
+    proc = _reframe(reframe_bin, root, tmp_path / 'dry', '--dry-run', '-n', name,
+                    '-S', 'budget_scale=8', env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (script,) = glob.glob(str(tmp_path / 'dry' / 'stage' / '*' / '*' / '*' /
+                              'NpbAcceptanceCheck_*' / 'rfm_job.sh'))
+    text = Path(script).read_text()
+    pus = len(topology.load(None).pus)
+    assert f'npb_limit={npb_budget.run_budget("CG", "A", 2 * pus, pus, 8):.0f}' in text
+    assert f'timeout --kill-after=10 {npb_budget.run_budget("CG", "A", pus, pus, 8):.0f} ' in text
+    proc = _reframe(reframe_bin, root, tmp_path / 'zero', '-n', name, '-S', 'budget_scale=0',
+                    '-r', env=env)
+    assert proc.returncode != 0
+    assert 'budget_scale=0.0: expected a number above 0' in proc.stdout
+    assert 'Failing phase: setup' in proc.stdout
 
 
 def test_binary_in_a_folder_with_a_blank_and_a_command_substitution(reframe_bin, root, tmp_path):

@@ -52,9 +52,14 @@ def serial_seconds(benchmark: str, npb_class: str) -> float:
     return float(table["C"] * _CLASS_STEP[cls])
 
 
-def run_budget(benchmark: str, npb_class: str, threads: int, pus: int) -> float:
-    """Static watchdog seconds for one run with ``threads`` threads on ``pus`` PUs."""
-    base = max(MIN_RUN_S, SLACK * serial_seconds(benchmark, npb_class))
+def run_budget(benchmark: str, npb_class: str, threads: int, pus: int,
+               scale: float = 1.0) -> float:
+    """Static watchdog seconds for one run with ``threads`` threads on ``pus`` PUs.
+
+    ``scale``: how many times slower the node's cores are than the slow reference core
+    (an emulated node under QEMU's TCG, a throttled partition); everything scales with it.
+    """
+    base = scale * max(MIN_RUN_S, SLACK * serial_seconds(benchmark, npb_class))
     return base * COLLAPSE_FACTOR if threads > pus else base
 
 
@@ -64,9 +69,10 @@ def collapse_budget(full_count_wall: float) -> float:
 
 
 def job_time_limit(benchmark: str, npb_class: str, threads: int, pus: int,
-                   repeats: int) -> int:
-    """Seconds for the whole job: its runs' budgets (and the full-count run) plus overhead."""
-    total = repeats * run_budget(benchmark, npb_class, threads, pus)
+                   repeats: int, scale: float = 1.0) -> int:
+    """Seconds for the whole job: its runs' budgets (and the full-count run) plus overhead,
+    all ``scale`` times longer on a node that much slower than the reference core."""
+    total = repeats * run_budget(benchmark, npb_class, threads, pus, scale)
     if threads > pus:
-        total += run_budget(benchmark, npb_class, pus, pus)
-    return int(math.ceil((total + JOB_OVERHEAD_S) / 60.0) * 60)
+        total += run_budget(benchmark, npb_class, pus, pus, scale)
+    return int(math.ceil((total + scale * JOB_OVERHEAD_S) / 60.0) * 60)

@@ -83,6 +83,11 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     #: Runs shorter than this (seconds) are not judged for stability or collapse:
     #: NPB's timer prints hundredths, and start-up noise dominates.
     min_judged_s = variable(float, value=1.0)
+    #: How many times slower this node's cores are than the slow reference core the
+    #: budgets assume (:mod:`placement.npb.npb_budget`): every run's watchdog budget and
+    #: the job's time limit are this many times longer. An emulated node under QEMU's TCG
+    #: needs it (``-S budget_scale=N``); a real node keeps 1.
+    budget_scale = variable(float, value=1.0)
     #: The binary this case runs (set at setup).
     npb_binary = variable(typ.Str[r'.*'], value='')
     #: NPB's ``Version`` line of the runs (set after the run), for the report's provenance.
@@ -111,6 +116,9 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         why = repeat_loop.refused_count('repeats', self.repeats, 'NPB cases run at least once')
         if why:
             raise ReframeError(why)
+        if not self.budget_scale > 0:   # also NaN
+            raise ReframeError(f'budget_scale={self.budget_scale}: expected a number above 0 '
+                               '(how many times slower than the budgets\' reference core)')
 
     @run_after('setup')
     def find_binary(self):
@@ -138,7 +146,8 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     def set_time_limit(self):
         self.time_limit = npb_budget.job_time_limit(
             self.benchmark, self.npb_class, self.num_threads, self.topology_pus,
-            max(self.repeats, self.max_repeats))  # room for every run the judge may ask
+            max(self.repeats, self.max_repeats),  # room for every run the judge may ask
+            self.budget_scale)
 
     @property
     def oversubscribed(self) -> bool:
@@ -159,7 +168,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         full = launch.settings(topo, len(topo.pus), self.affinity, self.policy,
                                binder=self.binder, explicit=explicit, oversubscribe=True)
         budget = npb_budget.run_budget(self.benchmark, self.npb_class, len(topo.pus),
-                                       len(topo.pus))
+                                       len(topo.pus), self.budget_scale)
         env = ['env'] + [f'{k}={v}' for k, v in full.env.items()]
         launcher = self.job.launcher.command(self.job)
         cmd = (launcher + env + full.prefix +
@@ -171,7 +180,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         """The whole repeat loop (:mod:`placement.npb.npb_loop`) around the launched program."""
         # after the mixin's hook: the probe line stays first
         budget = npb_budget.run_budget(self.benchmark, self.npb_class, self.num_threads,
-                                       self.topology_pus)
+                                       self.topology_pus, self.budget_scale)
         loop = npb_loop.script(
             self._repeat_loop(), budget,
             full_count=self._full_count_command() if self.oversubscribed else None,

@@ -1,0 +1,156 @@
+"""The acceptance-mode NPB matrix on the emulated two-socket node, for what fits its speed.
+
+Why a separate target (``make test-numa-npb``, about 20 minutes here): under QEMU's TCG on a
+2-core host the node's eight PUs run NPB class A 9x (one thread) to 40x (eight threads) slower
+than the host runs it serially, so the acceptance mode's class A cases outlast the budgets
+written for a slow real core (:mod:`placement.npb.npb_budget`). The node runs what its speed
+allows: CG and IS class A at the full count (pinned and not, first-touch and interleave) and
+IS class A oversubscribed (2xfull, with its full-count run), two runs each, every budget
+``BUDGET_SCALE`` times longer (``-S budget_scale``). Classes B and C and the thread sweep below
+the full count are left to real nodes; the docs (docs/howto/numa-node.md) give the times.
+
+Needs the NPB tarball (``../shared/npb/NPB3.4.1.tar.gz``, as ``make test``): CG and IS
+class A are built once into ``~/.cache/placement`` beside the S/W binaries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from placement.npb import npb_budget
+
+pytestmark = [pytest.mark.numa, pytest.mark.reframe]
+
+#: How many times slower than the budgets' reference core the emulated node is taken to be:
+#: CG class A at eight threads took 54 s a run there against a 30 s budget (2026-11-27).
+BUDGET_SCALE = 6
+SELECT = (r'NpbAcceptanceCheck.*%benchmark=CG.*%npb_class=A.*%threads=full\b'
+          r'.*%affinity=(none|scatter)'
+          r'|NpbAcceptanceCheck.*%benchmark=IS.*%npb_class=A.*%threads=(full|2xfull)\b'
+          r'.*%affinity=(none|scatter)')
+TARBALL = Path(__file__).resolve().parents[2] / 'shared' / 'npb' / 'NPB3.4.1.tar.gz'
+SCATTER_8 = [0, 4, 2, 6, 1, 5, 3, 7]       # as tests/test_numa_live.py: packages first
+
+
+def _why_not() -> str:
+    if os.environ.get('PLACEMENT_TEST_NUMA_NPB') != '1':
+        return ('the acceptance-mode NPB cases on the emulated node take about 20 minutes: '
+                '`make test-numa-npb` runs them')
+    if not TARBALL.is_file() and not os.environ.get('NPB_ACCEPTANCE_DIR'):
+        return (f'no NPB tarball at {TARBALL} and no NPB_ACCEPTANCE_DIR (a folder with '
+                'cg.A.x and is.A.x)')
+    return ''
+
+
+pytestmark.append(pytest.mark.skipif(bool(_why_not()), reason=_why_not() or 'runs'))
+
+
+@pytest.fixture(scope='module')
+def npb_a(root) -> Path:
+    """CG and IS class A: NPB_ACCEPTANCE_DIR, else built once from the tarball."""
+    given = os.environ.get('NPB_ACCEPTANCE_DIR')
+    if given:
+        return Path(given)
+    prefix = Path.home() / '.cache' / 'placement' / 'npb-class-A-cg-is'
+    proc = subprocess.run([str(root / '.venv' / 'bin' / 'placement'), 'npb', 'build',
+                           '--tarball', str(TARBALL), '--classes', 'A', '--benchmarks', 'cg,is',
+                           '--prefix', str(prefix), '--print-dir'],
+                          capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return Path(proc.stdout.strip())
+
+
+@pytest.fixture(scope='module')
+def run(numa_node, reframe_bin, root, npb_a):
+    """One ReFrame run of the selection on the node: (process, cases by display name)."""
+    share = numa_node.share
+    report = share / 'npb-acceptance.json'
+    env = {**os.environ, **numa_node.env, 'PLACEMENT_RESULTS': str(share / 'npb-results')}
+    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '--system', 'testnuma:node',
+           '-c', str(root / 'reframe_tests' / 'npb.py'), '-n', SELECT, '-p', 'gnu',
+           '-S', f'npb_dir={npb_a}', '-S', f'budget_scale={BUDGET_SCALE}', '-S', 'repeats=2',
+           # TCG's timing is the emulator's, not a node's: stability is judged on real nodes
+           '-S', 'cv_limit=1000',
+           '--prefix', str(share / 'rfm-npb'), '--report-file', str(report), '-r']
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
+                          timeout=3000)
+    assert report.exists(), proc.stdout[-4000:] + proc.stderr[-3000:]
+    # the NPB cases alone (the binding probe's build is a fixture case of its own)
+    cases = {tc['display_name']: tc for r in json.loads(report.read_text())['runs']
+             for tc in r['testcases'] if tc['display_name'].startswith('NpbAcceptanceCheck')}
+    return proc, cases
+
+
+def _out(tc) -> str:
+    return Path(tc['outputdir'], 'rfm_job.out').read_text()
+
+
+def _runs(text: str) -> list[tuple[int, float, float]]:
+    """Each run's exit status, watchdog limit and wall seconds, from the loop's marker lines."""
+    return [(int(rc), float(limit), float(wall)) for rc, limit, wall in
+            re.findall(r'^npb-run rep=\d+ rc=(\d+) limit=([\d.]+) wall=([\d.]+)', text, re.M)]
+
+
+def test_the_selection_is_the_matrix_that_fits(run):
+    """CG at the full count x 2 maps x 2 policies, IS at full and 2xfull x the same: 12 cases."""
+    _, cases = run
+    got = sorted(re.sub(r' @.*', '', n) for n in cases)
+    assert len(got) == 12, got
+    assert sum('%benchmark=CG' in n for n in got) == 4
+    assert sum('%threads=2xfull' in n for n in got) == 4
+
+
+def test_every_case_ran_verified_within_the_scaled_budgets(run):
+    """Every case passed: NPB verified, class and threads as asked, no run stopped."""
+    proc, cases = run
+    bad = [f"{n}: {tc['result']}: {tc['fail_reason']}" for n, tc in cases.items()
+           if tc['result'] != 'pass']
+    assert not bad, '\n'.join(bad) + proc.stdout[-2000:]
+    for name, tc in cases.items():
+        text = _out(tc)
+        assert text.count('Verification    =               SUCCESSFUL') >= 2, name
+        runs = _runs(text)
+        assert len(runs) == 2 and all(rc == 0 and wall < limit for rc, limit, wall in runs), \
+            (name, runs)
+
+
+def test_scatter_binds_across_the_packages_and_none_leaves_it_to_the_os(run):
+    """The binding happened: scatter's probe shows one thread per PU, packages alternating;
+    with none the probe still reports all eight threads, wherever the OS put them."""
+    _, cases = run
+    for name, tc in cases.items():
+        if '%threads=full' not in name:
+            continue
+        found = re.findall(r'^bindprobe thread=(\d+) cpu=(\d+)', _out(tc), re.M)
+        cpus = [int(c) for _t, c in sorted((int(t), c) for t, c in found)]
+        assert len(cpus) == 8, (name, cpus)
+        if '%affinity=scatter' in name:
+            assert cpus == SCATTER_8, (name, cpus)
+
+
+def test_the_budgets_were_scaled(run):
+    """Each job's watchdog is BUDGET_SCALE times the reference budget (at the full count;
+    oversubscribed runs get ten times their full-count run, measured in the job)."""
+    _, cases = run
+    for name, tc in cases.items():
+        bench = 'CG' if '%benchmark=CG' in name else 'IS'
+        threads = 16 if '2xfull' in name else 8
+        budget = npb_budget.run_budget(bench, 'A', threads, 8, BUDGET_SCALE)
+        script = Path(tc['outputdir'], 'rfm_job.sh').read_text()
+        assert f'npb_limit={budget:.0f}' in script, name
+        if threads == 8:
+            assert {limit for _rc, limit, _w in _runs(_out(tc))} == {round(budget)}, name
+
+
+def test_interleave_runs_under_numactl_and_first_touch_without(run):
+    """The memory policy reached the program: numactl --interleave for interleave only."""
+    _, cases = run
+    for name, tc in cases.items():
+        script = Path(tc['outputdir'], 'rfm_job.sh').read_text()
+        assert ('numactl --interleave=' in script) == ('%policy=interleave' in name), name
