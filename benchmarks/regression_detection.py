@@ -962,6 +962,9 @@ def merged_results(stored: Path, fresh: dict[str, dict]) -> dict[str, dict]:
         old = json.loads(stored.read_text())
     except (OSError, ValueError) as e:
         raise BadStored(f"--update needs the stored results {stored}: {e}") from None
+    if not isinstance(old, dict) or not isinstance(old.get("sets", {}), dict):
+        raise BadStored(f"{stored} is not the benchmark's results (an object with 'sets'): "
+                        "run the whole benchmark (no --update)")
     if old.get("rules_fixed") != rules.RULES_FIXED:
         raise BadStored(f"{stored} was judged by the rules fixed {old.get('rules_fixed')}, "
                         f"not {rules.RULES_FIXED}: run the whole benchmark (no --update)")

@@ -242,7 +242,7 @@ def test_budget_scale_lengthens_each_watchdog_and_refuses_zero(reframe_bin, root
     proc = _reframe(reframe_bin, root, tmp_path / 'zero', '-n', name, '-S', 'budget_scale=0',
                     '-r', env=env)
     assert proc.returncode != 0
-    assert 'budget_scale=0.0: expected a number above 0' in proc.stdout
+    assert 'budget_scale=0.0: expected a finite number above 0' in proc.stdout
     assert 'Failing phase: setup' in proc.stdout
 
 

@@ -59,6 +59,19 @@ def test_update_refuses_figures_judged_by_other_rules(tmp_path):
     assert stored.read_text() == before
 
 
+def test_update_refuses_a_damaged_stored_file(tmp_path):
+    """Not JSON, or JSON of another shape: one line naming the file, never a traceback."""
+    for text in ("{not json", "[1, 2]", '{"rules_fixed": "x", "sets": [1]}'):
+        stored = tmp_path / "regression_detection.json"
+        stored.write_text(text)
+        try:
+            bench.merged_results(stored, {"b": {}})
+        except bench.BadStored as e:
+            assert str(stored) in str(e)
+        else:
+            raise AssertionError(f"merged into {text!r}")
+
+
 def test_update_needs_a_set(capsys):
     """--update alone would rewrite the stored figures from nothing: a usage error, exit 2."""
     try:

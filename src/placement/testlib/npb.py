@@ -21,6 +21,7 @@ as hpctestlib's benchmark families do. Everything a case needs comes from here:
 from __future__ import annotations
 
 import functools
+import math
 import os
 import shlex
 
@@ -116,9 +117,13 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         why = repeat_loop.refused_count('repeats', self.repeats, 'NPB cases run at least once')
         if why:
             raise ReframeError(why)
-        if not self.budget_scale > 0:   # also NaN
-            raise ReframeError(f'budget_scale={self.budget_scale}: expected a number above 0 '
-                               '(how many times slower than the budgets\' reference core)')
+
+    @run_after('setup')
+    def check_budget_scale(self):
+        """A scale of 0, below it, NaN or infinite gives no usable watchdog: refused at setup."""
+        if not (math.isfinite(self.budget_scale) and self.budget_scale > 0):
+            raise ReframeError(f'budget_scale={self.budget_scale}: expected a finite number '
+                               'above 0 (how many times slower than the budgets\' reference core)')
 
     @run_after('setup')
     def find_binary(self):
