@@ -4,10 +4,12 @@ Why a separate target (``make test-numa-npb``, about 20 minutes here): under QEM
 2-core host the node's eight PUs run NPB class A 9x (one thread) to 40x (eight threads) slower
 than the host runs it serially, so the acceptance mode's class A cases outlast the budgets
 written for a slow real core (:mod:`placement.npb.npb_budget`). The node runs what its speed
-allows: CG and IS class A at the full count (pinned and not, first-touch and interleave) and
-IS class A oversubscribed (2xfull, with its full-count run), two runs each, every budget
-``BUDGET_SCALE`` times longer (``-S budget_scale``). Classes B and C and the thread sweep below
-the full count are left to real nodes; the docs (docs/howto/numa-node.md) give the times.
+allows: CG and IS class A at the full count (pinned and not, first-touch and interleave), IS
+class A also at one thread and oversubscribed (2xfull, with its full-count run), two runs each,
+every budget
+``BUDGET_SCALE`` times longer (``-S budget_scale``). Classes B and C, the other benchmarks and
+the counts between 1 and the full one are left to real nodes; the docs
+(docs/howto/numa-node.md) give the times.
 
 Needs the NPB tarball (``../shared/npb/NPB3.4.1.tar.gz``, as ``make test``): CG and IS
 class A are built once into ``~/.cache/placement`` beside the S/W binaries.
@@ -32,7 +34,7 @@ pytestmark = [pytest.mark.numa, pytest.mark.reframe]
 BUDGET_SCALE = 6
 SELECT = (r'NpbAcceptanceCheck.*%benchmark=CG.*%npb_class=A.*%threads=full\b'
           r'.*%affinity=(none|scatter)'
-          r'|NpbAcceptanceCheck.*%benchmark=IS.*%npb_class=A.*%threads=(full|2xfull)\b'
+          r'|NpbAcceptanceCheck.*%benchmark=IS.*%npb_class=A.*%threads=(1|full|2xfull)\b'
           r'.*%affinity=(none|scatter)')
 TARBALL = Path(__file__).resolve().parents[2] / 'shared' / 'npb' / 'NPB3.4.1.tar.gz'
 SCATTER_8 = [0, 4, 2, 6, 1, 5, 3, 7]       # as tests/test_numa_live.py: packages first
@@ -98,12 +100,13 @@ def _runs(text: str) -> list[tuple[int, float, float]]:
 
 
 def test_the_selection_is_the_matrix_that_fits(run):
-    """CG at the full count x 2 maps x 2 policies, IS at full and 2xfull x the same: 12 cases."""
+    """CG at the full count x 2 maps x 2 policies, IS at 1, full and 2xfull x the same: 16."""
     _, cases = run
     got = sorted(re.sub(r' @.*', '', n) for n in cases)
-    assert len(got) == 12, got
+    assert len(got) == 16, got
     assert sum('%benchmark=CG' in n for n in got) == 4
     assert sum('%threads=2xfull' in n for n in got) == 4
+    assert sum('%threads=1 ' in n for n in got) == 4
 
 
 def test_every_case_ran_verified_within_the_scaled_budgets(run):
@@ -121,17 +124,18 @@ def test_every_case_ran_verified_within_the_scaled_budgets(run):
 
 
 def test_scatter_binds_across_the_packages_and_none_leaves_it_to_the_os(run):
-    """The binding happened: scatter's probe shows one thread per PU, packages alternating;
-    with none the probe still reports all eight threads, wherever the OS put them."""
+    """The binding happened: scatter's probe shows one thread per PU, packages alternating
+    (one thread: PU 0); with none the probe still reports every thread, wherever it ran."""
     _, cases = run
     for name, tc in cases.items():
-        if '%threads=full' not in name:
+        if '%threads=2xfull' in name:
             continue
+        threads = 1 if '%threads=1 ' in name else 8
         found = re.findall(r'^bindprobe thread=(\d+) cpu=(\d+)', _out(tc), re.M)
         cpus = [int(c) for _t, c in sorted((int(t), c) for t, c in found)]
-        assert len(cpus) == 8, (name, cpus)
+        assert len(cpus) == threads, (name, cpus)
         if '%affinity=scatter' in name:
-            assert cpus == SCATTER_8, (name, cpus)
+            assert cpus == SCATTER_8[:threads], (name, cpus)
 
 
 def test_the_budgets_were_scaled(run):
@@ -140,11 +144,11 @@ def test_the_budgets_were_scaled(run):
     _, cases = run
     for name, tc in cases.items():
         bench = 'CG' if '%benchmark=CG' in name else 'IS'
-        threads = 16 if '2xfull' in name else 8
+        threads = 16 if '2xfull' in name else 1 if '%threads=1 ' in name else 8
         budget = npb_budget.run_budget(bench, 'A', threads, 8, BUDGET_SCALE)
         script = Path(tc['outputdir'], 'rfm_job.sh').read_text()
         assert f'npb_limit={budget:.0f}' in script, name
-        if threads == 8:
+        if threads <= 8:
             assert {limit for _rc, limit, _w in _runs(_out(tc))} == {round(budget)}, name
 
 
