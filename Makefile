@@ -64,8 +64,9 @@ test: setup-test docs
 test-numa: setup-test
 	$(PY) -m pytest -m numa tests/test_numa_live.py tests/test_hybrid_live.py $(PYTEST_ARGS)
 
-# The acceptance-mode NPB cases that fit the emulated two-socket node (CG and IS class A at the
-# full count and 2xfull, pinned and not, first-touch and interleave, budgets scaled for TCG)
+# The acceptance-mode NPB cases that fit the emulated two-socket node (CG class A at the full
+# count, IS class A at 1, full and 2xfull, pinned and not, first-touch and interleave, budgets
+# scaled for TCG)
 test-numa-npb: setup-test
 	PLACEMENT_TEST_NUMA_NPB=1 $(PY) -m pytest tests/test_numa_npb_acceptance.py $(PYTEST_ARGS)
 
