@@ -1,6 +1,6 @@
 """The acceptance-mode NPB matrix on the emulated two-socket node, for what fits its speed.
 
-Why a separate target (``make test-numa-npb``, about 20 minutes here): under QEMU's TCG on a
+Why a separate target (``make test-numa-npb``, about 14 minutes here): under QEMU's TCG on a
 2-core host the node's eight PUs run NPB class A 9x (one thread) to 40x (eight threads) slower
 than the host runs it serially, so the acceptance mode's class A cases outlast the budgets
 written for a slow real core (:mod:`placement.npb.npb_budget`). The node runs what its speed
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from placement.npb import npb_budget
+from placement.checks import probe
+from placement.npb import npb_budget, npb_output
 
 pytestmark = [pytest.mark.numa, pytest.mark.reframe]
 
@@ -42,7 +42,7 @@ SCATTER_8 = [0, 4, 2, 6, 1, 5, 3, 7]       # as tests/test_numa_live.py: package
 
 def _why_not() -> str:
     if os.environ.get('PLACEMENT_TEST_NUMA_NPB') != '1':
-        return ('the acceptance-mode NPB cases on the emulated node take about 20 minutes: '
+        return ('the acceptance-mode NPB cases on the emulated node take about 14 minutes: '
                 '`make test-numa-npb` runs them')
     if not TARBALL.is_file() and not os.environ.get('NPB_ACCEPTANCE_DIR'):
         return (f'no NPB tarball at {TARBALL} and no NPB_ACCEPTANCE_DIR (a folder with '
@@ -50,7 +50,8 @@ def _why_not() -> str:
     return ''
 
 
-pytestmark.append(pytest.mark.skipif(bool(_why_not()), reason=_why_not() or 'runs'))
+_WHY_NOT = _why_not()
+pytestmark.append(pytest.mark.skipif(bool(_WHY_NOT), reason=_WHY_NOT or 'runs'))
 
 
 @pytest.fixture(scope='module')
@@ -94,15 +95,14 @@ def _out(tc) -> str:
 
 
 def _runs(text: str) -> list[tuple[int, float, float]]:
-    """Each run's exit status, watchdog limit and wall seconds, from the loop's marker lines."""
-    return [(int(rc), float(limit), float(wall)) for rc, limit, wall in
-            re.findall(r'^npb-run rep=\d+ rc=(\d+) limit=([\d.]+) wall=([\d.]+)', text, re.M)]
+    """Each run's exit status, watchdog limit and wall seconds (the job's own parser)."""
+    return [(r.rc, r.limit_s, r.wall_s) for r in npb_output.parse_runs(text)]
 
 
 def test_the_selection_is_the_matrix_that_fits(run):
     """CG at the full count x 2 maps x 2 policies, IS at 1, full and 2xfull x the same: 16."""
     _, cases = run
-    got = sorted(re.sub(r' @.*', '', n) for n in cases)
+    got = sorted(cases)
     assert len(got) == 16, got
     assert sum('%benchmark=CG' in n for n in got) == 4
     assert sum('%threads=2xfull' in n for n in got) == 4
@@ -131,8 +131,8 @@ def test_scatter_binds_across_the_packages_and_none_leaves_it_to_the_os(run):
         if '%threads=2xfull' in name:
             continue
         threads = 1 if '%threads=1 ' in name else 8
-        found = re.findall(r'^bindprobe thread=(\d+) cpu=(\d+)', _out(tc), re.M)
-        cpus = [int(c) for _t, c in sorted((int(t), c) for t, c in found)]
+        seen = probe.parse(_out(tc)).cpu        # the checks' own reading of the probe
+        cpus = [seen[t] for t in sorted(seen)]
         assert len(cpus) == threads, (name, cpus)
         if '%affinity=scatter' in name:
             assert cpus == SCATTER_8[:threads], (name, cpus)
