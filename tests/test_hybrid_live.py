@@ -12,13 +12,13 @@ The guest's timings mean nothing (TCG emulation): only placement is judged.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+
+import live_reframe
 
 pytestmark = [pytest.mark.numa, pytest.mark.reframe, pytest.mark.slurm]
 
@@ -28,18 +28,11 @@ CHECKS = ('reframe_tests/hybrid_binding.py', 'reframe_tests/slurm_binding.py')
 def _reframe(env: dict, reframe_bin, root, share: Path, name: str, *args: str,
              timeout: int = 900) -> tuple[subprocess.CompletedProcess, list[dict]]:
     report = share / f'{name}.json'
-    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'),
-           *[a for c in CHECKS for a in ('-c', str(root / c))], '-p', 'gnu',
-           '--prefix', str(share / name), '--report-file', str(report), *args, '-r']
-    proc = subprocess.run(cmd, cwd=root, env={**os.environ, **env,
-                                              'PLACEMENT_RESULTS': str(share / 'results')},
-                          capture_output=True, text=True, timeout=timeout)
-    assert report.exists(), proc.stdout[-4000:] + proc.stderr[-3000:]
-    last = {}
-    for r in json.loads(report.read_text())['runs']:
-        for tc in r['testcases']:
-            last[tc['display_name']] = tc
-    return proc, list(last.values())
+    proc = live_reframe.reframe(
+        reframe_bin, root, CHECKS, '-p', 'gnu', '--prefix', str(share / name),
+        '--report-file', str(report), *args, '-r', timeout=timeout,
+        env={**env, 'PLACEMENT_RESULTS': str(share / 'results')})
+    return proc, list(live_reframe.last_attempts(report, proc).values())
 
 
 @pytest.fixture(scope='module')

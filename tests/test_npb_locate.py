@@ -82,6 +82,28 @@ def test_a_slower_node_scales_every_budget_and_the_job_limit():
     assert slow >= 7 * npb_budget.job_time_limit("CG", "A", 4, 2, 5)
 
 
+def test_the_scale_comes_from_the_option_else_the_partition_else_one():
+    """-S budget_scale wins over the partition's extra; neither: 1 (a real node)."""
+    assert npb_budget.resolve_scale(None, None, "sys:part") == 1.0
+    assert npb_budget.resolve_scale(None, 6, "sys:part") == 6.0
+    assert npb_budget.resolve_scale(2.5, 6, "sys:part") == 2.5
+
+
+@pytest.mark.parametrize("given,extra,message", [
+    (0.0, None, "budget_scale=0.0: expected a finite number above 0"),
+    (float("nan"), 6, "budget_scale=nan: expected a finite number above 0"),
+    (None, -1, "sys:part: extras['npb_budget_scale']=-1: expected a finite number above 0"),
+    (None, float("inf"), "sys:part: extras['npb_budget_scale']=inf: expected"),
+    (None, "6", "sys:part: extras['npb_budget_scale']='6': expected a finite number above 0"),
+    (None, True, "sys:part: extras['npb_budget_scale']=True: expected"),
+])
+def test_a_scale_without_a_usable_watchdog_is_refused_naming_where_it_came_from(
+        given, extra, message):
+    with pytest.raises(ValueError) as err:
+        npb_budget.resolve_scale(given, extra, "sys:part")
+    assert message in str(err.value)
+
+
 def test_collapse_budget_is_ten_times_the_full_count():
     assert npb_budget.collapse_budget(4.5) == 45.0
     assert npb_budget.collapse_budget(0.02) == npb_budget.MIN_COLLAPSE_S

@@ -246,6 +246,54 @@ def test_budget_scale_lengthens_each_watchdog_and_refuses_zero(reframe_bin, root
     assert 'Failing phase: setup' in proc.stdout
 
 
+#: A site's slow partition, as a second configuration file on top of the project's: the
+#: local host, its NPB budgets 8 times longer through the partition's extras
+SLOW_PARTITION = """
+site_configuration = {'systems': [{
+    'name': 'slowsite', 'descr': 'a slow partition', 'hostnames': ['^never-matches$'],
+    'modules_system': 'nomod',
+    'partitions': [{'name': 'slow', 'descr': 'cores 8x slower than the budgets assume',
+                    'scheduler': 'local', 'launcher': 'local', 'environs': ['gnu'],
+                    'max_jobs': 1, 'extras': {'topology': None, 'npb_budget_scale': %s}}]}]}
+"""
+
+
+@pytest.mark.parametrize('extra', ['8', '0'])
+def test_a_partitions_budget_scale_applies_without_an_option(reframe_bin, root, tmp_path, extra):
+    """``extras['npb_budget_scale']`` scales every watchdog of the partition's jobs with no
+    ``-S``; ``-S budget_scale`` overrides it; 0 there fails at setup naming the partition."""
+    config = tmp_path / 'slow.py'
+    config.write_text(SLOW_PARTITION % extra)
+    name = r'NpbAcceptanceCheck.*%benchmark=CG.*%npb_class=A.*%threads=full.*%affinity=none' \
+           r'.*%policy=first-touch'
+    env = {'NPB_DIR': str(tmp_path / 'none')}
+    pus = len(topology.load(None).pus)
+
+    def dry(tmp: Path, *opts: str) -> subprocess.CompletedProcess:
+        cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '-C', str(config),
+               '--system', 'slowsite:slow', '-c', str(root / 'reframe_tests' / 'npb.py'),
+               '--prefix', str(tmp), '-n', name, *opts]
+        return subprocess.run(cmd, capture_output=True, text=True, cwd=root, timeout=300,
+                              env={**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
+                                   **env})
+
+    if extra == '0':
+        proc = dry(tmp_path / 'zero', '-r')
+        assert proc.returncode != 0
+        assert ("slowsite:slow: extras['npb_budget_scale']=0: expected a finite number "
+                "above 0") in proc.stdout, proc.stdout[-3000:]
+        assert 'Failing phase: setup' in proc.stdout
+        return
+    for opts, scale in (((), 8), (('-S', 'budget_scale=2'), 2)):
+        tmp = tmp_path / f'scale{scale}'
+        proc = dry(tmp, '--dry-run', *opts)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        (script,) = glob.glob(str(tmp / 'stage' / 'slowsite' / 'slow' / '*' /
+                                  'NpbAcceptanceCheck_*' / 'rfm_job.sh'))
+        budget = npb_budget.run_budget('CG', 'A', pus, pus, scale)
+        assert f'npb_limit={budget:.0f}' in Path(script).read_text(), scale
+
+
 def test_binary_in_a_folder_with_a_blank_and_a_command_substitution(reframe_bin, root, tmp_path):
     """Every string reaching the job script is quoted: the folder name is data, never run."""
     folder = tmp_path / 'npb bin $(touch INJECTED)'

@@ -15,7 +15,6 @@ for all the checks, as a boot and a ReFrame start each cost seconds to minutes.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -27,8 +26,12 @@ from placement.checks import numa_pages as npg
 from placement.checks import page_sharing
 from placement.judgement import repeat_loop
 
+import live_reframe
+
 pytestmark = [pytest.mark.numa, pytest.mark.reframe]
 
+#: config/common.py's EMULATED_BUDGET_SCALE: the node's partitions scale NPB's budgets by it
+EMULATED_BUDGET_SCALE = 6
 SCATTER_8 = [0, 4, 2, 6, 1, 5, 3, 7]       # round-robin over packages, then cores, then threads
 COMPACT_8 = list(range(8))                 # siblings first: QEMU numbers them adjacently
 CHECKS = ('reframe_tests/binding_probe.py', 'reframe_tests/kernels.py', 'reframe_tests/npb.py',
@@ -42,12 +45,10 @@ SELECT = ['-n', r'BindingRenderingCheck.*affinity=(compact|scatter)|MemoryPolicy
           r'|PagePlacementCheck']
 
 
-def _reframe(numa_node, reframe_bin, root, share: Path, *args: str, timeout: int = 900):
-    env = {**os.environ, **numa_node.env, 'PLACEMENT_RESULTS': str(share / 'results')}
-    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '--system', 'testnuma:node',
-           *[a for c in CHECKS for a in ('-c', str(root / c))], *args]
-    return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+def _reframe(numa_node, reframe_bin, root, *args: str, timeout: int = 900):
+    return live_reframe.reframe(
+        reframe_bin, root, CHECKS, '--system', 'testnuma:node', *args, timeout=timeout,
+        env={**numa_node.env, 'PLACEMENT_RESULTS': str(numa_node.share / 'results')})
 
 
 @pytest.fixture(scope='module')
@@ -57,15 +58,9 @@ def run(numa_node, reframe_bin, root):
     report = share / 'report.json'
     # retries: a copy to or from the node (scp) can be cut on this loaded machine;
     # a check that fails on its own fails every time and stays a failure
-    proc = _reframe(numa_node, reframe_bin, root, share, *SELECT, '-p', 'gnu', '--max-retries=2',
+    proc = _reframe(numa_node, reframe_bin, root, *SELECT, '-p', 'gnu', '--max-retries=2',
                     '--prefix', str(share / 'rfm'), '--report-file', str(report), '-r')
-    assert report.exists(), proc.stdout[-4000:] + proc.stderr[-3000:]
-    # each case's last attempt: a retried case appears once per attempt, in order
-    last = {}
-    for r in json.loads(report.read_text())['runs']:
-        for tc in r['testcases']:
-            last[tc['display_name'], tc['system'], tc['environ']] = tc
-    return proc, list(last.values()), share
+    return proc, list(live_reframe.last_attempts(report, proc).values()), share
 
 
 def _named(cases, prefix):
@@ -119,8 +114,8 @@ def test_report_provenance_names_the_compute_node(run, root):
 
 
 def test_listing_sweeps_the_nodes_thread_counts(numa_node, reframe_bin, root):
-    proc = _reframe(numa_node, reframe_bin, root, numa_node.share,
-                    '-n', 'MemWriteThreadsCheck', '-l', timeout=300)
+    proc = _reframe(numa_node, reframe_bin, root, '-n', 'MemWriteThreadsCheck', '-l',
+                    timeout=300)
     assert 'testnuma' in proc.stdout
     assert proc.returncode == 0, proc.stderr[-2000:]
     counts = set(re.findall(r'%threads=(\w+)', proc.stdout))
@@ -270,6 +265,24 @@ def test_npb_quick_set_skips_with_reason_when_absent(run):
             assert re.search(r'NPB binary \S+ not found .*install NPB', line), line
         else:
             assert tc['result'] == 'pass', tc['fail_reason']
+
+
+def test_the_partitions_budget_scale_reaches_the_npb_jobs(run):
+    """The node's partition gives NPB's budget scale (``extras['npb_budget_scale']``): its
+    jobs' watchdogs are that many times the reference budget with no ``-S`` on the command
+    line, and the runs finished inside them."""
+    from placement.npb import npb_budget, npb_output
+
+    _, cases, _ = run
+    ran = [tc for tc in _named(cases, 'NpbQuickCheck') if tc['result'] != 'skip']
+    if not ran:
+        pytest.skip('NPB is absent here: its cases were skipped (see the test above)')
+    budget = npb_budget.run_budget('CG', 'S', 1, len(SCATTER_8), EMULATED_BUDGET_SCALE)
+    for tc in ran:
+        script = Path(tc['outputdir'], 'rfm_job.sh').read_text()
+        assert f'npb_limit={budget:.0f}' in script, tc['display_name']
+        runs = npb_output.parse_runs(Path(tc['outputdir'], 'rfm_job.out').read_text())
+        assert runs and all(r.rc == 0 and r.limit_s == round(budget) for r in runs), runs
 
 
 def test_a_boot_that_does_not_come_up_is_tried_again_then_fails_with_each_log(tmp_path):

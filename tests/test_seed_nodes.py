@@ -20,13 +20,16 @@ to boot under TCG on two cores) run in ``make test-seed-nodes``
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from placement.checks import probe
+
+import live_reframe
 
 pytestmark = [pytest.mark.numa, pytest.mark.reframe]
 
@@ -75,26 +78,19 @@ def _reframe(seed, reframe_bin, root, tag: str, partition: str, select: str,
     name, node = seed
     share = node.share
     report = share / f'{tag}.json'
-    env = {**os.environ, 'PLACEMENT_TEST_SEED_SSH_CONFIG': str(node.ssh_config),
-           'PLACEMENT_RESULTS': str(share / 'results')}
-    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'),
-           *[a for c in CHECKS for a in ('-c', str(root / c))],
-           '--system', f'seed-{name}:{partition}', '-p', 'gnu', '-n', select,
-           '--prefix', str(share / tag), '--report-file', str(report), f'--max-retries={retries}', '-r']
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
-                          timeout=timeout)
-    assert report.exists(), proc.stdout[-4000:] + proc.stderr[-3000:]
-    last = {}
-    for r in json.loads(report.read_text())['runs']:
-        for tc in r['testcases']:
-            last[tc['display_name']] = tc
-    return proc, last
+    proc = live_reframe.reframe(
+        reframe_bin, root, CHECKS, '--system', f'seed-{name}:{partition}', '-p', 'gnu',
+        '-n', select, '--prefix', str(share / tag), '--report-file', str(report),
+        f'--max-retries={retries}', '-r', timeout=timeout,
+        env={'PLACEMENT_TEST_SEED_SSH_CONFIG': str(node.ssh_config),
+             'PLACEMENT_RESULTS': str(share / 'results')})
+    return proc, live_reframe.last_attempts(report, proc)
 
 
 def _cpus(tc: dict) -> list[int]:
-    text = Path(tc['outputdir'], 'rfm_job.out').read_text()
-    found = re.findall(r'^bindprobe thread=(\d+) cpu=(\d+)', text, re.M)
-    return [cpu for _t, cpu in sorted((int(t), int(c)) for t, c in found)]
+    """The CPU of each thread in thread order, read by the checks' own probe parser."""
+    seen = probe.parse(Path(tc['outputdir'], 'rfm_job.out').read_text()).cpu
+    return [seen[t] for t in sorted(seen)]
 
 
 def _named(cases: dict, prefix: str) -> dict[str, dict]:

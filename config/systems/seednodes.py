@@ -7,7 +7,8 @@ Bulldozer: 4 packages x 2 dies x 8 cores, 8 NUMA nodes). Here each study system
 copied as ``seed-<name>`` with only the scheduler and the access replaced (ReFrame's
 ``ssh`` scheduler, the guest's ssh configuration from
 ``PLACEMENT_TEST_SEED_SSH_CONFIG``): its topology file, explicit map, environments
-and thread sweep are the system's own. Each partition also gets a ``-captured``
+and thread sweep are the system's own (NPB's budgets scaled for the emulator,
+``EMULATED_BUDGET_SCALE``). Each partition also gets a ``-captured``
 twin without the topology file, whose node topology is captured in the guest, so a
 file QEMU cannot reproduce (Comet Lake's sibling numbering) is told apart from a
 map that is wrong. Hostname patterns match no real host: select ``--system seed-<name>``.
@@ -16,6 +17,8 @@ map that is wrong. Hostname patterns match no real host: select ``--system seed-
 import copy
 import importlib.util
 import os
+
+from common import EMULATED_BUDGET_SCALE
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEEDS = ('xeon_e5620', 'cometlake', 'bulldozer')
@@ -37,6 +40,8 @@ def _over_ssh(part: dict) -> dict:
                 'sched_options': {'ssh_hosts': ['127.0.0.1']}, 'max_jobs': 1})
     out['features'] = sorted(set(out.get('features', [])) - {'sge', 'slurm', 'exclusive'}
                              | {'ssh'})
+    # the guest runs under QEMU's TCG: NPB's budgets scaled as on the emulated NUMA node
+    out['extras'] = {**out.get('extras', {}), 'npb_budget_scale': EMULATED_BUDGET_SCALE}
     return out
 
 

@@ -10,6 +10,8 @@ and scp alike, so the port cannot be a ``-p`` option).
 
 No ``extras['topology']``: the suite captures the compute node's own topology
 with one job and caches it under ``results/topologies/`` (``node_topology``).
+NPB's budgets are ``EMULATED_BUDGET_SCALE`` times longer there (``extras``): the
+emulator is that much slower than the budgets' reference core.
 The ssh scheduler ignores ``time_limit``; the checks' own watchdogs bound runs.
 Its hostname pattern matches no real host: select it with ``--system testnuma:node``.
 
@@ -22,7 +24,7 @@ environment; jobs in the guest get the guest's through the partition).
 
 import os
 
-from common import available_environs
+from common import EMULATED_BUDGET_SCALE, available_environs
 
 SSH_CONFIG = os.environ.get('PLACEMENT_TEST_NUMA_SSH_CONFIG', '')
 #: The guest's own slurm.conf (tests/numa_slurm.py): what jobs there read through SLURM_CONF
@@ -34,7 +36,7 @@ _ssh = {
     'sched_options': {'ssh_hosts': ['127.0.0.1']},
     'environs': available_environs(('gnu',)),
     'max_jobs': 1,
-    'extras': {'nodes': 1},
+    'extras': {'nodes': 1, 'npb_budget_scale': EMULATED_BUDGET_SCALE},
 }
 
 site_configuration = {
@@ -60,7 +62,8 @@ site_configuration = {
                  'access': ['--partition=numa', '--exclusive'],
                  'environs': available_environs(('gnu',)), 'max_jobs': 1, 'time_limit': '5m',
                  'env_vars': [['SLURM_CONF', GUEST_SLURM_CONF]] if GUEST_SLURM_CONF else [],
-                 'extras': {'nodes': 1}, 'features': ['slurm', 'srun', 'exclusive']},
+                 'extras': {'nodes': 1, 'npb_budget_scale': EMULATED_BUDGET_SCALE},
+                 'features': ['slurm', 'srun', 'exclusive']},
             ],
         },
     ],

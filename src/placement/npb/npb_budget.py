@@ -41,6 +41,9 @@ MIN_RUN_S = 30.0       #: no budget is shorter (process start-up, a loaded lapto
 COLLAPSE_FACTOR = 10.0  #: an oversubscribed run may take this many full-count times
 MIN_COLLAPSE_S = 10.0  #: floor of the measured collapse budget (class S runs take ms)
 JOB_OVERHEAD_S = 120.0  #: probe, staging and scheduler slack per job
+#: The partition extra (``config/systems/*.py``) that gives a slow node's budget scale once,
+#: so a site does not repeat ``-S budget_scale=N`` on every command line for that partition.
+SCALE_EXTRA = "npb_budget_scale"
 
 
 def serial_seconds(benchmark: str, npb_class: str) -> float:
@@ -50,6 +53,27 @@ def serial_seconds(benchmark: str, npb_class: str) -> float:
     if cls in table:
         return float(table[cls])
     return float(table["C"] * _CLASS_STEP[cls])
+
+
+def resolve_scale(given: float | None, extra: object, partition: str) -> float:
+    """The budget scale a case runs with: ``-S budget_scale=N`` where given, else the
+    partition's ``extras['npb_budget_scale']``, else 1 (a real node at the reference speed).
+
+    ValueError, in one line, for a scale that gives no usable watchdog (0, below 0, NaN,
+    infinite, not a number): a run would be stopped at once or never.
+    """
+    if given is not None:
+        value, where = given, "budget_scale"
+    elif extra is not None:
+        value, where = extra, f"{partition}: extras['{SCALE_EXTRA}']"
+    else:
+        return 1.0
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value) and value > 0
+    if not ok:
+        raise ValueError(f"{where}={value!r}: expected a finite number above 0 (how many "
+                         "times slower than the budgets' reference core)")
+    return float(value)
 
 
 def run_budget(benchmark: str, npb_class: str, threads: int, pus: int,

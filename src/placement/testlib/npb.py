@@ -21,7 +21,6 @@ as hpctestlib's benchmark families do. Everything a case needs comes from here:
 from __future__ import annotations
 
 import functools
-import math
 import os
 import shlex
 
@@ -87,8 +86,10 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     #: How many times slower this node's cores are than the slow reference core the
     #: budgets assume (:mod:`placement.npb.npb_budget`): every run's watchdog budget and
     #: the job's time limit are this many times longer. An emulated node under QEMU's TCG
-    #: needs it (``-S budget_scale=N``); a real node keeps 1.
-    budget_scale = variable(float, value=1.0)
+    #: needs it. Unset: the partition's ``extras['npb_budget_scale']`` (a slow partition
+    #: says it once in its configuration), else 1, a real node; ``-S budget_scale=N``
+    #: overrides both. Resolved at setup.
+    budget_scale = variable(float, type(None), value=None)
     #: The binary this case runs (set at setup).
     npb_binary = variable(typ.Str[r'.*'], value='')
     #: NPB's ``Version`` line of the runs (set after the run), for the report's provenance.
@@ -119,11 +120,15 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
             raise ReframeError(why)
 
     @run_after('setup')
-    def check_budget_scale(self):
-        """A scale of 0, below it, NaN or infinite gives no usable watchdog: refused at setup."""
-        if not (math.isfinite(self.budget_scale) and self.budget_scale > 0):
-            raise ReframeError(f'budget_scale={self.budget_scale}: expected a finite number '
-                               'above 0 (how many times slower than the budgets\' reference core)')
+    def resolve_budget_scale(self):
+        """``-S budget_scale``, else the partition's extra, else 1; a scale of 0, below it,
+        NaN or infinite gives no usable watchdog: refused at setup in one line."""
+        part = self.current_partition
+        try:
+            self.budget_scale = npb_budget.resolve_scale(
+                self.budget_scale, part.extras.get(npb_budget.SCALE_EXTRA), part.fullname)
+        except ValueError as err:
+            raise ReframeError(str(err)) from None
 
     @run_after('setup')
     def find_binary(self):
