@@ -102,7 +102,8 @@ for ((i = 1; i <= sessions; i++)); do
     (( hogs > 0 )) && start_hogs
     "$REFRAME" "${args[@]}" "$@" --report-file="$raw/run-$i.json" -r > "$raw/run-$i.out" 2>&1
     stop_hogs
-    tail -4 "$raw/run-$i.out" | grep -E 'Ran|PASSED|FAILED' >&2
+    # ReFrame's summary line; a failed session prints its failures after it
+    grep -E '(PASSED|FAILED).*Ran [0-9]' "$raw/run-$i.out" | tail -1 >&2
     (( i < sessions && wait > 0 )) && sleep "$wait"
 done
 dest=$out; (( hogs > 0 )) && dest=$out/hog
