@@ -21,8 +21,10 @@
 #   -k  the node while the sessions ran (with -d): quiet (default: nothing else ran beside
 #       them) or shared (other work ran beside them: the benchmark shows its figures, and
 #       judges its goals on quiet sets only)
-#   -d  write DIR/set.yaml describing the set as a validation set (TEXT: what it is; the
-#       host, CPUs, times, each session's load and the rules' fixing time are added):
+#   -d  write DIR/set.yaml describing the set as a validation set (TEXT: what it is, the
+#       whole set: a later -d on the same DIR, such as the hog run's, replaces it; the
+#       host, CPUs, commit (marked where the working tree differed from it), times, each
+#       session's load and the rules' fixing time are added):
 #       recorded after the verdict's rules were fixed, it judges them and never chooses them
 #       (src/placement/judgement/rules.py, tests/fixtures/validation/)
 #   -o  where the stripped run reports go (default benchmarks/results/aa-<host>-<UTC stamp>;
@@ -116,10 +118,13 @@ from placement.judgement.rules import RULES_FIXED
 path, what, hogs, node, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 loads = sys.argv[6:]
 old = yaml.safe_load(open(path)) if os.path.exists(path) else {}
-commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                        text=True).stdout.strip() or "unknown"
+def git(*args):
+    return subprocess.run(["git", *args], capture_output=True, text=True).stdout.strip()
+commit = git("rev-parse", "--short", "HEAD") or "unknown"
+if git("status", "--porcelain", "--untracked-files=no"):
+    commit += " (the working tree had uncommitted changes to tracked files)"
 key = "hog_loads" if hogs else "loads"
-new = {"what": old.get("what") or what, "node": old.get("node") or node,
+new = {"what": what, "node": old.get("node") or node,
        "mode": old.get("mode") or mode,
        "host": os.uname().nodename, "cpus": os.cpu_count(),
        "recorded_after_rules_fixed": RULES_FIXED, "commit": commit,

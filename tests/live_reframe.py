@@ -26,6 +26,20 @@ def reframe(reframe_bin: str, root: Path, checks: Iterable[str], *args: str,
                           text=True, timeout=timeout)
 
 
+def partition_extras(reframe_bin: str, root: Path, system: str) -> dict:
+    """The ``extras`` of partition ``system`` (``name:partition``) as ReFrame reads them from
+    the project's configuration (``--show-config``), so a test compares with the value the
+    checks get rather than with a copy of it (config/common.py registers a scheduler when
+    imported, so it is not imported here)."""
+    part = system.split(':')[1]
+    shown = subprocess.run(
+        [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '--system', system,
+         '--show-config=systems/0/partitions'], cwd=root, capture_output=True, text=True,
+        timeout=120, check=True)
+    partitions = {p['name']: p for p in json.loads(shown.stdout)}
+    return partitions[part].get('extras', {})
+
+
 def last_attempts(report: Path, proc: subprocess.CompletedProcess) -> dict[str, dict]:
     """Each case's last attempt in the run report, by display name; where ReFrame wrote no
     report, the test fails with the end of what it printed."""

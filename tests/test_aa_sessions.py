@@ -53,12 +53,16 @@ def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
     assert info["what"] == "two test sessions" and info["cpus"] >= 1 and info["host"]
     assert info["mode"] == "quick"
     assert len(info["loads"]) == 2 and info["recorded_after_rules_fixed"] == rules.RULES_FIXED
-    # a loaded session beside busy loops goes to hog/, and the description keeps both
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
+    assert info["commit"].split()[0] == head
+    # a loaded session beside busy loops goes to hog/; the description keeps both sessions'
+    # loads and takes the later text, which describes the whole set
     proc = _run("-n", "1", "-l", "2", "-H", "2", "-o", str(out), "-d", "other words", "--",
                 "-n", "MatmulCheck", PLACEMENT_RESULTS=str(tmp_path / "results"),
                 NPB_DIR=str(tmp_path / "no-npb"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert len(sorted((out / "hog").glob("run-*.json"))) == 1
     info = yaml.safe_load((out / "set.yaml").read_text())
-    assert info["what"] == "two test sessions" and len(info["loads"]) == 2
+    assert info["what"] == "other words" and len(info["loads"]) == 2
     assert len(info["hog_loads"]) == 1 and info["hogs"] == 2

@@ -32,8 +32,11 @@ CASE = re.compile(r"(NpbAcceptanceCheck) %benchmark=(\w+) %npb_class=(\w) %threa
 
 
 def _reframe(reframe_bin, root, tmp: Path, *args: str, env: dict | None = None,
-             timeout: int = 900) -> subprocess.CompletedProcess:
-    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'),
+             timeout: int = 900, configs: tuple[Path, ...] = ()) -> subprocess.CompletedProcess:
+    """ReFrame on the NPB checks with the project's configuration, then ``configs`` over it
+    (a site's own file, as ``-C a.py -C b.py``), results and stage under ``tmp``."""
+    extra = [a for c in configs for a in ('-C', str(c))]
+    cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'), *extra,
            '-c', str(root / 'reframe_tests' / 'npb.py'), '--prefix', str(tmp), *args]
     full_env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'), **(env or {})}
     return subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=full_env,
@@ -270,12 +273,8 @@ def test_a_partitions_budget_scale_applies_without_an_option(reframe_bin, root, 
     pus = len(topology.load(None).pus)
 
     def dry(tmp: Path, *opts: str) -> subprocess.CompletedProcess:
-        cmd = [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '-C', str(config),
-               '--system', 'slowsite:slow', '-c', str(root / 'reframe_tests' / 'npb.py'),
-               '--prefix', str(tmp), '-n', name, *opts]
-        return subprocess.run(cmd, capture_output=True, text=True, cwd=root, timeout=300,
-                              env={**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
-                                   **env})
+        return _reframe(reframe_bin, root, tmp, '--system', 'slowsite:slow', '-n', name, *opts,
+                        env=env, timeout=300, configs=(config,))
 
     if extra == '0':
         proc = dry(tmp_path / 'zero', '-r')

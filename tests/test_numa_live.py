@@ -30,8 +30,6 @@ import live_reframe
 
 pytestmark = [pytest.mark.numa, pytest.mark.reframe]
 
-#: config/common.py's EMULATED_BUDGET_SCALE: the node's partitions scale NPB's budgets by it
-EMULATED_BUDGET_SCALE = 6
 SCATTER_8 = [0, 4, 2, 6, 1, 5, 3, 7]       # round-robin over packages, then cores, then threads
 COMPACT_8 = list(range(8))                 # siblings first: QEMU numbers them adjacently
 CHECKS = ('reframe_tests/binding_probe.py', 'reframe_tests/kernels.py', 'reframe_tests/npb.py',
@@ -267,17 +265,18 @@ def test_npb_quick_set_skips_with_reason_when_absent(run):
             assert tc['result'] == 'pass', tc['fail_reason']
 
 
-def test_the_partitions_budget_scale_reaches_the_npb_jobs(run):
-    """The node's partition gives NPB's budget scale (``extras['npb_budget_scale']``): its
-    jobs' watchdogs are that many times the reference budget with no ``-S`` on the command
-    line, and the runs finished inside them."""
+def test_the_partitions_budget_scale_reaches_the_npb_jobs(run, reframe_bin, root):
+    """The node's partition gives NPB's budget scale (``extras['npb_budget_scale']``, read as
+    ReFrame reads the configuration): its jobs' watchdogs are that many times the reference
+    budget with no ``-S`` on the command line, and the runs finished inside them."""
     from placement.npb import npb_budget, npb_output
 
     _, cases, _ = run
     ran = [tc for tc in _named(cases, 'NpbQuickCheck') if tc['result'] != 'skip']
     if not ran:
         pytest.skip('NPB is absent here: its cases were skipped (see the test above)')
-    budget = npb_budget.run_budget('CG', 'S', 1, len(SCATTER_8), EMULATED_BUDGET_SCALE)
+    scale = live_reframe.partition_extras(reframe_bin, root, 'testnuma:node')['npb_budget_scale']
+    budget = npb_budget.run_budget('CG', 'S', 1, len(SCATTER_8), scale)
     for tc in ran:
         script = Path(tc['outputdir'], 'rfm_job.sh').read_text()
         assert f'npb_limit={budget:.0f}' in script, tc['display_name']

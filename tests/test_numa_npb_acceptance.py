@@ -7,10 +7,10 @@ written for a slow real core (:mod:`placement.npb.npb_budget`). The node runs wh
 allows: CG and IS class A at the full count (pinned and not, first-touch and interleave), IS
 class A also at one thread and oversubscribed (2xfull, with its full-count run), two runs each,
 every budget
-``BUDGET_SCALE`` times longer: the node's partition says so (``extras['npb_budget_scale']``,
-``EMULATED_BUDGET_SCALE`` in config/common.py), no option on the command line. Classes B and C, the other benchmarks and
-the counts between 1 and the full one are left to real nodes; the docs
-(docs/howto/numa-node.md) give the times.
+longer by the scale the node's partition gives (``extras['npb_budget_scale']``,
+``EMULATED_BUDGET_SCALE`` in config/common.py), no option on the command line. Classes B and
+C, the other benchmarks and the counts between 1 and the full one are left to real nodes; the
+docs (docs/howto/numa-node.md) give the times.
 
 Needs the NPB tarball (``../shared/npb/NPB3.4.1.tar.gz``, as ``make test``): CG and IS
 class A are built once into ``~/.cache/placement`` beside the S/W binaries.
@@ -31,10 +31,6 @@ import live_reframe
 
 pytestmark = [pytest.mark.numa, pytest.mark.reframe]
 
-#: How many times slower than the budgets' reference core the emulated node is taken to be
-#: (config/common.py ``EMULATED_BUDGET_SCALE``, given by the partition): CG class A at eight
-#: threads took 54 s a run there against a 30 s budget (2026-11-27).
-BUDGET_SCALE = 6
 SELECT = (r'NpbAcceptanceCheck.*%benchmark=CG.*%npb_class=A.*%threads=full\b'
           r'.*%affinity=(none|scatter)'
           r'|NpbAcceptanceCheck.*%benchmark=IS.*%npb_class=A.*%threads=(1|full|2xfull)\b'
@@ -138,15 +134,16 @@ def test_scatter_binds_across_the_packages_and_none_leaves_it_to_the_os(run):
             assert cpus == SCATTER_8[:threads], (name, cpus)
 
 
-def test_the_budgets_were_scaled(run):
-    """Each job's watchdog is BUDGET_SCALE times the reference budget, from the partition's
-    extras alone (at the full count; oversubscribed runs get ten times their full-count run,
-    measured in the job)."""
+def test_the_budgets_were_scaled(run, reframe_bin, root):
+    """Each job's watchdog is the reference budget times the scale the node's partition gives
+    (its extras as ReFrame reads them; no ``-S`` given), at the full count; oversubscribed runs
+    get ten times their full-count run, measured in the job."""
     _, cases = run
+    scale = live_reframe.partition_extras(reframe_bin, root, 'testnuma:node')['npb_budget_scale']
     for name, tc in cases.items():
         bench = 'CG' if '%benchmark=CG' in name else 'IS'
         threads = 16 if '2xfull' in name else 1 if '%threads=1 ' in name else 8
-        budget = npb_budget.run_budget(bench, 'A', threads, 8, BUDGET_SCALE)
+        budget = npb_budget.run_budget(bench, 'A', threads, 8, scale)
         script = Path(tc['outputdir'], 'rfm_job.sh').read_text()
         assert f'npb_limit={budget:.0f}' in script, name
         if threads <= 8:
