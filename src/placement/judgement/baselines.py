@@ -97,53 +97,12 @@ def from_run(report: RunReport, system: str,
     for c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
             continue
-        leaves, sample_leaves = {}, {}
-        for var in c.primary_vars():
-            if var in GUARD_VARS or baseline_samples.is_extreme(var):
-                continue        # guards have fixed limits; extremes follow one outlier
-            pv = c.perf[var]
-            s = c.summary(var)
-            if pv.value is None or s is None or not measurable(_round(s.mean)):
-                # nothing measured (NaN, inf), or every run below the printing step (NPB's
-                # 0.00 s): no reference to judge against, and none a reader would refuse
-                continue
-            t, _ = threshold_for(c, var)
-            if not math.isfinite(t):
-                continue
-            # one-sided where the direction is known: an improvement never fails (ReFrame
-            # reads None as no bound); it rejects lower thresholds below -1
-            better = baseline_samples.higher_is_better(var, pv.unit)
-            leaves[var] = [_round(s.mean), None if better is False else -min(t, 1.0),
-                           None if better else t, pv.unit]
-            sl = baseline_samples.leaf(c, var)
-            if sl:
-                sample_leaves[var] = sl
+        leaves, sample_leaves = _case_leaves(c)
         if not leaves:
             continue
         index = case_index(c, *(len(x) for x in spread[c.test]))
-        if not index:  # no index: ReFrame's own 'system:partition' scoping
-            out.setdefault(c.test, {}).setdefault(f"{c.system}:{c.partition}", {}).update(leaves)
-            if sample_leaves:
-                runs.setdefault(c.test, {}).setdefault(
-                    f"{c.system}:{c.partition}", {}).update(sample_leaves)
-            if cases_of is not None:
-                cases_of.update({(c.test, (f"{c.system}:{c.partition}",), v): c for v in leaves})
-            continue
-        node = out.setdefault(c.test, {"$index": index})
-        snode = runs.setdefault(c.test, {"$index": index}) if sample_leaves else {}
-        if node.get("$index") != index:
-            raise PlacementError(f"test {c.test}: cases disagree on reference_index "
-                                 f"({node.get('$index')} vs {index})")
-        for attr in index:
-            if not attr.startswith("$") and attr not in c.params:
-                raise PlacementError(f"test {c.test}: reference_index names {attr!r}, "
-                                     "which the run report does not record")
-            node = node.setdefault(_yaml_key(_attr(c, attr)), {})
-            snode = snode.setdefault(_yaml_key(_attr(c, attr)), {})
-        node.update(leaves)
-        snode.update(sample_leaves)
+        keys = _in_tree(out, runs, c, index, leaves, sample_leaves)
         if cases_of is not None:
-            keys = tuple(_yaml_key(_attr(c, a)) for a in index)
             cases_of.update({(c.test, keys, v): c for v in leaves})
     if not out:
         raise PlacementError(f"{report.path}: no performance values for system {system!r} "
@@ -151,6 +110,61 @@ def from_run(report: RunReport, system: str,
     if runs:
         out[baseline_samples.SAMPLES_KEY] = runs
     return out
+
+
+def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
+    """One case's reference tuples ``[value, lower, upper, unit]`` by variable, and the
+    launches kept beside them; variables with no reference a reader could use are left out."""
+    leaves, sample_leaves = {}, {}
+    for var in c.primary_vars():
+        if var in GUARD_VARS or baseline_samples.is_extreme(var):
+            continue        # guards have fixed limits; extremes follow one outlier
+        pv = c.perf[var]
+        s = c.summary(var)
+        if pv.value is None or s is None or not measurable(_round(s.mean)):
+            # nothing measured (NaN, inf), or every run below the printing step (NPB's
+            # 0.00 s): no reference to judge against, and none a reader would refuse
+            continue
+        t, _ = threshold_for(c, var)
+        if not math.isfinite(t):
+            continue
+        # one-sided where the direction is known: an improvement never fails (ReFrame
+        # reads None as no bound); it rejects lower thresholds below -1
+        better = baseline_samples.higher_is_better(var, pv.unit)
+        leaves[var] = [_round(s.mean), None if better is False else -min(t, 1.0),
+                       None if better else t, pv.unit]
+        sl = baseline_samples.leaf(c, var)
+        if sl:
+            sample_leaves[var] = sl
+    return leaves, sample_leaves
+
+
+def _in_tree(out: dict[str, Any], runs: dict[str, Any], c: Case, index: list[str],
+           leaves: dict[str, list], sample_leaves: dict[str, Any]) -> tuple[str, ...]:
+    """Put a case's leaves into the reference tree (and its launches into the samples tree)
+    where ReFrame looks them up, and return the keys that lead there. Without an index the
+    key is ReFrame's own ``system:partition``; with one, a ``$index`` names the parameters,
+    nested in that order."""
+    if not index:
+        key = f"{c.system}:{c.partition}"
+        out.setdefault(c.test, {}).setdefault(key, {}).update(leaves)
+        if sample_leaves:
+            runs.setdefault(c.test, {}).setdefault(key, {}).update(sample_leaves)
+        return (key,)
+    node = out.setdefault(c.test, {"$index": index})
+    snode = runs.setdefault(c.test, {"$index": index}) if sample_leaves else {}
+    if node.get("$index") != index:
+        raise PlacementError(f"test {c.test}: cases disagree on reference_index "
+                             f"({node.get('$index')} vs {index})")
+    for attr in index:
+        if not attr.startswith("$") and attr not in c.params:
+            raise PlacementError(f"test {c.test}: reference_index names {attr!r}, "
+                                 "which the run report does not record")
+        node = node.setdefault(_yaml_key(_attr(c, attr)), {})
+        snode = snode.setdefault(_yaml_key(_attr(c, attr)), {})
+    node.update(leaves)
+    snode.update(sample_leaves)
+    return tuple(_yaml_key(_attr(c, a)) for a in index)
 
 
 class _NoAliasDumper(yaml.SafeDumper):
