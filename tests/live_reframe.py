@@ -32,10 +32,9 @@ def partition_extras(reframe_bin: str, root: Path, system: str) -> dict:
     checks get rather than with a copy of it (config/common.py registers a scheduler when
     imported, so it is not imported here)."""
     part = system.split(':')[1]
-    shown = subprocess.run(
-        [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '--system', system,
-         '--show-config=systems/0/partitions'], cwd=root, capture_output=True, text=True,
-        timeout=120, check=True)
+    shown = reframe(reframe_bin, root, (), '--system', system,
+                    '--show-config=systems/0/partitions', env={}, timeout=120)
+    assert shown.returncode == 0, shown.stdout[-2000:] + shown.stderr[-2000:]
     partitions = {p['name']: p for p in json.loads(shown.stdout)}
     return partitions[part].get('extras', {})
 

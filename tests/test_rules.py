@@ -43,7 +43,7 @@ def test_a_tuning_sets_description_says_it_chose_the_rules():
     """A set recorded as a validation set and later used to choose a rule keeps its old
     description (when, where, which fixing it followed): its ``role`` says it is in-sample
     now, so nobody reads its ``recorded_after_rules_fixed`` as the rules in force."""
-    described = sorted(p for p in FIXTURES.glob("*/set.yaml"))
+    described = sorted(FIXTURES.glob("*/set.yaml"))
     assert described
     for meta in described:
         assert meta.parent.name in rules.TUNING_SETS, meta
