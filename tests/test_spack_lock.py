@@ -93,6 +93,27 @@ def test_python_is_the_sites_not_built(lock):
     assert py and all("external" in s for s in py)
 
 
+def _setuptools_minimum(text: str, pattern: str) -> tuple[int, ...]:
+    found = re.search(pattern, text)
+    assert found, f"no setuptools minimum matching {pattern!r}"
+    return tuple(int(x) for x in found.group(1).split("."))
+
+
+def test_setuptools_minimum_is_one_and_the_lock_meets_it(lock):
+    """pyproject's `license` string needs setuptools 77 (PEP 639): pip's build and
+    Spack's must both ask for it. The recipe's directive is not in Spack's package
+    hash, so raising it leaves the lock valid only while the locked version meets it."""
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    recipe = (ROOT / "config/spack-repo/spack_repo/placement/packages/py_placement/package.py").read_text()
+    assert re.search(r'^license = "BSD-3-Clause"$', pyproject, re.M)
+    pip_min = _setuptools_minimum(pyproject, r'requires = \["setuptools>=([0-9.]+)"\]')
+    spack_min = _setuptools_minimum(recipe, r'depends_on\("py-setuptools@([0-9.]+):"')
+    assert pip_min == spack_min >= (77,)
+    locked = [tuple(int(x) for x in s["version"].split(".")[:3])
+              for s in lock["concrete_specs"].values() if s["name"] == "py-setuptools"]
+    assert locked and all(v >= spack_min for v in locked)
+
+
 def test_the_stale_lock_fails(manifest):
     stale = ["likwid", "reframe@4.10.4", "mpi", "placement-kernels@main", "numactl",
              "npb@3.4.1 classes=A,B,C,S,W implementation=openmp names=bt,cg,ep,ft,is,lu,mg,sp",

@@ -37,9 +37,11 @@ class PyPlacement(PythonPackage):
         "report keeps its tables and CSV",
     )
 
-    # pyproject.toml: requires-python >= 3.9; build backend setuptools >= 68
+    # pyproject.toml: requires-python >= 3.9; build backend setuptools >= 77, the
+    # first to read `license` as an SPDX expression. Directives are not part of
+    # Spack's package hash, so the lock (setuptools 80.9.0) stays as it is.
     depends_on("python@3.9:", type=("build", "run"))
-    depends_on("py-setuptools@68:", type="build")
+    depends_on("py-setuptools@77:", type="build")
 
     # pyproject.toml dependencies. scipy 1.11 is the first with
     # stats.false_discovery_control (the run-wide Benjamini-Hochberg step).
