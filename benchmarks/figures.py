@@ -5,7 +5,7 @@ pages cannot drift from what the benchmark measured.
     python benchmarks/figures.py            # print the table
     python benchmarks/figures.py --write    # rewrite the marked blocks of both pages
 
-``tests/test_figures.py`` holds the pages to this rendering.
+``tests/test_rules.py`` holds the pages to this rendering.
 """
 
 from __future__ import annotations
@@ -82,6 +82,45 @@ def _load(ll: dict | None) -> str:
     return f"{ll['flagged']}/{ll['measured']}"
 
 
+def _validation(data: dict) -> list[dict]:
+    """The validation sets of a quiet node: the sessions a site's figures come from."""
+    return [r for r in data["sets"].values()
+            if r["role"] == "validation" and r.get("node", "quiet") == "quiet"]
+
+
+def _sum(rows: list[dict], count, total) -> str:
+    return f"{sum(count(r) for r in rows)} of {sum(total(r) for r in rows)}"
+
+
+def pooled(data: dict) -> list[str]:
+    """The validation sets pooled, one baseline session (the first-baseline workflow): what
+    the README's prose quotes, held to the JSON like the table. Plain ``reframe -r`` is given
+    on the first session alone as well, since ReFrame itself runs no confirmation session."""
+    sets = _validation(data)
+    one = [r["by_baseline_sessions"]["1"] for r in sets if "1" in r["by_baseline_sessions"]]
+    conf = [b["confirmed"] for b in one if b.get("confirmed")]
+    lone = [x for x in (lone_counts(c) for c in conf) if x is not None]
+    loads = [r["load_line"] for r in sets if r["load_line"]]
+    hogs = [r["hog_load_line"] for r in sets if r.get("hog_load_line")]
+    return [
+        f"- unchanged reruns, with the confirmation session: acceptance "
+        f"line {_sum(conf, lambda c: c['aa']['failed'], lambda c: c['pairs'])} failed, plain "
+        f"`reframe -r` {_sum(conf, lambda c: c['aa']['plain_failed'], lambda c: c['pairs'])}",
+        f"- plain `reframe -r` on the first session alone (ReFrame confirms nothing): "
+        f"{_sum(one, lambda b: b['aa']['plain_sessions_failed'], lambda b: b['pairs'])} "
+        f"failed",
+        f"- a node 2x slower: "
+        f"{_sum(conf, lambda c: c['all_at_once']['2.00']['failed'], lambda c: c['pairs'])} failed",
+        f"- load line: {_sum(loads, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
+        f"unchanged sessions flagged, {_sum(hogs, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
+        f"sessions beside busy loops",
+        f"- a lone value 40% slower with tight launches: "
+        f"{_sum(lone, lambda x: x.found, lambda x: x.n)} found of the values a rule may call "
+        f"(without states), {_sum(lone, lambda x: x.tight_found, lambda x: x.tight_n)} of every "
+        f"tight value, {_sum(lone, lambda x: x.all_found, lambda x: x.all_n)} over all values",
+    ]
+
+
 def table(data: dict) -> list[str]:
     """The verdict's figures per set: validation sets first, tuning sets labelled in-sample.
 
@@ -105,8 +144,12 @@ def table(data: dict) -> list[str]:
             + _by_size(r, lambda c: f"{c['all_at_once']['2.00']['failed']}/{c['pairs']}")
             + f" | {_lone(r)} | {_load(r['load_line'])} / {_load(r.get('hog_load_line'))} |")
     goals = [f"- {'met' if g['met'] else 'MISSED'}: {g['goal']}" for g in data["goals"]]
-    return [BEGIN, f"Rules fixed {data['rules_fixed']}.", ""] + head + rows + \
-        ["", "Goals, judged on the validation sets of a quiet node only:", ""] + \
+    n = len(_validation(data))
+    summary = ([f"The {n} validation sets of a quiet node pooled, one baseline session "
+                "(each session judged once as the rerun; with the confirmation session, the "
+                "last of each set has none and is left out):", ""] + pooled(data) + [""]) if n else []
+    return [BEGIN, f"Rules fixed {data['rules_fixed']}.", ""] + head + rows + [""] + \
+        summary + ["Goals, judged on the validation sets of a quiet node only:", ""] + \
         (goals or ["- no validation set yet"]) + [END]
 
 

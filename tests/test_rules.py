@@ -92,3 +92,18 @@ def test_the_pages_print_the_committed_benchmark_figures():
     block = "\n".join(figures.table(json.loads(figures.RESULTS.read_text())))
     for page in figures.PAGES:
         assert block in page.read_text(), f"{page}: run python benchmarks/figures.py --write"
+
+
+def test_the_pooled_figures_are_the_validation_sessions_each_once():
+    """The pooled lines a site reads count validation sessions of a quiet node only, each
+    once: dropping the tuning sets changes nothing, and the load line's unchanged sessions
+    are every session of those sets."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import figures
+    data = json.loads(figures.RESULTS.read_text())
+    only = {**data, "sets": {n: r for n, r in data["sets"].items() if r["role"] == "validation"}}
+    assert figures.pooled(only) == figures.pooled(data)
+    quiet = figures._validation(data)
+    sessions = sum(r["sessions"] for r in quiet)
+    assert sum(r["load_line"]["measured"] for r in quiet) == sessions
+    assert f"of {sessions} unchanged sessions flagged" in "\n".join(figures.pooled(data))
