@@ -84,11 +84,17 @@ def test_a_validation_set_was_recorded_after_the_rules_were_fixed(meta):
         assert _utc(start) > fixed, (p.name, start)
 
 
+def _figures():
+    """benchmarks/figures.py, the renderer both tests below hold the pages to."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import figures
+    return figures
+
+
 def test_the_pages_print_the_committed_benchmark_figures():
     """README.md and docs/reference/benchmarks.md hold the figures exactly as
     ``benchmarks/figures.py`` renders the committed results (``--write`` rewrites them)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import figures
+    figures = _figures()
     block = "\n".join(figures.table(json.loads(figures.RESULTS.read_text())))
     for page in figures.PAGES:
         assert block in page.read_text(), f"{page}: run python benchmarks/figures.py --write"
@@ -98,8 +104,7 @@ def test_the_pooled_figures_are_the_validation_sessions_each_once():
     """The pooled lines a site reads count validation sessions of a quiet node only, each
     once: dropping the tuning sets changes nothing, and the load line's unchanged sessions
     are every session of those sets."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import figures
+    figures = _figures()
     data = json.loads(figures.RESULTS.read_text())
     only = {**data, "sets": {n: r for n, r in data["sets"].items() if r["role"] == "validation"}}
     assert figures.pooled(only) == figures.pooled(data)
