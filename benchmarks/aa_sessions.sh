@@ -24,7 +24,8 @@
 #   -d  write DIR/set.yaml describing the set as a validation set (TEXT: what it is, the
 #       whole set: a later -d on the same DIR, such as the hog run's, replaces it; the
 #       host, CPUs, commit (marked where the working tree differed from it), times, each
-#       session's load and the rules' fixing time are added):
+#       session's load (after those of sessions already in DIR) and the rules' fixing time
+#       are added):
 #       recorded after the verdict's rules were fixed, it judges them and never chooses them
 #       (src/placement/judgement/rules.py, tests/fixtures/validation/)
 #   -o  where the stripped run reports go (default benchmarks/results/aa-<host>-<UTC stamp>;
@@ -130,7 +131,8 @@ new = {"what": what, "node": old.get("node") or node,
        "recorded_after_rules_fixed": RULES_FIXED, "commit": commit,
        "written": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
        **{k: v for k, v in old.items() if k in ("loads", "hog_loads", "hogs")},
-       key: [float(x) for x in loads], **({"hogs": hogs} if hogs else {})}
+       # the stripped reports join those already in DIR: so do their loads
+       key: [*old.get(key, []), *(float(x) for x in loads)], **({"hogs": hogs} if hogs else {})}
 tmp = path + ".tmp"
 with open(tmp, "w") as fp:
     yaml.safe_dump(new, fp, sort_keys=False)

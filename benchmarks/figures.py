@@ -52,15 +52,15 @@ class Lone(NamedTuple):
 
 
 def lone_counts(c: dict) -> Lone | None:
-    """:class:`Lone` of one baseline size's confirmed results; None when nothing was tight
-    (the goal in ``regression_detection.py`` and the table's cell both read it)."""
-    t4 = c["lone_tight_launches"].get("1.40")
-    if not t4:
+    """:class:`Lone` of one baseline size's confirmed results, every value of every session
+    judged (``lone_every``); None when it was not (other sizes) or nothing was tight (the
+    goal in ``regression_detection.py`` and the table's cell both read it)."""
+    every = c.get("lone_every")
+    if not every or not every["tight"]["n"]:
         return None
-    every = c["lone"].get("1.40", {}).values()
+    t4, a = every["tight"], every["all"]
     return Lone(t4["either"] - t4["states_found"], t4["n"] - t4["states"], t4["either"],
-                t4["n"], t4["states"], sum(x["either"] for x in every),
-                sum(x["n"] for x in every))
+                t4["n"], t4["states"], a["either"], a["n"])
 
 
 def _lone(r: dict) -> str:
@@ -68,10 +68,10 @@ def _lone(r: dict) -> str:
     if not c:
         return "-"
     lo = lone_counts(c)
+    every = c.get("lone_every")
     if lo is None:
-        every = c["lone"].get("1.40", {}).values()
-        return (f"none tight (all values: {sum(x['either'] for x in every)}/"
-                f"{sum(x['n'] for x in every)})")
+        return "-" if not every else \
+            f"none tight (all values: {every['all']['either']}/{every['all']['n']})"
     return (f"{lo.found}/{lo.n} without states; {lo.states} with states, called by no rule "
             f"(all values: {lo.all_found}/{lo.all_n})")
 
@@ -121,6 +121,30 @@ def pooled(data: dict) -> list[str]:
     ]
 
 
+def pooled_mode(data: dict, mode: str) -> list[str]:
+    """The validation sets of one mode (``quick``, ``acceptance``) pooled, per baseline size:
+    the modes run other cases (acceptance mode's NPB classes, its longer kernels), and a lone
+    change is found in one and not the other, so each is given apart; nothing when no set
+    says that mode."""
+    sets = [r for r in _validation(data) if r.get("mode") == mode]
+    if not sets:
+        return []
+    sizes: dict[str, list[dict]] = {}
+    for r in sets:
+        for k, res in r["by_baseline_sessions"].items():
+            if res.get("confirmed"):
+                sizes.setdefault(str(k), []).append(res["confirmed"])
+    reruns = ", ".join(f"{k}: {_sum(cs, lambda c: c['aa']['failed'], lambda c: c['pairs'])}"
+                       for k, cs in sizes.items())
+    loads = [r["load_line"] for r in sets if r["load_line"]]
+    lone = [x for x in (lone_counts(c) for c in sizes.get("1", [])) if x is not None]
+    return [f"- {mode} mode alone ({len(sets)} sets, {sum(r['sessions'] for r in sets)} "
+            f"sessions): unchanged reruns, acceptance line failed per baseline size {reruns}; "
+            f"load line {_sum(loads, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
+            f"unchanged sessions flagged; a lone value 40% slower with tight launches "
+            f"{_sum(lone, lambda x: x.found, lambda x: x.n)} found of those without states"]
+
+
 def table(data: dict) -> list[str]:
     """The verdict's figures per set: validation sets first, tuning sets labelled in-sample.
 
@@ -147,7 +171,8 @@ def table(data: dict) -> list[str]:
     n = len(_validation(data))
     summary = ([f"The {n} validation sets of a quiet node pooled, one baseline session "
                 "(each session judged once as the rerun; with the confirmation session, the "
-                "last of each set has none and is left out):", ""] + pooled(data) + [""]) if n else []
+                "last of each set has none and is left out):", ""] + pooled(data) +
+               pooled_mode(data, "quick") + pooled_mode(data, "acceptance") + [""]) if n else []
     return [BEGIN, f"Rules fixed {data['rules_fixed']}.", ""] + head + rows + [""] + \
         summary + ["Goals, judged on the validation sets of a quiet node only:", ""] + \
         (goals or ["- no validation set yet"]) + [END]

@@ -23,8 +23,9 @@ is judged against a baseline of the ``K`` sessions after it (cyclically):
 * **lone power**: one value at a time made worse by 10, 25, 40 and 100 % (times
   multiplied, rates divided), the others untouched: found (regressed) per class
   of the value's session-to-session CV (the CV of its session medians over all
-  sessions), and by plain ReFrame; and, for 40 %, among the values whose launches are
-  tight (:data:`TIGHT_LAUNCHES`);
+  sessions), and by plain ReFrame, on ``--lone`` values picked at random per session;
+  and, for 40 % at one baseline session with confirmation (the goal), every value, and
+  among them those whose launches are tight (:data:`TIGHT_LAUNCHES`, :func:`lone_every`);
 * **all at once**: every value made worse together (a slower node): sessions
   failed, node flagged, share of values regressed;
 * **CPU hog**: each ``--hog`` session against the baselines of ``K`` A/A sessions.
@@ -177,19 +178,25 @@ def sessions(paths: list[Path]) -> list[Session]:
 TIGHT_LAUNCHES = verdict.GROSS_LAUNCHES
 
 
+def _tight(p: Pair, key: Key) -> bool:
+    """Whether a value's launches are tight (:data:`TIGHT_LAUNCHES`) in its baseline sessions
+    and the new one: their spread within a session, pooled on a log scale (about the CV)."""
+    groups = [np.log(r) for r in p.base[key]] + [np.log(p.new[key])]
+    dfw = sum(len(g) - 1 for g in groups)
+    return bool(dfw) and math.sqrt(
+        sum(((g - g.mean()) ** 2).sum() for g in groups) / dfw) <= TIGHT_LAUNCHES
+
+
 def _tally_tight(by: dict, f: float, p: Pair, key: Key, found: bool) -> None:
-    """Counts a lone change of a value whose launches are tight (:data:`TIGHT_LAUNCHES`, in
-    its baseline sessions and the new one) into ``by[factor]`` (values printed coarsely are
-    left out by the callers: identical launches, but the printing step is their spread).
+    """Counts a lone change of a value whose launches are tight (:func:`_tight`) into
+    ``by[factor]`` (values printed coarsely are left out by the callers: identical launches,
+    but the printing step is their spread).
 
     ``states`` counts those of them with states (their check says so, or their or a
     sibling's launches spread beyond the cap: :attr:`Pair.prone`): tight launches, yet never
     gross by design, so one baseline session cannot find them; the goal still counts them,
     and the split says why it is missed where it is."""
-    groups = [np.log(r) for r in p.base[key]] + [np.log(p.new[key])]
-    dfw = sum(len(g) - 1 for g in groups)
-    if not dfw or math.sqrt(sum(((g - g.mean()) ** 2).sum() for g in groups) / dfw) > \
-            TIGHT_LAUNCHES:
+    if not _tight(p, key):
         return
     row = by.setdefault(f"{f:.2f}", {"n": 0, "either": 0, "states": 0, "states_found": 0})
     row["n"] += 1
@@ -197,6 +204,33 @@ def _tally_tight(by: dict, f: float, p: Pair, key: Key, found: bool) -> None:
     if key in p.prone:
         row["states"] += 1
         row["states_found"] += found
+
+
+#: the lone change the goal names: a value 40 % slower
+GOAL_FACTOR = 1.40
+
+
+def lone_every(pairs: list[Pair], classes: dict[Key, str]) -> dict:
+    """Every value of every pair made :data:`GOAL_FACTOR` worse alone, in the session and
+    its confirmation, as :meth:`Pair.confirm` judges it: ``all`` over every value, ``tight``
+    over those whose launches are tight (not coarse, :func:`_tight`; counted as
+    :func:`_tally_tight` counts).
+
+    Why every one rather than the random picks of ``--lone``: those land on about one
+    tight value without states per set, and a share of one is no figure."""
+    every = {"n": 0, "either": 0}
+    tight: dict = {}
+    for p in pairs:
+        for key in p.keys:
+            c = p.confirm({key: _worse(p.new[key], GOAL_FACTOR, p.better[key])},
+                          {key: _worse(p.again[key], GOAL_FACTOR, p.better[key])})
+            found = key in c.regressed | c.plain
+            every["n"] += 1
+            every["either"] += found
+            if classes.get(key) != COARSE:
+                _tally_tight(tight, GOAL_FACTOR, p, key, found)
+    return {"all": every, "tight": tight.get(f"{GOAL_FACTOR:.2f}", {
+        "n": 0, "either": 0, "states": 0, "states_found": 0})}
 
 
 def _worse(runs: list[float], f: float, better: bool) -> list[float]:
@@ -514,6 +548,8 @@ def evaluate_confirmed(data: list[Session], k: int, launches: int, classes: dict
                     _tally_tight(tight, f, p, key, key in c.regressed | c.plain)
     res["lone"] = lone
     res["lone_tight_launches"] = tight
+    if k == 1:      # the goal's baseline size
+        res["lone_every"] = lone_every(pairs, classes)
     together: dict = {}
     for f in FACTORS:
         row = dict(_SESSIONS)
@@ -684,6 +720,13 @@ def targets(results: dict[int, dict]) -> list[str]:
                 lines.append(f"{which}lone +40% with launches within "
                              f"{TIGHT_LAUNCHES:.0%}, {k} session(s): {t4['either']}/{t4['n']} "
                              f"found ({_pct(t4['either'], t4['n'])})")
+            every = res.get("lone_every")
+            if every:
+                t, a = every["tight"], every["all"]
+                lines.append(f"{which}lone +40%, every value, {k} session(s): {a['either']}/"
+                             f"{a['n']} found ({_pct(a['either'], a['n'])}); with launches "
+                             f"within {TIGHT_LAUNCHES:.0%}: {t['either']}/{t['n']} "
+                             f"({t['states']} with states)")
             tight = [lone["1.25"].get(cv) for cv in ("CV <= 2%", "2-5%")]
             n = sum(t["n"] for t in tight if t)
             found = sum(t["either"] for t in tight if t)
@@ -721,6 +764,8 @@ class SessionSet:
     #: "quiet": nothing else ran beside the sessions (the unchanged-rerun goals apply);
     #: "shared": other work ran beside them (its figures are shown, its load is expected)
     node: str = "quiet"
+    #: the checks' mode the sessions ran (``quick`` or ``acceptance``; empty where unsaid)
+    mode: str = ""
 
 
 #: the tuning sets ``make bench`` judges beside the validation sets (their figures in-sample,
@@ -744,7 +789,7 @@ def session_sets(names: list[str] | None = None) -> list[SessionSet]:
         out.append(SessionSet(d.parent.name, "validation", str(meta.get("what", "")),
                               sorted(d.parent.glob("run-*.json")),
                               sorted(d.parent.glob("hog/run-*.json")),
-                              str(meta.get("node", "quiet"))))
+                              str(meta.get("node", "quiet")), str(meta.get("mode", ""))))
     if names:
         known = {x.name: x for x in out}
         missing = [n for n in names if n not in known]
@@ -789,7 +834,8 @@ def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
     classes = cv_classes(data, launches)
     results = {k: evaluate(data, k, launches, classes, hog, lone)
                for k in SIZES if k < len(data)}
-    return {"role": ss.role, "what": ss.what, "node": ss.node, "sessions": len(data),
+    return {"role": ss.role, "what": ss.what, "node": ss.node, "mode": ss.mode,
+            "sessions": len(data),
             "hours": _hours(starts[0], starts[-1]), "first": starts[0], "last": starts[-1],
             "launches": launches, "classes": _class_counts(classes),
             "load_line": load_line(session_loads(ss.paths)),

@@ -66,3 +66,11 @@ def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
     info = yaml.safe_load((out / "set.yaml").read_text())
     assert info["what"] == "other words" and len(info["loads"]) == 2
     assert len(info["hog_loads"]) == 1 and info["hogs"] == 2
+    # one more quiet session into the same DIR: its load joins the others, one per report
+    proc = _run("-n", "1", "-l", "2", "-o", str(out), "-d", "three sessions", "--",
+                "-n", "MatmulCheck", PLACEMENT_RESULTS=str(tmp_path / "results"),
+                NPB_DIR=str(tmp_path / "no-npb"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    info = yaml.safe_load((out / "set.yaml").read_text())
+    assert len(sorted(out.glob("run-*.json"))) == 3 == len(info["loads"])
+    assert len(info["hog_loads"]) == 1

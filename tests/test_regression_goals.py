@@ -79,3 +79,35 @@ def test_update_needs_a_set(capsys):
     except SystemExit as e:
         assert e.code == 2
     assert "--update needs --set NAME" in capsys.readouterr().err
+
+
+def _session(rng, shift: float, loose: bool) -> dict:
+    """A session of 24 tight values (launches within 0.3 %) in four checks, and with
+    ``loose`` one more whose launches spread 10 %: key -> (launches, higher is better, no
+    plain bound, states)."""
+    out = {}
+    for i in range(24):
+        key = ((f"Check{i % 4}", (("size", str(i)),), "generic", "default", "gnu"), "time")
+        centre = (1.0 + i / 10) * shift * (1 + rng.normal(0, 0.005))
+        out[key] = (list(centre * (1 + rng.normal(0, 0.003, 3))), False, False, False)
+    if loose:
+        key = (("Loose", (), "generic", "default", "gnu"), "time")
+        out[key] = ([1.0, 1.1, 0.9], False, False, False)
+    return out
+
+
+def test_the_lone_goal_judges_every_value_of_every_pair():
+    """The goal's count is every value (not a sample), each made 40 % slower alone in the
+    session and its confirmation; the tight ones beside: a loose value is left out of them,
+    and on values this tight the verdict finds each change from one baseline session."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    data = [_session(rng, s, loose=True) for s in (1.0, 1.01, 0.99, 1.0)]
+    classes = bench.cv_classes(data, 3)
+    pairs = bench._pairs(data, 1, 3, confirm=True)
+    assert len(pairs) == 3
+    every = bench.lone_every(pairs, classes)
+    assert every["all"]["n"] == 3 * 25
+    tight = every["tight"]
+    assert tight["n"] == 3 * 24 and tight["states"] == 0
+    assert tight["either"] == tight["n"]

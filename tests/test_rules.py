@@ -112,3 +112,10 @@ def test_the_pooled_figures_are_the_validation_sessions_each_once():
     sessions = sum(r["sessions"] for r in quiet)
     assert sum(r["load_line"]["measured"] for r in quiet) == sessions
     assert f"of {sessions} unchanged sessions flagged" in "\n".join(figures.pooled(data))
+    # each mode apart: its sets alone, each session once
+    assert figures.pooled_mode(only, "acceptance") == figures.pooled_mode(data, "acceptance")
+    acc = [r for r in quiet if r.get("mode") == "acceptance"]
+    assert acc, "no acceptance-mode validation set in the results"
+    line = "\n".join(figures.pooled_mode(data, "acceptance"))
+    assert f"({len(acc)} sets, {sum(r['sessions'] for r in acc)} sessions)" in line
+    assert f"{sum(r['load_line']['measured'] for r in acc)} unchanged sessions flagged" in line
