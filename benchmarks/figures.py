@@ -112,7 +112,8 @@ def pooled(data: dict) -> list[str]:
         f"- a node 2x slower: "
         f"{_sum(conf, lambda c: c['all_at_once']['2.00']['failed'], lambda c: c['pairs'])} failed",
         f"- load line: {_sum(loads, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
-        f"unchanged sessions flagged, {_sum(hogs, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
+        f"unchanged sessions flagged, "
+        f"{_sum(hogs, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
         f"sessions beside busy loops",
         f"- a lone value 40% slower with tight launches: "
         f"{_sum(lone, lambda x: x.found, lambda x: x.n)} found of the values a rule may call "

@@ -1000,8 +1000,8 @@ def merged_results(stored: Path, fresh: dict[str, dict]) -> dict[str, dict]:
     """``fresh`` put into the stored results, in :func:`session_sets` order (the sets the
     whole benchmark judges; one no longer there drops out).
 
-    Why: a set recorded today is judged in minutes, the whole benchmark takes half an
-    hour; the other sets' figures stay valid only if the same rules judged them, so the
+    Why: a set recorded today is judged in minutes, the whole benchmark takes about forty
+    minutes; the other sets' figures stay valid only if the same rules judged them, so the
     stored file's ``rules_fixed`` must be today's :data:`rules.RULES_FIXED`.
     """
     try:
