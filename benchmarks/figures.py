@@ -92,6 +92,16 @@ def _sum(rows: list[dict], count, total) -> str:
     return f"{sum(count(r) for r in rows)} of {sum(total(r) for r in rows)}"
 
 
+def _flagged(loads: list[dict]) -> str:
+    """Sessions the load line flagged of those it measured, over ``load_line`` entries."""
+    return _sum(loads, lambda ll: ll["flagged"], lambda ll: ll["measured"])
+
+
+def _found(lone: list[Lone]) -> str:
+    """Lone changes found of the tight values without states."""
+    return _sum(lone, lambda x: x.found, lambda x: x.n)
+
+
 def pooled(data: dict) -> list[str]:
     """The validation sets pooled, one baseline session (the first-baseline workflow): what
     the README's prose quotes, held to the JSON like the table. Plain ``reframe -r`` is given
@@ -111,12 +121,10 @@ def pooled(data: dict) -> list[str]:
         f"failed",
         f"- a node 2x slower: "
         f"{_sum(conf, lambda c: c['all_at_once']['2.00']['failed'], lambda c: c['pairs'])} failed",
-        f"- load line: {_sum(loads, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
-        f"unchanged sessions flagged, "
-        f"{_sum(hogs, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
+        f"- load line: {_flagged(loads)} unchanged sessions flagged, {_flagged(hogs)} "
         f"sessions beside busy loops",
         f"- a lone value 40% slower with tight launches: "
-        f"{_sum(lone, lambda x: x.found, lambda x: x.n)} found of the values a rule may call "
+        f"{_found(lone)} found of the values a rule may call "
         f"(without states), {_sum(lone, lambda x: x.tight_found, lambda x: x.tight_n)} of every "
         f"tight value, {_sum(lone, lambda x: x.all_found, lambda x: x.all_n)} over all values",
     ]
@@ -141,9 +149,8 @@ def pooled_mode(data: dict, mode: str) -> list[str]:
     lone = [x for x in (lone_counts(c) for c in sizes.get("1", [])) if x is not None]
     return [f"- {mode} mode alone ({len(sets)} sets, {sum(r['sessions'] for r in sets)} "
             f"sessions): unchanged reruns, acceptance line failed per baseline size {reruns}; "
-            f"load line {_sum(loads, lambda ll: ll['flagged'], lambda ll: ll['measured'])} "
-            f"unchanged sessions flagged; a lone value 40% slower with tight launches "
-            f"{_sum(lone, lambda x: x.found, lambda x: x.n)} found of those without states"]
+            f"load line {_flagged(loads)} unchanged sessions flagged; a lone value 40% slower "
+            f"with tight launches {_found(lone)} found of those without states"]
 
 
 def table(data: dict) -> list[str]:

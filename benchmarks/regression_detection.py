@@ -187,6 +187,11 @@ def _tight(p: Pair, key: Key) -> bool:
         sum(((g - g.mean()) ** 2).sum() for g in groups) / dfw) <= TIGHT_LAUNCHES
 
 
+def _tight_row() -> dict:
+    """A count of lone changes of tight values: judged, found, with states, found of those."""
+    return {"n": 0, "either": 0, "states": 0, "states_found": 0}
+
+
 def _tally_tight(by: dict, f: float, p: Pair, key: Key, found: bool) -> None:
     """Counts a lone change of a value whose launches are tight (:func:`_tight`) into
     ``by[factor]`` (values printed coarsely are left out by the callers: identical launches,
@@ -198,7 +203,7 @@ def _tally_tight(by: dict, f: float, p: Pair, key: Key, found: bool) -> None:
     and the split says why it is missed where it is."""
     if not _tight(p, key):
         return
-    row = by.setdefault(f"{f:.2f}", {"n": 0, "either": 0, "states": 0, "states_found": 0})
+    row = by.setdefault(f"{f:.2f}", _tight_row())
     row["n"] += 1
     row["either"] += found
     if key in p.prone:
@@ -229,8 +234,7 @@ def lone_every(pairs: list[Pair], classes: dict[Key, str]) -> dict:
             every["either"] += found
             if classes.get(key) != COARSE:
                 _tally_tight(tight, GOAL_FACTOR, p, key, found)
-    return {"all": every, "tight": tight.get(f"{GOAL_FACTOR:.2f}", {
-        "n": 0, "either": 0, "states": 0, "states_found": 0})}
+    return {"all": every, "tight": tight.get(f"{GOAL_FACTOR:.2f}", _tight_row())}
 
 
 def _worse(runs: list[float], f: float, better: bool) -> list[float]:
