@@ -777,7 +777,10 @@ class SessionSet:
 DEFAULT_TUNING = ("aa-sessions-2h", "aa-xeon16-20261126", "aa-dev2core-shared-20261126",
                   "aa-dev2core-quiet-20261126", "aa-dev2core-quiet-20261126pm",
                   "aa-dev2core-acceptance-20261126", "aa-dev2core-quiet-20261126eve",
-                  "aa-xeon16-quiet-20261126eve")
+                  "aa-xeon16-quiet-20261126eve", "aa-xeon16-quiet-20261126night",
+                  "aa-dev2core-quiet-20261126night", "aa-dev2core-quiet-20261127",
+                  "aa-dev2core-acceptance-20261127", "aa-dev2core-acceptance-20261127morning",
+                  "aa-dev2core-acceptance-20261127midday", "aa-dev2core-quiet-20261127aft")
 
 
 def session_sets(names: list[str] | None = None) -> list[SessionSet]:

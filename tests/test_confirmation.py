@@ -489,6 +489,37 @@ def test_a_gross_change_at_one_baseline_session_is_decided_by_a_second_session(o
     assert not any(ln.startswith("regression vs") for ln in lines)
 
 
+def _one_launch_slow(report: dict, name: str, factor: float) -> dict:
+    """A copy of a run report whose case ``name`` has its last launch ``factor`` times worse
+    (its median, the reported value, unchanged): a launch that fell into a slow state."""
+    data = copy.deepcopy(report)
+    for run in data["runs"]:
+        for tc in run["testcases"]:
+            if tc["display_name"] == name:
+                for var, runs in tc["perf_launches"].items():
+                    runs[-1] = runs[-1] / factor if var == "mlups" else runs[-1] * factor
+    return data
+
+
+def test_a_gross_value_is_confirmed_by_its_median_however_its_launches_spread(one_session):
+    """The confirmation session asks whether the change lasted, not again whether its
+    launches are tight (``GROSS_AGAIN_TIGHT``): 40 % slower in both sessions, one of the
+    second session's three launches in a slow state (its rate 60 % lower still), is
+    regressed; the first session alone would not have called those launches gross."""
+    base = one_session
+    first = _write(base, "first.json", _edit(_three(TWO_HOURS[2]), TIGHT, 1.4))
+    slow = _one_launch_slow(_edit(_three(TWO_HOURS[3]), TIGHT, 1.4), TIGHT, 1.6)
+    again = _write(base, "again.json", slow)
+    judged, _ = acceptance.judge_values(acceptance.readable([again])[0], "generic")
+    assert not any(k[0] == TIGHT for k in _gross(judged))    # not tight: never chosen first
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                       confirm=again)
+    assert status == 1 and " confirmed 1 of 1 " in lines[-1], lines
+    (reg,) = [ln for ln in lines if ln.startswith("regression vs baseline sessions")]
+    assert reg.startswith(f"regression vs baseline sessions: {TIGHT} @generic:default+gnu mlups "
+                          "regressed gross in two sessions ")
+
+
 def test_a_value_its_check_says_has_states_is_never_gross(one_session):
     """The same tight case 40 % slower, its check naming its states (``no_bound``, as NPB's
     runs shorter than ``NPB_SHORT_RUN_S`` do): one baseline session leaves it undecided,

@@ -671,6 +671,27 @@ def test_a_gross_change_is_beyond_the_worst_session_with_launches_that_leave_no_
     assert V.gross_change(rate, 0.0, rate.w, 0.0, 1.0) == pytest.approx(math.expm1(d), rel=1e-9)
 
 
+def test_gross_again_is_the_median_beyond_the_worst_session_however_the_launches_spread():
+    """``gross_again`` on fixed samples (NumPy's median): in a confirmation session the
+    median of the launches beyond the worst baseline session and the first session's node
+    shift, at least 25 %; a launch in a slow state does not hide it."""
+    base = [("a", [10.0, 10.1, 9.9]), ("b", [11.0, 11.2, 10.9])]
+    spread = [14.3, 14.2, 25.0]      # one launch of three in a slow state
+    v = V._prepare(V.Series(spread, base, False))
+    assert math.sqrt(v.w) > V.GROSS_LAUNCHES and V.gross_change(v, 0.0, v.w, 0.0, 1.0) is None
+    d = float(np.median(np.log(spread)) - np.median(np.log([11.0, 11.2, 10.9])))
+    assert V.gross_again(v, 0.0) == pytest.approx(math.expm1(d), rel=1e-12)
+    assert V.gross_again(v, math.log(1.1)) is None      # 29 % beyond, 10 % of it the node's
+    calm = V._prepare(V.Series([11.5, 11.4, 25.0], base, False))
+    assert V.gross_again(calm, 0.0) is None              # the median 3 % beyond: not gross
+    # a confirmation run (``selected_by``) marks it gross again, and says so
+    first = V.judge_run([V.Series([14.3, 14.4, 14.2], base, False)])
+    rv = V.judge_run([V.Series(spread, base, False)], selected_by=first)
+    (w,) = rv.verdicts
+    assert w.outcome == V.UNDECIDED and w.again
+    assert "; gross again: median +30% beyond its worst baseline session" in w.text()
+
+
 def test_values_with_states_or_printed_coarsely_are_never_gross():
     values = _spread_with_launches(n_values=40, k=1, seed=1)
     series = [V.Series(new, [("s0", base[0])], False) for base, new in values]

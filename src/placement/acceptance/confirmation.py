@@ -18,9 +18,10 @@ more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
 
 * a value the first session found *gross* (undecided, but worse than every baseline
   session by at least :data:`placement.judgement.verdict.GROSS_EFFECT` with tight
-  launches) is regressed only if the confirmation session, judged the same way, finds it
-  gross or regressed again: one baseline session lends no value a spread of its own, so
-  the second session is the test (:func:`gross_confirmed`).
+  launches) is regressed only if the confirmation session finds it regressed, or gross
+  again: the median of its launches still that far beyond (their spread is not asked
+  again, :func:`placement.judgement.verdict.gross_again`): one baseline session lends no
+  value a spread of its own, so the second session is the test (:func:`gross_confirmed`).
 
 * a node line (the node flagged slower, or loaded: :mod:`placement.judgement.node_load`) is a
   property of a whole session: the confirmation then runs every check that

@@ -63,7 +63,9 @@ lone value 40 % slower; the gross rule does not test the change against a spread
 decides nothing alone: the verdict stays ``undecided`` with the change marked ``gross``,
 and a second session, which did not choose it, tests it
 (:mod:`placement.acceptance.confirmation`: the value is regressed when that session
-shows it gross, or regressed, again). The worst baseline session is the bar, so a value
+shows it regressed, or gross again: the median of its launches at least 25 % beyond the
+worst baseline session and the first session's node shift, however its launches spread,
+:func:`gross_again`). The worst baseline session is the bar, so a value
 with states that its sessions saw is judged by its worst state; values whose launches
 or a sibling's spread beyond the cap (:func:`state_prone`) and values printed coarsely
 are never gross.
@@ -115,6 +117,10 @@ STATES_CALLED = bool(value("STATES_CALLED"))
 #: the widest launches a gross value may have: their spread within a session (the pooled
 #: standard deviation of their logs, about their CV) at most this
 GROSS_LAUNCHES = value("GROSS_LAUNCHES")
+#: whether a confirmation session asks a gross value's launches to be tight (and beyond
+#: launch noise) again: no, its median beyond the worst baseline session is the test
+#: (:func:`gross_again`)
+GROSS_AGAIN_TIGHT = bool(value("GROSS_AGAIN_TIGHT"))
 #: adaptive repeats: runs before the first verdict and the cap.
 MIN_RUNS, MAX_RUNS = 3, 10
 #: two-mode detection: the fewest runs, and the smallest share of runs in a mode.
@@ -195,6 +201,8 @@ class Verdict:
     #: :data:`GROSS_EFFECT` with tight launches: this change beyond the worst session (a
     #: second session decides, module docstring); None otherwise
     gross: float | None = None
+    #: judged in a confirmation session: ``gross`` is its median's change (:func:`gross_again`)
+    again: bool = False
 
     @property
     def change(self) -> float:
@@ -225,7 +233,10 @@ class Verdict:
             if self.spread is not None:
                 cv, lo, hi = self.spread
                 extra += f"; new runs spread CV {cv:.1%} ({lo:.4g} to {hi:.4g})"
-            if self.gross is not None:
+            if self.gross is not None and self.again:
+                extra += (f"; gross again: median {self.gross:+.0%} beyond its worst baseline "
+                          "session")
+            elif self.gross is not None:
                 extra += (f"; gross: {self.gross:+.0%} beyond its worst baseline session with "
                           "tight launches, a second session decides")
         why = f" {self.why}" if self.why else ""
@@ -576,7 +587,8 @@ def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
         modes=two_modes(raw_new, r.min_effect),
         q=float(t.q_worse[i] if q_dec is None else q_dec),
         spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why,
-        gross=None if never_gross else gross_change(v, r.c, r.w[i], w_df, alpha / n_gross))
+        again=r.selected_by is not None,
+        gross=None if never_gross else _gross(v, r, i, w_df, alpha / n_gross))
 
 
 def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
@@ -622,6 +634,30 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     notes = [] if fitted is not None or selected_by is not None else \
         [f"too few values to fit a session-spread prior: {pr.text()}"]
     return RunVerdict(out, node, pr, notes, r.shifts, r.w_prior)
+
+
+def _gross(v: _Value, r: _Run, i: int, w_df: float, level: float) -> float | None:
+    """The gross mark of value ``i``: in a confirmation session (``selected_by``) the
+    median alone (:func:`gross_again`), else the first session's rule (:func:`gross_change`)."""
+    if r.selected_by is not None and not GROSS_AGAIN_TIGHT:
+        return gross_again(v, r.c)
+    return gross_change(v, r.c, r.w[i], w_df, level)
+
+
+def gross_again(v: _Value, c: float) -> float | None:
+    """In a confirmation session: the change of the median of ``v``'s launches beyond its
+    worst baseline session and the first session's node shift ``c``, relative, when it is
+    at least :data:`GROSS_EFFECT`, else None.
+
+    Why the median alone: the first session already asked for tight launches and a gap
+    beyond launch noise, to choose which values a second session looks at. The second
+    session only asks whether the change lasted; asking its launches to be tight again
+    lost the change whenever one of its three launches fell into a slow state of the node
+    (its median still 40 % off), and did not spare an unchanged rerun on the sets it was
+    chosen on (:data:`GROSS_AGAIN_TIGHT`).
+    """
+    d = v.a - c - float(v.medians.max())
+    return math.expm1(d) if d >= math.log1p(GROSS_EFFECT) else None
 
 
 def gross_change(v: _Value, c: float, w: float, w_df: float, level: float) -> float | None:
