@@ -88,6 +88,15 @@ def _validation(data: dict) -> list[dict]:
             if r["role"] == "validation" and r.get("node", "quiet") == "quiet"]
 
 
+def _seen(data: dict) -> list[dict]:
+    """The quiet sets recorded as validation sets that a rule was chosen on later: pooled
+    apart, in-sample, so that what the rules do on the sessions that chose them stays in
+    view beside what they do on sessions they did not see."""
+    return [r for r in data["sets"].values()
+            if r["role"] == "tuning" and r.get("recorded_for_validation")
+            and r.get("node", "quiet") == "quiet"]
+
+
 def _sum(rows: list[dict], count, total) -> str:
     return f"{sum(count(r) for r in rows)} of {sum(total(r) for r in rows)}"
 
@@ -102,11 +111,10 @@ def _found(lone: list[Lone]) -> str:
     return _sum(lone, lambda x: x.found, lambda x: x.n)
 
 
-def pooled(data: dict) -> list[str]:
-    """The validation sets pooled, one baseline session (the first-baseline workflow): what
-    the README's prose quotes, held to the JSON like the table. Plain ``reframe -r`` is given
-    on the first session alone as well, since ReFrame itself runs no confirmation session."""
-    sets = _validation(data)
+def pooled(sets: list[dict]) -> list[str]:
+    """``sets`` pooled, one baseline session (the first-baseline workflow): what the README's
+    prose quotes, held to the JSON like the table. Plain ``reframe -r`` is given on the
+    first session alone as well, since ReFrame itself runs no confirmation session."""
     one = [r["by_baseline_sessions"]["1"] for r in sets if "1" in r["by_baseline_sessions"]]
     conf = [b["confirmed"] for b in one if b.get("confirmed")]
     lone = [x for x in (lone_counts(c) for c in conf) if x is not None]
@@ -130,12 +138,12 @@ def pooled(data: dict) -> list[str]:
     ]
 
 
-def pooled_mode(data: dict, mode: str) -> list[str]:
-    """The validation sets of one mode (``quick``, ``acceptance``) pooled, per baseline size:
-    the modes run other cases (acceptance mode's NPB classes, its longer kernels), and a lone
+def pooled_mode(sets: list[dict], mode: str) -> list[str]:
+    """The ``sets`` of one mode (``quick``, ``acceptance``) pooled, per baseline size: the
+    modes run other cases (acceptance mode's NPB classes, its longer kernels), and a lone
     change is found in one and not the other, so each is given apart; nothing when no set
     says that mode."""
-    sets = [r for r in _validation(data) if r.get("mode") == mode]
+    sets = [r for r in sets if r.get("mode") == mode]
     if not sets:
         return []
     sizes: dict[str, list[dict]] = {}
@@ -176,14 +184,22 @@ def table(data: dict) -> list[str]:
             + _by_size(r, lambda c: f"{c['all_at_once']['2.00']['failed']}/{c['pairs']}")
             + f" | {_lone(r)} | {_load(r['load_line'])} / {_load(r.get('hog_load_line'))} |")
     goals = [f"- {'met' if g['met'] else 'MISSED'}: {g['goal']}" for g in data["goals"]]
-    n = len(_validation(data))
-    summary = ([f"The {n} validation sets of a quiet node pooled, one baseline session "
-                "(each session judged once as the rerun; with the confirmation session, the "
-                "last of each set has none and is left out):", ""] + pooled(data) +
-               pooled_mode(data, "quick") + pooled_mode(data, "acceptance") + [""]) if n else []
+    summary = _summary(_validation(data), "validation sets of a quiet node") + _summary(
+        _seen(data), "quiet sets recorded as validation sets and chosen on later, "
+                     "IN-SAMPLE (the rules fitted to them)")
     return [BEGIN, f"Rules fixed {data['rules_fixed']}.", ""] + head + rows + [""] + \
         summary + ["Goals, judged on the validation sets of a quiet node only:", ""] + \
         (goals or ["- no validation set yet"]) + [END]
+
+
+def _summary(sets: list[dict], what: str) -> list[str]:
+    """The pooled lines of ``sets``, headed by what they are; nothing when there are none."""
+    if not sets:
+        return []
+    return [f"The {len(sets)} {what} pooled, one baseline session (each session judged once "
+            "as the rerun; with the confirmation session, the last of each set has none and "
+            "is left out):", ""] + pooled(sets) + pooled_mode(sets, "quick") + \
+        pooled_mode(sets, "acceptance") + [""]
 
 
 def rendered(page: str, block: list[str]) -> str:

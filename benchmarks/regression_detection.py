@@ -770,6 +770,9 @@ class SessionSet:
     node: str = "quiet"
     #: the checks' mode the sessions ran (``quick`` or ``acceptance``; empty where unsaid)
     mode: str = ""
+    #: a tuning set recorded as a validation set (its ``set.yaml`` says after which fixing)
+    #: and chosen on later: its figures are in-sample, pooled apart from the validation sets
+    recorded_for_validation: bool = False
 
 
 #: the tuning sets ``make bench`` judges beside the validation sets (their figures in-sample,
@@ -783,16 +786,25 @@ DEFAULT_TUNING = ("aa-sessions-2h", "aa-xeon16-20261126", "aa-dev2core-shared-20
                   "aa-dev2core-acceptance-20261127midday", "aa-dev2core-quiet-20261127aft")
 
 
+def _described(folder: Path) -> dict:
+    """A set folder's ``set.yaml`` (when, where, under what load, which mode), or {}."""
+    import yaml
+    meta = folder / "set.yaml"
+    return (yaml.safe_load(meta.read_text()) or {}) if meta.is_file() else {}
+
+
 def session_sets(names: list[str] | None = None) -> list[SessionSet]:
     """Those named, else the validation sets and :data:`DEFAULT_TUNING`."""
-    import yaml
     out = []
     for folder, t in rules.TUNING_SETS.items():
         d = ROOT / "tests" / "fixtures" / folder
+        meta = _described(d)
         out.append(SessionSet(folder, "tuning", t.what, sorted(d.glob("run-*.json")),
-                              sorted(d.glob("hog/run-*.json"))))
+                              sorted(d.glob("hog/run-*.json")),
+                              str(meta.get("node", "quiet")), str(meta.get("mode", "")),
+                              "recorded_after_rules_fixed" in meta))
     for d in sorted(VALIDATION.glob("*/set.yaml")):
-        meta = yaml.safe_load(d.read_text()) or {}
+        meta = _described(d.parent)
         out.append(SessionSet(d.parent.name, "validation", str(meta.get("what", "")),
                               sorted(d.parent.glob("run-*.json")),
                               sorted(d.parent.glob("hog/run-*.json")),
@@ -842,6 +854,7 @@ def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
     results = {k: evaluate(data, k, launches, classes, hog, lone)
                for k in SIZES if k < len(data)}
     return {"role": ss.role, "what": ss.what, "node": ss.node, "mode": ss.mode,
+            "recorded_for_validation": ss.recorded_for_validation,
             "sessions": len(data),
             "hours": _hours(starts[0], starts[-1]), "first": starts[0], "last": starts[-1],
             "launches": launches, "classes": _class_counts(classes),
