@@ -155,10 +155,14 @@ def pooled_mode(sets: list[dict], mode: str) -> list[str]:
                        for k, cs in sizes.items())
     loads = [r["load_line"] for r in sets if r["load_line"]]
     lone = [x for x in (lone_counts(c) for c in sizes.get("1", [])) if x is not None]
-    return [f"- {mode} mode alone ({len(sets)} sets, {sum(r['sessions'] for r in sets)} "
+    return [f"- {mode} mode alone ({_sets(len(sets))}, {sum(r['sessions'] for r in sets)} "
             f"sessions): unchanged reruns, acceptance line failed per baseline size {reruns}; "
             f"load line {_flagged(loads)} unchanged sessions flagged; a lone value 40% slower "
             f"with tight launches {_found(lone)} found of those without states"]
+
+
+def _sets(n: int) -> str:
+    return f"{n} set" if n == 1 else f"{n} sets"
 
 
 def table(data: dict) -> list[str]:

@@ -118,7 +118,7 @@ def test_the_pooled_figures_are_the_validation_sessions_each_once():
     acc = [r for r in quiet if r.get("mode") == "acceptance"]
     assert acc, "no acceptance-mode validation set in the results"
     line = "\n".join(figures.pooled_mode(quiet, "acceptance"))
-    assert f"({len(acc)} sets, {sum(r['sessions'] for r in acc)} sessions)" in line
+    assert f"({figures._sets(len(acc))}, {sum(r['sessions'] for r in acc)} sessions)" in line
     assert f"{sum(r['load_line']['measured'] for r in acc)} unchanged sessions flagged" in line
     # the sets chosen on are pooled apart and said to be in-sample
     block = "\n".join(figures.table(data))
