@@ -82,19 +82,22 @@ def _load(ll: dict | None) -> str:
     return f"{ll['flagged']}/{ll['measured']}"
 
 
+def _quiet(data: dict, keep) -> list[dict]:
+    """The sets of a quiet node that ``keep`` keeps (a set shared with other work has no
+    goal)."""
+    return [r for r in data["sets"].values() if r.get("node", "quiet") == "quiet" and keep(r)]
+
+
 def _validation(data: dict) -> list[dict]:
     """The validation sets of a quiet node: the sessions a site's figures come from."""
-    return [r for r in data["sets"].values()
-            if r["role"] == "validation" and r.get("node", "quiet") == "quiet"]
+    return _quiet(data, lambda r: r["role"] == "validation")
 
 
 def _seen(data: dict) -> list[dict]:
     """The quiet sets recorded as validation sets that a rule was chosen on later: pooled
     apart, in-sample, so that what the rules do on the sessions that chose them stays in
     view beside what they do on sessions they did not see."""
-    return [r for r in data["sets"].values()
-            if r["role"] == "tuning" and r.get("recorded_for_validation")
-            and r.get("node", "quiet") == "quiet"]
+    return _quiet(data, lambda r: r["role"] == "tuning" and r.get("recorded_for_validation"))
 
 
 def _sum(rows: list[dict], count, total) -> str:
