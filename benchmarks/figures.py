@@ -82,6 +82,13 @@ def _load(ll: dict | None) -> str:
     return f"{ll['flagged']}/{ll['measured']}"
 
 
+def _hog_load(r: dict) -> str:
+    """The hog sessions' load line; those cut by their time box are not judged, and said."""
+    cut = r.get("hog_cut", 0)
+    text = _load(r.get("hog_load_line"))
+    return f"{text} ({cut} cut by their time box, not judged)" if cut else text
+
+
 def _quiet(data: dict, keep) -> list[dict]:
     """The sets of a quiet node that ``keep`` keeps (a set shared with other work has no
     goal)."""
@@ -189,7 +196,7 @@ def table(data: dict) -> list[str]:
             + _by_size(r, lambda c: f"{c['aa']['failed']}/{c['pairs']}") + " | "
             + _by_size(r, lambda c: f"{c['aa']['plain_failed']}/{c['pairs']}") + " | "
             + _by_size(r, lambda c: f"{c['all_at_once']['2.00']['failed']}/{c['pairs']}")
-            + f" | {_lone(r)} | {_load(r['load_line'])} / {_load(r.get('hog_load_line'))} |")
+            + f" | {_lone(r)} | {_load(r['load_line'])} / {_hog_load(r)} |")
     goals = [f"- {'met' if g['met'] else 'MISSED'}: {g['goal']}" for g in data["goals"]]
     summary = _summary(_validation(data), "validation sets of a quiet node") + _summary(
         _seen(data), "quiet sets recorded as validation sets and chosen on later, "

@@ -843,12 +843,20 @@ def load_line(loads: list[node_load.Load | None]) -> dict:
             "medians": [round(x.median, 3) for x in measured]}
 
 
+def cut_by_time_box(path: Path) -> bool:
+    """A session its time box stopped (a case aborted): the acceptance line of such a run is
+    unfinished, neither a pass nor a fail, and the few cases it finished show nothing of the
+    load or the node (the load line needs :data:`node_load.MIN_CASES`), so it is not judged."""
+    return any(c.result == "abort" for c in runreport.load(path).cases)
+
+
 def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
     """Every figure of one set, or None when it has too few sessions."""
     data = sessions(ss.paths)
     if len(data) < 3:
         return None
-    hog = sessions(ss.hog) if ss.hog else []
+    hog_paths = [p for p in ss.hog if not cut_by_time_box(p)]
+    hog = sessions(hog_paths) if hog_paths else []
     starts = sorted(runreport.load(p).session.get("time_start", "") for p in ss.paths)
     classes = cv_classes(data, launches)
     results = {k: evaluate(data, k, launches, classes, hog, lone)
@@ -859,10 +867,17 @@ def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
             "hours": _hours(starts[0], starts[-1]), "first": starts[0], "last": starts[-1],
             "launches": launches, "classes": _class_counts(classes),
             "load_line": load_line(session_loads(ss.paths)),
-            "hog_load_line": load_line(session_loads(ss.hog)) if ss.hog else None,
-            "by_baseline_sessions": results, "report": report(results, classes, len(data),
-                                                                _hours(starts[0], starts[-1])),
+            "hog_load_line": load_line(session_loads(hog_paths)) if hog_paths else None,
+            "hog_cut": len(ss.hog) - len(hog_paths),
+            "by_baseline_sessions": results,
+            "report": report(results, classes, len(data), _hours(starts[0], starts[-1]))
+            + _cut_note(len(ss.hog) - len(hog_paths)),
             "targets": targets(results)}
+
+
+def _cut_note(cut: int) -> list[str]:
+    return ["", f"{cut} hog session(s) cut by their time box (aborted cases: unfinished, "
+            "neither pass nor fail): not judged"] if cut else []
 
 
 def _evaluate_in_worker(ss: SessionSet, launches: int, lone: int,

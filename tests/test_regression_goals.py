@@ -111,3 +111,18 @@ def test_the_lone_goal_judges_every_value_of_every_pair():
     tight = every["tight"]
     assert tight["n"] == 3 * 24 and tight["states"] == 0
     assert tight["either"] == tight["n"]
+
+
+def test_a_hog_session_cut_by_its_time_box_is_not_judged():
+    """The 16-core node's hog sessions finished 2 of 58 cases before their time box: their
+    acceptance line is unfinished, and the load line cannot speak on 2 cases, so counting
+    them as "not flagged" would report a case that did not run as passed."""
+    d = Path(__file__).resolve().parent / "fixtures" / "validation" / "xeon16-quiet-20261127night"
+    cut = sorted((d / "hog").glob("run-*.json"))
+    quiet = sorted(d.glob("run-*.json"))[:3]
+    assert len(cut) == 2 and all(bench.cut_by_time_box(p) for p in cut)
+    assert not any(bench.cut_by_time_box(p) for p in quiet)
+    r = bench.evaluate_set(bench.SessionSet("t", "validation", "", quiet, cut), 3, 0)
+    assert r["hog_cut"] == 2 and r["hog_load_line"] is None
+    assert not any("hog" in res for res in r["by_baseline_sessions"].values())
+    assert "2 hog session(s) cut by their time box" in "\n".join(r["report"])
