@@ -856,6 +856,7 @@ def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
     if len(data) < 3:
         return None
     hog_paths = [p for p in ss.hog if not cut_by_time_box(p)]
+    cut = len(ss.hog) - len(hog_paths)
     hog = sessions(hog_paths) if hog_paths else []
     starts = sorted(runreport.load(p).session.get("time_start", "") for p in ss.paths)
     classes = cv_classes(data, launches)
@@ -868,14 +869,15 @@ def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
             "launches": launches, "classes": _class_counts(classes),
             "load_line": load_line(session_loads(ss.paths)),
             "hog_load_line": load_line(session_loads(hog_paths)) if hog_paths else None,
-            "hog_cut": len(ss.hog) - len(hog_paths),
+            "hog_cut": cut,
             "by_baseline_sessions": results,
             "report": report(results, classes, len(data), _hours(starts[0], starts[-1]))
-            + _cut_note(len(ss.hog) - len(hog_paths)),
+            + _cut_note(cut),
             "targets": targets(results)}
 
 
 def _cut_note(cut: int) -> list[str]:
+    """The report's line for hog sessions left out, so a reader sees they were recorded."""
     return ["", f"{cut} hog session(s) cut by their time box (aborted cases: unfinished, "
             "neither pass nor fail): not judged"] if cut else []
 
