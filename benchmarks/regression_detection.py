@@ -77,6 +77,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from placement.acceptance.confirmation import (NODE_FAILS, ValueKey,  # noqa: E402
                                                decide, node_fails, node_standing, selected)
+from placement.acceptance.run import classify  # noqa: E402
 from placement.judgement import node_load, rules  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
@@ -844,10 +845,12 @@ def load_line(loads: list[node_load.Load | None]) -> dict:
 
 
 def cut_by_time_box(path: Path) -> bool:
-    """A session its time box stopped (a case aborted): the acceptance line of such a run is
-    unfinished, neither a pass nor a fail, and the few cases it finished show nothing of the
-    load or the node (the load line needs :data:`node_load.MIN_CASES`), so it is not judged."""
-    return any(c.result == "abort" for c in runreport.load(path).cases)
+    """A session its time box stopped: a case the acceptance run classifies as interrupted
+    or hung (:func:`placement.acceptance.run.classify`), so its line is unfinished, neither
+    a pass nor a fail, and the few cases it finished show nothing of the load or the node
+    (the load line needs :data:`node_load.MIN_CASES`): not judged."""
+    return any(classify(c.raw, cut_short=True) in ("interrupted", "hung")
+               for c in runreport.load(path).cases)
 
 
 def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
