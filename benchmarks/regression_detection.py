@@ -784,7 +784,10 @@ DEFAULT_TUNING = ("aa-sessions-2h", "aa-xeon16-20261126", "aa-dev2core-shared-20
                   "aa-xeon16-quiet-20261126eve", "aa-xeon16-quiet-20261126night",
                   "aa-dev2core-quiet-20261126night", "aa-dev2core-quiet-20261127",
                   "aa-dev2core-acceptance-20261127", "aa-dev2core-acceptance-20261127morning",
-                  "aa-dev2core-acceptance-20261127midday", "aa-dev2core-quiet-20261127aft")
+                  "aa-dev2core-acceptance-20261127midday", "aa-dev2core-quiet-20261127aft",
+                  "aa-dev2core-quiet-20261127eve", "aa-dev2core-acceptance-20261127eve",
+                  "aa-xeon16-quiet-20261127night", "aa-dev2core-quiet-20261127night",
+                  "aa-dev2core-acceptance-20261127night")
 
 
 def _described(folder: Path) -> dict:

@@ -117,7 +117,7 @@ def test_a_hog_session_cut_by_its_time_box_is_not_judged():
     """The 16-core node's hog sessions finished 2 of 58 cases before their time box: their
     acceptance line is unfinished, and the load line cannot speak on 2 cases, so counting
     them as "not flagged" would report a case that did not run as passed."""
-    d = Path(__file__).resolve().parent / "fixtures" / "validation" / "xeon16-quiet-20261127night"
+    d = Path(__file__).resolve().parent / "fixtures" / "aa-xeon16-quiet-20261127night"
     cut = sorted((d / "hog").glob("run-*.json"))
     quiet = sorted(d.glob("run-*.json"))[:3]
     assert len(cut) == 2 and all(bench.cut_by_time_box(p) for p in cut)

@@ -54,6 +54,7 @@ def test_the_modules_apply_the_rules_values():
     assert verdict.ALPHA == rules.value("ALPHA")
     assert verdict.GROSS_EFFECT == rules.value("GROSS_EFFECT")
     assert verdict.GROSS_AGAIN_TIGHT == bool(rules.value("GROSS_AGAIN_TIGHT"))
+    assert verdict.GROSS_OFF_SLOWER_NODE == bool(rules.value("GROSS_OFF_SLOWER_NODE"))
     assert verdict.REF_CAP == rules.value("REF_CAP")
     assert verdict.REF_ALPHA == rules.value("REF_ALPHA")
     assert node_shift.MACHINE_EFFECT == rules.value("MACHINE_EFFECT")

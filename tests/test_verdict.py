@@ -671,6 +671,35 @@ def test_a_gross_change_is_beyond_the_worst_session_with_launches_that_leave_no_
     assert V.gross_change(rate, 0.0, rate.w, 0.0, 1.0) == pytest.approx(math.expm1(d), rel=1e-9)
 
 
+def _tight_run(factors: list[float]) -> list[V.Series]:
+    """One baseline session and a new one of values whose launches agree within 1 %, value
+    ``i`` ``factors[i]`` times slower in the new session."""
+    out = []
+    for i, f in enumerate(factors):
+        x = 1.0 + 0.05 * i
+        base = [x, x * 1.005, x * 0.995]
+        out.append(V.Series([f * y for y in (x * 1.002, x * 0.997, x)], [("s0", base)], False))
+    return out
+
+
+def test_a_slower_nodes_shift_is_not_taken_off_a_gross_value():
+    """``GROSS_OFF_SLOWER_NODE``: in a session 19 % slower as a whole, a value 40 % slower
+    than its baseline session (tight launches) is gross, though only 18 % beyond the node's
+    shift; the values that slowed with the node are not. In a session 15 % faster, the
+    shift is still taken off: a value 10 % slower stands 29 % beyond it (gross), and one
+    unchanged (18 % beyond) is not."""
+    assert not V.GROSS_OFF_SLOWER_NODE
+    assert V.gross_shift(math.log(1.19)) == 0.0
+    assert V.gross_shift(math.log(0.85)) == math.log(0.85)
+    slower = V.judge_run(_tight_run([1.19] * 30 + [1.40]))
+    assert slower.node is not None and slower.node.shift == pytest.approx(math.log(1.19), abs=0.01)
+    assert slower.verdicts[-1].gross == pytest.approx(0.40, abs=0.01)
+    assert all(v.gross is None for v in slower.verdicts[:-1])
+    faster = V.judge_run(_tight_run([0.85] * 30 + [1.10, 1.0]))
+    assert faster.verdicts[-2].gross == pytest.approx(1.10 / 0.85 - 1, abs=0.01)
+    assert faster.verdicts[-1].gross is None
+
+
 def test_gross_again_is_the_median_beyond_the_worst_session_however_the_launches_spread():
     """``gross_again`` on fixed samples (NumPy's median): in a confirmation session the
     median of the launches beyond the worst baseline session and the first session's node
