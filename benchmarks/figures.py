@@ -82,6 +82,13 @@ def _load(ll: dict | None) -> str:
     return f"{ll['flagged']}/{ll['measured']}"
 
 
+def _sessions(r: dict) -> str:
+    """The sessions judged; A/A sessions cut by their time box are not judged, and said."""
+    cut = r.get("aa_cut", 0)
+    return f"{r['sessions']} ({cut} more cut by their time box, not judged)" if cut else \
+        str(r["sessions"])
+
+
 def _hog_load(r: dict) -> str:
     """The hog sessions' load line; those cut by their time box are not judged, and said."""
     cut = r.get("hog_cut", 0)
@@ -192,7 +199,7 @@ def table(data: dict) -> list[str]:
         rows.append(
             f"| `{name}`: {r['what']} | {ROLE.get(r['role'], r['role'])}"
             f"{NODE.get(r.get('node', 'quiet'), '') if r['role'] == 'validation' else ''} | "
-            f"{r['sessions']} | "
+            f"{_sessions(r)} | "
             + _by_size(r, lambda c: f"{c['aa']['failed']}/{c['pairs']}") + " | "
             + _by_size(r, lambda c: f"{c['aa']['plain_failed']}/{c['pairs']}") + " | "
             + _by_size(r, lambda c: f"{c['all_at_once']['2.00']['failed']}/{c['pairs']}")

@@ -857,14 +857,17 @@ def cut_by_time_box(path: Path) -> bool:
 
 
 def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
-    """Every figure of one set, or None when it has too few sessions."""
-    data = sessions(ss.paths)
+    """Every figure of one set, or None when it has too few sessions. A session its time
+    box cut (:func:`cut_by_time_box`), A/A or hog, is left out and counted."""
+    paths = [p for p in ss.paths if not cut_by_time_box(p)]
+    aa_cut = len(ss.paths) - len(paths)
+    data = sessions(paths)
     if len(data) < 3:
         return None
     hog_paths = [p for p in ss.hog if not cut_by_time_box(p)]
     cut = len(ss.hog) - len(hog_paths)
     hog = sessions(hog_paths) if hog_paths else []
-    starts = sorted(runreport.load(p).session.get("time_start", "") for p in ss.paths)
+    starts = sorted(runreport.load(p).session.get("time_start", "") for p in paths)
     classes = cv_classes(data, launches)
     results = {k: evaluate(data, k, launches, classes, hog, lone)
                for k in SIZES if k < len(data)}
@@ -873,18 +876,18 @@ def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
             "sessions": len(data),
             "hours": _hours(starts[0], starts[-1]), "first": starts[0], "last": starts[-1],
             "launches": launches, "classes": _class_counts(classes),
-            "load_line": load_line(session_loads(ss.paths)),
+            "load_line": load_line(session_loads(paths)),
             "hog_load_line": load_line(session_loads(hog_paths)) if hog_paths else None,
-            "hog_cut": cut,
+            "hog_cut": cut, "aa_cut": aa_cut,
             "by_baseline_sessions": results,
             "report": report(results, classes, len(data), _hours(starts[0], starts[-1]))
-            + _cut_note(cut),
+            + _cut_note(cut, "hog ") + _cut_note(aa_cut, ""),
             "targets": targets(results)}
 
 
-def _cut_note(cut: int) -> list[str]:
-    """The report's line for hog sessions left out, so a reader sees they were recorded."""
-    return ["", f"{cut} hog session(s) cut by their time box (aborted cases: unfinished, "
+def _cut_note(cut: int, kind: str) -> list[str]:
+    """The report's line for ``kind`` sessions left out, so a reader sees they were recorded."""
+    return ["", f"{cut} {kind}session(s) cut by their time box (aborted cases: unfinished, "
             "neither pass nor fail): not judged"] if cut else []
 
 

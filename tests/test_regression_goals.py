@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import figures  # noqa: E402
 import regression_detection as bench  # noqa: E402
 
 
@@ -126,3 +127,15 @@ def test_a_hog_session_cut_by_its_time_box_is_not_judged():
     assert r["hog_cut"] == 2 and r["hog_load_line"] is None
     assert not any("hog" in res for res in r["by_baseline_sessions"].values())
     assert "2 hog session(s) cut by their time box" in "\n".join(r["report"])
+
+
+def test_an_aa_session_cut_by_its_time_box_is_not_judged():
+    """The same for an A/A session: cut short, it is left out of the set's sessions (no
+    unchanged rerun is counted from a run that did not finish), counted and said."""
+    d = Path(__file__).resolve().parent / "fixtures" / "aa-xeon16-quiet-20261127night"
+    cut = sorted((d / "hog").glob("run-*.json"))[:1]
+    quiet = sorted(d.glob("run-*.json"))[:3]
+    r = bench.evaluate_set(bench.SessionSet("t", "validation", "", quiet + cut, []), 3, 0)
+    assert r["sessions"] == 3 and r["aa_cut"] == 1 and r["load_line"]["sessions"] == 3
+    assert "1 session(s) cut by their time box" in "\n".join(r["report"])
+    assert figures._sessions(r) == "3 (1 more cut by their time box, not judged)"

@@ -655,8 +655,9 @@ def gross_shift(c: float) -> float:
     """The part of the node's common shift ``c`` (log, slower positive) the gross bar is
     taken beyond: a faster node's, a slower node's only with :data:`GROSS_OFF_SLOWER_NODE`.
 
-    Why not a slower one's: one or two baseline sessions cannot tell a session in which the
-    node ran slower as a whole from one in which most values did and a few did not; taking
+    Why not a slower one's: the median change of a run's values does not tell a session in
+    which the node ran slower as a whole from one in which most values did and a few did not
+    (and one or two baseline sessions cannot even tell it from the node's own spread); taking
     the shift off a value that did not slow with the others hid a value 40 % slower than
     every baseline session behind a session 19 % slower (it stood 14-19 % beyond the shift,
     under the bar). The gross rule only selects a value for a second session, which tests
