@@ -155,10 +155,13 @@ def sessions(paths: list[Path]) -> list[Session]:
     """Per session, oldest first: ``{(case, var): (launch values, higher is better, no plain
     bound, states)}`` (no bound: measured under a competing load, or its check says none
     fits, as ``record`` reads them; states: the check says so, never gross)."""
-    reports = sorted((runreport.load(p) for p in paths),
-                     key=lambda r: r.session.get("time_start", ""))
+    return values_of([runreport.load(p) for p in paths])
+
+
+def values_of(reports: list[runreport.RunReport]) -> list[Session]:
+    """:func:`sessions` of reports already loaded."""
     out = []
-    for r in reports:
+    for r in sorted(reports, key=lambda r: r.session.get("time_start", "")):
         vals = {}
         for c in r.cases:
             states = check_states(c)
@@ -776,18 +779,14 @@ class SessionSet:
     recorded_for_validation: bool = False
 
 
+#: tuning sets ``make bench`` leaves out (``--set NAME`` judges them): the back-to-back and
+#: shared sets of 2026-11-23, recorded before the sessions carried what the verdict reads now
+#: (the kernels' launches, the load line's ``cpu_wait``)
+NOT_JUDGED_BY_DEFAULT = ("aa-sessions", "aa-sessions-spread", "aa-launches", "aa-runs")
+
 #: the tuning sets ``make bench`` judges beside the validation sets (their figures in-sample,
-#: for comparison); ``--set NAME`` judges any other
-DEFAULT_TUNING = ("aa-sessions-2h", "aa-xeon16-20261126", "aa-dev2core-shared-20261126",
-                  "aa-dev2core-quiet-20261126", "aa-dev2core-quiet-20261126pm",
-                  "aa-dev2core-acceptance-20261126", "aa-dev2core-quiet-20261126eve",
-                  "aa-xeon16-quiet-20261126eve", "aa-xeon16-quiet-20261126night",
-                  "aa-dev2core-quiet-20261126night", "aa-dev2core-quiet-20261127",
-                  "aa-dev2core-acceptance-20261127", "aa-dev2core-acceptance-20261127morning",
-                  "aa-dev2core-acceptance-20261127midday", "aa-dev2core-quiet-20261127aft",
-                  "aa-dev2core-quiet-20261127eve", "aa-dev2core-acceptance-20261127eve",
-                  "aa-xeon16-quiet-20261127night", "aa-dev2core-quiet-20261127night",
-                  "aa-dev2core-acceptance-20261127night")
+#: for comparison): every tuning set but :data:`NOT_JUDGED_BY_DEFAULT`, so a new one is judged
+DEFAULT_TUNING = tuple(f for f in rules.TUNING_SETS if f not in NOT_JUDGED_BY_DEFAULT)
 
 
 def _described(folder: Path) -> dict:
@@ -847,27 +846,32 @@ def load_line(loads: list[node_load.Load | None]) -> dict:
             "medians": [round(x.median, 3) for x in measured]}
 
 
-def cut_by_time_box(path: Path) -> bool:
+def cut_by_time_box(report: runreport.RunReport) -> bool:
     """A session its time box stopped: a case the acceptance run classifies as interrupted
     or hung (:func:`placement.acceptance.run.classify`), so its line is unfinished, neither
     a pass nor a fail, and the few cases it finished show nothing of the load or the node
     (the load line needs :data:`node_load.MIN_CASES`): not judged."""
-    return any(classify(c.raw, cut_short=True) in ("interrupted", "hung")
-               for c in runreport.load(path).cases)
+    return any(classify(c.raw, cut_short=True) in ("interrupted", "hung") for c in report.cases)
+
+
+def uncut(paths: list[Path]) -> tuple[list[runreport.RunReport], int]:
+    """The sessions at ``paths`` that ran to their end, each read once, and how many the
+    time box cut (:func:`cut_by_time_box`)."""
+    reports = [runreport.load(p) for p in paths]
+    kept = [r for r in reports if not cut_by_time_box(r)]
+    return kept, len(reports) - len(kept)
 
 
 def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
     """Every figure of one set, or None when it has too few sessions. A session its time
     box cut (:func:`cut_by_time_box`), A/A or hog, is left out and counted."""
-    paths = [p for p in ss.paths if not cut_by_time_box(p)]
-    aa_cut = len(ss.paths) - len(paths)
-    data = sessions(paths)
+    aa, aa_cut = uncut(ss.paths)
+    data = values_of(aa)
     if len(data) < 3:
         return None
-    hog_paths = [p for p in ss.hog if not cut_by_time_box(p)]
-    cut = len(ss.hog) - len(hog_paths)
-    hog = sessions(hog_paths) if hog_paths else []
-    starts = sorted(runreport.load(p).session.get("time_start", "") for p in paths)
+    hogs, cut = uncut(ss.hog)
+    hog = values_of(hogs)
+    starts = sorted(r.session.get("time_start", "") for r in aa)
     classes = cv_classes(data, launches)
     results = {k: evaluate(data, k, launches, classes, hog, lone)
                for k in SIZES if k < len(data)}
@@ -876,18 +880,18 @@ def evaluate_set(ss: SessionSet, launches: int, lone: int) -> dict | None:
             "sessions": len(data),
             "hours": _hours(starts[0], starts[-1]), "first": starts[0], "last": starts[-1],
             "launches": launches, "classes": _class_counts(classes),
-            "load_line": load_line(session_loads(paths)),
-            "hog_load_line": load_line(session_loads(hog_paths)) if hog_paths else None,
+            "load_line": load_line(session_loads([r.path for r in aa])),
+            "hog_load_line": load_line(session_loads([r.path for r in hogs])) if hogs else None,
             "hog_cut": cut, "aa_cut": aa_cut,
             "by_baseline_sessions": results,
             "report": report(results, classes, len(data), _hours(starts[0], starts[-1]))
-            + _cut_note(cut, "hog ") + _cut_note(aa_cut, ""),
+            + _cut_note(cut, "hog") + _cut_note(aa_cut, "A/A"),
             "targets": targets(results)}
 
 
 def _cut_note(cut: int, kind: str) -> list[str]:
     """The report's line for ``kind`` sessions left out, so a reader sees they were recorded."""
-    return ["", f"{cut} {kind}session(s) cut by their time box (aborted cases: unfinished, "
+    return ["", f"{cut} {kind} session(s) cut by their time box (aborted cases: unfinished, "
             "neither pass nor fail): not judged"] if cut else []
 
 

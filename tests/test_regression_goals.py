@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import figures  # noqa: E402
 import regression_detection as bench  # noqa: E402
+from placement.judgement import runreport  # noqa: E402
 
 
 def test_failures_allowed_are_five_percent_rounded_none_below_ten():
@@ -121,8 +122,8 @@ def test_a_hog_session_cut_by_its_time_box_is_not_judged():
     d = Path(__file__).resolve().parent / "fixtures" / "aa-xeon16-quiet-20261127night"
     cut = sorted((d / "hog").glob("run-*.json"))
     quiet = sorted(d.glob("run-*.json"))[:3]
-    assert len(cut) == 2 and all(bench.cut_by_time_box(p) for p in cut)
-    assert not any(bench.cut_by_time_box(p) for p in quiet)
+    assert len(cut) == 2 and all(bench.cut_by_time_box(runreport.load(p)) for p in cut)
+    assert not any(bench.cut_by_time_box(runreport.load(p)) for p in quiet)
     r = bench.evaluate_set(bench.SessionSet("t", "validation", "", quiet, cut), 3, 0)
     assert r["hog_cut"] == 2 and r["hog_load_line"] is None
     assert not any("hog" in res for res in r["by_baseline_sessions"].values())
@@ -137,5 +138,13 @@ def test_an_aa_session_cut_by_its_time_box_is_not_judged():
     quiet = sorted(d.glob("run-*.json"))[:3]
     r = bench.evaluate_set(bench.SessionSet("t", "validation", "", quiet + cut, []), 3, 0)
     assert r["sessions"] == 3 and r["aa_cut"] == 1 and r["load_line"]["sessions"] == 3
-    assert "1 session(s) cut by their time box" in "\n".join(r["report"])
+    assert "1 A/A session(s) cut by their time box" in "\n".join(r["report"])
     assert figures._sessions(r) == "3 (1 more cut by their time box, not judged)"
+
+
+def test_make_bench_judges_every_tuning_set_but_those_it_names():
+    """``DEFAULT_TUNING`` is derived: a tuning set added to the rules is judged by ``make
+    bench`` unless it is named as left out, and a name left out is a real tuning set."""
+    from placement.judgement import rules
+    assert set(bench.NOT_JUDGED_BY_DEFAULT) <= set(rules.TUNING_SETS)
+    assert set(bench.DEFAULT_TUNING) == set(rules.TUNING_SETS) - set(bench.NOT_JUDGED_BY_DEFAULT)

@@ -31,11 +31,11 @@ class TuningSet:
     what: str
 
 
-#: how a set recorded for validation and later chosen on says so
-_SEEN = ("; a validation set until GROSS_AGAIN_TIGHT was chosen on its misses: its figures "
-         "count as in-sample")
-_SEEN_SLOWER = ("; a validation set until GROSS_OFF_SLOWER_NODE was chosen on its misses: its "
-                "figures count as in-sample")
+def _seen(rule: str) -> str:
+    """How a set recorded for validation and later chosen on says so."""
+    return (f"; a validation set until {rule} was chosen on its misses: its figures count as "
+            "in-sample")
+
 
 #: the sets the rules were chosen on, by folder under ``tests/fixtures``
 TUNING_SETS = {s.folder: s for s in (
@@ -79,41 +79,41 @@ TUNING_SETS = {s.folder: s for s in (
               "the 2-core set of the same hour): its figures count as in-sample"),
     TuningSet("aa-xeon16-quiet-20261126night",
               "14 quiet quick sessions with NPB class S on the 16-core Intel Xeon KVM guest, "
-              "2026-11-26 19:06-19:18 UTC" + _SEEN),
+              "2026-11-26 19:06-19:18 UTC" + _seen("GROSS_AGAIN_TIGHT")),
     TuningSet("aa-dev2core-quiet-20261126night",
               "20 quiet quick sessions with NPB class S on the 2-core machine, 2 beside 4 busy "
-              "loops, 2026-11-26 19:18-19:45 UTC" + _SEEN),
+              "loops, 2026-11-26 19:18-19:45 UTC" + _seen("GROSS_AGAIN_TIGHT")),
     TuningSet("aa-dev2core-quiet-20261127",
               "20 quiet quick sessions with NPB class S on the 2-core machine, 2 beside 4 busy "
-              "loops, 2026-11-27 00:13-00:37 UTC" + _SEEN),
+              "loops, 2026-11-27 00:13-00:37 UTC" + _seen("GROSS_AGAIN_TIGHT")),
     TuningSet("aa-dev2core-acceptance-20261127",
               "8 quiet acceptance-mode sessions (NPB CG and IS class A) on the 2-core machine, "
-              "1 beside 4 busy loops, 2026-11-27 03:42-05:39 UTC" + _SEEN),
+              "1 beside 4 busy loops, 2026-11-27 03:42-05:39 UTC" + _seen("GROSS_AGAIN_TIGHT")),
     TuningSet("aa-dev2core-acceptance-20261127morning",
               "8 quiet acceptance-mode sessions (NPB CG and IS class A) on a freshly started "
-              "2-core VM, 2026-11-27 08:13-09:33 UTC" + _SEEN),
+              "2-core VM, 2026-11-27 08:13-09:33 UTC" + _seen("GROSS_AGAIN_TIGHT")),
     TuningSet("aa-dev2core-acceptance-20261127midday",
               "5 quiet acceptance-mode sessions (NPB CG and IS class A) on the 2-core VM of the "
-              "morning set, 2026-11-27 11:57-12:43 UTC" + _SEEN),
+              "morning set, 2026-11-27 11:57-12:43 UTC" + _seen("GROSS_AGAIN_TIGHT")),
     TuningSet("aa-dev2core-quiet-20261127aft",
               "20 quiet quick sessions with NPB class S on the 2-core VM of the morning set, 2 "
-              "beside 4 busy loops, 2026-11-27 14:59-15:23 UTC" + _SEEN),
+              "beside 4 busy loops, 2026-11-27 14:59-15:23 UTC" + _seen("GROSS_AGAIN_TIGHT")),
     TuningSet("aa-dev2core-quiet-20261127eve",
               "20 quiet quick sessions with NPB class S on the 2-core VM of the morning set, 2 "
-              "beside 4 busy loops, 2026-11-27 18:16-18:41 UTC" + _SEEN_SLOWER),
+              "beside 4 busy loops, 2026-11-27 18:16-18:41 UTC" + _seen("GROSS_OFF_SLOWER_NODE")),
     TuningSet("aa-dev2core-acceptance-20261127eve",
               "3 quiet acceptance-mode sessions (NPB CG and IS class A) on the 2-core VM of the "
-              "morning set, 2026-11-27 18:43-19:13 UTC" + _SEEN_SLOWER),
+              "morning set, 2026-11-27 18:43-19:13 UTC" + _seen("GROSS_OFF_SLOWER_NODE")),
     TuningSet("aa-xeon16-quiet-20261127night",
               "13 quiet quick sessions with NPB class S on the 16-core Intel Xeon KVM guest, 2 "
               "beside 32 busy loops cut by their time boxes, 2026-11-27 22:03-22:14 UTC"
-              + _SEEN_SLOWER),
+              + _seen("GROSS_OFF_SLOWER_NODE")),
     TuningSet("aa-dev2core-quiet-20261127night",
               "12 quiet quick sessions with NPB class S on the 2-core VM of the morning set, 2 "
-              "beside 4 busy loops, 2026-11-27 22:39-22:55 UTC" + _SEEN_SLOWER),
+              "beside 4 busy loops, 2026-11-27 22:39-22:55 UTC" + _seen("GROSS_OFF_SLOWER_NODE")),
     TuningSet("aa-dev2core-acceptance-20261127night",
               "3 quiet acceptance-mode sessions (NPB CG and IS class A) on the 2-core VM of the "
-              "morning set, 2026-11-27 22:57-23:24 UTC" + _SEEN_SLOWER),
+              "morning set, 2026-11-27 22:57-23:24 UTC" + _seen("GROSS_OFF_SLOWER_NODE")),
 )}
 
 
