@@ -779,9 +779,10 @@ class SessionSet:
     recorded_for_validation: bool = False
 
 
-#: tuning sets ``make bench`` leaves out (``--set NAME`` judges them): the back-to-back and
-#: shared sets of 2026-11-23, recorded before the sessions carried what the verdict reads now
-#: (the kernels' launches, the load line's ``cpu_wait``)
+#: tuning sets ``make bench`` leaves out (``--set NAME`` judges them): the first sets, of
+#: 2026-11-23 (back to back, or on a machine shared with other work), which ``make bench``
+#: has never judged: the two-hour set of quiet sessions took their place, and they would add
+#: to its time, not to what it shows
 NOT_JUDGED_BY_DEFAULT = ("aa-sessions", "aa-sessions-spread", "aa-launches", "aa-runs")
 
 #: the tuning sets ``make bench`` judges beside the validation sets (their figures in-sample,
