@@ -79,6 +79,7 @@ from placement.acceptance.confirmation import (NODE_FAILS, ValueKey,  # noqa: E4
                                                decide, node_fails, node_standing, selected)
 from placement.acceptance.run import classify  # noqa: E402
 from placement.judgement import node_load, rules  # noqa: E402
+from placement.judgement.node_shift import shown_again  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
 from placement.checks import virtual_node  # noqa: E402
@@ -313,7 +314,7 @@ class Pair:
             # a node line: the whole session again, judged as a run of its own
             whole = self.judge(again)
             judged_again = dict(zip(self.keys, whole.verdicts))
-            node = node_standing(first.node, node_fails(whole)) == NODE_FAILS
+            node = node_standing(first.node, shown_again(first.node, whole.node)) == NODE_FAILS
         elif picked:
             rv = verdict.judge_run([self._series(k, again[k]) for k in picked],
                                    selected_by=first,

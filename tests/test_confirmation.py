@@ -23,7 +23,7 @@ from scipy import stats
 from load_probe import with_load
 from placement import cli
 from placement.acceptance import confirmation, run as acceptance
-from placement.judgement import baseline_samples, runreport, verdict
+from placement.judgement import baseline_samples, node_shift, runreport, verdict
 
 LAUNCHES = sorted((Path(__file__).parent / "fixtures" / "aa-launches").glob("*.json"))
 
@@ -237,6 +237,61 @@ def test_a_node_line_no_second_session_saw_fails_only_at_once(baseline):
             assert "a node line that no confirmation session decided" in lines[-1]
         else:
             assert " node=slower" in lines[-1] and "not confirmed" not in node
+
+
+def _shift(percent: float, moved: int = 80, values: int = 100) -> verdict.NodeShift:
+    """A node line of one session against one baseline session (untested: no p)."""
+    c = math.log1p(percent)
+    return verdict.NodeShift(c, values, moved, None, 1,
+                             node_shift.flagged(c, moved, values, None, False))
+
+
+@pytest.mark.parametrize("first, again, shown", [
+    (1.00, 1.00, True),     # the confirmation's own line fails
+    (0.71, 0.45, True),     # under the bar alone, the two sessions' mean +58%
+    (0.71, 0.10, False),    # the slowdown did not last: mean +31%
+    (0.55, 0.40, False),    # mean +47%, under the bar
+    (0.71, -0.45, False),   # the confirmation faster
+])
+def test_a_node_line_stands_when_both_sessions_together_reach_the_bar(first, again, shown):
+    """A first node line of NODE_AT_ONCE (it fails with no confirmation session) is not
+    dismissed by a confirmation that reads just under the bar: the two sessions' mean
+    shift decides (on the log scale: sqrt(1.71 x 1.45) = 1.575)."""
+    a, b = _shift(first), _shift(again)
+    assert a.at_once
+    assert math.isclose(math.expm1((a.shift + b.shift) / 2),
+                        math.sqrt((1 + first) * (1 + again)) - 1)
+    assert node_shift.shown_again(a, b) is shown
+    assert not node_shift.shown_again(a, None)
+    if again < 0.5:     # one whose values did not move together shows nothing
+        assert not node_shift.shown_again(a, _shift(again, moved=30))
+
+
+def test_a_tested_node_line_under_the_bar_needs_the_confirmation_s_own_line():
+    """Below NODE_AT_ONCE (a line three baseline sessions tested) the confirmation must
+    show a node line of its own: the two sessions' mean is the rule of the at-once bar."""
+    c = math.log1p(0.30)
+    first = verdict.NodeShift(c, 100, 80, 0.001, 3, True)
+    assert first.fails and not first.at_once
+    assert not node_shift.shown_again(first, _shift(0.45))
+
+
+def test_one_baseline_session_confirms_a_slow_node_over_both_sessions(one_session):
+    """Against one baseline session, a node 2x slower in the first session and 1.3x in its
+    confirmation (a slow baseline session makes a real change read so) fails on one NODE
+    line; a confirmation back to the baseline dismisses it."""
+    first = _write(one_session, "slow.json", _slow_node(_three(TWO_HOURS[3]), 2.0))
+    for factor, status in ((1.3, 1), (1.0, 0)):
+        again = _write(one_session, f"again-{factor}.json",
+                       _slow_node(_three(TWO_HOURS[5]), factor))
+        lines, got = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                        confirm=again)
+        assert got == status, lines
+        if status:
+            assert sum(ln.startswith("NODE generic: node ") for ln in lines) == 1
+            assert " node=slower " in lines[-1]
+        else:
+            assert any(ln.startswith("UNCONFIRMED NODE generic: ") for ln in lines)
 
 
 def test_one_baseline_session_says_what_it_cannot_call_of_the_node(tmp_path, monkeypatch):

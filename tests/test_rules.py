@@ -59,6 +59,7 @@ def test_the_modules_apply_the_rules_values():
     assert verdict.REF_ALPHA == rules.value("REF_ALPHA")
     assert node_shift.MACHINE_EFFECT == rules.value("MACHINE_EFFECT")
     assert node_shift.NODE_AT_ONCE == rules.value("NODE_AT_ONCE")
+    assert node_shift.NODE_BOTH_SESSIONS == bool(rules.value("NODE_BOTH_SESSIONS"))
     assert node_load.LIMIT == rules.value("LOAD_LIMIT")
     from placement.npb import npb_states
     assert npb_states.short_run_states({"time": [4.9]}, rules.value("NPB_SHORT_RUN_S"))

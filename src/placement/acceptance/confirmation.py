@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..judgement import guards, node_load, verdict
+from ..judgement import guards, node_load, node_shift, verdict
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]
@@ -138,9 +138,10 @@ class Confirmation:
 
     def judge_node(self, first: verdict.NodeShift, again: verdict.NodeShift | None,
                    system: str) -> None:
-        """The first session's node line against the whole confirmation session's node."""
+        """The first session's node line against the whole confirmation session's node
+        (:func:`placement.judgement.node_shift.shown_again`)."""
         self.node_dismissed = self._node_line(
-            first.line(), again is not None and again.fails,
+            first.line(), node_shift.shown_again(first, again),
             again.text() if again is not None else "too few values to judge the node", system)
 
     def judge_load(self, first: node_load.Load, again: node_load.Load | None,

@@ -9,7 +9,9 @@ baseline sessions' own shifts (Student's t, :data:`NODE_ALPHA`) and reach
 :data:`MACHINE_EFFECT`. One or two sessions know nothing of it: unchanged sessions of
 the tuning sets moved by up to +35% on a machine shared with other work, so there only
 a shift of :data:`NODE_AT_ONCE` fails a run (as it does at any size); a smaller one is
-said in a note that names what one session cannot call and what to do.
+said in a note that names what one session cannot call and what to do. A confirmation
+session shows a line when its own line fails, or when the line reached NODE_AT_ONCE and the
+two sessions' mean shift still does (:func:`shown_again`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ MACHINE_EFFECT = value("MACHINE_EFFECT")
 NODE_ALPHA = value("NODE_ALPHA")
 #: a common shift that fails a run at any baseline size (:mod:`.rules`)
 NODE_AT_ONCE = value("NODE_AT_ONCE")
+#: a line of NODE_AT_ONCE stands when the two sessions' mean shift reaches it (:mod:`.rules`)
+NODE_BOTH_SESSIONS = bool(value("NODE_BOTH_SESSIONS"))
 #: baseline sessions with a shift of their own that the shift is tested against
 TESTED_SESSIONS = 3
 
@@ -120,6 +124,25 @@ class NodeShift:
                     f"{stand}{cause}")
         return (f"node {self.percent:.0%} {way} than its baseline on {self.moved} of "
                 f"{self.values} values{stand}{cause}")
+
+
+def shown_again(first: NodeShift, again: NodeShift | None) -> bool:
+    """Whether a confirmation session shows the first session's node line: its own node line
+    fails, or (:data:`NODE_BOTH_SESSIONS`) the first line reached :data:`NODE_AT_ONCE` and
+    the two sessions' mean shift still does, the confirmation slower with most of its values
+    (or its control value) moving with it.
+
+    Why: a first line of NODE_AT_ONCE fails a run with no confirmation session, so a
+    confirmation must not dismiss it for reading just under the bar against a baseline
+    session that was itself in a slow state; it dismisses a line whose slowdown did not
+    last (a passing burst of load reads near nothing in the second session)."""
+    if again is None:
+        return False
+    if again.fails:
+        return True
+    together = again.moved >= again.values / 2 or bool(again.control)
+    return (NODE_BOTH_SESSIONS and first.at_once and again.slower and together
+            and (first.shift + again.shift) / 2 >= math.log1p(NODE_AT_ONCE))
 
 
 def session_shifts(ids: list[list], devs: list[np.ndarray], min_values: int) -> dict:
