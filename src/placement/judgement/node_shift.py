@@ -73,6 +73,11 @@ class NodeShift:
         return self.fails and self.percent >= NODE_AT_ONCE
 
     @property
+    def together(self) -> bool:
+        """Most values moved with the shift, or the site's control value gives it."""
+        return self.moved >= self.values / 2 or bool(self.control)
+
+    @property
     def percent(self) -> float:
         """How much slower (positive) or faster the node is, as a fraction."""
         return math.expm1(abs(self.shift))
@@ -82,7 +87,7 @@ class NodeShift:
         """A shift of at least the machine effect that this baseline cannot test: fewer
         than :data:`TESTED_SESSIONS` sessions, below :data:`NODE_AT_ONCE`."""
         return (not self.flagged and self.p is None and self.percent >= self.threshold
-                and (self.moved >= self.values / 2 or bool(self.control)))
+                and self.together)
 
     def text(self) -> str:
         """:meth:`line` when flagged, else the shift as information."""
@@ -140,8 +145,7 @@ def shown_again(first: NodeShift, again: NodeShift | None) -> bool:
         return False
     if again.fails:
         return True
-    together = again.moved >= again.values / 2 or bool(again.control)
-    return (NODE_BOTH_SESSIONS and first.at_once and again.slower and together
+    return (NODE_BOTH_SESSIONS and first.at_once and again.slower and again.together
             and (first.shift + again.shift) / 2 >= math.log1p(NODE_AT_ONCE))
 
 
