@@ -65,6 +65,7 @@ import math
 import os
 import statistics
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -282,15 +283,26 @@ class Pair:
         for k in keys:           # contended, or no bound fits by the check's word
             if any(b[k][2] for b in base):
                 self.bounds[k] = (self.bounds[k][0], None)
+        # each value's own series, made once: the lone changes judge them again and again,
+        # and a series is prepared once (:attr:`placement.judgement.verdict.Series.prepared`)
+        self.own = {k: self._series(k, self.new[k]) for k in keys}
+        self.own_again = {k: self._series(k, self.again[k]) for k in self.again}
 
     def _series(self, k: Key, runs: list[float]) -> verdict.Series:
         return verdict.Series(runs, [(str(j), r) for j, r in enumerate(self.base[k])],
                               self.better[k], k)
 
-    def judge(self, changed: dict[Key, list[float]] | None = None) -> verdict.RunVerdict:
-        changed = changed or {}
-        return verdict.judge_run([self._series(k, changed.get(k, self.new[k]))
-                                  for k in self.keys],
+    def _given(self, changed: dict[Key, list[float]] | None, k: Key,
+               own: dict[Key, verdict.Series]) -> verdict.Series:
+        """Value ``k``'s series: its changed launches, else its own (``own``)."""
+        return self._series(k, changed[k]) if changed and k in changed else own[k]
+
+    def judge(self, changed: dict[Key, list[float]] | None = None,
+              again: bool = False) -> verdict.RunVerdict:
+        """The new session (the confirmation session with ``again``) judged as a run, with
+        the launches in ``changed`` in place of its own."""
+        own = self.own_again if again else self.own
+        return verdict.judge_run([self._given(changed, k, own) for k in self.keys],
                                  prone={i for i, k in enumerate(self.keys) if k in self.prone})
 
     def confirm(self, changed: dict[Key, list[float]] | None = None,
@@ -305,18 +317,19 @@ class Pair:
         """
         new = {k: (changed or {}).get(k, self.new[k]) for k in self.keys}
         again = {k: (changed_again or {}).get(k, self.again[k]) for k in self.keys}
-        first = self.judge(new)
+        first = self.judge(changed)
         picked = {k: v for k, v in zip(self.keys, first.verdicts) if selected(v)}
         missed = {k for k in self.keys if self.plain_fails(k, new[k])}
         plain = {k for k in missed if self.plain_fails(k, again[k])}
         node = False
         if node_fails(first):
             # a node line: the whole session again, judged as a run of its own
-            whole = self.judge(again)
+            whole = self.judge(changed_again, again=True)
             judged_again = dict(zip(self.keys, whole.verdicts))
             node = node_standing(first.node, shown_again(first.node, whole.node)) == NODE_FAILS
         elif picked:
-            rv = verdict.judge_run([self._series(k, again[k]) for k in picked],
+            rv = verdict.judge_run([self._given(changed_again, k, self.own_again)
+                                    for k in picked],
                                    selected_by=first,
                                    prone={i for i, k in enumerate(picked) if k in self.prone})
             judged_again = dict(zip(picked, rv.verdicts))
@@ -900,7 +913,16 @@ def _cut_note(cut: int, kind: str) -> list[str]:
 def _evaluate_in_worker(ss: SessionSet, launches: int, lone: int,
                         estimator: str) -> dict | None:
     moderation.ESTIMATOR = estimator     # a spawned worker starts from the module's default
-    return evaluate_set(ss, launches, lone)
+    return _timed(ss, launches, lone)
+
+
+def _timed(ss: SessionSet, launches: int, lone: int) -> dict | None:
+    """:func:`evaluate_set`, and a line on stderr as it ends: the whole run prints its
+    figures only at the end, in order, so this is how a long run is followed."""
+    start = time.monotonic()
+    r = evaluate_set(ss, launches, lone)
+    print(f"judged {ss.name} in {time.monotonic() - start:.0f}s", file=sys.stderr, flush=True)
+    return r
 
 
 def _evaluate_sets(sets: list[SessionSet], launches: int, lone: int, jobs: int,
@@ -908,7 +930,7 @@ def _evaluate_sets(sets: list[SessionSet], launches: int, lone: int, jobs: int,
     """:func:`evaluate_set` of each set, in order; ``jobs`` sets at once (each set is
     independent and single-threaded: on two CPUs ``make bench`` takes half the time)."""
     if jobs <= 1 or len(sets) <= 1:
-        return [evaluate_set(ss, launches, lone) for ss in sets]
+        return [_timed(ss, launches, lone) for ss in sets]
     work = functools.partial(_evaluate_in_worker, launches=launches, lone=lone,
                              estimator=estimator)
     with ProcessPoolExecutor(max_workers=min(jobs, len(sets))) as pool:

@@ -161,6 +161,24 @@ def test_each_values_t_is_what_numpy_and_scipy_give():
     assert [u.outcome for i, u in enumerate(rv.verdicts) if i != 4].count(V.REGRESSED) == 0
 
 
+def test_a_series_judged_in_several_runs_gives_what_a_fresh_one_gives():
+    """A series is prepared once (``Series.prepared``) and may be judged in many runs, as
+    the benchmark's lone changes do: each run's verdicts are those of fresh series."""
+    values = _sessions()
+    shared = [V.Series(new, [(f"s{j}", r) for j, r in enumerate(base)], False)
+              for base, new in values]
+    for i in (2, 4, 7):
+        slower = V.Series([x * 1.4 for x in values[i][1]], shared[i].sessions, False)
+        reused = V.judge_run(shared[:i] + [slower] + shared[i + 1:])
+        fresh = V.judge_run([V.Series(list(s.new), list(s.sessions), False) for s in shared[:i]]
+                            + [slower]
+                            + [V.Series(list(s.new), list(s.sessions), False)
+                               for s in shared[i + 1:]])
+        assert reused == fresh
+    assert V.judge_run(shared) == V.judge_run(
+        [V.Series(list(s.new), list(s.sessions), False) for s in shared])
+
+
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_unchanged_reruns_fail_at_most_the_runs_level(k):
     # 150 unchanged reruns of 30 values whose spreads differ threefold: at the 5% level

@@ -84,6 +84,7 @@ rounding error no number of sessions removes (:func:`resolution`).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -170,6 +171,13 @@ class Series:
     sessions: Sequence[tuple[str | None, Sequence[float]]]
     higher_is_better: bool
     key: object = None
+
+    @functools.cached_property
+    def prepared(self) -> _Value:
+        """Its launches on the log scale, signed (:func:`_prepare`), taken once: a series
+        is read, never changed, and one judged in many runs (the lone changes of the
+        regression benchmark) need not be prepared again in each."""
+        return _prepare(self)
 
 
 @dataclass(frozen=True)
@@ -333,8 +341,9 @@ class _Value:
     def k(self) -> int:
         return len(self.medians)
 
-    @property
+    @functools.cached_property
     def a(self) -> float:
+        """The new launches' median (read for every value in several steps: taken once)."""
         return float(np.median(self.new))
 
 
@@ -513,6 +522,17 @@ class _Tests:
     df_tot: np.ndarray
     p_tot: np.ndarray | None = None
     q_tot: np.ndarray | None = None
+    #: each value's t quantiles: the equivalence interval's half-width and the lone level
+    #: (:func:`_quantiles`: one SciPy call for all values, as each call costs more than
+    #: its arithmetic)
+    t_half: np.ndarray | None = None
+    t_lone: np.ndarray | None = None
+
+
+def _quantiles(t: _Tests, n: int, alpha: float) -> None:
+    """The t quantiles each value's verdict reads, for all values at once."""
+    t.t_half = stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, t.df_tot)
+    t.t_lone = stats.t.ppf(1 - alpha / n, t.df)
 
 
 def _tests(r: _Run, pr: Prior, prior: Prior | None, node: NodeShift | None,
@@ -568,7 +588,7 @@ def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
              prone: Collection[int]) -> Verdict:
     """One value's verdict: its outcome, interval, detectable change and gross mark."""
     v, s = r.vals[i], r.series[i]
-    t_half = float(stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, t.df_tot[i]))
+    t_half = float(t.t_half[i])
     states = i in prone
     outcome, why, p_dec, q_dec = _outcome(i, r, t, node, alpha, t_half, states)
     p2 = float(min(1.0, 2 * min(t.p_worse[i], t.p_better[i])))
@@ -577,7 +597,7 @@ def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
     nat = sorted((math.exp(v.sign * lo), math.exp(v.sign * hi)))
     raw_new = np.exp(v.sign * v.new)
     cv = float(np.std(raw_new, ddof=1) / np.mean(raw_new)) if v.n_new > 1 else 0.0
-    t_lone = float(stats.t.ppf(1 - alpha / r.n, t.df[i]))
+    t_lone = float(t.t_lone[i])
     # the gross rule's level: the run's values, a confirmation's those of the run it confirms
     n_gross = len(r.selected_by.verdicts) if r.selected_by is not None else r.n
     w_df = r.w_prior.df if r.w_prior is not None else 0.0
@@ -625,7 +645,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     ``prone``: the indices of values with states (:func:`state_prone`, or their check
     says so): never gross, never called regressed or improved (:data:`STATES_CALLED`).
     """
-    r = _Run(series, [_prepare(s) for s in series], min_effect, selected_by, control)
+    r = _Run(series, [s.prepared for s in series], min_effect, selected_by, control)
     if r.n == 0:
         return RunVerdict([], None, None)
     _launch_spread(r)
@@ -635,6 +655,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     pr = (selected_by.prior if selected_by is not None else fitted) or prior or DEFAULT_PRIOR
     node, var_c = _node(r, machine_effect)
     t = _tests(r, pr, prior, node, var_c)
+    _quantiles(t, r.n, alpha)
     out = [_verdict(i, r, t, node, alpha, prone) for i in range(r.n)]
     notes = [] if fitted is not None or selected_by is not None else \
         [f"too few values to fit a session-spread prior: {pr.text()}"]
