@@ -934,7 +934,10 @@ def _evaluate_sets(sets: list[SessionSet], launches: int, lone: int, jobs: int,
     work = functools.partial(_evaluate_in_worker, launches=launches, lone=lone,
                              estimator=estimator)
     with ProcessPoolExecutor(max_workers=min(jobs, len(sets))) as pool:
-        return list(pool.map(work, sets))
+        # the largest sets first, so that no worker starts a long one when the others end
+        futures = {id(ss): pool.submit(work, ss)
+                   for ss in sorted(sets, key=lambda x: -len(x.paths))}
+        return [futures[id(ss)].result() for ss in sets]
 
 
 def _class_counts(classes: dict[Key, str]) -> dict[str, int]:
