@@ -523,21 +523,15 @@ class _Tests:
     p_tot: np.ndarray | None = None
     q_tot: np.ndarray | None = None
     #: each value's t quantiles: the equivalence interval's half-width and the lone level
-    #: (:func:`_quantiles`: one SciPy call for all values, as each call costs more than
-    #: its arithmetic)
+    #: (one SciPy call for all values, as each call costs more than its arithmetic)
     t_half: np.ndarray | None = None
     t_lone: np.ndarray | None = None
 
 
-def _quantiles(t: _Tests, n: int, alpha: float) -> None:
-    """The t quantiles each value's verdict reads, for all values at once."""
-    t.t_half = stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, t.df_tot)
-    t.t_lone = stats.t.ppf(1 - alpha / n, t.df)
-
-
 def _tests(r: _Run, pr: Prior, prior: Prior | None, node: NodeShift | None,
-           var_c: float) -> _Tests:
-    """Each value's change tested beyond the node's shift; on a flagged node also with it.
+           var_c: float, alpha: float) -> _Tests:
+    """Each value's change tested beyond the node's shift; on a flagged node also with it;
+    and the t quantiles each value's verdict reads.
 
     The run's own differences are draws of the no-change spread only while the node did
     not change: a load slows values unequally and widens them, so on a flagged node the
@@ -557,6 +551,8 @@ def _tests(r: _Run, pr: Prior, prior: Prior | None, node: NodeShift | None,
         t.p_tot = (stats.t.sf(r.d_raw / t.sd_tot, t.df_tot) if node.slower
                    else stats.t.cdf(r.d_raw / t.sd_tot, t.df_tot))
         t.q_tot = _bh(t.p_tot)
+    t.t_half = stats.t.ppf(0.5 + EQUIV_CONFIDENCE / 2, t.df_tot)
+    t.t_lone = stats.t.ppf(1 - alpha / r.n, t.df)
     return t
 
 
@@ -654,8 +650,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     fitted = None if selected_by is not None else _session_prior(r)
     pr = (selected_by.prior if selected_by is not None else fitted) or prior or DEFAULT_PRIOR
     node, var_c = _node(r, machine_effect)
-    t = _tests(r, pr, prior, node, var_c)
-    _quantiles(t, r.n, alpha)
+    t = _tests(r, pr, prior, node, var_c, alpha)
     out = [_verdict(i, r, t, node, alpha, prone) for i in range(r.n)]
     notes = [] if fitted is not None or selected_by is not None else \
         [f"too few values to fit a session-spread prior: {pr.text()}"]
