@@ -70,8 +70,8 @@ test-numa: setup-test
 test-numa-npb: setup-test
 	PLACEMENT_TEST_NUMA_NPB=1 $(PY) -m pytest tests/test_numa_npb_acceptance.py $(PYTEST_ARGS)
 
-# The seed studies' nodes live, the Comet Lake guest (16 PUs) and the 64-PU Bulldozer guest included
-# (minutes each under TCG on 2 cores; make test runs the Xeon one)
+# The seed studies' nodes live: the Xeon guest (8 PUs), the Comet Lake guest (16 PUs) and the 64-PU
+# Bulldozer guest (minutes each under TCG on 2 cores: never part of make test)
 test-seed-nodes: setup-test
 	PLACEMENT_TEST_BIG_NODES=1 $(PY) -m pytest tests/test_seed_nodes.py $(PYTEST_ARGS)
 
