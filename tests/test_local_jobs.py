@@ -172,8 +172,9 @@ class ClockStepCase(rfm.RunOnlyRegressionTest):
 '''
 
 
-def _run_stepped(root: Path, reframe_bin: str, work: Path, env: dict) -> tuple[int | None, str]:
-    """One ReFrame run of the sleep check, its clock set back an hour 2 s into the job:
+def _run_stepped(root: Path, reframe_bin: str, check: Path, work: Path,
+                 env: dict) -> tuple[int | None, str]:
+    """One ReFrame run of ``check``, its clock set back an hour 2 s into the job:
     (exit status, or None when it had not ended 45 s after the step; ReFrame's output)."""
     work.mkdir()
     step, started, out = work / 'offset', work / 'started', work / 'reframe.out'
@@ -181,7 +182,7 @@ def _run_stepped(root: Path, reframe_bin: str, work: Path, env: dict) -> tuple[i
     with out.open('w') as sink:
         proc = subprocess.Popen(
             [reframe_bin, '-C', str(root / 'config' / 'settings.py'), '--system', 'generic',
-             '-c', str(work.parent / 'check.py'), '--prefix', str(work / 'rfm'),
+             '-c', str(check), '--prefix', str(work / 'rfm'),
              '-S', f'started={started}', '-r'],
             cwd=root, env={**env, 'CLOCK_STEP_FILE': str(step)}, stdout=sink,
             stderr=subprocess.STDOUT, start_new_session=True)
@@ -216,16 +217,17 @@ def test_a_clock_set_back_an_hour_during_a_job_does_not_stall_the_run(
     (tmp_path / 'step.c').write_text(CLOCK_STEP)
     subprocess.run(['gcc', '-shared', '-fPIC', '-o', str(tmp_path / 'step.so'),
                     str(tmp_path / 'step.c'), '-ldl'], check=True, timeout=120)
-    (tmp_path / 'check.py').write_text(SLEEP_CHECK)
+    check = tmp_path / 'check.py'
+    check.write_text(SLEEP_CHECK)
     env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
            'LD_PRELOAD': str(tmp_path / 'step.so')}
     if off:
         env['PLACEMENT_REFRAME_WORKAROUNDS'] = 'off'
-    rc, out = _run_stepped(root, reframe_bin, tmp_path / 'run1', env)
+    rc, out = _run_stepped(root, reframe_bin, check, tmp_path / 'run1', env)
     if off or not rw.MONOTONIC_POLL.applies():
         if rc is not None:
             # a step the loop took before its first snooze does not stall it: once more
-            rc, again = _run_stepped(root, reframe_bin, tmp_path / 'run2', env)
+            rc, again = _run_stepped(root, reframe_bin, check, tmp_path / 'run2', env)
             out += '\n--- the second run ---\n' + again
         assert rc is None, f'ReFrame no longer stalls on a clock step: the workaround can go\n{out}'
     else:

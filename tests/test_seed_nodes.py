@@ -32,13 +32,16 @@ from placement.checks import probe
 
 import live_reframe
 
-pytestmark = [pytest.mark.numa, pytest.mark.reframe]
+BIG = os.environ.get('PLACEMENT_TEST_BIG_NODES') == '1'
+pytestmark = [pytest.mark.numa, pytest.mark.reframe, pytest.mark.skipif(
+    not BIG, reason='the seed guests run for minutes each under TCG on 2 cores (the 8-PU Xeon '
+                    'about 10, the 16-PU Comet Lake its matmul cases, the 64-PU Bulldozer its '
+                    'boot): make test-seed-nodes runs them')]
 
 CHECKS = ('reframe_tests/binding_probe.py', 'reframe_tests/numa_placement.py',
           'reframe_tests/kernels.py', 'reframe_tests/npb.py')
 #: Boot bound per shape (s): the 64-PU guest took 36 s on a quiet machine, over 500 s loaded.
 BOOT_TIMEOUT = {'xeon-e5620': 900, 'cometlake': 900, 'bulldozer': 900}
-BIG = os.environ.get('PLACEMENT_TEST_BIG_NODES') == '1'
 #: The guests' vCPUs taken in turn by one host thread: with a thread per vCPU (8 and 16 on
 #: 2 cores), the Xeon and the Comet Lake guests each once failed to boot within their bound
 #: (5 and 15 minutes) while ``make test`` ran beside them, where each boots in 9 s alone.
@@ -46,16 +49,7 @@ BIG = os.environ.get('PLACEMENT_TEST_BIG_NODES') == '1'
 ACCEL = os.environ.get('PLACEMENT_NUMA_ACCEL') or 'tcg,thread=single'
 
 
-@pytest.fixture(scope='module', params=[
-    pytest.param('xeon-e5620', marks=pytest.mark.skipif(
-        not BIG, reason='the 8-PU Xeon guest runs its own partition and its captured twin for '
-                        'about 10 minutes under TCG on 2 cores: make test-seed-nodes runs it')),
-    pytest.param('cometlake', marks=pytest.mark.skipif(
-        not BIG, reason='the 16-PU Comet Lake guest runs its matmul cases for minutes under '
-                        'TCG on 2 cores: make test-seed-nodes runs it')),
-    pytest.param('bulldozer', marks=pytest.mark.skipif(
-        not BIG, reason='the 64-PU Bulldozer guest boots in minutes under TCG on 2 cores: '
-                        'make test-seed-nodes runs it'))])
+@pytest.fixture(scope='module', params=['xeon-e5620', 'cometlake', 'bulldozer'])
 def seed(request, tmp_path_factory):
     """(shape name, booted guest) for one seed node; stopped after the module's tests."""
     from numa_node import SEED_SHAPES, NumaNode, NumaNodeError, missing_tools
