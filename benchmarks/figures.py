@@ -5,7 +5,8 @@ pages cannot drift from what the benchmark measured.
     python benchmarks/figures.py            # print the table
     python benchmarks/figures.py --write    # rewrite the marked blocks of both pages
 
-``tests/test_rules.py`` holds the pages to this rendering.
+``tests/test_rules.py`` holds the pages to this rendering, and the sentences of the README's
+and the limits page's prose that restate a pooled figure to :func:`quoted`.
 """
 
 from __future__ import annotations
@@ -128,31 +129,63 @@ def _found(lone: list[Lone]) -> str:
     return _sum(lone, lambda x: x.found, lambda x: x.n)
 
 
-def pooled(sets: list[dict]) -> list[str]:
-    """``sets`` pooled, one baseline session (the first-baseline workflow): what the README's
-    prose quotes, held to the JSON like the table. Plain ``reframe -r`` is given on the
-    first session alone as well, since ReFrame itself runs no confirmation session."""
+def pooled_counts(sets: list[dict]) -> dict[str, str]:
+    """``sets`` pooled at one baseline session (the first-baseline workflow), each count
+    ``x of n``: what the pooled lines print and the README's prose quotes (:func:`quoted`).
+    Plain ``reframe -r`` is counted on the first session alone as well, since ReFrame itself
+    runs no confirmation session."""
     one = [r["by_baseline_sessions"]["1"] for r in sets if "1" in r["by_baseline_sessions"]]
     conf = [b["confirmed"] for b in one if b.get("confirmed")]
     lone = [x for x in (lone_counts(c) for c in conf) if x is not None]
-    loads = [r["load_line"] for r in sets if r["load_line"]]
-    hogs = [r["hog_load_line"] for r in sets if r.get("hog_load_line")]
+    return {
+        "failed": _sum(conf, lambda c: c["aa"]["failed"], lambda c: c["pairs"]),
+        "plain": _sum(conf, lambda c: c["aa"]["plain_failed"], lambda c: c["pairs"]),
+        "plain_first": _sum(one, lambda b: b["aa"]["plain_sessions_failed"],
+                            lambda b: b["pairs"]),
+        "node_2x": _sum(conf, lambda c: c["all_at_once"]["2.00"]["failed"],
+                        lambda c: c["pairs"]),
+        "load": _flagged([r["load_line"] for r in sets if r["load_line"]]),
+        "hog": _flagged([r["hog_load_line"] for r in sets if r.get("hog_load_line")]),
+        "lone": _found(lone),
+        "lone_tight": _sum(lone, lambda x: x.tight_found, lambda x: x.tight_n),
+        "lone_all": _sum(lone, lambda x: x.all_found, lambda x: x.all_n),
+    }
+
+
+def pooled(sets: list[dict]) -> list[str]:
+    """``sets`` pooled, one baseline session: the lines under the table."""
+    n = pooled_counts(sets)
     return [
-        f"- unchanged reruns, with the confirmation session: acceptance "
-        f"line {_sum(conf, lambda c: c['aa']['failed'], lambda c: c['pairs'])} failed, plain "
-        f"`reframe -r` {_sum(conf, lambda c: c['aa']['plain_failed'], lambda c: c['pairs'])}",
+        f"- unchanged reruns, with the confirmation session: acceptance line {n['failed']} "
+        f"failed, plain `reframe -r` {n['plain']}",
         f"- plain `reframe -r` on the first session alone (ReFrame confirms nothing): "
-        f"{_sum(one, lambda b: b['aa']['plain_sessions_failed'], lambda b: b['pairs'])} "
-        f"failed",
-        f"- a node 2x slower: "
-        f"{_sum(conf, lambda c: c['all_at_once']['2.00']['failed'], lambda c: c['pairs'])} failed",
-        f"- load line: {_flagged(loads)} unchanged sessions flagged, {_flagged(hogs)} "
-        f"sessions beside busy loops",
-        f"- a lone value 40% slower with tight launches: "
-        f"{_found(lone)} found of the values a rule may call "
-        f"(without states), {_sum(lone, lambda x: x.tight_found, lambda x: x.tight_n)} of every "
-        f"tight value, {_sum(lone, lambda x: x.all_found, lambda x: x.all_n)} over all values",
+        f"{n['plain_first']} failed",
+        f"- a node 2x slower: {n['node_2x']} failed",
+        f"- load line: {n['load']} unchanged sessions flagged, {n['hog']} sessions beside "
+        f"busy loops",
+        f"- a lone value 40% slower with tight launches: {n['lone']} found of the values a "
+        f"rule may call (without states), {n['lone_tight']} of every tight value, "
+        f"{n['lone_all']} over all values",
     ]
+
+
+def mode_counts(sets: list[dict], mode: str) -> dict | None:
+    """The ``sets`` of one mode pooled: unchanged reruns failed per baseline size, the load
+    line, a lone change found at one baseline session; None when no set says that mode."""
+    sets = [r for r in sets if r.get("mode") == mode]
+    if not sets:
+        return None
+    sizes: dict[str, list[dict]] = {}
+    for r in sets:
+        for k, res in r["by_baseline_sessions"].items():
+            if res.get("confirmed"):
+                sizes.setdefault(str(k), []).append(res["confirmed"])
+    lone = [x for x in (lone_counts(c) for c in sizes.get("1", [])) if x is not None]
+    return {"sets": len(sets), "sessions": sum(r["sessions"] for r in sets),
+            "reruns": {k: _sum(cs, lambda c: c["aa"]["failed"], lambda c: c["pairs"])
+                       for k, cs in sizes.items()},
+            "load": _flagged([r["load_line"] for r in sets if r["load_line"]]),
+            "lone": _found(lone)}
 
 
 def pooled_mode(sets: list[dict], mode: str) -> list[str]:
@@ -160,22 +193,48 @@ def pooled_mode(sets: list[dict], mode: str) -> list[str]:
     modes run other cases (acceptance mode's NPB classes, its longer kernels), and a lone
     change is found in one and not the other, so each is given apart; nothing when no set
     says that mode."""
-    sets = [r for r in sets if r.get("mode") == mode]
-    if not sets:
+    m = mode_counts(sets, mode)
+    if m is None:
         return []
-    sizes: dict[str, list[dict]] = {}
-    for r in sets:
-        for k, res in r["by_baseline_sessions"].items():
-            if res.get("confirmed"):
-                sizes.setdefault(str(k), []).append(res["confirmed"])
-    reruns = ", ".join(f"{k}: {_sum(cs, lambda c: c['aa']['failed'], lambda c: c['pairs'])}"
-                       for k, cs in sizes.items())
-    loads = [r["load_line"] for r in sets if r["load_line"]]
-    lone = [x for x in (lone_counts(c) for c in sizes.get("1", [])) if x is not None]
-    return [f"- {mode} mode alone ({_sets(len(sets))}, {sum(r['sessions'] for r in sets)} "
+    reruns = ", ".join(f"{k}: {v}" for k, v in m["reruns"].items())
+    return [f"- {mode} mode alone ({_sets(m['sets'])}, {m['sessions']} "
             f"sessions): unchanged reruns, acceptance line failed per baseline size {reruns}; "
-            f"load line {_flagged(loads)} unchanged sessions flagged; a lone value 40% slower "
-            f"with tight launches {_found(lone)} found of those without states"]
+            f"load line {m['load']} unchanged sessions flagged; a lone value 40% slower "
+            f"with tight launches {m['lone']} found of those without states"]
+
+
+#: how the prose names a count of sets
+WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+         "eighteen", "nineteen")
+TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+
+def _word(n: int) -> str:
+    """``n`` in words as the prose writes it (twenty-two), digits from 100."""
+    if n < len(WORDS):
+        return WORDS[n]
+    if n >= 100:
+        return str(n)
+    tens, ones = divmod(n, 10)
+    return TENS[tens] + (f"-{WORDS[ones]}" if ones else "")
+
+
+def quoted(data: dict, in_sample: bool = False) -> dict[str, str]:
+    """The validation sets' pooled figures as the README's and limits page's prose quote
+    them (``tests/test_rules.py`` holds the prose to these), or with ``in_sample`` those of
+    the sets chosen on later: the counts of :func:`pooled_counts`, each mode's lone-change
+    count and quick mode's unchanged reruns at ten baseline sessions, the share over all
+    values, and the number of sets in words."""
+    sets = _seen(data) if in_sample else _validation(data)
+    out = pooled_counts(sets)
+    quick, acc = mode_counts(sets, "quick"), mode_counts(sets, "acceptance")
+    found, n = (int(x) for x in out["lone_all"].split(" of "))
+    out.update(sets=_word(len(sets)), lone_all_pct=f"{100 * found / max(n, 1):.1f}%",
+               lone_quick=quick["lone"] if quick else "-",
+               lone_acceptance=acc["lone"] if acc else "-",
+               quick_10=quick["reruns"].get("10", "-") if quick else "-")
+    return out
 
 
 def _sets(n: int) -> str:

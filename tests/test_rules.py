@@ -103,6 +103,56 @@ def test_the_pages_print_the_committed_benchmark_figures():
         assert block in page.read_text(), f"{page}: run python benchmarks/figures.py --write"
 
 
+#: page -> the prose's sentences that quote the validation sets' pooled figures (``in-sample``:
+#: the sets chosen on later), as templates over ``figures.quoted`` (whitespace and line
+#: breaks aside)
+PROSE = {
+    "README.md": (
+        "on its {sets} validation sets:",
+        "Out of sample (the {sets} validation sets above,",
+        "**{failed} unchanged reruns failed the acceptance line** (plain `reframe -r` {plain} "
+        "with a confirmation session, {plain_first} on the first session alone), a node twice "
+        "as slow failed **{node_2x}**, the load line flagged {load} unchanged sessions and "
+        "{hog} sessions beside busy loops, and **a lone value 40% slower with tight launches "
+        "was found in {lone}** of the values a rule may call (quick mode {lone_quick}, "
+        "acceptance mode {lone_acceptance}). Over every value, a lone +40% is found in "
+        "**{lone_all}** ({lone_all_pct})",
+        "Pooled, quick mode at ten baseline sessions failed {quick_10} unchanged reruns",
+        "holds out of sample at one baseline session ({node_2x})",
+        "on the {sets} sets recorded after that rule, out of sample, it finds **{lone}**: "
+        "quick mode {lone_quick}, acceptance mode {lone_acceptance}",
+        "finds a lone +40% in {lone_all} on the validation sets",
+    ),
+    "README.md in-sample": (
+        "The {sets} quiet sets recorded as validation sets before",
+        "on those, {failed} unchanged reruns failed at one baseline session, {node_2x} nodes "
+        "twice as slow failed, the load line flagged {load} unchanged sessions and {hog} "
+        "beside busy loops",
+        "and a lone +40% was found in {lone}.",
+        "{lone_all} on the in-sample sets",
+    ),
+    "docs/reference/limits.md": (
+        "{lone} over the {sets} validation sets",
+        "{lone} out of sample on the {sets} sets recorded after that (quick mode {lone_quick}, "
+        "acceptance mode {lone_acceptance};",
+    ),
+}
+
+
+@pytest.mark.parametrize("page", sorted(PROSE))
+def test_the_prose_quotes_the_pooled_validation_figures(page):
+    """Where the prose restates a pooled figure it is the committed results' (a set added
+    without the prose mended fails here): each sentence, filled from ``figures.quoted``,
+    stands in the page."""
+    figures = _figures()
+    path, _, in_sample = page.partition(" ")
+    q = figures.quoted(json.loads(figures.RESULTS.read_text()), in_sample=bool(in_sample))
+    text = " ".join((ROOT / path).read_text().split())
+    for template in PROSE[page]:
+        sentence = template.format(**q)
+        assert sentence in text, f"{page} lacks: {sentence}"
+
+
 def test_the_pooled_figures_are_the_validation_sessions_each_once():
     """The pooled lines a site reads count validation sessions of a quiet node only, each
     once: dropping the tuning sets changes nothing, and the load line's unchanged sessions
