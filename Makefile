@@ -50,19 +50,22 @@ run: setup
 # checkout (placement npb build; reused across runs and clones), unless NPB_DIR is set;
 # without the tarball the NPB tests skip with their reason
 NPB_TARBALL ?= ../shared/npb/NPB3.4.1.tar.gz
-
-test: setup-test docs
-	@if [ -z "$${NPB_DIR:-}" ] && [ -f "$(NPB_TARBALL)" ]; then \
+WITH_NPB = if [ -z "$${NPB_DIR:-}" ] && [ -f "$(NPB_TARBALL)" ]; then \
 	  NPB_DIR=$$($(VENV)/bin/placement npb build --tarball "$(NPB_TARBALL)" --print-dir) || exit 2; \
-	  export NPB_DIR; echo "make test: NPB binaries from $(NPB_TARBALL) in $$NPB_DIR"; \
+	  export NPB_DIR; echo "make $@: NPB binaries from $(NPB_TARBALL) in $$NPB_DIR"; \
 	elif [ -z "$${NPB_DIR:-}" ]; then \
-	  echo "make test: no $(NPB_TARBALL) and no NPB_DIR: the NPB runs are skipped"; fi; \
-	$(PY) -m pytest $(PYTEST_ARGS)
+	  echo "make $@: no $(NPB_TARBALL) and no NPB_DIR: the NPB runs are skipped"; fi
 
-# The live checks on the emulated two-socket NUMA node alone (tests/numa_node.py boots it):
-# placement, memory policies, and hybrid jobs under mpirun and a real Slurm there
+# Every test but those on the emulated NUMA node, a heavier live node with its own target
+# (make test-numa); .ci/run runs both
+test: setup-test docs
+	@$(WITH_NPB); $(PY) -m pytest -m "not numa" $(PYTEST_ARGS)
+
+# The live checks on the emulated two-socket NUMA node (tests/numa_node.py boots it once):
+# placement, memory policies, hybrid jobs under mpirun and a real Slurm there, `placement site
+# new` over ssh to it; the seed guests' and NPB's acceptance tests skip naming their targets
 test-numa: setup-test
-	$(PY) -m pytest -m numa tests/test_numa_live.py tests/test_hybrid_live.py $(PYTEST_ARGS)
+	@$(WITH_NPB); $(PY) -m pytest -m numa $(PYTEST_ARGS)
 
 # The acceptance-mode NPB cases that fit the emulated two-socket node (CG class A at the full
 # count, IS class A at 1, full and 2xfull, pinned and not, first-touch and interleave, budgets

@@ -34,7 +34,8 @@
 # The set: the quick kernels (ping-pong and the loaded variants left out) and, where
 # NPB is found (the Spack view or NPB_DIR), NPB's quick cases of class S. Then:
 #   python benchmarks/regression_detection.py DIR/*.json
-# Exit status: 0 all sessions ran (a failed case does not stop the series); 2 usage.
+# Exit status: 0 all sessions ran (a failed case does not stop the series); 2 usage, or
+# another series or acceptance run holds the results folder ($PLACEMENT_RESULTS, default results/).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -73,6 +74,15 @@ REFRAME=${REFRAME:-.venv/bin/reframe}
 [[ -x "$REFRAME" ]] || REFRAME=$(command -v reframe) || bad "no reframe: run make venv first"
 PYTHON=$(head -1 "$REFRAME" | sed 's/^#!//')
 [[ -x "$PYTHON" ]] || PYTHON=python3
+# One series or acceptance run at a time per results folder: they share stage/ and output/,
+# and ReFrame removes the stage folders of a run still in progress; a series with its own
+# PLACEMENT_RESULTS stages there (scripts/run_lock.sh, as scripts/acceptance.sh)
+export PLACEMENT_RESULTS=${PLACEMENT_RESULTS:-$ROOT/results}
+mkdir -p "$PLACEMENT_RESULTS" || bad "cannot make the results folder '$PLACEMENT_RESULTS'"
+. "$ROOT/scripts/run_lock.sh"
+take_run_lock aa_sessions.sh "$PLACEMENT_RESULTS" "give this series its own PLACEMENT_RESULTS"
+own_prefix=()
+[[ "$PLACEMENT_RESULTS" != "$ROOT/results" ]] && own_prefix=(--prefix "$PLACEMENT_RESULTS")
 stamp=$(date -u +%Y%m%dT%H%M%S)
 out=${out:-benchmarks/results/aa-$(hostname -s)-$stamp}
 raw=$(mktemp -d "${TMPDIR:-/tmp}/aa-sessions.XXXXXX")
@@ -88,7 +98,7 @@ start_hogs() {   # busy loops that also end by themselves after an hour
 }
 loads=()
 
-args=(-C config/settings.py -c reframe_tests/kernels.py -c reframe_tests/npb.py -t "$mode"
+args=(-C config/settings.py "${own_prefix[@]}" -c reframe_tests/kernels.py -c reframe_tests/npb.py -t "$mode"
       -x PingPongCheck -x load=1 -p gnu -S "launches=$launches")
 if [[ $mode == quick ]]; then
     args+=(-x npb_class=W -S "NpbQuickCheck.repeats=$launches")

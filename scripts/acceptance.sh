@@ -94,21 +94,9 @@ PLACEMENT=$(dirname "$REFRAME")/placement
 [ -x "$PLACEMENT" ] || PLACEMENT=$(command -v placement) || { echo "placement not found (make venv)" >&2; exit 2; }
 export PLACEMENT_RESULTS=${PLACEMENT_RESULTS:-$ROOT/results}
 mkdir -p "$PLACEMENT_RESULTS/runs"
-# One acceptance run at a time per results folder: two share stage/, output/ and the
-# results database, and ReFrame removes stage folders the other is still using
-lockfile=$PLACEMENT_RESULTS/.acceptance.lock
-# a lock path that cannot be opened (a directory, no permission) is said as such, never
-# taken for another run holding it
-if [ -d "$lockfile" ] || ! { exec 9>>"$lockfile"; } 2>/dev/null; then
-  echo "acceptance.sh: cannot open the lock file $lockfile ($([ -d "$lockfile" ] && echo "a directory" || echo "not writable")): remove or fix it, or give this run its own PLACEMENT_RESULTS" >&2
-  exit 2
-fi
-if ! flock -n 9; then
-  holder=$(cat "$lockfile.pid" 2>/dev/null)
-  echo "acceptance.sh: another acceptance run is using $PLACEMENT_RESULTS (${holder:-pid unknown}): wait for it, or give this one its own PLACEMENT_RESULTS" >&2
-  exit 2
-fi
-echo "pid $$, started $(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$lockfile.pid"
+# One run at a time per results folder (an A/A series of benchmarks/aa_sessions.sh too)
+. "$ROOT/scripts/run_lock.sh"
+take_run_lock acceptance.sh "$PLACEMENT_RESULTS" "give this one its own PLACEMENT_RESULTS"
 RFM=("$REFRAME" -C "$ROOT/config/settings.py")
 # a run with its own PLACEMENT_RESULTS gets its own stage/ and output/ there too (unless
 # --prefix is given): runs on two results folders then share nothing

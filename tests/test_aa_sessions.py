@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,30 @@ def test_bad_options_are_one_line_and_exit_2(args, message):
     proc = _run(*args)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"aa_sessions.sh: {message} (see -h)"]
+
+
+def test_a_series_beside_a_run_on_the_same_results_folder_is_refused(tmp_path):
+    """Two runs on one results folder share stage/: a second series never starts."""
+    results = tmp_path / "results"
+    results.mkdir()
+    lock = results / ".acceptance.lock"
+    (results / ".acceptance.lock.pid").write_text(
+        "pid 4242, started 2026-11-23T10:00:00Z by acceptance.sh\n")
+    holder = subprocess.Popen(["flock", str(lock), "sleep", "60"])
+    try:
+        for _ in range(50):
+            if subprocess.run(["flock", "-n", str(lock), "true"]).returncode:
+                break
+            time.sleep(0.1)
+        proc = _run("-n", "1", "-o", str(tmp_path / "aa"), PLACEMENT_RESULTS=str(results))
+    finally:
+        holder.kill()
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"aa_sessions.sh: another acceptance run is using {results} (pid 4242, started "
+        "2026-11-23T10:00:00Z by acceptance.sh): wait for it, or give this series its own "
+        "PLACEMENT_RESULTS"]
+    assert not (tmp_path / "aa").exists()       # nothing started, nothing written
 
 
 @pytest.mark.reframe

@@ -243,7 +243,7 @@ def test_a_lock_path_that_is_a_directory_is_said_as_such(root, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         f'acceptance.sh: cannot open the lock file {results}/.acceptance.lock (a directory): '
-        'remove or fix it, or give this run its own PLACEMENT_RESULTS']
+        'remove or fix it, or give this one its own PLACEMENT_RESULTS']
     assert not list((results / 'runs').iterdir())      # nothing started, nothing written
 
 
