@@ -107,7 +107,9 @@ else
 fi
 [[ -n "$system" ]] && args+=(--system "$system")
 for ((i = 1; i <= sessions; i++)); do
-    if [[ -n "$quiet" ]]; then
+    if [[ -n "$quiet" ]] && ! awk -v q="$quiet" '{exit !($1 < q)}' /proc/loadavg; then
+        # said once, so that a series waiting on the load is not taken for none running
+        echo "session $i of $sessions: waiting for the 1-minute load average to fall below $quiet (now $(cut -d' ' -f1 /proc/loadavg))" >&2
         until awk -v q="$quiet" '{exit !($1 < q)}' /proc/loadavg; do sleep 10; done
     fi
     loads+=("$(cut -d' ' -f1 /proc/loadavg)")
