@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from held_lock import held_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "aa_sessions.sh"
@@ -39,15 +39,8 @@ def test_a_series_beside_a_run_on_the_same_results_folder_is_refused(tmp_path):
     lock = results / ".acceptance.lock"
     (results / ".acceptance.lock.pid").write_text(
         "pid 4242, started 2026-11-23T10:00:00Z by acceptance.sh\n")
-    holder = subprocess.Popen(["flock", str(lock), "sleep", "60"])
-    try:
-        for _ in range(50):
-            if subprocess.run(["flock", "-n", str(lock), "true"]).returncode:
-                break
-            time.sleep(0.1)
+    with held_lock(lock):
         proc = _run("-n", "1", "-o", str(tmp_path / "aa"), PLACEMENT_RESULTS=str(results))
-    finally:
-        holder.kill()
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         f"aa_sessions.sh: another acceptance run is using {results} (pid 4242, started "

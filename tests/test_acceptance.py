@@ -14,13 +14,13 @@ import json
 import os
 import re
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from placement import cli
+from held_lock import held_lock
 from rate_checks import RATE_CASE
 from placement.judgement import runreport
 from placement.report.escape import markdown
@@ -214,17 +214,10 @@ def test_a_second_run_on_the_same_results_folder_is_refused(root, tmp_path):
     lock = results / '.acceptance.lock'
     (results / '.acceptance.lock.pid').write_text('pid 4242, started 2026-11-23T10:00:00Z\n')
     # a run in progress holds the lock (flock, as acceptance.sh takes it)
-    holder = subprocess.Popen(['flock', str(lock), 'sleep', '60'])
-    try:
-        for _ in range(50):
-            if subprocess.run(['flock', '-n', str(lock), 'true']).returncode:
-                break
-            time.sleep(0.1)
+    with held_lock(lock):
         proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick'],
                               cwd=root, capture_output=True, text=True, timeout=120,
                               env={**os.environ, 'PLACEMENT_RESULTS': str(results)})
-    finally:
-        holder.kill()
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         f'acceptance.sh: another acceptance run is using {results} (pid 4242, started '
