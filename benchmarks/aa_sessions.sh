@@ -97,6 +97,7 @@ start_hogs() {   # busy loops that also end by themselves after an hour
     done
 }
 loads=()
+quiet_now() { awk -v q="$quiet" '{exit !($1 < q)}' /proc/loadavg; }   # load below -q's
 
 args=(-C config/settings.py "${own_prefix[@]}" -c reframe_tests/kernels.py -c reframe_tests/npb.py -t "$mode"
       -x PingPongCheck -x load=1 -p gnu -S "launches=$launches")
@@ -107,10 +108,10 @@ else
 fi
 [[ -n "$system" ]] && args+=(--system "$system")
 for ((i = 1; i <= sessions; i++)); do
-    if [[ -n "$quiet" ]] && ! awk -v q="$quiet" '{exit !($1 < q)}' /proc/loadavg; then
+    if [[ -n "$quiet" ]] && ! quiet_now; then
         # said once, so that a series waiting on the load is not taken for none running
         echo "session $i of $sessions: waiting for the 1-minute load average to fall below $quiet (now $(cut -d' ' -f1 /proc/loadavg))" >&2
-        until awk -v q="$quiet" '{exit !($1 < q)}' /proc/loadavg; do sleep 10; done
+        until quiet_now; do sleep 10; done
     fi
     loads+=("$(cut -d' ' -f1 /proc/loadavg)")
     echo "session $i of $sessions $(date -u +%H:%M:%S) load ${loads[-1]}" >&2
