@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,6 @@ SCRIPT = ROOT / "benchmarks" / "aa_sessions.sh"
 
 
 def _run(*args: str, timeout: int = 600, **env: str) -> subprocess.CompletedProcess:
-    import os
     return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=timeout, env={**os.environ, **env})
 
@@ -48,6 +49,24 @@ def test_a_series_beside_a_run_on_the_same_results_folder_is_refused(tmp_path):
         "PLACEMENT_RESULTS"]
     assert not (tmp_path / "aa").exists()       # nothing started, nothing written
 
+
+
+def test_a_series_stopped_while_it_waits_on_the_load_frees_the_results_folder(tmp_path):
+    """A series waiting on ``-q``'s load and stopped leaves no process holding the lock: its
+    ``sleep`` does not keep the results folder for up to ten more seconds."""
+    results = tmp_path / "results"
+    results.mkdir()
+    series = subprocess.Popen([str(SCRIPT), "-n", "1", "-q", "0", "-o", str(tmp_path / "aa")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              cwd=ROOT, env={**os.environ, "PLACEMENT_RESULTS": str(results)})
+    try:
+        assert "waiting for the 1-minute load average" in series.stderr.readline()
+        time.sleep(1)                       # into its wait
+    finally:
+        series.terminate()
+        series.wait(timeout=30)
+    free = subprocess.run(["flock", "-n", str(results / ".acceptance.lock"), "true"])
+    assert free.returncode == 0
 
 @pytest.mark.reframe
 def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
