@@ -50,7 +50,6 @@ def test_a_series_beside_a_run_on_the_same_results_folder_is_refused(tmp_path):
     assert not (tmp_path / "aa").exists()       # nothing started, nothing written
 
 
-
 def test_a_series_stopped_while_it_waits_on_the_load_frees_the_results_folder(tmp_path):
     """A series waiting on ``-q``'s load and stopped leaves no process holding the lock: its
     ``sleep`` does not keep the results folder for up to ten more seconds."""
@@ -66,6 +65,7 @@ def test_a_series_stopped_while_it_waits_on_the_load_frees_the_results_folder(tm
         series.terminate()
         series.wait(timeout=30)
     assert not is_held(results / ".acceptance.lock")
+
 
 @pytest.mark.reframe
 def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
