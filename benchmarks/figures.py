@@ -115,6 +115,19 @@ def _seen(data: dict) -> list[dict]:
     return _quiet(data, lambda r: r["role"] == "tuning" and r.get("recorded_for_validation"))
 
 
+def _plain_out_of_sample(sets: list[dict]) -> list[dict]:
+    """Those of ``sets`` whose plain ``reframe -r`` figures are out of sample: recorded after
+    plain ReFrame's bounds were last chosen too (``plain_role``; a validation set recorded
+    before is a validation set of the verdict alone)."""
+    return [r for r in sets if r.get("plain_role", r["role"]) == "validation"]
+
+
+def _plain_seen(sets: list[dict]) -> list[dict]:
+    """The validation sets among ``sets`` that plain ReFrame's bounds were chosen on."""
+    return [r for r in sets if r["role"] == "validation" and
+            r.get("plain_role", r["role"]) != "validation"]
+
+
 def _sum(rows: list[dict], count, total) -> str:
     return f"{sum(count(r) for r in rows)} of {sum(total(r) for r in rows)}"
 
@@ -129,19 +142,31 @@ def _found(lone: list[Lone]) -> str:
     return _sum(lone, lambda x: x.found, lambda x: x.n)
 
 
+def _one(sets: list[dict]) -> list[dict]:
+    """Each set's results at one baseline session."""
+    return [r["by_baseline_sessions"]["1"] for r in sets if "1" in r["by_baseline_sessions"]]
+
+
+def plain_counts(sets: list[dict]) -> dict[str, str]:
+    """Plain ``reframe -r`` over ``sets`` at one baseline session: with the confirmation
+    session, and on the first session alone, since ReFrame itself runs no confirmation."""
+    one = _one(sets)
+    conf = [b["confirmed"] for b in one if b.get("confirmed")]
+    return {"plain": _sum(conf, lambda c: c["aa"]["plain_failed"], lambda c: c["pairs"]),
+            "plain_first": _sum(one, lambda b: b["aa"]["plain_sessions_failed"],
+                                lambda b: b["pairs"])}
+
+
 def pooled_counts(sets: list[dict]) -> dict[str, str]:
     """``sets`` pooled at one baseline session (the first-baseline workflow), each count
     ``x of n``: what the pooled lines print and the README's prose quotes (:func:`quoted`).
-    Plain ``reframe -r`` is counted on the first session alone as well, since ReFrame itself
-    runs no confirmation session."""
-    one = [r["by_baseline_sessions"]["1"] for r in sets if "1" in r["by_baseline_sessions"]]
+    Plain ``reframe -r``'s counts (:func:`plain_counts`) are over every set given."""
+    one = _one(sets)
     conf = [b["confirmed"] for b in one if b.get("confirmed")]
     lone = [x for x in (lone_counts(c) for c in conf) if x is not None]
     return {
         "failed": _sum(conf, lambda c: c["aa"]["failed"], lambda c: c["pairs"]),
-        "plain": _sum(conf, lambda c: c["aa"]["plain_failed"], lambda c: c["pairs"]),
-        "plain_first": _sum(one, lambda b: b["aa"]["plain_sessions_failed"],
-                            lambda b: b["pairs"]),
+        **plain_counts(sets),
         "node_2x": _sum(conf, lambda c: c["all_at_once"]["2.00"]["failed"],
                         lambda c: c["pairs"]),
         "load": _flagged([r["load_line"] for r in sets if r["load_line"]]),
@@ -152,14 +177,32 @@ def pooled_counts(sets: list[dict]) -> dict[str, str]:
     }
 
 
-def pooled(sets: list[dict]) -> list[str]:
-    """``sets`` pooled, one baseline session: the lines under the table."""
+def _plain_lines(sets: list[dict], split: bool) -> list[str]:
+    """Plain ``reframe -r``'s pooled lines; with ``split``, over the sets out of sample for
+    its bounds, and those its bounds were chosen on apart, labelled in-sample."""
+    kept = _plain_out_of_sample(sets) if split else sets
+    n = plain_counts(kept)
+    where = f" (the {_sets(len(kept))} recorded after its bounds were fixed)" if split else ""
+    out = [f"- plain `reframe -r`{where}: {n['plain_first']} unchanged reruns failed on the "
+           f"first session alone (ReFrame confirms nothing), {n['plain']} with the "
+           "confirmation session"]
+    seen = _plain_seen(sets) if split else []
+    if seen:
+        s = plain_counts(seen)
+        out.append(f"- plain `reframe -r` on the {_sets(len(seen))} its bounds were chosen on "
+                   f"(VIRTUAL_CACHE_PLAIN), IN-SAMPLE: {s['plain_first']} failed on the first "
+                   f"session alone, {s['plain']} with the confirmation session")
+    return out
+
+
+def pooled(sets: list[dict], split: bool = False) -> list[str]:
+    """``sets`` pooled, one baseline session: the lines under the table (``split``: plain
+    ``reframe -r`` out of sample apart, :func:`_plain_lines`)."""
     n = pooled_counts(sets)
     return [
         f"- unchanged reruns, with the confirmation session: acceptance line {n['failed']} "
-        f"failed, plain `reframe -r` {n['plain']}",
-        f"- plain `reframe -r` on the first session alone (ReFrame confirms nothing): "
-        f"{n['plain_first']} failed",
+        "failed",
+        *_plain_lines(sets, split),
         f"- a node 2x slower: {n['node_2x']} failed",
         f"- load line: {n['load']} unchanged sessions flagged, {n['hog']} sessions beside "
         f"busy loops",
@@ -228,6 +271,10 @@ def quoted(data: dict, in_sample: bool = False) -> dict[str, str]:
     values, and the number of sets in words."""
     sets = _seen(data) if in_sample else _validation(data)
     out = pooled_counts(sets)
+    if not in_sample:   # plain ReFrame's figures from the sets out of sample for its bounds
+        kept = _plain_out_of_sample(sets)
+        out.update(plain_counts(kept), plain_sets=_word(len(kept)),
+                   plain_first_seen=plain_counts(_plain_seen(sets))["plain_first"])
     quick, acc = mode_counts(sets, "quick"), mode_counts(sets, "acceptance")
     found, n = (int(x) for x in out["lone_all"].split(" of "))
     out.update(sets=_word(len(sets)), lone_all_pct=f"{100 * found / max(n, 1):.1f}%",
@@ -247,7 +294,8 @@ def table(data: dict) -> list[str]:
     Every count is sessions failed (with the confirmation session, as the acceptance run
     does) over sessions judged, per baseline size (``1: 0/6`` is one baseline session)."""
     head = ["| set | role | sessions | unchanged reruns: acceptance line failed | unchanged "
-            "reruns: plain `reframe -r` failed | node 2x slower: failed | lone +40%, launches "
+            "reruns: plain `reframe -r` failed, first session alone | node 2x slower: failed "
+            "| lone +40%, launches "
             "within 2%, one baseline session: found | load line on unchanged / hog sessions |",
             "|---|---|---|---|---|---|---|---|"]
     rows = []
@@ -260,25 +308,35 @@ def table(data: dict) -> list[str]:
             f"{NODE.get(r.get('node', 'quiet'), '') if r['role'] == 'validation' else ''} | "
             f"{_sessions(r)} | "
             + _by_size(r, lambda c: f"{c['aa']['failed']}/{c['pairs']}") + " | "
-            + _by_size(r, lambda c: f"{c['aa']['plain_failed']}/{c['pairs']}") + " | "
+            + _plain_cell(r) + " | "
             + _by_size(r, lambda c: f"{c['all_at_once']['2.00']['failed']}/{c['pairs']}")
             + f" | {_lone(r)} | {_load(r['load_line'])} / {_hog_load(r)} |")
     goals = [f"- {'met' if g['met'] else 'MISSED'}: {g['goal']}" for g in data["goals"]]
-    summary = _summary(_validation(data), "validation sets of a quiet node") + _summary(
-        _seen(data), "quiet sets recorded as validation sets and chosen on later, "
-                     "IN-SAMPLE (the rules fitted to them)")
-    return [BEGIN, f"Rules fixed {data['rules_fixed']}.", ""] + head + rows + [""] + \
+    summary = _summary(_validation(data), "validation sets of a quiet node", True) + \
+        _summary(_seen(data), "quiet sets recorded as validation sets and chosen on later, "
+                              "IN-SAMPLE (the rules fitted to them)")
+    fixed = f"Rules fixed {data['rules_fixed']}; plain ReFrame's bounds fixed " \
+            f"{data.get('plain_fixed', data['rules_fixed'])}."
+    return [BEGIN, fixed, ""] + head + rows + [""] + \
         summary + ["Goals, judged on the validation sets of a quiet node only:", ""] + \
         (goals or ["- no validation set yet"]) + [END]
 
 
-def _summary(sets: list[dict], what: str) -> list[str]:
-    """The pooled lines of ``sets``, headed by what they are; nothing when there are none."""
+def _plain_cell(r: dict) -> str:
+    """Plain ``reframe -r``'s failed reruns on the first session alone, per baseline size;
+    labelled in-sample on a validation set its bounds were chosen on."""
+    cell = _by_size(r, lambda c: f"{c['aa']['plain_first_failed']}/{c['pairs']}")
+    return f"in-sample (VIRTUAL_CACHE_PLAIN chosen on it): {cell}" if _plain_seen([r]) else cell
+
+
+def _summary(sets: list[dict], what: str, split: bool = False) -> list[str]:
+    """The pooled lines of ``sets``, headed by what they are; nothing when there are none
+    (``split``: plain ``reframe -r`` out of sample apart)."""
     if not sets:
         return []
     return [f"The {len(sets)} {what} pooled, one baseline session (each session judged once "
             "as the rerun; with the confirmation session, the last of each set has none and "
-            "is left out):", ""] + pooled(sets) + pooled_mode(sets, "quick") + \
+            "is left out):", ""] + pooled(sets, split) + pooled_mode(sets, "quick") + \
         pooled_mode(sets, "acceptance") + [""]
 
 

@@ -273,6 +273,35 @@ def test_values_a_check_says_no_bound_fits_keep_the_reason_in_the_file(tmp_path,
         baseline_samples.entries(bad)
 
 
+def test_values_one_session_cannot_bound_get_no_plain_bound_and_stay_judged(
+        tmp_path, monkeypatch):
+    """A check names the values one baseline session cannot bound for plain ReFrame
+    (``no_plain_bound``: a cache-sized buffer on a virtual machine): ``record`` writes them
+    no bound and keeps the reason, and the verdict still judges them: they are not values
+    with states (never gross)."""
+    import json
+    report = json.loads(RUNS[0].read_text())
+    why = "a cache-sized buffer on a virtual machine"
+    for r in report["runs"]:
+        for t in r["testcases"]:
+            if t["display_name"].startswith("MatmulCheck"):
+                t["no_plain_bound"] = {"gflops": why}
+    data, runs, refs = _record_edited(report, tmp_path, monkeypatch)
+    marked = [e for e, s in runs.items() if s.no_plain_bound]
+    assert marked and all(runs[e].no_plain_bound == why and e[0] == "MatmulCheck"
+                          and e[2] == "gflops" for e in marked)
+    assert all(refs[e][1:3] == [None, None] for e in marked)
+    assert not baseline_samples.declared_states(runs) & set(marked)
+    bad = copy.deepcopy(data)
+    test, keys, var = marked[0]
+    node = bad[baseline_samples.SAMPLES_KEY][test]
+    for k in keys:
+        node = node[k]
+    node[var]["no_plain_bound"] = ["x"]
+    with pytest.raises(PlacementError, match=r"no_plain_bound \['x'\] is not a reason"):
+        baseline_samples.entries(bad)
+
+
 def _record_edited(report: dict, tmp_path: Path, monkeypatch) -> tuple[dict, dict, dict]:
     """``record`` from an edited run report: (file, stored samples, ReFrame references)."""
     import json

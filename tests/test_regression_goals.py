@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import figures  # noqa: E402
@@ -18,21 +20,24 @@ def test_failures_allowed_are_five_percent_rounded_none_below_ten():
 
 def test_a_goal_on_three_sessions_is_missed_by_one_failure():
     """One failed unchanged rerun of 3 is a third, not one in twenty: the goal is missed."""
-    aa = {"failed": 1, "plain_failed": 0}
+    aa = {"failed": 1, "plain_failed": 0, "plain_first_failed": 0}
     confirmed = {"pairs": 3, "aa": aa, "all_at_once": {"2.00": {"failed": 3}},
                  "lone_tight_launches": {}, "lone": {}}
-    result = {"role": "validation", "node": "quiet", "load_line": {"measured": 0},
-              "by_baseline_sessions": {2: {"confirmed": confirmed}}}
+    result = {"role": "validation", "plain_role": "validation", "node": "quiet",
+              "load_line": {"measured": 0}, "by_baseline_sessions": {2: {"confirmed": confirmed}}}
     met = dict(bench.goals({"s": result}))
     assert met["s: unchanged reruns at 2 baseline session(s): acceptance line 1/3 failed, "
-               "plain reframe -r 0/3 (at most 0)"] is False
+               "plain reframe -r 0/3 on the first session alone (at most 0)"] is False
     assert met["s: a node 2x slower at 2 baseline session(s): 3/3 failed"] is True
 
 
-def _stored(tmp_path: Path, rules_fixed: str, sets: dict) -> Path:
+def _stored(tmp_path: Path, rules_fixed: str, sets: dict,
+            plain_fixed: str | None = None) -> Path:
     import json
     p = tmp_path / "regression_detection.json"
-    p.write_text(json.dumps({"rules_fixed": rules_fixed, "sets": sets, "goals": []}))
+    p.write_text(json.dumps({"rules_fixed": rules_fixed,
+                             "plain_fixed": plain_fixed or bench.rules.PLAIN_FIXED,
+                             "sets": sets, "goals": []}))
     return p
 
 
@@ -59,6 +64,33 @@ def test_update_refuses_figures_judged_by_other_rules(tmp_path):
     else:
         raise AssertionError("other rules' figures were merged")
     assert stored.read_text() == before
+
+
+def test_update_refuses_figures_of_other_plain_bounds(tmp_path):
+    """The verdict's rules alike but plain ReFrame's bounds chosen again: the stored sets'
+    plain figures are another rule's, refused as well."""
+    stored = _stored(tmp_path, bench.rules.RULES_FIXED, {"a": {}},
+                     plain_fixed="2026-01-02T00:00:00Z")
+    with pytest.raises(bench.BadStored, match="plain bounds 2026-01-02T00:00:00Z"):
+        bench.merged_results(stored, {"b": {}})
+
+
+def test_a_validation_sets_plain_figures_are_in_sample_if_recorded_before_the_plain_rules():
+    """A set recorded between the verdict's fixing and the plain bounds' keeps its verdict
+    figures out of sample and its plain ones in-sample; a tuning set is in-sample for both."""
+    assert bench.plain_role("validation", "20261129T175952+0000") == "tuning"
+    assert bench.plain_role("validation", "20991231T000000+0000") == "validation"
+    assert bench.plain_role("tuning", "20991231T000000+0000") == "tuning"
+
+
+def test_the_rerun_goal_judges_plain_reframe_on_the_first_session_alone():
+    """ReFrame runs no confirmation session: a plain failure of the first session counts,
+    where the set is out of sample for the plain bounds; in-sample, it is shown, not judged."""
+    c = {"pairs": 11, "aa": {"failed": 0, "plain_failed": 0, "plain_first_failed": 2}}
+    text, ok = bench._rerun_goal("s", "1", c, True)
+    assert not ok and "plain reframe -r 2/11 on the first session alone" in text
+    text, ok = bench._rerun_goal("s", "1", c, False)
+    assert ok and "in-sample: VIRTUAL_CACHE_PLAIN" in text
 
 
 def test_update_refuses_a_damaged_stored_file(tmp_path):

@@ -33,6 +33,22 @@ def test_states_from_the_rules_thread_count_on_a_virtual_node_only():
     assert virtual_node.thread_states(["gbps"], 16, None, threads) == {}
 
 
+def test_a_cache_sized_case_of_a_virtual_node_gets_no_plain_bound():
+    """VIRTUAL_CACHE_PLAIN: every variable of a small case on a virtual node, but those that
+    have states already (no bound at all); none on bare metal, an unknown node, a large case
+    or with the rule off."""
+    on = bool(rules.value("VIRTUAL_CACHE_PLAIN"))
+    assert on
+    got = virtual_node.cache_states(["gflops", "mean_time"], True, True, on, {})
+    assert set(got) == {"gflops", "mean_time"}
+    assert got["gflops"].startswith("a cache-sized buffer on a virtual machine")
+    assert virtual_node.cache_states(["gbps"], True, True, on, {"gbps": "states"}) == {}
+    assert virtual_node.cache_states(["gflops"], True, False, on, {}) == {}
+    assert virtual_node.cache_states(["gflops"], True, None, on, {}) == {}
+    assert virtual_node.cache_states(["gflops"], False, True, on, {}) == {}
+    assert virtual_node.cache_states(["gflops"], True, True, False, {}) == {}
+
+
 def test_the_benchmark_applies_the_rule_to_sessions_recorded_before_it(tmp_path):
     """A stored multi-thread case without ``node_virtual`` (recorded before the check asked
     its node) gets the states the check writes now; one that says bare metal keeps none."""
@@ -59,3 +75,10 @@ def test_the_benchmark_applies_the_rule_to_sessions_recorded_before_it(tmp_path)
 
     assert set(rd.check_states(case())) == {"gbps"}
     assert rd.check_states(case(node_virtual=False)) == {}
+    # plain ReFrame's bound (VIRTUAL_CACHE_PLAIN): the states have none anyway; a case that
+    # said its own no_plain_bound is read as it said
+    assert rd.plain_states(case(), rd.check_states(case())) == {}
+    one = case(num_threads=1)
+    assert set(rd.plain_states(one, {})) == {"gbps"}
+    assert rd.plain_states(case(num_threads=1, no_plain_bound={}), {}) == {}
+    assert rd.plain_states(case(num_threads=1, scale="large"), {}) == {}

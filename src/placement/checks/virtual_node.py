@@ -50,3 +50,25 @@ def thread_states(variables: list[str], threads: int, virtual: bool | None,
         return {}
     why = STATES.format(threads=threads)
     return {var: why for var in variables}
+
+
+#: why a cache-sized value of a virtual node gets no plain ReFrame bound (``no_plain_bound``)
+CACHE_STATES = ("a cache-sized buffer on a virtual machine: what shares the host core and "
+                "its cache with the vCPU is out of the guest's sight, so the value falls to a "
+                "half or less for a launch or a whole session while its launches agree in "
+                "another (small DataMapCheck at 0.28-0.50, small MatmulCheck at 0.36-0.46, a "
+                "one-thread write at 0.21 of the baseline session on a 2-core VM); no bound "
+                "of one baseline session fits it. The verdict still judges it: its "
+                "confirmation session tells a state from a change")
+
+
+def cache_states(variables: list[str], cache_sized: bool, virtual: bool | None,
+                 on: bool, stated: dict[str, str]) -> dict[str, str]:
+    """``no_plain_bound`` of a case whose buffers are ``cache_sized`` on a node that is (or is
+    not) virtual: every variable with :data:`CACHE_STATES` where the rule is ``on`` (the
+    value of ``VIRTUAL_CACHE_PLAIN``, which the check passes), but those its ``no_bound``
+    already ``stated`` (no bound at all, and never gross); none on a bare-metal or unknown
+    node."""
+    if not (on and virtual and cache_sized):
+        return {}
+    return {var: CACHE_STATES for var in variables if var not in stated}

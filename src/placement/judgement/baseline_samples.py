@@ -78,11 +78,19 @@ def leaf(case: Case, var: str) -> dict[str, Any] | None:
            "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
     if case.raw.get("contended") is True:
         out["contended"] = True     # judged by the verdict, never bounded for plain ReFrame
-    why = (case.raw.get("no_bound") or {}).get(var) if isinstance(case.raw.get("no_bound"),
-                                                                   dict) else None
-    if isinstance(why, str) and why:
-        out["no_bound"] = why       # the check's own word: states no bound fits
+    for field in ("no_bound", "no_plain_bound"):
+        # the check's own word: states no bound fits (no_bound), or none of one baseline
+        # session for plain ReFrame (no_plain_bound)
+        why = _reason(case.raw.get(field), var)
+        if why:
+            out[field] = why
     return out
+
+
+def _reason(declared: Any, var: str) -> str:
+    """The check's reason for ``var`` in a ``{var: reason}`` it declared, or ""."""
+    why = declared.get(var) if isinstance(declared, dict) else None
+    return why if isinstance(why, str) else ""
 
 
 #: sessions kept per variable by ``record --add`` unless ``--keep`` says otherwise
@@ -100,6 +108,9 @@ class Samples:
     contended: bool = False
     #: why the check says no plain ReFrame bound fits this value (its states), or ""
     no_bound: str = ""
+    #: why the check says one baseline session cannot bound this value for plain ReFrame
+    #: while the verdict still judges it, or ""
+    no_plain_bound: str = ""
 
     @property
     def runs(self) -> list[float]:
@@ -191,11 +202,12 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
     if not isinstance(v.get("contended", False), bool):
         raise PlacementError(f"{where}: {name}: contended {v['contended']!r} is not true or "
                              f"false; {accepted}; nothing was written")
-    if not isinstance(v.get("no_bound", ""), str):
-        raise PlacementError(f"{where}: {name}: no_bound {v['no_bound']!r} is not a reason "
-                             f"(text); {accepted}; nothing was written")
+    for field in ("no_bound", "no_plain_bound"):
+        if not isinstance(v.get(field, ""), str):
+            raise PlacementError(f"{where}: {name}: {field} {v[field]!r} is not a reason "
+                                 f"(text); {accepted}; nothing was written")
     return Samples(sessions, v["higher_is_better"], v.get("contended", False),
-                   v.get("no_bound", ""))
+                   v.get("no_bound", ""), v.get("no_plain_bound", ""))
 
 
 @dataclass(frozen=True)

@@ -183,7 +183,9 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     unchanged node. Values measured under a competing load (``contended``) get no bound:
     the verdict judges them; nor do values whose check says no bound fits them
     (``no_bound``, its reason kept in the file: the OS scheduler's latencies, whose states
-    lie further apart than the cap). Nor do values whose own launches, in a stored session,
+    lie further apart than the cap), or that one baseline session cannot bound for plain
+    ReFrame while the verdict still judges them (``no_plain_bound``: a cache-sized buffer on a
+    virtual machine). Nor do values whose own launches, in a stored session,
     spread wider than :data:`placement.judgement.verdict.REF_CAP` (an NPB class S run of
     20 ms that one time slice makes 0.16 s): the cap would fail an unchanged rerun of such
     a value; nor their siblings, the same kernel and threads in another placement or
@@ -208,7 +210,7 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         leaf[0] = _round(centre)
         # the scheduler's arbitration under a load, or launches (its own or a sibling's)
         # already wider than the cap
-        if s.contended or s.no_bound or bound is None or e in prone:
+        if s.contended or s.no_bound or s.no_plain_bound or bound is None or e in prone:
             leaf[1], leaf[2] = None, None
             continue
         leaf[1], leaf[2] = (-round(bound, 4), None) if s.higher_is_better else \

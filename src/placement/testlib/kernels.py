@@ -316,6 +316,39 @@ class ScaledKernelMixin(rfm.RegressionTestPlugin):
                 setattr(self, name, small if self.scale == SMALL else large)
 
 
+class VirtualNodeMixin(rfm.RegressionTestPlugin):
+    """The node says whether it is a virtual machine (:mod:`~placement.checks.virtual_node`),
+    and what that does to the case's values: states no bound fits (``no_bound``, by the
+    class: :meth:`virtual_states`), or, for a cache-sized case, no plain ReFrame bound
+    (``no_plain_bound``, rule ``VIRTUAL_CACHE_PLAIN``) while the verdict still judges it."""
+
+    #: whether the node's CPUs report a hypervisor (set after the run; None: it did not say)
+    node_virtual = variable(typ.Bool, type(None), value=None)
+    #: whether a cache-sized (small-scale) case of a virtual node gets no plain ReFrame bound
+    #: (the rule's value)
+    virtual_cache_plain = variable(bool, value=bool(rules.value('VIRTUAL_CACHE_PLAIN')))
+
+    @run_after('setup')
+    def ask_if_virtual(self):
+        """The job prints whether its node is virtual, before the launch loop."""
+        self.prerun_cmds = list(self.prerun_cmds) + [virtual_node.SCRIPT]
+
+    @run_before('performance')
+    def declare_virtual_node(self):
+        """The node's answer, then what it means for this case's bounds."""
+        # the line comes before the launch loop: in the first launch's output, read once
+        self.node_virtual = virtual_node.parse('\n'.join(t for _, t in self.launch_outputs()))
+        self.no_bound = {**self.no_bound, **self.virtual_states()}
+        self.no_plain_bound = virtual_node.cache_states(
+            [v.var for v in self.launch_vars()], self.scale == SMALL, self.node_virtual,
+            self.virtual_cache_plain, self.no_bound)
+
+    def virtual_states(self) -> dict[str, str]:
+        """The values with states on this node (``no_bound``); a class whose values have
+        them on a virtual node says so here."""
+        return {}
+
+
 class PlacedKernelBase(KernelRunBase, PlacedRunMixin):
     """A kernel run under a thread map and memory policy; the probe checks the binding."""
 
@@ -355,7 +388,7 @@ class MemWriteSingleBase(PlacedKernelBase, ScaledKernelMixin):
                 for b in self.blocks]
 
 
-class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
+class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin, VirtualNodeMixin):
     """N threads each write their own block, N from one to every PU; three binding modes.
 
     ``none``: the OS places threads; ``scatter``: round-robin over packages
@@ -376,8 +409,6 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
     scaled_defaults = {'block': ('16M', '500M')}
     max_threads_per_pu = 1
     reference_index = ['$environ', 'scale', 'affinity', 'num_threads']
-    #: whether the node's CPUs report a hypervisor (set after the run; None: it did not say)
-    node_virtual = variable(typ.Bool, type(None), value=None)
     #: the fewest threads whose bandwidth has states on a virtual node (the rule's value)
     virtual_states_threads = variable(int, value=int(rules.value('VIRTUAL_THREAD_STATES')))
 
@@ -385,19 +416,11 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin):
     def set_options(self):
         self.executable_opts = ['--mode', 'threads', '--block', self.block]
 
-    @run_after('setup')
-    def ask_if_virtual(self):
-        """The node says whether it is a virtual machine (:mod:`~placement.checks.virtual_node`)."""
-        self.prerun_cmds = list(self.prerun_cmds) + [virtual_node.SCRIPT]
-
-    @run_before('performance')
-    def declare_virtual_states(self):
+    def virtual_states(self) -> dict[str, str]:
         """Several threads on a virtual node: their bandwidth has states (``no_bound``)."""
-        # the line comes before the launch loop: in the first launch's output, read once
-        self.node_virtual = virtual_node.parse('\n'.join(t for _, t in self.launch_outputs()))
-        self.no_bound = virtual_node.thread_states([v.var for v in self.launch_vars()],
-                                                   self.num_threads, self.node_virtual,
-                                                   self.virtual_states_threads)
+        return virtual_node.thread_states([v.var for v in self.launch_vars()],
+                                          self.num_threads, self.node_virtual,
+                                          self.virtual_states_threads)
 
     def launch_vars(self):
         return [LaunchVar('gbps', 'GB/s', 'gbps')]
@@ -506,7 +529,7 @@ class PingPongBase(KernelRunBase, ScaledKernelMixin):
 
 # ---- matrix multiply (the Comet Lake report) ----
 
-class MatmulBase(PlacedKernelBase, ScaledKernelMixin):
+class MatmulBase(PlacedKernelBase, ScaledKernelMixin, VirtualNodeMixin):
     """Dense OpenMP matmul, 50 timed repetitions per launch; every time goes to the run report."""
 
     kernel = 'matmul'
@@ -599,7 +622,8 @@ class PthreadOpsBase(PlacedKernelBase, ScaledKernelMixin):
 
 # ---- data mapping (Trindade et al.) ----
 
-class DataMapBase(PlacedKernelBase, ScaledKernelMixin, DataMapPagesMixin):
+class DataMapBase(PlacedKernelBase, ScaledKernelMixin, DataMapPagesMixin,
+                  VirtualNodeMixin):
     """LBM-style stencil, arrays initialised serially or with the compute schedule."""
 
     kernel = 'datamap'

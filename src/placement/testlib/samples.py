@@ -31,3 +31,9 @@ class PerfSamplesMixin(rfm.RegressionTestPlugin):
     #: writes them no plain ReFrame bound and keeps the reason in the file; the verdict
     #: judges them across sessions but never calls them gross from one.
     no_bound = variable(typ.Dict[str, str], value={})
+
+    #: Values plain ReFrame gets no bound for, by performance variable, each with its reason,
+    #: while the verdict still judges them (gross too): a state one baseline session cannot
+    #: bound, which the verdict's confirmation session tells from a change. ``baseline
+    #: record`` keeps the reason in the file.
+    no_plain_bound = variable(typ.Dict[str, str], value={})
