@@ -92,7 +92,7 @@ trap 'stop_hogs; rm -rf "$raw"' EXIT
 start_hogs() {   # busy loops that also end by themselves after an hour
     local j
     for ((j = 0; j < hogs; j++)); do
-        ( end=$((SECONDS + 3600)); while ((SECONDS < end)); do :; done ) 9>&- &
+        ( end=$((SECONDS + 3600)); while ((SECONDS < end)); do :; done ) {RUN_LOCK_FD}>&- &
         hog_pids+=($!)
     done
 }
@@ -113,7 +113,7 @@ for ((i = 1; i <= sessions; i++)); do
         echo "session $i of $sessions: waiting for the 1-minute load average to fall below $quiet (now $(cut -d' ' -f1 /proc/loadavg))" >&2
         # the waits close the lock's descriptor: a series stopped while it waits frees
         # the results folder at once, not when its sleep ends
-        until quiet_now; do sleep 10 9>&-; done
+        until quiet_now; do sleep 10 {RUN_LOCK_FD}>&-; done
     fi
     loads+=("$(cut -d' ' -f1 /proc/loadavg)")
     echo "session $i of $sessions $(date -u +%H:%M:%S) load ${loads[-1]}" >&2
@@ -122,7 +122,7 @@ for ((i = 1; i <= sessions; i++)); do
     stop_hogs
     # ReFrame's summary line; a failed session prints its failures after it
     grep -E '(PASSED|FAILED).*Ran [0-9]' "$raw/run-$i.out" | tail -1 >&2
-    (( i < sessions && wait > 0 )) && sleep "$wait" 9>&-
+    (( i < sessions && wait > 0 )) && sleep "$wait" {RUN_LOCK_FD}>&-
 done
 dest=$out; (( hogs > 0 )) && dest=$out/hog
 "$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest"

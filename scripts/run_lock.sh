@@ -5,17 +5,18 @@
 #
 #   take_run_lock NAME RESULTS ADVICE
 #
-# Holds RESULTS/.acceptance.lock on file descriptor 9 until the shell exits, with the holder
-# in RESULTS/.acceptance.lock.pid; when another run holds it, or the lock path cannot be
-# opened (a directory, no permission: never taken for a holder), says so as NAME with
-# ADVICE and exits 2.
+# Holds RESULTS/.acceptance.lock on the descriptor bash picks, named $RUN_LOCK_FD, until
+# the shell exits, with the holder in RESULTS/.acceptance.lock.pid; when another run holds
+# it, or the lock path cannot be opened (a directory, no permission: never taken for a
+# holder), says so as NAME with ADVICE and exits 2. A child that may outlive the run (a busy
+# loop, a wait) closes it, `cmd {RUN_LOCK_FD}>&-`, so a stopped run frees the lock at once.
 take_run_lock() {
   local name=$1 results=$2 advice=$3 lockfile=$2/.acceptance.lock holder
-  if [ -d "$lockfile" ] || ! { exec 9>>"$lockfile"; } 2>/dev/null; then
+  if [ -d "$lockfile" ] || ! { exec {RUN_LOCK_FD}>>"$lockfile"; } 2>/dev/null; then
     echo "$name: cannot open the lock file $lockfile ($([ -d "$lockfile" ] && echo "a directory" || echo "not writable")): remove or fix it, or $advice" >&2
     exit 2
   fi
-  if ! flock -n 9; then
+  if ! flock -n "$RUN_LOCK_FD"; then
     holder=$(cat "$lockfile.pid" 2>/dev/null)
     echo "$name: another acceptance run is using $results (${holder:-pid unknown}): wait for it, or $advice" >&2
     exit 2
