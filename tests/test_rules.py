@@ -127,9 +127,8 @@ PROSE = {
     "README.md": (
         "on its {sets} validation sets:",
         "Out of sample (the {sets} validation sets above,",
-        "**{failed} unchanged reruns failed the acceptance line** (plain `reframe -r` {plain} "
-        "with a confirmation session, {plain_first} on the first session alone), a node twice "
-        "as slow failed **{node_2x}**, the load line flagged {load} unchanged sessions and "
+        "**{failed} unchanged reruns failed the acceptance line** (plain `reframe -r`: below), "
+        "a node twice as slow failed **{node_2x}**, the load line flagged {load} unchanged sessions and "
         "{hog} sessions beside busy loops, and **a lone value 40% slower with tight launches "
         "was found in {lone}** of the values a rule may call (quick mode {lone_quick}, "
         "acceptance mode {lone_acceptance}). Over every value, a lone +40% is found in "
@@ -139,6 +138,9 @@ PROSE = {
         "on the {sets} sets recorded after that rule, out of sample, it finds **{lone}**: "
         "quick mode {lone_quick}, acceptance mode {lone_acceptance}",
         "finds a lone +40% in {lone_all} on the validation sets",
+        "plain `reframe -r` fails {plain_first_seen} unchanged first sessions; out of sample, on "
+        "the sets recorded after it ({plain_sets}), {plain_first} (with a confirmation session "
+        "{plain})",
     ),
     "README.md in-sample": (
         "The {sets} quiet sets recorded as validation sets before",

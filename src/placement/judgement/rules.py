@@ -14,10 +14,11 @@ Changing a value here is choosing again: record it with the set it was chosen
 on, move :data:`RULES_FIXED`, and judge it on sessions recorded after that.
 
 A rule of the ``plain`` scope decides only the bounds ``baseline record`` writes for
-plain ``reframe -r``: the verdict never reads it, so the verdict's figures on a set stay
-out of sample when such a rule is chosen on it. Choosing one moves :data:`PLAIN_FIXED`
-alone, and only the plain ``reframe -r`` figures of the sets recorded before it count as
-in-sample (a validation set it was chosen on stays a validation set of the verdict).
+plain ``reframe -r``: the verdict never reads it. Choosing one moves :data:`PLAIN_FIXED`
+alone, and the plain ``reframe -r`` figures of the sets recorded before it count as
+in-sample (a validation set it was chosen on stays a validation set of the verdict). The
+acceptance line also fails a case ReFrame failed in both sessions, so such a rule can move
+its figures: where it did on the sets it was chosen on, the README says so beside them.
 """
 
 from __future__ import annotations
