@@ -15,6 +15,9 @@ does for :class:`~placement.testlib.npb.NpbBase`. Everything a case needs is her
   can still set any of them;
 * placement: :class:`PlacedKernelBase` adds the placed-run mixin, whose binding
   probe runs in the same job;
+* the node: :class:`VirtualNodeMixin` asks whether it is a virtual machine and
+  names what that does to the case's bounds (``no_bound``: states; ``no_plain_bound``:
+  no plain ReFrame bound for a cache-sized case, the verdict still judging it);
 * launches: one job launches the kernel ``launches`` times (the loop of
   :mod:`placement.judgement.repeat_loop`, each launch followed by a ``kernel-launch n=K
   rc=R`` line); each launch's ``result`` lines are read separately, a
