@@ -1157,10 +1157,8 @@ def merged_results(stored: Path, fresh: dict[str, dict]) -> dict[str, dict]:
 
 
 def _hours(a: str, b: str) -> float:
-    from datetime import datetime
-    fmt = "%Y%m%dT%H%M%S%z"
     try:
-        return (datetime.strptime(b, fmt) - datetime.strptime(a, fmt)).total_seconds() / 3600
+        return (_utc(b) - _utc(a)).total_seconds() / 3600
     except ValueError:
         return math.nan
 
