@@ -995,16 +995,40 @@ def _allowed(n: int) -> int:
     return (n + 10) // 20
 
 
-def _lone_goal(name: str, lo: figures.Lone) -> tuple[str, bool]:
-    """The lone-change goal: 80 % of the tight values the verdict may call (those without
-    states: a value with states is called neither way, by rule) found and confirmed; none
-    such in the set is a goal not met (nothing shows it holds). Every tight value and all
-    values are beside it."""
-    return (f"{name}: a lone value 40% slower with launches within {TIGHT_LAUNCHES:.0%}, "
-            f"one baseline session: {lo.found}/{lo.n} found and confirmed of those without "
-            f"states (every tight value: {lo.tight_found}/{lo.tight_n}, {lo.states} with "
-            f"states, called by no rule; over all values: {lo.all_found}/{lo.all_n})",
-            lo.n > 0 and lo.found >= 0.8 * lo.n)
+#: the share of the lone changes the goal asks one baseline session to find
+LONE_GOAL = 0.80
+
+
+def _lone_goal(lones: dict[str, figures.Lone]) -> tuple[str, bool]:
+    """The lone-change goal over the validation sets of a quiet node pooled: 80 % of the
+    tight values the verdict may call (those without states: a value with states is called
+    neither way, by rule) found and confirmed from one baseline session; none such in any
+    set is a goal not met (nothing shows it holds). Each set's count, every tight value and
+    all values are beside it.
+
+    Why pooled: it is a share, and a set holds 0 to 30 such values (how many are tight and
+    without states is the node's doing, not the rule's). At a true 89 %, a set of 2 of them
+    misses 80 % by chance one time in five and one of 0 cannot meet it at all, so per set
+    the goal judged the sets' sizes; pooled, every such value of every validation session
+    counts once. The unchanged-rerun, node and load goals stay per set: they ask each set
+    for (almost) no failure. How the goal is judged was fixed with the rules
+    (:data:`placement.judgement.rules.RULES_FIXED`): only sets recorded after it judge it."""
+    found, n = sum(x.found for x in lones.values()), sum(x.n for x in lones.values())
+    per_set = ", ".join(f"{name} {x.found}/{x.n}" for name, x in lones.items())
+    tight = (sum(x.tight_found for x in lones.values()), sum(x.tight_n for x in lones.values()))
+    every = (sum(x.all_found for x in lones.values()), sum(x.all_n for x in lones.values()))
+    return (f"a lone value 40% slower with launches within {TIGHT_LAUNCHES:.0%}, one "
+            f"baseline session, the {len(lones)} validation set(s) pooled: {found}/{n} found "
+            f"and confirmed of those without states ({_pct(found, n)}, at least "
+            f"{LONE_GOAL:.0%}; per set: {per_set or 'none'}; every tight value: "
+            f"{tight[0]}/{tight[1]}, those with states called by no rule; over all values: "
+            f"{every[0]}/{every[1]})", n > 0 and found >= LONE_GOAL * n)
+
+
+def _none_tight(c: dict) -> figures.Lone:
+    """A set's lone counts when none of its values was tight: only the all-values figure."""
+    a = c.get("lone_every", {}).get("all", {"either": 0, "n": 0})
+    return figures.Lone(0, 0, 0, 0, 0, a["either"], a["n"])
 
 
 def _rerun_goal(name: str, k: str, c: dict, plain_judged: bool) -> tuple[str, bool]:
@@ -1027,11 +1051,12 @@ def _rerun_goal(name: str, k: str, c: dict, plain_judged: bool) -> tuple[str, bo
 def goals(results: dict[str, dict]) -> list[tuple[str, bool]]:
     """The verdict's goals on the validation sets of a quiet node alone (nothing else ran
     beside their sessions: on a shared node the load line is meant to speak), each met or
-    not: unchanged reruns (acceptance line with confirmation, and plain ``reframe -r``) and
-    the load line at most 1 of 20; a node 2x slower failed in every session at every size; a
-    lone value 40 % slower with tight launches found in 80 % from one baseline session (with
-    the all-values figure beside it)."""
+    not: per set, unchanged reruns (acceptance line with confirmation, and plain ``reframe
+    -r``) and the load line at most 1 of 20, a node 2x slower failed in every session at
+    every size; over the sets pooled, a lone value 40 % slower with tight launches found in
+    80 % from one baseline session (with the all-values figure beside it, :func:`_lone_goal`)."""
     out = []
+    lones: dict[str, figures.Lone] = {}
     for name, r in results.items():
         if r is None or r["role"] != "validation" or r.get("node", "quiet") != "quiet":
             continue
@@ -1042,14 +1067,15 @@ def goals(results: dict[str, dict]) -> list[tuple[str, bool]]:
                 two, n = c["all_at_once"]["2.00"], c["pairs"]
                 out.append((f"{name}: a node 2x slower at {k} baseline session(s): "
                             f"{two['failed']}/{n} failed", two["failed"] == n))
-            lone = figures.lone_counts(c) if int(k) == 1 and c else None
-            if lone is not None:
-                out.append(_lone_goal(name, lone))
+            if int(k) == 1 and c:
+                lones[name] = figures.lone_counts(c) or _none_tight(c)
         ll = r["load_line"]
         if ll["measured"]:
             out.append((f"{name}: load line on unchanged sessions: {ll['flagged']}/"
                         f"{ll['measured']} flagged (at most {_allowed(ll['measured'])})",
                         ll["flagged"] <= _allowed(ll["measured"])))
+    if lones:
+        out.append(_lone_goal(lones))
     return out
 
 

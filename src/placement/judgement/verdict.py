@@ -58,7 +58,7 @@ direction its own family, one-sided):
 baseline session, beyond the node's shift when the node ran faster (a slower node's shift
 is not taken off: :func:`gross_shift`), whose launches agree within 2 %
 (:data:`GROSS_LAUNCHES`) and leave no doubt (the gap against the worst session's launch
-noise alone, at ``alpha / n``). One baseline session gives no value a spread of its
+noise alone, its own launches' at ``alpha / n``: :func:`gross_noise`). One baseline session gives no value a spread of its
 own, and the spread borrowed from a run of unalike values has tails too heavy to call a
 lone value 40 % slower; the gross rule does not test the change against a spread, so it
 decides nothing alone: the verdict stays ``undecided`` with the change marked ``gross``,
@@ -123,6 +123,9 @@ GROSS_LAUNCHES = value("GROSS_LAUNCHES")
 #: launch noise) again: no, its median beyond the worst baseline session is the test
 #: (:func:`gross_again`)
 GROSS_AGAIN_TIGHT = bool(value("GROSS_AGAIN_TIGHT"))
+#: whether the first session tests a gross value's gap against its own launches' spread
+#: rather than the spread moderated over the run's values: yes (:func:`gross_noise`)
+GROSS_OWN_LAUNCHES = bool(value("GROSS_OWN_LAUNCHES"))
 #: whether a slower node's common shift is taken off a value's change before the gross bar:
 #: no, a value 25 % slower than every baseline session is gross whatever the others did
 #: (:func:`gross_shift`); a faster node's shift still is
@@ -659,12 +662,28 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
 
 def _gross(v: _Value, r: _Run, i: int, w_df: float, level: float) -> float | None:
     """The gross mark of value ``i``: in a confirmation session (``selected_by``) the
-    median alone (:func:`gross_again`), else the first session's rule (:func:`gross_change`);
-    both beyond the node's shift as :func:`gross_shift` takes it."""
+    median alone (:func:`gross_again`), else the first session's rule (:func:`gross_change`)
+    against the launch noise :func:`gross_noise` gives; both beyond the node's shift as
+    :func:`gross_shift` takes it."""
     c = gross_shift(r.c)
     if r.selected_by is not None and not GROSS_AGAIN_TIGHT:
         return gross_again(v, c)
-    return gross_change(v, c, r.w[i], w_df, level)
+    return gross_change(v, c, *gross_noise(v, r.w[i], w_df), level)
+
+
+def gross_noise(v: _Value, w: float, w_df: float) -> tuple[float, float]:
+    """The launch variance (log scale) and prior degrees of freedom the first session's gross
+    gap is tested against: the value's own launches (:data:`GROSS_OWN_LAUNCHES`), else ``w``
+    and ``w_df``, their variance moderated over the run.
+
+    Why its own: the gross rule asks for tight launches of the value itself (at most
+    :data:`GROSS_LAUNCHES`), and its second session tests the change again. The run's launch
+    prior is fitted over every value, most of them on a virtual machine with states and
+    launches 5-20 % apart, so values unlike each other (a prior of about one degree of
+    freedom) pulled a value whose launches agreed within 1-2 % to a launch spread of 4-10 %:
+    a value 36 % beyond its only baseline session then read as launch noise (p 0.0007 against
+    a level of 0.0004), and one baseline session found none of its lone changes."""
+    return (v.w, 0.0) if GROSS_OWN_LAUNCHES else (w, w_df)
 
 
 def gross_shift(c: float) -> float:
@@ -707,8 +726,8 @@ def gross_change(v: _Value, c: float, w: float, w_df: float, level: float) -> fl
     Gross: at least :data:`GROSS_EFFECT`, its launches tight (their own spread within a
     session at most :data:`GROSS_LAUNCHES`: a value whose launches spread widely has
     sessions that spread wider still, and 25 % is no news for it), and the change beyond
-    launch noise (the launches' moderated variance ``w``, ``w_df`` prior degrees of
-    freedom; one-sided Student's t at ``level``). This is no test of the change against
+    launch noise (the launches' variance ``w`` with ``w_df`` prior degrees of freedom, as
+    :func:`gross_noise` gives them; one-sided Student's t at ``level``). This is no test of the change against
     the sessions' spread (one session has none): it only selects what a second session
     tests.
     """
