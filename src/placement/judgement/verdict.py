@@ -58,11 +58,11 @@ direction its own family, one-sided):
 baseline session, beyond the node's shift when the node ran faster (a slower node's shift
 is not taken off: :func:`gross_shift`), whose launches agree within 2 %
 (:data:`GROSS_LAUNCHES`) and leave no doubt (the gap against the worst session's launch
-noise alone, its own launches' at ``alpha / n``: :func:`gross_noise`). One baseline session gives no value a spread of its
-own, and the spread borrowed from a run of unalike values has tails too heavy to call a
-lone value 40 % slower; the gross rule does not test the change against a spread, so it
-decides nothing alone: the verdict stays ``undecided`` with the change marked ``gross``,
-and a second session, which did not choose it, tests it
+noise alone, its own launches' at ``alpha / n``: :func:`gross_noise`). One baseline
+session gives no value a spread of its own, and the spread borrowed from a run of unalike
+values has tails too heavy to call a lone value 40 % slower; the gross rule does not test
+the change against a spread, so it decides nothing alone: the verdict stays ``undecided``
+with the change marked ``gross``, and a second session, which did not choose it, tests it
 (:mod:`placement.acceptance.confirmation`: the value is regressed when that session
 shows it regressed, or gross again: the median of its launches at least 25 % beyond the
 worst baseline session and a faster first session's node shift, however its launches spread,
@@ -682,7 +682,7 @@ def gross_noise(v: _Value, w: float, w_df: float) -> tuple[float, float]:
     launches 5-20 % apart, so values unlike each other (a prior of about one degree of
     freedom) pulled a value whose launches agreed within 1-2 % to a launch spread of 4-10 %:
     a value 36 % beyond its only baseline session then read as launch noise (p 0.0007 against
-    a level of 0.0004), and one baseline session found none of its lone changes."""
+    a level of 0.0004), so the change was never sent to a second session."""
     return (v.w, 0.0) if GROSS_OWN_LAUNCHES else (w, w_df)
 
 
@@ -727,9 +727,9 @@ def gross_change(v: _Value, c: float, w: float, w_df: float, level: float) -> fl
     session at most :data:`GROSS_LAUNCHES`: a value whose launches spread widely has
     sessions that spread wider still, and 25 % is no news for it), and the change beyond
     launch noise (the launches' variance ``w`` with ``w_df`` prior degrees of freedom, as
-    :func:`gross_noise` gives them; one-sided Student's t at ``level``). This is no test of the change against
-    the sessions' spread (one session has none): it only selects what a second session
-    tests.
+    :func:`gross_noise` gives them; one-sided Student's t at ``level``). This is no test of
+    the change against the sessions' spread (one session has none): it only selects what a
+    second session tests.
     """
     d = v.a - c - float(v.medians.max())
     df = min(w_df + v.dfw, moderation.DF_CAP)
