@@ -1013,16 +1013,14 @@ def _lone_goal(lones: dict[str, figures.Lone]) -> tuple[str, bool]:
     counts once. The unchanged-rerun, node and load goals stay per set: they ask each set
     for (almost) no failure. How the goal is judged was fixed with the rules
     (:data:`placement.judgement.rules.RULES_FIXED`): only sets recorded after it judge it."""
-    found, n = sum(x.found for x in lones.values()), sum(x.n for x in lones.values())
+    t = {f: sum(getattr(x, f) for x in lones.values()) for f in figures.Lone._fields}
     per_set = ", ".join(f"{name} {x.found}/{x.n}" for name, x in lones.items())
-    tight = (sum(x.tight_found for x in lones.values()), sum(x.tight_n for x in lones.values()))
-    every = (sum(x.all_found for x in lones.values()), sum(x.all_n for x in lones.values()))
     return (f"a lone value 40% slower with launches within {TIGHT_LAUNCHES:.0%}, one "
-            f"baseline session, the {len(lones)} validation set(s) pooled: {found}/{n} found "
-            f"and confirmed of those without states ({_pct(found, n)}, at least "
-            f"{LONE_GOAL:.0%}; per set: {per_set or 'none'}; every tight value: "
-            f"{tight[0]}/{tight[1]}, those with states called by no rule; over all values: "
-            f"{every[0]}/{every[1]})", n > 0 and found >= LONE_GOAL * n)
+            f"baseline session, the {len(lones)} validation set(s) pooled: {t['found']}/"
+            f"{t['n']} found and confirmed of those without states ({_pct(t['found'], t['n'])}"
+            f", at least {LONE_GOAL:.0%}; per set: {per_set or 'none'}; every tight value: "
+            f"{t['tight_found']}/{t['tight_n']}, those with states called by no rule; over all "
+            f"values: {t['all_found']}/{t['all_n']})", t["n"] > 0 and t["found"] >= LONE_GOAL * t["n"])
 
 
 def _none_tight(c: dict) -> figures.Lone:
