@@ -276,8 +276,7 @@ def quoted(data: dict, in_sample: bool = False) -> dict[str, str]:
     out = pooled_counts(sets)
     if not in_sample:   # plain ReFrame's figures from the sets out of sample for its bounds
         kept = _plain_out_of_sample(sets)
-        out.update(plain_counts(kept), plain_sets=_word(len(kept)),
-                   plain_first_seen=plain_counts(_plain_seen(sets))["plain_first"])
+        out.update(plain_counts(kept), plain_sets=_word(len(kept)))
     quick, acc = mode_counts(sets, "quick"), mode_counts(sets, "acceptance")
     found, n = (int(x) for x in out["lone_all"].split(" of "))
     out.update(sets=_word(len(sets)), lone_all_pct=f"{100 * found / max(n, 1):.1f}%",
