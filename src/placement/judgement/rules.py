@@ -397,3 +397,21 @@ RULES: dict[str, Rule] = {
 def value(name: str) -> float:
     """The value of the rule ``name`` (:data:`RULES`)."""
     return RULES[name].value
+
+
+# -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
+#: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
+#: whose sessions start later is out of sample for them
+PEERS_FIXED = "2026-12-01T21:50:00Z"
+
+RULES.update({
+    "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
+                                 "partition: the rank-sum test over the nodes' values at "
+                                 "PEER_ALPHA / (2 x nodes) per node and side, its false-alarm "
+                                 "rate from its construction (exchangeable nodes), not fitted; "
+                                 "also the BH level of the values called over nodes x values"),
+    "PEER_EFFECT": Rule(0.05, (), "the smallest change of a value against its peers' median "
+                                  "that is called: a node whose rank stands apart by less on "
+                                  "every value is a real but small difference, not named"),
+    "PEER_MIN_VALUES": Rule(1, (), "called values a node that stands apart needs to be named"),
+})

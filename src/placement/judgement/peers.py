@@ -1,0 +1,386 @@
+"""The peer verdict: each node of a partition judged against the same values on its peers,
+measured in the same session.
+
+A partition's nodes measured in one session are replicates of one machine at one time,
+so a node 30 % slower than the others is visible on the first day, with no baseline at
+all. **The node is the replicate**: each value is reduced to one number per node (the
+median of its launches, on a log scale signed so that worse is positive), and a node is
+compared with the other nodes' numbers, never its launches with theirs (the launches of
+one job share its node and its minute: pseudo-replication).
+
+Two questions, each with its own test (:mod:`.peer_stats` holds the numbers):
+
+1. **Does the node stand apart?** Its rank among the partition's nodes on every value,
+   summed (:func:`.peer_stats.rank_sum_p`): when the nodes are alike each rank is uniform,
+   so the sum's distribution is known exactly and the chance of calling an unchanged node
+   follows from the level, ``PEER_ALPHA / (2 * nodes)`` per node and side (Bonferroni over
+   the nodes and both directions): nothing is fitted to sessions. The test knows
+   nothing of units or spreads, so it is robust to values that differ by orders of
+   magnitude, and it needs every value only to be measured on every node.
+2. **On which values, by how much?** Each value of each node against its peers' median
+   (leave one node out: the node under test never moves its own centre), with the
+   peers' spread between nodes moderated over the node's values (limma, as the verdict
+   does over sessions: :func:`.moderation.fit_f_dist`) and never tighter than the node's
+   own launches allow; Benjamini-Hochberg over nodes x values. A value is called when its
+   q is at most ``PEER_ALPHA`` and its change at least ``PEER_EFFECT``.
+
+A node is **named** when it stands apart on one side and at least ``PEER_MIN_VALUES``
+of its values are called on that side. Naming is step-down: once a node is named, the
+rest are judged again among themselves, so one slow node neither hides a second nor
+makes the others look fast. When the named nodes are half the partition or more there
+is **no majority** to judge by: the nodes are named and the partition fails, never a
+pass. Fewer than three nodes with a value: nothing to judge by (a note).
+
+The **topology** of every node (its fingerprint from hwloc) is compared with the
+majority's: a node that differs gets its own line, whatever its values say.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from . import moderation, peer_stats
+from .rules import value
+
+#: family-wise level of naming a node of an unchanged partition (split over its nodes and
+#: both sides), and of the values called on the nodes x values (Benjamini-Hochberg)
+PEER_ALPHA = value("PEER_ALPHA")
+#: the smallest change of a value against its peers' median that is called
+PEER_EFFECT = value("PEER_EFFECT")
+#: how many called values a node that stands apart needs to be named
+PEER_MIN_VALUES = int(value("PEER_MIN_VALUES"))
+#: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
+MIN_NODES = 3
+
+
+@dataclass(frozen=True)
+class PeerValue:
+    """One value measured on several nodes of one partition in one session."""
+
+    name: str
+    higher_is_better: bool
+    #: node -> its launches of the program (positive numbers)
+    launches: Mapping[str, Sequence[float]]
+
+
+@dataclass(frozen=True)
+class OddNode:
+    """A node named: which side, on how many values, by how much, and the rank test's p."""
+
+    node: str
+    slower: bool
+    called: int
+    judged: int
+    #: median over the called values of the change in performance (slower: negative)
+    median: float
+    p: float
+    peers: int
+
+    def line(self, where: str) -> str:
+        side = "slower" if self.slower else "faster"
+        return (f"NODES {where}: {self.node} {side} than its {self.peers} peers on "
+                f"{self.called} of {self.judged} values (median {self.median:+.0%})")
+
+
+@dataclass(frozen=True)
+class TopologyDiff:
+    """A node whose topology fingerprint differs from the majority's."""
+
+    node: str
+    peers: int
+    diffs: tuple[str, ...]
+
+    def line(self, where: str) -> str:
+        return (f"NODES {where}: {self.node} topology differs from its {self.peers} peers: "
+                + "; ".join(self.diffs))
+
+
+@dataclass
+class PeerJudgement:
+    """A partition's nodes judged against each other, with what the report draws."""
+
+    where: str
+    nodes: list[str]
+    values: list[str]
+    #: nodes x values: change in performance against the peers' median (slower negative)
+    change: np.ndarray
+    #: nodes x values: +1 called worse, -1 called better, 0 not called
+    called: np.ndarray
+    odd: list[OddNode] = field(default_factory=list)
+    topology: list[TopologyDiff] = field(default_factory=list)
+    no_majority: bool = False
+    #: nodes apart on their ranks alone, in two groups with no majority (no value called):
+    #: ``(node, slower)``
+    apart: list[tuple[str, bool]] = field(default_factory=list)
+    #: the fingerprints differ with none shared by more than half the nodes
+    topology_split: bool = False
+    #: why nothing was judged (too few nodes or values), else ""
+    note: str = ""
+
+    @property
+    def named(self) -> list[str]:
+        """Every node a line names: odd values first, then apart on ranks, then topology."""
+        out = [o.node for o in self.odd]
+        out += [n for n, _ in self.apart if n not in out]
+        return out + [t.node for t in self.topology if t.node not in out]
+
+    @property
+    def fails(self) -> bool:
+        """A node named, or no majority to judge by (values or topology): never a pass."""
+        return bool(self.named) or self.no_majority or self.topology_split
+
+    def _no_majority_line(self) -> str:
+        """The two groups: the slower nodes (named or apart on ranks) against the rest."""
+        slow = [o.node for o in self.odd if o.slower] + [n for n, sl in self.apart if sl]
+        fast = [o.node for o in self.odd if not o.slower] + \
+            [n for n, sl in self.apart if not sl]
+        group = slow or fast
+        rest = [n for n in self.nodes if n not in group]
+        side = "slower" if slow else "faster"
+        return (f"NODES {self.where}: no majority to judge by: "
+                f"{', '.join(sorted(group, key=node_order))} {side} than "
+                f"{', '.join(rest) or 'no other node'} ({len(group)} of {len(self.nodes)} "
+                "nodes stand apart)")
+
+    def lines(self) -> list[str]:
+        if self.note:
+            return [f"NOTE {self.where}: {self.note}"]
+        out = [o.line(self.where) for o in self.odd]
+        out += [t.line(self.where) for t in self.topology]
+        if self.no_majority:
+            out.append(self._no_majority_line())
+        if self.topology_split:
+            out.append(f"NODES {self.where}: topology: no majority to judge by (no "
+                       f"fingerprint shared by more than half of {len(self.nodes)} nodes)")
+        if not out:
+            out.append(f"NODES {self.where}: {len(self.nodes)} nodes alike on "
+                       f"{len(self.values)} values (no node stands apart)")
+        return out
+
+
+def judge(values: Sequence[PeerValue], where: str,
+          fingerprints: Mapping[str, Mapping[str, Any]] | None = None,
+          alpha: float = PEER_ALPHA, effect: float = PEER_EFFECT) -> PeerJudgement:
+    """The partition ``where`` (``SYSTEM:PART``) judged node by node (module docstring)."""
+    nodes = sorted({n for v in values for n in v.launches}
+                   | set(fingerprints or {}), key=node_order)
+    m, w, n_launch = matrix(values, nodes)
+    out = PeerJudgement(where, nodes, [v.name for v in values], np.full(m.shape, np.nan),
+                        np.zeros(m.shape, int))
+    out.topology, out.topology_split = topology_diffs(fingerprints or {}, nodes)
+    if len(nodes) < MIN_NODES:
+        out.note = (f"{len(nodes)} node(s): the peer verdict needs {MIN_NODES} or more "
+                    "measured in one session")
+        return out
+    active = np.ones(len(nodes), bool)
+    out.apart = step_down(m, w, n_launch, active, out, alpha, effect)
+    d, p = value_tests(m, w, n_launch, active)
+    out.change = np.where(np.isfinite(d), np.expm1(-d), np.nan)
+    out.called = calls(d, p, np.ones(len(nodes), bool), alpha, effect)
+    odd = [o.node for o in out.odd]
+    out.no_majority = bool(out.apart) or 2 * len(odd) >= len(nodes) \
+        or active.sum() < MIN_NODES
+    return out
+
+
+def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.ndarray,
+              out: PeerJudgement, alpha: float, effect: float) -> list[str]:
+    """Name odd nodes one round at a time, judging the rest again among themselves
+    (``active`` is updated, ``out.odd`` filled); the nodes that stand apart by rank with no
+    value called when they are half of those left (no majority), else ``[]``."""
+    while active.sum() >= MIN_NODES:
+        d, p = value_tests(m, w, n_launch, active)
+        called = calls(d, p, active, alpha, effect)
+        apart = stand_apart(m, active, alpha)
+        named = [(i, slower, pr) for i, slower, pr in apart
+                 if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
+        if not named:
+            # nodes apart on ranks alone: half of those left or more is two groups
+            if apart and 2 * len(apart) >= active.sum():
+                return [(out.nodes[i], slower) for i, slower, _ in apart]
+            return []
+        for i, slower, p_rank in named:
+            out.odd.append(_odd(out.nodes[i], slower, p_rank, d[i], called[i], active))
+        for i, _, _ in named:
+            active[i] = False
+    return []
+
+
+def node_order(name: str) -> tuple:
+    """``n2`` before ``n10``: digits compared as numbers."""
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
+
+
+def matrix(values: Sequence[PeerValue], nodes: Sequence[str]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes x values: the median of each node's launches (log, worse positive), their
+    variance (log, ``ddof=1``; 0 for one launch) and their number; ``nan`` where missing."""
+    where = {n: i for i, n in enumerate(nodes)}
+    m = np.full((len(nodes), len(values)), np.nan)
+    w = np.zeros(m.shape)
+    n_launch = np.zeros(m.shape)
+    for j, v in enumerate(values):
+        sign = -1.0 if v.higher_is_better else 1.0
+        for node, runs in v.launches.items():
+            x = np.asarray(list(runs), dtype=float)
+            x = x[np.isfinite(x) & (x > 0)]
+            if len(x) == 0:
+                continue
+            logs = sign * np.log(x)
+            i = where[node]
+            m[i, j] = float(np.median(logs))
+            w[i, j] = float(np.var(logs, ddof=1)) if len(x) > 1 else 0.0
+            n_launch[i, j] = len(x)
+    return m, w, n_launch
+
+
+def value_tests(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Every node's change against its active peers' median (log, worse positive) and the
+    two-sided p of the moderated leave-one-node-out t; ``nan`` where not judged.
+
+    A node outside ``active`` is judged against the active nodes (all of them are its
+    peers); an active one against the other active nodes.
+    """
+    peers_m = np.where(active[:, None], m, np.nan)
+    centre, s2, df = _peer_centre_spread(m, peers_m, active)
+    d = m - centre
+    k = df + 1.0                                           # peers of each node and value
+    s2_mod, df_t = _moderated(s2, df)
+    var = s2_mod * (1.0 + math.pi / (2.0 * k))
+    own = math.pi / 2.0 * np.divide(w, n_launch, out=np.zeros_like(w), where=n_launch > 1)
+    var = np.maximum(np.maximum(var, own), 1e-12)
+    t = d / np.sqrt(var)
+    p = 2.0 * stats.t.sf(np.abs(t), np.minimum(df_t, moderation.DF_CAP))
+    bad = ~np.isfinite(d) | ~np.isfinite(var)
+    return np.where(bad, np.nan, d), np.where(bad, np.nan, p)
+
+
+def _peer_centre_spread(m: np.ndarray, peers_m: np.ndarray, active: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each node's peers' median, variance and its degrees of freedom, per value: leave one
+    out for an active node, all active nodes for one already named."""
+    centre = peer_stats.loo_median(peers_m)
+    s2, df = peer_stats.loo_variance(peers_m)
+    if (~active).any():
+        # a named node's peers are every active node: the column's own median and variance
+        ok = np.isfinite(peers_m)
+        n = ok.sum(axis=0)
+        col_med = np.nanmedian(np.where(n[None, :] >= 2, peers_m, np.nan), axis=0) \
+            if peers_m.shape[1] and ok.any() else np.full(m.shape[1], np.nan)
+        with np.errstate(invalid="ignore"):
+            col_var = np.nanvar(peers_m, axis=0, ddof=1)
+        out_rows = ~active
+        centre[out_rows] = np.where(np.isfinite(m[out_rows]), col_med[None, :], np.nan)
+        s2[out_rows] = np.where(np.isfinite(m[out_rows]) & (n >= 3)[None, :],
+                                col_var[None, :], np.nan)
+        df[out_rows] = np.where(np.isfinite(s2[out_rows]), (n - 1.0)[None, :], np.nan)
+    return centre, s2, df
+
+
+def _moderated(s2: np.ndarray, df: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's peer variances shrunk towards a prior fitted over that node's values
+    (:func:`.moderation.fit_f_dist`), and the t's degrees of freedom ``d0 + df``."""
+    out, df_t = np.full(s2.shape, np.nan), np.full(s2.shape, np.nan)
+    for i in range(s2.shape[0]):
+        ok = np.isfinite(s2[i]) & np.isfinite(df[i])
+        if not ok.any():
+            continue
+        try:
+            s0, d0 = moderation.fit_f_dist(s2[i][ok], df[i][ok])
+        except ValueError:      # every peer spread zero: nothing to borrow
+            s0, d0 = 0.0, 0.0
+        if math.isinf(d0):
+            out[i, ok], df_t[i, ok] = s0, np.inf
+        else:
+            out[i, ok] = (d0 * s0 + df[i][ok] * s2[i][ok]) / (d0 + df[i][ok])
+            df_t[i, ok] = d0 + df[i][ok]
+    return out, df_t
+
+
+def calls(d: np.ndarray, p: np.ndarray, rows: np.ndarray, alpha: float, effect: float
+          ) -> np.ndarray:
+    """+1 (worse) / -1 (better) where a value of a node in ``rows`` is called: BH over those
+    nodes x values at ``alpha``, and a change of at least ``effect``; 0 elsewhere."""
+    out = np.zeros(d.shape, int)
+    judged = np.isfinite(p) & rows[:, None]
+    if not judged.any():
+        return out
+    q = np.ones(d.shape)
+    q[judged] = stats.false_discovery_control(np.clip(p[judged], 0, 1), method="bh")
+    big = np.abs(np.expm1(np.where(np.isfinite(d), d, 0.0))) >= effect
+    hit = judged & (q <= alpha) & big
+    out[hit & (d > 0)] = 1
+    out[hit & (d < 0)] = -1
+    return out
+
+
+def stand_apart(m: np.ndarray, active: np.ndarray, alpha: float
+                ) -> list[tuple[int, bool, float]]:
+    """The active nodes whose rank sum over their values stands apart at
+    ``alpha / (2 * active nodes)``: ``(node, slower, p)``."""
+    rows = np.flatnonzero(active)
+    sub = m[rows]
+    ranks = peer_stats.column_ranks(sub)
+    n_per = np.isfinite(sub).sum(axis=0).astype(float)
+    judged = (n_per >= MIN_NODES)[None, :]
+    ranks = np.where(judged, ranks, np.nan)
+    upper, lower = peer_stats.rank_tests(ranks, n_per)
+    level = alpha / (2 * len(rows))
+    out = []
+    for r, i in enumerate(rows):
+        if upper[r] <= level:
+            out.append((int(i), True, float(upper[r])))
+        elif lower[r] <= level:
+            out.append((int(i), False, float(lower[r])))
+    return out
+
+
+def _odd(node: str, slower: bool, p: float, d: np.ndarray, called: np.ndarray,
+         active: np.ndarray) -> OddNode:
+    """The line's numbers for a node named on one side (``d``, ``called``: its row)."""
+    side = called == (1 if slower else -1)
+    perf = np.expm1(-d[side])
+    return OddNode(node, slower, int(side.sum()), int(np.isfinite(d).sum()),
+                   float(np.median(perf)) if len(perf) else 0.0, p, int(active.sum()) - 1)
+
+
+def topology_diffs(fingerprints: Mapping[str, Mapping[str, Any]], nodes: Sequence[str]
+                   ) -> tuple[list[TopologyDiff], bool]:
+    """The nodes whose fingerprint differs from the one most nodes share (more than half
+    of those with one), and whether the fingerprints differ with no such majority."""
+    have = [n for n in nodes if n in fingerprints]
+    if len(have) < MIN_NODES:
+        return [], False
+    frozen = {n: tuple(sorted((k, str(v)) for k, v in fingerprints[n].items())) for n in have}
+    common, count = Counter(frozen.values()).most_common(1)[0]
+    if 2 * count <= len(have):
+        return [], True
+    major = dict(common)
+    return [TopologyDiff(n, len(have) - 1, fingerprint_diffs(
+        {k: str(v) for k, v in fingerprints[n].items()}, major))
+        for n in have if frozen[n] != common], False
+
+
+def fingerprint_diffs(own: Mapping[str, str], major: Mapping[str, str]) -> tuple[str, ...]:
+    """What differs, in words: ``1 PU allowed of 2`` for the allowed cpuset, else
+    ``FIELD VALUE (its peers VALUE)``."""
+    out = []
+    for k in sorted(set(own) | set(major)):
+        a, b = own.get(k, "none"), major.get(k, "none")
+        if a == b:
+            continue
+        if k == "pus_allowed":
+            total = own.get("pus", major.get("pus", "?"))
+            out.append(f"{a} PU{'' if a == '1' else 's'} allowed of {total}")
+        else:
+            out.append(f"{k} {a} (its peers {b})")
+    return tuple(out)

@@ -1,0 +1,151 @@
+"""The peer verdict on fixed samples, its numbers checked against NumPy and SciPy."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from placement.judgement import moderation, peer_stats, peers
+
+WHERE = "testnodes:batch"
+
+
+def _fixed(n_nodes: int = 6, n_vals: int = 7, seed: int = 3) -> np.ndarray:
+    m = np.random.default_rng(seed).normal(size=(n_nodes, n_vals))
+    m[2, 1] = np.nan            # a node that lacks a value
+    m[:, 5] = np.nan            # a value no node has
+    m[:4, 6] = np.nan           # a value on two nodes only
+    return m
+
+
+def _peers_of(m: np.ndarray, i: int, j: int) -> list[float]:
+    return [m[r, j] for r in range(m.shape[0]) if r != i and np.isfinite(m[r, j])]
+
+
+def test_leave_one_out_median_and_variance_match_numpy():
+    m = _fixed()
+    med = peer_stats.loo_median(m)
+    var, df = peer_stats.loo_variance(m)
+    for i, j in itertools.product(range(m.shape[0]), range(m.shape[1])):
+        col = _peers_of(m, i, j)
+        if not np.isfinite(m[i, j]) or len(col) < 2:
+            assert np.isnan(med[i, j]) and np.isnan(var[i, j]), (i, j)
+            continue
+        assert med[i, j] == pytest.approx(np.median(col), abs=1e-12)
+        assert var[i, j] == pytest.approx(np.var(col, ddof=1), abs=1e-12)
+        assert df[i, j] == len(col) - 1
+
+
+def test_ranks_are_scipys():
+    m = _fixed()
+    r = peer_stats.column_ranks(m)
+    for j in range(m.shape[1]):
+        ok = np.isfinite(m[:, j])
+        if ok.any():
+            assert np.allclose(r[ok, j], stats.rankdata(m[ok, j]))
+        assert np.all(np.isnan(r[~ok, j]))
+
+
+@pytest.mark.parametrize("n,k", [(3, 5), (4, 3), (4, 16), (10, 4)])
+def test_rank_sum_distribution_is_the_convolution_of_uniforms(n, k):
+    pmf = np.ones(1)
+    for _ in range(k):
+        pmf = np.convolve(pmf, np.full(n, 1 / n))
+    assert np.allclose(peer_stats._rank_sum_pmf(n, k), pmf, rtol=1e-12, atol=1e-15)
+
+
+def test_rank_sum_tails_by_enumeration():
+    sums = [sum(t) for t in itertools.product(range(1, 5), repeat=3)]
+    for total in range(3, 13):
+        up, lo = peer_stats.rank_sum_p(total, 4, 3)
+        assert up == pytest.approx(np.mean([s >= total for s in sums]))
+        assert lo == pytest.approx(np.mean([s <= total for s in sums]))
+    # a tie's half rank never makes a node look odder
+    assert peer_stats.rank_sum_p(11.5, 4, 3)[0] == peer_stats.rank_sum_p(11, 4, 3)[0]
+
+
+def test_value_test_is_the_moderated_leave_one_out_t():
+    rng = np.random.default_rng(5)
+    # values of unlike spreads: a finite prior degrees of freedom
+    m = rng.normal(size=(5, 12)) * np.geomspace(0.005, 0.3, 12)[None, :]
+    w, n = np.zeros(m.shape), np.ones(m.shape)
+    d, p = peers.value_tests(m, w, n, np.ones(5, bool))
+    i, j = 1, 4
+    col = _peers_of(m, i, j)
+    s2, dfs = peer_stats.loo_variance(m)
+    s0, d0 = moderation.fit_f_dist(s2[i], dfs[i])
+    assert math.isfinite(d0)
+    post = (d0 * s0 + 3 * np.var(col, ddof=1)) / (d0 + 3)
+    t = (m[i, j] - np.median(col)) / math.sqrt(post * (1 + math.pi / 8))
+    assert d[i, j] == pytest.approx(m[i, j] - np.median(col))
+    assert p[i, j] == pytest.approx(2 * stats.t.sf(abs(t), d0 + 3), rel=1e-9)
+
+
+def _session(slow=(), factor=1.0, nodes=4, values=16, seed=0):
+    """Times (lower is better) of ``values`` values on ``nodes`` nodes, 3 launches each,
+    nodes 3 % apart per value, launches 1 %; the ``slow`` nodes ``factor`` times slower."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for j in range(values):
+        base = rng.uniform(1, 100)
+        launches = {}
+        for i in range(1, nodes + 1):
+            f = factor if f"n{i}" in slow else 1.0
+            launches[f"n{i}"] = list(base * f * np.exp(rng.normal(0, 0.03)
+                                                       + rng.normal(0, 0.01, 3)))
+        out.append(peers.PeerValue(f"v{j}", False, launches))
+    return out
+
+
+def test_an_unchanged_partition_names_no_node():
+    j = peers.judge(_session(), WHERE)
+    assert not j.fails
+    assert j.lines() == [f"NODES {WHERE}: 4 nodes alike on 16 values (no node stands apart)"]
+
+
+def test_a_slow_node_is_named_in_one_line():
+    j = peers.judge(_session(slow=("n3",), factor=1 / 0.7), WHERE)
+    assert j.named == ["n3"] and j.fails and not j.no_majority
+    assert j.lines() == [f"NODES {WHERE}: n3 slower than its 3 peers on 16 of 16 values "
+                         "(median -30%)"]
+    assert j.change[2].max() < -0.2 and (j.called[2] == 1).all()
+
+
+def test_a_faster_rate_is_better():
+    vals = [peers.PeerValue(v.name, True, {n: [1 / x for x in r] for n, r in
+                                           v.launches.items()})
+            for v in _session(slow=("n2",), factor=2.0)]
+    assert peers.judge(vals, WHERE).lines()[0].startswith(
+        f"NODES {WHERE}: n2 slower than its 3 peers on 16 of 16 values (median -50%)")
+
+
+def test_two_odd_nodes_of_four_have_no_majority():
+    j = peers.judge(_session(slow=("n3", "n4"), factor=1.43), WHERE)
+    assert j.fails and j.no_majority
+    assert f"NODES {WHERE}: no majority to judge by: n3, n4 slower than n1, n2 (2 of 4 " \
+           "nodes stand apart)" in j.lines()
+
+
+def test_a_topology_that_differs_gets_its_line():
+    fp = {n: {"pus": 2, "pus_allowed": 2, "numa_nodes": 1} for n in ("n1", "n2", "n3", "n4")}
+    fp["n2"] = {**fp["n2"], "pus_allowed": 1}
+    j = peers.judge(_session(), WHERE, fp)
+    assert j.named == ["n2"] and j.fails
+    assert j.lines() == [f"NODES {WHERE}: n2 topology differs from its 3 peers: "
+                         "1 PU allowed of 2"]
+
+
+def test_two_nodes_are_too_few():
+    j = peers.judge(_session(nodes=2), WHERE)
+    assert not j.fails and j.lines()[0].startswith(f"NOTE {WHERE}: 2 node(s)")
+
+
+def test_false_alarms_stay_under_the_level():
+    """Exchangeable nodes: the share of unchanged partitions with any node named stays
+    under PEER_ALPHA (it follows from the rank test's construction)."""
+    named = sum(peers.judge(_session(seed=s), WHERE).fails for s in range(100))
+    assert named <= 100 * peers.PEER_ALPHA
