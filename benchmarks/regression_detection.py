@@ -835,10 +835,11 @@ def _described(folder: Path) -> dict:
 def session_sets(names: list[str] | None = None) -> list[SessionSet]:
     """Those named, else the validation sets and :data:`DEFAULT_TUNING`."""
     out = []
-    for folder, t in rules.TUNING_SETS.items():
+    for folder in rules.TUNING_SETS:
         d = ROOT / "tests" / "fixtures" / folder
         meta = _described(d)
-        out.append(SessionSet(folder, "tuning", t.what, sorted(d.glob("run-*.json")),
+        out.append(SessionSet(folder, "tuning", str(meta.get("what", "")),
+                              sorted(d.glob("run-*.json")),
                               sorted(d.glob("hog/run-*.json")),
                               str(meta.get("node", "quiet")), str(meta.get("mode", "")),
                               "recorded_after_rules_fixed" in meta))
