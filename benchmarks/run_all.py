@@ -15,7 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: In the README's order.
 BENCHMARKS = ("map_speed.py", "kernels_vs_likwid.py", "regression_detection.py",
-              "history_page.py", "pagesample_overhead.py")
+              "history_page.py", "pagesample_overhead.py", "peer_judge_scale.py")
 
 
 def main() -> int:

@@ -126,8 +126,8 @@ def test_a_faster_rate_is_better():
 def test_two_odd_nodes_of_four_have_no_majority():
     j = peers.judge(_session(slow=("n3", "n4"), factor=1.43), WHERE)
     assert j.fails and j.no_majority
-    assert f"NODES {WHERE}: no majority to judge by: n3, n4 slower than n1, n2 (2 of 4 " \
-           "nodes stand apart)" in j.lines()
+    assert f"NODES {WHERE}: no majority to judge by: n3, n4 slower and n1, n2 faster (no " \
+           "group of more than half of the 4 nodes)" in j.lines()
 
 
 def test_a_topology_that_differs_gets_its_line():

@@ -47,7 +47,7 @@ from typing import Any
 from ..judgement import (baseline_samples, baselines, entry_name, guards, node_load, runreport,
                          verdict)
 from ..util import PlacementError
-from . import comparison_health, confirmation
+from . import comparison_health, confirmation, peer_lines
 
 @dataclass(frozen=True)
 class Regression:
@@ -450,11 +450,13 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     ran = sum(v in ("pass", "fail", "unfinished", "hung") and not f.final[k].get("fixture")
               for k, v in f.kinds.items())
     node = _node_lines(f)
+    peer = peer_lines.of_parts(good)
+    f.notes += peer.notes
     if node.unconfirmed:
         f.judged = _undecided_with_node(f.judged)
     regressions = find_regressions([tc for k, tc in f.final.items() if f.kinds[k] != "pass"],
                                    f.judged)
-    lines = node.lines + [r.line() for r in regressions if r.var != "reference"]
+    lines = node.lines + peer.lines + [r.line() for r in regressions if r.var != "reference"]
     lines += _case_lines(f, failed, skipped)
     lines += f.conf.lines() if f.conf is not None else []
     lines += undecided_lines(f.judged)
@@ -463,7 +465,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     if not ran:
         f.notes.insert(0, "no case ran")      # all skipped: covered nothing, never a pass
     ok = ran > 0 and not failed and not regressions and not node.node_fails \
-        and not node.load_fails
+        and not node.load_fails and not peer.fails
     outcome = ("UNFINISHED" if cut_short else "FAIL" if not ok else
                "INCOMPLETE" if f.gaps else "PASS")
     lines.append(_acceptance_line(f, mode, outcome, passed, len(failed), len(regressions),

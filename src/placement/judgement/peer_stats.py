@@ -101,6 +101,13 @@ def _rank_sum_pmf(n: int, k: int) -> np.ndarray:
     return pmf
 
 
+@functools.lru_cache(maxsize=256)
+def _tails(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """P(S >= k + i) and P(S <= k + i) for every i: once per partition size."""
+    pmf = _rank_sum_pmf(n, k)
+    return np.cumsum(pmf[::-1])[::-1], np.cumsum(pmf)
+
+
 def rank_sum_p(total: float, n: int, k: int) -> tuple[float, float]:
     """One-sided p-values ``(upper, lower)`` of a node's rank sum ``total`` over ``k`` values
     of ``n`` nodes each: P(S >= total) and P(S <= total) when the nodes are alike.
@@ -110,13 +117,11 @@ def rank_sum_p(total: float, n: int, k: int) -> tuple[float, float]:
     """
     if k <= 0 or n < 2:
         return 1.0, 1.0
-    pmf = _rank_sum_pmf(n, k)
-    tail = np.cumsum(pmf[::-1])[::-1]                 # P(S >= k + i)
-    head = np.cumsum(pmf)                              # P(S <= k + i)
+    tail, head = _tails(n, k)
     up = int(math.floor(total + 1e-9)) - k
     lo = int(math.ceil(total - 1e-9)) - k
-    upper = 1.0 if up <= 0 else 0.0 if up >= len(pmf) else float(tail[up])
-    lower = 1.0 if lo >= len(pmf) - 1 else 0.0 if lo < 0 else float(head[lo])
+    upper = 1.0 if up <= 0 else 0.0 if up >= len(tail) else float(tail[up])
+    lower = 1.0 if lo >= len(head) - 1 else 0.0 if lo < 0 else float(head[lo])
     return min(upper, 1.0), min(lower, 1.0)
 
 

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -138,17 +140,16 @@ class PeerJudgement:
         return bool(self.named) or self.no_majority or self.topology_split
 
     def _no_majority_line(self) -> str:
-        """The two groups: the slower nodes (named or apart on ranks) against the rest."""
+        """The groups: the slower nodes, the faster ones (named or apart on ranks), the rest."""
         slow = [o.node for o in self.odd if o.slower] + [n for n, sl in self.apart if sl]
         fast = [o.node for o in self.odd if not o.slower] + \
             [n for n, sl in self.apart if not sl]
-        group = slow or fast
-        rest = [n for n in self.nodes if n not in group]
-        side = "slower" if slow else "faster"
-        return (f"NODES {self.where}: no majority to judge by: "
-                f"{', '.join(sorted(group, key=node_order))} {side} than "
-                f"{', '.join(rest) or 'no other node'} ({len(group)} of {len(self.nodes)} "
-                "nodes stand apart)")
+        rest = [n for n in self.nodes if n not in slow and n not in fast]
+        groups = [f"{', '.join(sorted(g, key=node_order))} {side}"
+                  for g, side in ((slow, "slower"), (fast, "faster")) if g]
+        than = f" than {', '.join(rest)}" if rest else ""
+        return (f"NODES {self.where}: no majority to judge by: {' and '.join(groups)}{than} "
+                f"(no group of more than half of the {len(self.nodes)} nodes)")
 
     def lines(self) -> list[str]:
         if self.note:
@@ -182,7 +183,9 @@ def judge(values: Sequence[PeerValue], where: str,
         return out
     active = np.ones(len(nodes), bool)
     out.apart = step_down(m, w, n_launch, active, out, alpha, effect)
-    d, p = value_tests(m, w, n_launch, active)
+    # the page's changes: against the nodes left standing, all of them when too few are
+    shown = active if active.sum() >= MIN_NODES else np.ones(len(nodes), bool)
+    d, p = value_tests(m, w, n_launch, shown)
     out.change = np.where(np.isfinite(d), np.expm1(-d), np.nan)
     out.called = calls(d, p, np.ones(len(nodes), bool), alpha, effect)
     odd = [o.node for o in out.odd]
@@ -203,7 +206,9 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
         named = [(i, slower, pr) for i, slower, pr in apart
                  if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
         if not named:
-            # nodes apart on ranks alone: half of those left or more is two groups
+            # nodes apart on ranks alone, each by PEER_EFFECT over its values: half of
+            # those left or more is two groups
+            apart = [a for a in apart if _typical_change(d[a[0]], a[1]) >= effect]
             if apart and 2 * len(apart) >= active.sum():
                 return [(out.nodes[i], slower) for i, slower, _ in apart]
             return []
@@ -230,16 +235,24 @@ def matrix(values: Sequence[PeerValue], nodes: Sequence[str]
     for j, v in enumerate(values):
         sign = -1.0 if v.higher_is_better else 1.0
         for node, runs in v.launches.items():
-            x = np.asarray(list(runs), dtype=float)
-            x = x[np.isfinite(x) & (x > 0)]
-            if len(x) == 0:
+            # a handful of launches each: plain Python beats NumPy's per-call cost here
+            logs = [sign * math.log(x) for x in runs if math.isfinite(x) and x > 0]
+            if not logs:
                 continue
-            logs = sign * np.log(x)
             i = where[node]
-            m[i, j] = float(np.median(logs))
-            w[i, j] = float(np.var(logs, ddof=1)) if len(x) > 1 else 0.0
-            n_launch[i, j] = len(x)
+            m[i, j] = statistics.median(logs)
+            w[i, j] = _variance(logs)
+            n_launch[i, j] = len(logs)
     return m, w, n_launch
+
+
+def _variance(xs: list[float]) -> float:
+    """The sample variance (``ddof=1``) of a few floats; 0 for one."""
+    n = len(xs)
+    if n < 2:
+        return 0.0
+    mean = sum(xs) / n
+    return sum((x - mean) ** 2 for x in xs) / (n - 1)
 
 
 def value_tests(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.ndarray
@@ -274,9 +287,9 @@ def _peer_centre_spread(m: np.ndarray, peers_m: np.ndarray, active: np.ndarray
         # a named node's peers are every active node: the column's own median and variance
         ok = np.isfinite(peers_m)
         n = ok.sum(axis=0)
-        col_med = np.nanmedian(np.where(n[None, :] >= 2, peers_m, np.nan), axis=0) \
-            if peers_m.shape[1] and ok.any() else np.full(m.shape[1], np.nan)
-        with np.errstate(invalid="ignore"):
+        with warnings.catch_warnings():     # a column no active node has: nan, said so
+            warnings.simplefilter("ignore", RuntimeWarning)
+            col_med = np.nanmedian(np.where(n[None, :] >= 2, peers_m, np.nan), axis=0)
             col_var = np.nanvar(peers_m, axis=0, ddof=1)
         out_rows = ~active
         centre[out_rows] = np.where(np.isfinite(m[out_rows]), col_med[None, :], np.nan)
@@ -342,6 +355,14 @@ def stand_apart(m: np.ndarray, active: np.ndarray, alpha: float
         elif lower[r] <= level:
             out.append((int(i), False, float(lower[r])))
     return out
+
+
+def _typical_change(d: np.ndarray, slower: bool) -> float:
+    """The median over a node's values of its change against its peers, on its side."""
+    ok = d[np.isfinite(d)]
+    if not len(ok):
+        return 0.0
+    return float(np.expm1(np.median(ok) if slower else -np.median(ok)))
 
 
 def _odd(node: str, slower: bool, p: float, d: np.ndarray, called: np.ndarray,

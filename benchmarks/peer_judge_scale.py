@@ -1,0 +1,169 @@
+"""The peer verdict's cost on a large partition: seconds at 1,000 nodes, linear in nodes.
+
+A partition of ``N`` nodes is made from recorded sessions: each node's launches of each
+value are those of one recorded session drawn at random (so nodes differ as sessions
+of one node did), and one node in fifty is made 30 % slower so the step-down naming
+runs. The peer verdict (:func:`placement.judgement.peers.judge`) is timed on each size,
+the median of ``--repeats`` runs, and the cost's growth is fitted on a log-log scale
+over the sizes.
+
+Targets: under 10 s at 1,000 nodes, and linear: the fitted exponent of the time in the
+number of nodes at most 1.25 (a quadratic cost, each node against each, fits 2).
+Writes ``benchmarks/results/peer_judge_scale.json`` and the table of
+``docs/reference/peer-judge-scale.md``; exits 1 when a target is missed.
+
+    python benchmarks/peer_judge_scale.py [--sizes 125 250 500 1000] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from placement.judgement import baseline_samples, peers, runreport  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "peer_judge_scale.json"
+PAGE = ROOT / "docs" / "reference" / "peer-judge-scale.md"
+BEGIN, END = "<!-- peer-judge-scale: benchmarks/peer_judge_scale.py -->", \
+    "<!-- /peer-judge-scale -->"
+#: the recorded sessions the partitions are resampled from: the node-health family's peer
+#: sets when there are any, else the one-node acceptance sets
+SOURCES = ("tests/fixtures/peers/*/run-*.json", "tests/fixtures/validation/*/run-*.json")
+SECONDS_AT_1000 = 10.0
+MAX_EXPONENT = 1.25
+
+
+def recorded_values(max_values: int) -> tuple[list[tuple[str, bool, list[list[float]]]], str]:
+    """Each value's launches in every recorded session of the first source that has any:
+    ``(name, higher is better, [launches per session])``, and the glob it came from."""
+    for pattern in SOURCES:
+        paths = sorted(ROOT.glob(pattern))
+        if paths:
+            break
+    else:
+        raise SystemExit("peer_judge_scale: no recorded sessions under tests/fixtures")
+    by_key: dict[tuple, tuple[str, bool, list[list[float]]]] = {}
+    for p in paths:
+        for c in runreport.load(p).cases:
+            for var in c.primary_vars():
+                higher = baseline_samples.higher_is_better(var, c.perf[var].unit)
+                runs = [x for x in c.launches.get(var, []) if x > 0]
+                if higher is None or not runs:
+                    continue
+                key = (c.test, tuple(sorted((k, str(v)) for k, v in c.params.items()
+                                            if not k.startswith("."))), var)
+                by_key.setdefault(key, (f"{c.test} {var}", higher, []))[2].append(runs)
+    values = [v for v in by_key.values() if len(v[2]) >= 2][:max_values]
+    return values, pattern
+
+
+def partition(values, n_nodes: int, rng: np.random.Generator) -> list[peers.PeerValue]:
+    """``n_nodes`` nodes, each value's launches drawn from one recorded session; every
+    fiftieth node 30 % slower."""
+    out = []
+    for name, higher, sessions in values:
+        launches = {}
+        for i in range(n_nodes):
+            runs = np.asarray(sessions[rng.integers(len(sessions))], dtype=float)
+            if i % 50 == 7:
+                runs = runs * (0.7 if higher else 1 / 0.7)
+            launches[f"n{i + 1}"] = runs.tolist()
+        out.append(peers.PeerValue(name, higher, launches))
+    return out
+
+
+def timed(values, sizes: list[int], repeats: int, seed: int) -> dict[int, dict]:
+    """Median seconds of the peer verdict per size, with what it named."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for n in sizes:
+        part = partition(values, n, rng)
+        times, judged = [], None
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            judged = peers.judge(part, "scale:batch")
+            times.append(time.perf_counter() - t0)
+        slow = sum(1 for i in range(n) if i % 50 == 7)
+        out[n] = {"seconds": float(np.median(times)), "runs": times,
+                  "named": len(judged.odd), "made_slower": slow,
+                  "named_slower": sum(o.node in {f"n{i + 1}" for i in range(n) if i % 50 == 7}
+                                      for o in judged.odd)}
+        print(f"{n:5d} nodes x {len(values)} values: {out[n]['seconds']:.2f} s "
+              f"(median of {repeats}); named {out[n]['named']}, "
+              f"{out[n]['named_slower']} of the {slow} made slower", flush=True)
+    return out
+
+
+def exponent(by_size: dict[int, dict]) -> float:
+    """The slope of log(seconds) on log(nodes): 1 for a linear cost."""
+    x = np.log([float(n) for n in by_size])
+    y = np.log([r["seconds"] for r in by_size.values()])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def page_block(result: dict) -> str:
+    """The reference page's table, generated from the results JSON."""
+    rows = ["| nodes | values | seconds (median) | odd nodes named / made slower |",
+            "|---:|---:|---:|---:|"]
+    for n, r in result["sizes"].items():
+        rows.append(f"| {n} | {result['values']} | {r['seconds']:.2f} | "
+                    f"{r['named_slower']} / {r['made_slower']} |")
+    rows.append("")
+    rows.append(f"Fitted exponent of the time in the number of nodes: "
+                f"**{result['exponent']:.2f}** (target at most {MAX_EXPONENT}); "
+                f"1,000 nodes: **{result['seconds_at_1000']:.2f} s** (target under "
+                f"{SECONDS_AT_1000:.0f} s). Resampled from `{result['source']}`; "
+                f"{result['cpus']} CPUs. Targets met: **{'yes' if result['met'] else 'no'}**.")
+    return "\n".join([BEGIN, *rows, END])
+
+
+def write_page(result: dict) -> None:
+    text = PAGE.read_text()
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    tmp = PAGE.with_suffix(".tmp")
+    tmp.write_text(text[:start] + page_block(result) + text[end:])
+    os.replace(tmp, PAGE)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[125, 250, 500, 1000])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--values", type=int, default=60,
+                    help="values per node (the node-health family has a few dozen)")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    if 1000 not in args.sizes or len(args.sizes) < 3 or min(args.sizes) < peers.MIN_NODES:
+        print("peer_judge_scale: --sizes needs 1000 and two more sizes of 3 nodes or more",
+              file=sys.stderr)
+        return 2
+    values, source = recorded_values(args.values)
+    by_size = timed(values, sorted(args.sizes), args.repeats, args.seed)
+    exp = exponent(by_size)
+    at = by_size[1000]["seconds"]
+    met = at < SECONDS_AT_1000 and exp <= MAX_EXPONENT
+    result = {"values": len(values), "source": source, "cpus": os.cpu_count(),
+              "repeats": args.repeats, "exponent": exp, "seconds_at_1000": at,
+              "targets": {"seconds_at_1000": SECONDS_AT_1000, "max_exponent": MAX_EXPONENT},
+              "met": met, "sizes": {str(n): r for n, r in by_size.items()}}
+    tmp = RESULTS.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=1) + "\n")
+    os.replace(tmp, RESULTS)
+    write_page(result)
+    print(f"exponent {exp:.2f} (<= {MAX_EXPONENT}), 1000 nodes {at:.2f} s (< "
+          f"{SECONDS_AT_1000:.0f} s): {'met' if met else 'MISSED'}; wrote {RESULTS}, {PAGE}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

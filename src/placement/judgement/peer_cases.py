@@ -1,0 +1,109 @@
+"""A run's cases as the peer verdict's input: per partition, each value by node, and each
+node's topology fingerprint.
+
+Which node a case ran on: its ``node`` field (the node-health family logs it), else
+ReFrame's ``--distribute`` parameter ``.nid`` (``%.nid=n3`` in the display name), else
+its job's node list when that names one node. The same value on different nodes is the
+same case with the node left out of its identity (and ReFrame's ``.part``, which
+``--distribute`` adds with the partition's name). A case whose node is unknown is no
+peer of any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import peers
+from .baseline_samples import higher_is_better, is_extreme
+from .runreport import Case, RunReport
+
+#: the parameters that say where a case ran, never what it measured
+NODE_PARAMS = ("node", ".nid", ".part", "$nid")
+#: the test fields a topology fingerprint may be logged as (a mapping of field -> value)
+FINGERPRINT_FIELDS = ("fingerprint", "topology_fingerprint")
+
+
+def node_of(case: Case) -> str | None:
+    """The one node ``case`` ran on, or None when it does not say."""
+    for name in ("node", ".nid"):
+        v = case.raw.get(name, case.params.get(name))
+        if isinstance(v, list) and len(v) == 1:
+            v = v[0]
+        if isinstance(v, str) and v:
+            return v
+    nodes = case.raw.get("job_nodelist")
+    if isinstance(nodes, list) and len(nodes) == 1 and isinstance(nodes[0], str):
+        return nodes[0]
+    return None
+
+
+def value_key(case: Case, var: str) -> tuple:
+    """The identity of one value with its node left out."""
+    params = tuple(sorted((k, str(v)) for k, v in case.params.items() if k not in NODE_PARAMS))
+    return (case.test, params, case.environ, var)
+
+
+def value_name(case: Case, var: str) -> str:
+    """``Test k=v ... var``: the value as the partition page and the lines name it."""
+    label = case.label(skip=NODE_PARAMS, default="")
+    return " ".join(x for x in (case.test, label, var) if x)
+
+
+def fingerprint(case: Case) -> Mapping[str, Any] | None:
+    """The topology fingerprint a case logged, if any."""
+    for name in FINGERPRINT_FIELDS:
+        v = case.raw.get(name)
+        if isinstance(v, dict) and v:
+            return v
+    return None
+
+
+def partitions(report: RunReport) -> dict[str, tuple[list[peers.PeerValue],
+                                                     dict[str, Mapping[str, Any]]]]:
+    """Per ``SYSTEM:PART`` with cases on more than one node: its values by node and its
+    nodes' fingerprints."""
+    by_part: dict[str, list[tuple[str, Case]]] = {}
+    for c in report.cases:
+        node = node_of(c)
+        if node is not None:
+            by_part.setdefault(f"{c.system}:{c.partition}", []).append((node, c))
+    out = {}
+    for where, cases in by_part.items():
+        if len({n for n, _ in cases}) < 2:
+            continue
+        out[where] = (_values(cases), _fingerprints(cases))
+    return out
+
+
+def _values(cases: list[tuple[str, Case]]) -> list[peers.PeerValue]:
+    """Each judged value's launches by node (a case that did not measure is left out)."""
+    launches: dict[tuple, dict[str, list[float]]] = {}
+    meta: dict[tuple, tuple[str, bool]] = {}
+    for node, c in cases:
+        if c.result != "pass" and c.fail_phase != "performance":
+            continue
+        for var in c.primary_vars():
+            higher = higher_is_better(var, c.perf[var].unit)
+            runs = c.launches.get(var)
+            if higher is None or is_extreme(var) or not runs:
+                continue
+            key = value_key(c, var)
+            launches.setdefault(key, {})[node] = list(runs)
+            meta.setdefault(key, (value_name(c, var), higher))
+    return [peers.PeerValue(meta[k][0], meta[k][1], launches[k]) for k in sorted(launches)]
+
+
+def _fingerprints(cases: list[tuple[str, Case]]) -> dict[str, Mapping[str, Any]]:
+    out: dict[str, Mapping[str, Any]] = {}
+    for node, c in cases:
+        fp = fingerprint(c)
+        if fp is not None:
+            out[node] = fp
+    return out
+
+
+def judge_report(report: RunReport) -> list[peers.PeerJudgement]:
+    """Every partition of a run with cases on several nodes, judged by its peers."""
+    return [peers.judge(values, where, fps)
+            for where, (values, fps) in sorted(partitions(report).items())]

@@ -1,0 +1,86 @@
+"""The peer verdict in an acceptance run: a recorded session's cases spread over four nodes
+as ReFrame's ``--distribute`` names them (``%.nid=nN``, ``job_nodelist``), one node slowed,
+judged by ``placement acceptance summary``."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from placement.acceptance import run
+from placement.judgement import peer_cases, runreport
+
+ROOT = Path(__file__).resolve().parent.parent
+#: four quiet sessions of one node, a minute apart: four nodes alike
+SESSIONS = sorted((ROOT / "tests/fixtures/validation/dev2core-quiet-20261201thirteen")
+                  .glob("run-*.json"))[:4]
+NODES = ("n1", "n2", "n3", "n4")
+
+
+def _distributed(slow: dict[str, float], fingerprint: dict[str, dict] | None = None) -> dict:
+    """Session ``i`` of the set on node ``n(i+1)``, every value of a node in ``slow`` that
+    many times worse."""
+    sessions = [json.loads(p.read_text()) for p in SESSIONS]
+    out = copy.deepcopy(sessions[0])
+    cases = []
+    for i, node in enumerate(NODES):
+        src = sessions[i]
+        for tc in src["runs"][0]["testcases"]:
+            tc = copy.deepcopy(tc)
+            if tc.get("fixture"):
+                continue
+            tc["display_name"] += f" %.part={tc['system']}:{tc['partition']} %.nid={node}"
+            tc["unique_name"] += f"_{node}"
+            tc["job_nodelist"] = [node]
+            f = slow.get(node, 1.0)
+            for var, runs in (tc.get("perf_launches") or {}).items():
+                unit = (tc["perfvalues"].get(f"{tc['system']}:{tc['partition']}:{var}")
+                        or [None] * 5)[4]
+                worse = 1 / f if unit and unit.endswith("/s") else f
+                tc["perf_launches"][var] = [x * worse for x in runs]
+            if fingerprint is not None:
+                tc["fingerprint"] = fingerprint[node]
+            cases.append(tc)
+    out["runs"] = [{**out["runs"][0], "testcases": cases}]
+    return out
+
+
+def _summary(tmp_path: Path, data: dict, monkeypatch) -> tuple[list[str], int]:
+    path = tmp_path / "run-report-x.json"
+    path.write_text(json.dumps(data))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "none"))
+    return run.summary([path], "generic", "quick", None, 10.0, False, [])
+
+
+def test_the_cases_keep_their_nodes():
+    rep = runreport.from_data(_distributed({}), Path("x.json"))
+    parts = peer_cases.partitions(rep)
+    values, fps = parts["generic:default"]
+    assert len(values) > 30 and not fps
+    assert all(set(v.launches) == set(NODES) for v in values)
+
+
+def test_a_slowed_node_fails_the_run_by_name(tmp_path, monkeypatch):
+    lines, status = _summary(tmp_path, _distributed({"n3": 1 / 0.7}), monkeypatch)
+    nodes = [ln for ln in lines if ln.startswith("NODES")]
+    assert len(nodes) == 1 and nodes[0].startswith("NODES generic:default: n3 slower than "
+                                                   "its 3 peers on "), lines
+    assert status == 1 and "FAIL" in lines[-1] and "odd nodes of generic:default: n3" \
+        in lines[-1], lines[-1]
+
+
+def test_an_unchanged_partition_names_no_node(tmp_path, monkeypatch):
+    lines, _ = _summary(tmp_path, _distributed({}), monkeypatch)
+    nodes = [ln for ln in lines if ln.startswith("NODES")]
+    assert nodes and "alike" in nodes[0], lines
+    assert "odd nodes" not in lines[-1]
+
+
+def test_a_cpuset_node_and_a_slow_node_are_both_named(tmp_path, monkeypatch):
+    fp = {n: {"pus": 2, "pus_allowed": 2} for n in NODES}
+    fp["n2"] = {"pus": 2, "pus_allowed": 1}
+    lines, status = _summary(tmp_path, _distributed({"n4": 2.0}, fp), monkeypatch)
+    assert "NODES generic:default: n2 topology differs from its 3 peers: 1 PU allowed of 2" \
+        in lines
+    assert status == 1 and "n4" in lines[-1] and "n2" in lines[-1], lines[-1]
