@@ -84,3 +84,16 @@ def test_a_cpuset_node_and_a_slow_node_are_both_named(tmp_path, monkeypatch):
     assert "NODES generic:default: n2 topology differs from its 3 peers: 1 PU allowed of 2" \
         in lines
     assert status == 1 and "n4" in lines[-1] and "n2" in lines[-1], lines[-1]
+
+
+def test_the_report_has_a_partition_section(tmp_path):
+    from placement.report import partition_page, plots
+    from placement.report.tables import Numbers
+    rep = runreport.from_data(_distributed({"n3": 2.0}), Path("x.json"))
+    (section,) = partition_page.partition_sections(rep.cases, tmp_path, Numbers())
+    nodes = section.tables[0]
+    assert nodes.rows[0][:2] == ["n3", "slower"] and nodes.row_classes[0] == "bad"
+    assert [r[1] for r in nodes.rows[1:]] == ["like its peers"] * 3
+    if plots.available():
+        assert (tmp_path / nodes.links[0]).is_file()
+        assert (tmp_path / section.images[0][0]).is_file()

@@ -149,3 +149,11 @@ def test_false_alarms_stay_under_the_level():
     under PEER_ALPHA (it follows from the rank test's construction)."""
     named = sum(peers.judge(_session(seed=s), WHERE).fails for s in range(100))
     assert named <= 100 * peers.PEER_ALPHA
+
+
+def test_a_measurement_counts_once_in_the_rank_test():
+    """A case's time and its rate are one draw: the rank test reads the group's first."""
+    vals = [peers.PeerValue("a time", False, {}, group="a"),
+            peers.PeerValue("a rate", True, {}, group="a"),
+            peers.PeerValue("b", False, {})]
+    assert list(peers.first_of_groups(vals)) == [0, 2]

@@ -91,7 +91,9 @@ def _values(cases: list[tuple[str, Case]]) -> list[peers.PeerValue]:
             key = value_key(c, var)
             launches.setdefault(key, {})[node] = list(runs)
             meta.setdefault(key, (value_name(c, var), higher))
-    return [peers.PeerValue(meta[k][0], meta[k][1], launches[k]) for k in sorted(launches)]
+    # a case's values are one measurement: one group (its key without the variable)
+    return [peers.PeerValue(meta[k][0], meta[k][1], launches[k], group=k[:-1])
+            for k in sorted(launches)]
 
 
 def _fingerprints(cases: list[tuple[str, Case]]) -> dict[str, Mapping[str, Any]]:

@@ -42,7 +42,7 @@ import re
 import statistics
 import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +71,9 @@ class PeerValue:
     higher_is_better: bool
     #: node -> its launches of the program (positive numbers)
     launches: Mapping[str, Sequence[float]]
+    #: values of one measurement (a case's time and its rate) share a group: the rank
+    #: test counts a group once, its draws being one draw (None: a group of its own)
+    group: Hashable = None
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,8 @@ def judge(values: Sequence[PeerValue], where: str,
                     "measured in one session")
         return out
     active = np.ones(len(nodes), bool)
-    out.apart = step_down(m, w, n_launch, active, out, alpha, effect)
+    out.apart = step_down(m, w, n_launch, active, out, alpha, effect,
+                          first_of_groups(values))
     # the page's changes: against the nodes left standing, all of them when too few are
     shown = active if active.sum() >= MIN_NODES else np.ones(len(nodes), bool)
     d, p = value_tests(m, w, n_launch, shown)
@@ -194,15 +198,29 @@ def judge(values: Sequence[PeerValue], where: str,
     return out
 
 
+def first_of_groups(values: Sequence[PeerValue]) -> np.ndarray:
+    """The columns the rank test reads: the first value of each group."""
+    seen: set = set()
+    cols = []
+    for j, v in enumerate(values):
+        g = ("own", j) if v.group is None else v.group
+        if g not in seen:
+            seen.add(g)
+            cols.append(j)
+    return np.asarray(cols, dtype=int)
+
+
 def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.ndarray,
-              out: PeerJudgement, alpha: float, effect: float) -> list[str]:
+              out: PeerJudgement, alpha: float, effect: float, rank_cols: np.ndarray
+              ) -> list[tuple[str, bool]]:
     """Name odd nodes one round at a time, judging the rest again among themselves
     (``active`` is updated, ``out.odd`` filled); the nodes that stand apart by rank with no
-    value called when they are half of those left (no majority), else ``[]``."""
+    value called when they are half of those left (no majority), else ``[]``.
+    ``rank_cols``: the values the rank test counts (:func:`first_of_groups`)."""
     while active.sum() >= MIN_NODES:
         d, p = value_tests(m, w, n_launch, active)
         called = calls(d, p, active, alpha, effect)
-        apart = stand_apart(m, active, alpha)
+        apart = stand_apart(m[:, rank_cols], active, alpha)
         named = [(i, slower, pr) for i, slower, pr in apart
                  if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
         if not named:

@@ -16,6 +16,7 @@ from ..util import size_bytes
 from . import plots
 from .document import Report, Section
 from .page_sharing import page_sharing_section
+from .partition_page import partition_sections
 from .tables import (Numbers, Table, all_values_table, guards_table, npb_groups, npb_tables,
                      regression_table, scaling, scaling_table, slug)
 
@@ -300,6 +301,7 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     judged, unjudged = _judged(cases, summary or ())
     # the answer first: the run's verdict, the node's line, the regressed values drawn
     rep.sections.append(lead_section(cases, judged, out, summary or (), history_link))
+    rep.sections += partition_sections(cases, out, n)    # the nodes against their peers
     if unjudged:
         rep.sections.append(unjudged)
     if discussion.strip():

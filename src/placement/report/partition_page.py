@@ -1,0 +1,129 @@
+"""The partition section of a report: nodes against their peers, for a run on several nodes.
+
+A site reading an acceptance run of a partition asks which nodes differ and on what.
+The section answers in that order: a table of the nodes, odd ones first, each linked
+to its evidence (its values' change against its peers' median, drawn); a heatmap of
+nodes x values (the change in performance against the peers' median, slower red);
+and the topology fingerprint of every node beside the one most nodes share. The
+numbers are the peer verdict's own (:mod:`placement.judgement.peers`), so the page
+and the NODES lines never disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ..judgement import peer_cases, peers
+from ..judgement.runreport import Case, RunReport
+from . import plots
+from .document import Section
+from .tables import Numbers, Table, slug
+
+
+def partition_sections(cases: list[Case], out: Path, numbers: Numbers) -> list[Section]:
+    """One section per partition that ran on several nodes (none otherwise)."""
+    report = RunReport(out, {}, cases)
+    sections = []
+    for where, (values, fps) in sorted(peer_cases.partitions(report).items()):
+        j = peers.judge(values, where, fps)
+        sections.append(_section(j, fps, out, numbers))
+    return sections
+
+
+def node_rows(j: peers.PeerJudgement) -> list[str]:
+    """The nodes in the page's order: named ones first (as the lines name them), then the
+    rest by name."""
+    named = j.named
+    return named + [n for n in j.nodes if n not in named]
+
+
+def _section(j: peers.PeerJudgement, fps: dict, out: Path, numbers: Numbers) -> Section:
+    s = Section(f"partition-{slug(j.where)}", f"Partition {j.where}: nodes against their peers",
+                _intro(j))
+    order = node_rows(j)
+    s.tables.append(_nodes_table(j, order, out, numbers))
+    if fps:
+        s.tables.append(topology_table(j, fps, order))
+    if plots.available() and j.values and not j.note:
+        s.images.append((_heatmap(j, order, out), "change against the peers' median, "
+                                                   "nodes x values (odd nodes first)"))
+    return s
+
+
+def _intro(j: peers.PeerJudgement) -> str:
+    lines = "; ".join(f"`{ln}`" for ln in j.lines())
+    return (f"{len(j.nodes)} nodes measured in one session, each value of each node against "
+            f"its peers' median (the peer verdict). {lines}")
+
+
+def _nodes_table(j: peers.PeerJudgement, order: list[str], out: Path,
+                 numbers: Numbers) -> Table:
+    t = Table(f"nodes-{slug(j.where)}", "Nodes, odd ones first",
+              ["node", "verdict", "values worse / better", "median change", "evidence"])
+    odd = {o.node: o for o in j.odd}
+    topo = {d.node: d for d in j.topology}
+    for node in order:
+        i = j.nodes.index(node)
+        row = j.change[i]
+        finite = row[np.isfinite(row)]
+        med = float(np.median(finite)) if len(finite) else math.nan
+        worse, better = int((j.called[i] == 1).sum()), int((j.called[i] == -1).sum())
+        verdict = ("slower" if odd[node].slower else "faster") if node in odd else \
+            "apart, no majority" if node in dict(j.apart) else ""
+        if node in topo:
+            verdict = ", ".join(x for x in (verdict, "topology differs") if x)
+        link = _evidence(j, i, out) if plots.available() and len(finite) else ""
+        t.add([node, verdict or "like its peers", f"{worse} / {better}",
+               "–" if math.isnan(med) else f"{med:+.1%}", "values" if link else "–"],
+              "bad" if verdict else "", link)
+        numbers.add("partition", t.id, node, "median change", "change against peers", med)
+    return t
+
+
+def topology_table(j: peers.PeerJudgement, fps: dict, order: list[str]) -> Table:
+    """Every node's fingerprint, one column per field; a row that differs is marked."""
+    fields = sorted({k for fp in fps.values() for k in fp})
+    t = Table(f"topology-{slug(j.where)}", "Topology per node (hwloc)", ["node", *fields])
+    differs = {d.node for d in j.topology}
+    for node in order:
+        fp = fps.get(node, {})
+        t.add([node, *(str(fp.get(k, "–")) for k in fields)],
+              "bad" if node in differs else "")
+    return t
+
+
+def _heatmap(j: peers.PeerJudgement, order: list[str], out: Path) -> str:
+    """Nodes x values, the change in performance against the peers' median."""
+    plt = plots.plt
+    rows = [j.nodes.index(n) for n in order]
+    data = j.change[rows]
+    lim = max(0.05, float(np.nanmax(np.abs(data))) if np.isfinite(data).any() else 0.05)
+    fig, ax = plt.subplots(figsize=(min(0.28 * len(j.values) + 3, 30), 0.4 * len(order) + 3))
+    im = ax.imshow(data, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto",
+                   interpolation="nearest")
+    ax.set_yticks(range(len(order)), order)
+    ax.set_xticks(range(len(j.values)), [v[:40] for v in j.values], rotation=90, fontsize=6)
+    fig.colorbar(im, ax=ax, label="change vs peers' median")
+    ax.set_title(f"{j.where}: each node against its peers", fontsize=10)
+    return plots._save(fig, out, f"partition-{slug(j.where)}.png")
+
+
+def _evidence(j: peers.PeerJudgement, i: int, out: Path) -> str:
+    """One node's values against its peers' median, called values marked: its evidence."""
+    plt = plots.plt
+    node = j.nodes[i]
+    row = j.change[i]
+    keep = np.flatnonzero(np.isfinite(row))
+    colours = ["#c62828" if j.called[i, k] == 1 else "#2e7d32" if j.called[i, k] == -1
+               else "#9e9e9e" for k in keep]
+    fig, ax = plt.subplots(figsize=(8, 0.18 * len(keep) + 1.5))
+    ax.barh(range(len(keep)), row[keep], color=colours)
+    ax.set_yticks(range(len(keep)), [j.values[k][:60] for k in keep], fontsize=6)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("change in performance against the peers' median (called: red worse, "
+                  "green better)")
+    ax.set_title(f"{j.where} {node}", fontsize=10)
+    return plots._save(fig, out, f"peers-{slug(j.where)}-{slug(node)}.png")
