@@ -129,24 +129,55 @@ def _register_core(sub) -> None:
     t.set_defaults(func=cmd_topo)
 
 
-def _registrars() -> list[Callable]:
+#: Subcommands whose module is imported only when that subcommand runs (or shows its help),
+#: with the one line `placement --help` lists for them. `placement report` needs the HTML
+#: renderer (markdown-it-py); `placement judge` inside a job, `placement maps` or an acceptance
+#: step start without it, so an installation that lacks it fails only where it is used.
+DEFERRED_HELP = {
+    "report": "write a static report (HTML, Markdown, PNG, CSV) from ReFrame run reports or "
+              "the stored baselines",
+}
+
+
+def _report_registrar() -> Callable:
+    from ..report import cli as report_cli
+    return report_cli.register
+
+
+def _deferred(name: str) -> Callable:
+    """A registrar that lists the subcommand NAME by its help line alone."""
+    def register(sub) -> None:
+        sub.add_parser(name, help=DEFERRED_HELP[name])
+    return register
+
+
+def _registrars(command: str | None) -> list[Callable]:
     """Each subcommand group's ``register``: the engine's here, the others (report,
-    baseline, judge, acceptance) from their own modules (imported when the parser is built)."""
+    baseline, judge, acceptance) from their own modules (imported when the parser is built),
+    those of DEFERRED_HELP only when COMMAND is theirs or None (the whole parser)."""
     from ..acceptance import run as acceptance
     from . import baseline_cli, npb_cli, site_new
     from ..judgement import judge_cli
-    from ..report import cli as report_cli
-    return [_register_core, report_cli.register, baseline_cli.register, judge_cli.register,
+    report = _report_registrar() if command in (None, "report") else _deferred("report")
+    return [_register_core, report, baseline_cli.register, judge_cli.register,
             acceptance.register, site_new.register, npb_cli.register]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand (None: the whole parser, as the reference docs show
+    it), or the one that runs COMMAND ("" for none, e.g. ``placement --help``)."""
     parser = _Parser(prog="placement", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"placement {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for reg in _registrars():
+    for reg in _registrars(command):
         reg(sub)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str:
+    """The subcommand ARGV names: its first word that is not an option ("" when none).
+    The top-level options (--help, --version) take no value, so the first word is it."""
+    return next((a for a in argv if not a.startswith("-")), "")
 
 
 def _terminated(signum, _frame):
@@ -156,7 +187,8 @@ def _terminated(signum, _frame):
 
 def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminated)
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(_command_of(argv)).parse_args(argv)
     try:
         return args.func(args)
     except PlacementError as exc:

@@ -43,12 +43,15 @@ class PyPlacement(PythonPackage):
     depends_on("python@3.9:", type=("build", "run"))
     depends_on("py-setuptools@77:", type="build")
 
-    # pyproject.toml dependencies. scipy 1.11 is the first with
-    # stats.false_discovery_control (the run-wide Benjamini-Hochberg step).
+    # pyproject.toml dependencies (tests/test_spack_recipe.py fails when one is missing
+    # here). scipy 1.11 is the first with stats.false_discovery_control (the run-wide
+    # Benjamini-Hochberg step); markdown-it-py renders the HTML report and history page.
     with default_args(type=("build", "run")):
         depends_on("py-pyyaml@6:")
         depends_on("py-numpy@1.22:")
         depends_on("py-scipy@1.11:")
+        depends_on("py-markdown-it-py@3:")
+        # [project.optional-dependencies] reports
         depends_on("py-matplotlib@3.7:", when="+reports")
 
     # the judge that runs inside NPB jobs, and the report's verdicts
