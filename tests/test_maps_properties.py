@@ -82,6 +82,8 @@ def test_every_rendering_round_trips(shape, strategy, fmt, data):
     got = renderings.parse(text, fmt)
     if fmt in ("numactl", "taskset", "hwloc"):       # set-based tools keep the set
         assert got == sorted(placement.cpu_set)
+    elif fmt in ("gomp", "likwid"):                 # one PU per thread, its own in the place
+        assert got == renderings.pinned_cpus(placement)
     else:
         assert got == placement.cpus
 

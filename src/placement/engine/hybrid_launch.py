@@ -82,12 +82,15 @@ def pus_per_core(topo: Topology) -> int:
 
 
 def per_rank_script(hp: HybridPlacement) -> str:
-    """A shell fragment that sets each rank's places explicitly, by its local rank id."""
+    """A shell fragment that sets each rank's places explicitly, by its local rank id.
+
+    Only ``OMP_PLACES``: libgomp and LLVM/Intel libomp both read it, whereas a
+    ``GOMP_CPU_AFFINITY`` beside it makes libomp ignore ``OMP_PLACES`` (its warning #182)
+    and bind each thread to one PU of its place."""
     lines = ['case "${OMPI_COMM_WORLD_LOCAL_RANK:-${SLURM_LOCALID:-${MPI_LOCALRANKID:-0}}}" in']
     for r in range(hp.ranks):          # one node: the local rank id is the rank
         places = ",".join(_place(p) for p in hp.places[r])
-        gomp = " ".join(str(c) for c in hp.thread_cpus(r))
-        lines.append(f'  {r}) export OMP_PLACES="{places}" GOMP_CPU_AFFINITY="{gomp}" ;;')
+        lines.append(f'  {r}) export OMP_PLACES="{places}" ;;')
     lines.append("esac")
     lines.append(f'export OMP_NUM_THREADS={hp.threads} OMP_PROC_BIND=close')
     return "\n".join(lines)

@@ -52,4 +52,5 @@ def settings(topo: Topology, threads: int, strategy: str, policy: str = "first-t
         prefix = bind_cmd + mem[1:]          # one numactl does both
     else:
         prefix = mem + bind_cmd
-    return LaunchSettings(placement, pol, binder, env, prefix, lint.warnings(topo, placement))
+    warns = lint.warnings(topo, placement) + renderings.narrowing(placement, binder)
+    return LaunchSettings(placement, pol, binder, env, prefix, warns)

@@ -68,7 +68,8 @@ def hybrid_warnings(topo: Topology, hp: "HybridPlacement") -> list[str]:
     if idle and not hp.domain.startswith("cores:"):
         out.append(f"{idle} PU(s) stay idle: the {hp.domain} domains' cores do not divide "
                    f"evenly between {hp.ranks_per_domain} rank(s) each")
-    per_place = max(sum(1 for p in places if p == q) for places in hp.places for q in places)
+    # linear in threads: a count per place, not a comparison of every pair
+    per_place = max(max(Counter(places).values()) for places in hp.places)
     if per_place > 1:
         out.append(f"{hp.threads} threads per rank on {hp.cores_per_rank} core(s): up to "
                    f"{per_place} threads share one {hp.unit[:-1]} place")
