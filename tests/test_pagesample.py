@@ -145,6 +145,74 @@ def test_a_real_fault_still_kills_the_program(tmp_path):
     assert proc.returncode == -11
 
 
+CASES = ROOT / "tests" / "fixtures" / "pagesample_cases.c"
+#: Aggressive sampling, so that a buffer a case hands the kernel is armed often
+AGGRESSIVE = {"PAGESAMPLE_PERIOD_US": "100", "PAGESAMPLE_PAGES": "256"}
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory) -> Path:
+    """The programs of pagesample_cases.c, compiled as a site's program would be."""
+    exe = tmp_path_factory.mktemp("cases") / "pagesample_cases"
+    subprocess.run(["gcc", "-O2", "-pthread", "-o", str(exe), str(CASES)], check=True)
+    return exe
+
+
+def run_case(exe: Path, case: str, tmp_path: Path, output: str = "out.csv", **env: str):
+    return subprocess.run([str(exe), case, str(tmp_path)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "LD_PRELOAD": str(LIB), **AGGRESSIVE,
+                               "PAGESAMPLE_OUTPUT": str(tmp_path / output), **env})
+
+
+@pytest.mark.parametrize("case", ["read", "stdio", "write", "socket", "altstack", "altstack_malloc",
+                                  "own_handler", "threads", "fork"])
+def test_program_behaves_as_without_the_sampler(cases, tmp_path, case):
+    """System calls on tracked buffers (read, readv, pread, fgets/fread through a 1 MiB stdio
+    buffer, write, send/recv/sendmsg/recvmsg), a stack-overflow handler on an alternate stack
+    (static or malloc'd), the program's own handler and mprotect, 1000 threads, fork and exec:
+    each sees what it sees without the sampler (EFAULT, lost lines or a SIGSEGV death before)."""
+    proc = run_case(cases, case, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith(f"ok {case.split('_')[0]}"), proc.stdout
+
+
+def test_a_sent_sigsegv_still_kills_the_program(cases, tmp_path):
+    """raise(SIGSEGV) with the default action kills, as without the sampler (it was swallowed)."""
+    assert run_case(cases, "raise", tmp_path).returncode == -11
+
+
+def test_forked_child_leaves_the_parents_table_and_stderr(cases, tmp_path):
+    """A forked child that exits writes no second table over the parent's and no second line;
+    with %p in the output each process writes its own."""
+    proc = run_case(cases, "fork", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("pagesample: ") == 1, proc.stderr
+    proc = run_case(cases, "fork", tmp_path, output="out.%p.csv")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("pagesample: ") == 2, proc.stderr
+    assert len(list(tmp_path.glob("out.*.csv"))) == 2
+
+
+def test_planted_links_are_not_followed(cases, tmp_path):
+    """A symlink at the temporary name (its pid is the program's, known in advance) or at the
+    output itself: the victims keep their bytes, the table is a new regular file."""
+    victim, victim2 = tmp_path / "victim", tmp_path / "victim2"
+    victim.write_text("secret\n")
+    victim2.write_text("secret2\n")
+    out = tmp_path / "out.csv"
+    out.symlink_to(victim2)
+    script = f'umask 022; ln -s {victim} {out}.tmp.$$ && exec "$@"'
+    proc = subprocess.run(["sh", "-c", script, "sh", str(cases), "own_handler", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "LD_PRELOAD": str(LIB), "PAGESAMPLE_OUTPUT": str(out)})
+    assert proc.returncode == 0, proc.stderr
+    assert victim.read_text() == "secret\n" and victim2.read_text() == "secret2\n"
+    assert not out.is_symlink() and out.read_text().startswith("page.address,")
+    assert (out.stat().st_mode & 0o777) == 0o644            # as fopen would: 0666 less the umask
+    links = list(tmp_path.glob("out.csv.tmp.*"))
+    assert len(links) == 1 and links[0].is_symlink()         # the planted link is left alone
+
+
 @pytest.mark.skipif(shutil.which("pin") is None or not os.environ.get("NUMALIZE_TOOL"),
                     reason="numalize is not installed here (needs Intel Pin `pin` on PATH and "
                            "NUMALIZE_TOOL=/path/to/numalize.so): no comparison with the sampler")

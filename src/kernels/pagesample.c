@@ -29,6 +29,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -43,10 +45,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pagesample.h"
+
 #define MAX_REGIONS 4096
 #define LOOP_LIMIT 100000 /* faults in a row on one page that is not armed: not ours */
 
-enum { PG_IDLE, PG_ARMED, PG_BUSY, PG_OFF };
+/* PG_OFF: the program's own protection; PG_KEPT: memory the kernel fills itself, never armed */
+enum { PG_IDLE, PG_ARMED, PG_BUSY, PG_OFF, PG_KEPT };
 
 typedef struct {
     uintptr_t start;
@@ -65,7 +70,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long page_size = 4096;
 static long period_us = 10000, arm_pages = 64, arm_run_len = 8, min_bytes = 65536, max_threads = 64;
 static char output[PATH_MAX];
+static int output_has_pid, writes_csv = 1;
 static volatile int running, ready;
+static uintptr_t lo_bound = UINTPTR_MAX, hi_bound; /* all regions lie within */
+static uintptr_t libc_lo, libc_hi;                 /* libc's code: its allocations are not tracked */
 static int next_thread = 1, threads_seen = 1;
 static unsigned long dropped, untracked;
 static pthread_t sampler;
@@ -73,6 +81,12 @@ static struct sigaction program_segv; /* the program's own SIGSEGV handler, call
 static __thread int my_thread __attribute__((tls_model("initial-exec"))) = -1;
 static __thread uintptr_t loop_page __attribute__((tls_model("initial-exec")));
 static __thread long loop_count __attribute__((tls_model("initial-exec")));
+static __thread int holds_lock __attribute__((tls_model("initial-exec")));
+
+/* The lock over the regions table and the arming, with who holds it: a signal handler that
+ * calls write() while its thread holds the lock must not wait for itself. */
+static void take(void) { pthread_mutex_lock(&lock); holds_lock = 1; }
+static void drop(void) { holds_lock = 0; pthread_mutex_unlock(&lock); }
 
 /* ---- the kernel's calls, never the interposed ones ---- */
 
@@ -97,7 +111,7 @@ static long env_long(const char *name, long dflt, long lo, long hi) {
     errno = 0;
     long x = strtol(v, &end, 10);
     if (errno || *end || x < lo || x > hi) {
-        fprintf(stderr, "pagesample: %s='%s' is not accepted: a whole number from %ld to %ld\n", name, v, lo, hi);
+        fprintf(stderr, "pagesample: %s='%.64s' is not accepted: a whole number from %ld to %ld\n", name, v, lo, hi);
         _exit(2);
     }
     return x;
@@ -115,7 +129,11 @@ static void set_output(void) {
     }
     size_t o = 0;
     for (const char *p = pattern; *p && o < sizeof output - 24; p++) {
-        if (p[0] == '%' && p[1] == 'p') { o += (size_t)sprintf(output + o, "%d", (int)getpid()); p++; }
+        if (p[0] == '%' && p[1] == 'p') {
+            o += (size_t)sprintf(output + o, "%d", (int)getpid());
+            output_has_pid = 1;
+            p++;
+        }
         else output[o++] = *p;
     }
     output[o] = '\0';
@@ -124,7 +142,7 @@ static void set_output(void) {
 /* ---- regions ---- */
 
 static region *find(uintptr_t a) {
-    int n = nregions;
+    int n = __atomic_load_n(&nregions, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++) {
         region *r = &regions[i];
         if (r->live && a >= r->start && a < r->start + r->pages * (size_t)page_size) return r;
@@ -139,9 +157,9 @@ static void track(void *p, size_t len, int from_malloc) {
     size_t meta = pages + pages * (size_t)max_threads * 4 + pages * 4;
     char *m = sys_mmap(NULL, meta, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) { __atomic_fetch_add(&untracked, 1, __ATOMIC_RELAXED); return; }
-    pthread_mutex_lock(&lock);
+    take();
     if (nregions == MAX_REGIONS) {
-        pthread_mutex_unlock(&lock);
+        drop();
         sys_munmap(m, meta);
         __atomic_fetch_add(&untracked, 1, __ATOMIC_RELAXED);
         return;
@@ -158,8 +176,10 @@ static void track(void *p, size_t len, int from_malloc) {
     r->from_malloc = from_malloc;
     if (sys_mprotect(p, pages * (size_t)page_size, PROT_NONE) != 0) memset(r->state, PG_IDLE, pages);
     r->live = 1;
+    if (r->start < lo_bound) lo_bound = r->start;
+    if (r->start + pages * (size_t)page_size > hi_bound) hi_bound = r->start + pages * (size_t)page_size;
     __atomic_store_n(&nregions, nregions + 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&lock);
+    drop();
 }
 
 /* Gives every armed page of r its access back (the region goes, moves or is re-protected). */
@@ -170,7 +190,7 @@ static void disarm(region *r) {
 }
 
 static void untrack_range(uintptr_t a, size_t len) {
-    pthread_mutex_lock(&lock);
+    take();
     for (int i = 0; i < nregions; i++) {
         region *r = &regions[i];
         if (r->live && a < r->start + r->pages * (size_t)page_size && r->start < a + len) {
@@ -178,48 +198,161 @@ static void untrack_range(uintptr_t a, size_t len) {
             disarm(r);
         }
     }
-    pthread_mutex_unlock(&lock);
+    drop();
+}
+
+/* ---- an access counted, a page given back ---- */
+
+/* Counts an access of the calling thread to page pg of r, the first one as its first touch. */
+static void credit(region *r, size_t pg) {
+    int t = my_thread < 0 ? 0 : my_thread;
+    if (t >= max_threads) { __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED); return; }
+    __atomic_fetch_add(&r->counts[pg * (size_t)max_threads + (size_t)t], 1, __ATOMIC_RELAXED);
+    int32_t none = -1;
+    __atomic_compare_exchange_n(&r->first[pg], &none, t, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Page pg of r, armed and claimed (PG_BUSY): counted, its access given back, left in state `to`. */
+static void give_back(region *r, size_t pg, unsigned char to) {
+    credit(r, pg);
+    uintptr_t base = r->start + pg * (size_t)page_size;
+    if (sys_mprotect((void *)base, (size_t)page_size, PROT_READ | PROT_WRITE) != 0) {
+        /* no room for one more mapping (vm.max_map_count): the region goes untracked, whole,
+         * in one call that merges its mappings instead of splitting one more */
+        r->live = 0;
+        disarm(r);
+        sys_mprotect((void *)r->start, r->pages * (size_t)page_size, PROT_READ | PROT_WRITE);
+    }
+    __atomic_store_n(&r->state[pg], to, __ATOMIC_RELEASE);
+}
+
+/* ---- system calls: their buffers are never armed ---- */
+
+#define PIN_SLOTS 256
+static uintptr_t pin_lo[PIN_SLOTS], pin_hi[PIN_SLOTS]; /* hi 0: free; claimed under the lock */
+static int pins_active, pins_paused;
+
+/* Whether [a, a+n) meets a live region; no lock: the table only grows. */
+static int overlaps(uintptr_t a, size_t n) {
+    int k = __atomic_load_n(&nregions, __ATOMIC_ACQUIRE);
+    if (!k || a >= hi_bound || a + n <= lo_bound) return 0;
+    for (int i = 0; i < k; i++) {
+        region *r = &regions[i];
+        if (r->live && a < r->start + r->pages * (size_t)page_size && r->start < a + n) return 1;
+    }
+    return 0;
+}
+
+/* Every armed page of [a, a+n) is counted and given back, every idle one set to `to`
+ * (PG_IDLE or PG_KEPT). A page another thread's fault holds is waited for. Under the lock. */
+static void release_range(uintptr_t a, size_t n, unsigned char to) {
+    for (int i = 0; i < nregions; i++) {
+        region *r = &regions[i];
+        uintptr_t end = r->start + r->pages * (size_t)page_size;
+        if (!r->live || a >= end || a + n <= r->start) continue;
+        size_t lo = a > r->start ? (a - r->start) / (size_t)page_size : 0;
+        size_t hi = a + n >= end ? r->pages : (a + n - r->start + (size_t)page_size - 1) / (size_t)page_size;
+        for (size_t p = lo; p < hi && r->live; p++) {
+            unsigned char st = __atomic_load_n(&r->state[p], __ATOMIC_ACQUIRE);
+            while (st == PG_BUSY) { sched_yield(); st = __atomic_load_n(&r->state[p], __ATOMIC_ACQUIRE); }
+            if (st == PG_ARMED && __atomic_compare_exchange_n(&r->state[p], &st, PG_BUSY, 0, __ATOMIC_ACQ_REL,
+                                                              __ATOMIC_ACQUIRE))
+                give_back(r, p, to);
+            else if (st == PG_IDLE)
+                __atomic_store_n(&r->state[p], to, __ATOMIC_RELEASE);
+        }
+    }
+}
+
+void ps_pin(ps_pins *p, const void *buf, size_t len) {
+    uintptr_t a = (uintptr_t)buf;
+    if (!len || !overlaps(a, len) || holds_lock) return;
+    take();
+    int s = -1;
+    if (p->n < PS_PIN_MAX)
+        for (int i = 0; i < PIN_SLOTS && s < 0; i++) if (!pin_hi[i]) s = i;
+    if (s >= 0) {
+        pin_lo[s] = a;
+        __atomic_store_n(&pin_hi[s], a + len, __ATOMIC_RELEASE);
+        p->slot[p->n++] = s;
+        __atomic_fetch_add(&pins_active, 1, __ATOMIC_RELAXED);
+    } else if (!p->paused) {
+        p->paused = 1;
+        __atomic_fetch_add(&pins_paused, 1, __ATOMIC_RELAXED);
+    }
+    release_range(a, len, PG_IDLE);
+    drop();
+}
+
+void ps_unpin(ps_pins *p) {
+    for (int i = 0; i < p->n; i++) {
+        __atomic_store_n(&pin_hi[p->slot[i]], 0, __ATOMIC_RELEASE);
+        __atomic_fetch_sub(&pins_active, 1, __ATOMIC_RELAXED);
+    }
+    if (p->paused) __atomic_fetch_sub(&pins_paused, 1, __ATOMIC_RELAXED);
+}
+
+void ps_keep(const void *buf, size_t len) {
+    if (!len || !overlaps((uintptr_t)buf, len) || holds_lock) return;
+    take();
+    release_range((uintptr_t)buf, len, PG_KEPT);
+    drop();
+}
+
+/* Whether a system call in flight touches the page at a: the sampler leaves it alone. */
+static int pinned(uintptr_t a) {
+    if (__atomic_load_n(&pins_paused, __ATOMIC_ACQUIRE)) return 1;
+    if (!__atomic_load_n(&pins_active, __ATOMIC_ACQUIRE)) return 0;
+    for (int i = 0; i < PIN_SLOTS; i++) {
+        uintptr_t hi = __atomic_load_n(&pin_hi[i], __ATOMIC_ACQUIRE);
+        if (hi && a < hi && a + (size_t)page_size > pin_lo[i]) return 1;
+    }
+    return 0;
 }
 
 /* ---- the fault handler ---- */
 
+/* Our handler takes the alternate stack when the program's does: its stack-overflow handler
+ * (Rust, Go, the JVM) can only run there. */
+static void install_handler(void);
+
+static int is_handler(const struct sigaction *h) { return h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN; }
+
+/* A fault that is not the sampler's, given to the program as the kernel would have: its
+ * handler with its flags and mask, or the default action. */
 static void not_ours(int sig, siginfo_t *si, void *uc) {
-    if (program_segv.sa_flags & SA_SIGINFO) {
-        if (program_segv.sa_sigaction) { program_segv.sa_sigaction(sig, si, uc); return; }
-    } else if (program_segv.sa_handler != SIG_DFL && program_segv.sa_handler != SIG_IGN) {
-        program_segv.sa_handler(sig);
+    struct sigaction h = program_segv;
+    if (!is_handler(&h)) {
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        sys_sigaction(SIGSEGV, &dfl, NULL);
+        /* a fault runs again and kills the process; a sent signal (kill, raise) is sent again */
+        if (si->si_code <= 0) raise(sig);
         return;
     }
-    /* the default action: the access runs again and kills the process as it would have */
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
-    sys_sigaction(SIGSEGV, &dfl, NULL);
+    if (h.sa_flags & SA_RESETHAND) {
+        memset(&program_segv, 0, sizeof program_segv);
+        program_segv.sa_handler = SIG_DFL;
+        install_handler();
+    }
+    /* its mask, but SIGSEGV stays open: a sampled page touched inside the handler must fault */
+    sigset_t mask = h.sa_mask;
+    sigdelset(&mask, SIGSEGV);
+    pthread_sigmask(SIG_BLOCK, &mask, NULL);
+    if (h.sa_flags & SA_SIGINFO) h.sa_sigaction(sig, si, uc);
+    else h.sa_handler(sig);
 }
 
 static void on_fault(int sig, siginfo_t *si, void *uc) {
     int saved = errno;
     uintptr_t a = (uintptr_t)si->si_addr;
-    region *r = find(a);
+    region *r = si->si_code > 0 ? find(a) : NULL;
     if (!r) { not_ours(sig, si, uc); errno = saved; return; }
     size_t pg = (a - r->start) / (size_t)page_size;
     unsigned char st = __atomic_load_n(&r->state[pg], __ATOMIC_ACQUIRE);
     if (st == PG_ARMED && __atomic_compare_exchange_n(&r->state[pg], &st, PG_BUSY, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        int t = my_thread < 0 ? 0 : my_thread;
-        if (t < max_threads) {
-            __atomic_fetch_add(&r->counts[pg * (size_t)max_threads + (size_t)t], 1, __ATOMIC_RELAXED);
-            int32_t none = -1;
-            __atomic_compare_exchange_n(&r->first[pg], &none, t, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-        } else {
-            __atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
-        }
-        uintptr_t base = r->start + pg * (size_t)page_size;
-        if (sys_mprotect((void *)base, (size_t)page_size, PROT_READ | PROT_WRITE) != 0) {
-            /* no room for one more mapping (vm.max_map_count): the region goes untracked */
-            r->live = 0;
-            disarm(r);
-        }
-        __atomic_store_n(&r->state[pg], PG_IDLE, __ATOMIC_RELEASE);
+        give_back(r, pg, PG_IDLE);
         loop_count = 0;
-    } else if (st == PG_OFF) {
+    } else if (st == PG_OFF || st == PG_KEPT) {
         not_ours(sig, si, uc);
     } else if (a / (size_t)page_size == loop_page && ++loop_count > LOOP_LIMIT) {
         not_ours(sig, si, uc); /* another thread gives the page back: retry, unless it never does */
@@ -230,6 +363,13 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     errno = saved;
 }
 
+static void install_handler(void) {
+    struct sigaction sa = {.sa_sigaction = on_fault,
+                           .sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | (program_segv.sa_flags & SA_ONSTACK)};
+    sigemptyset(&sa.sa_mask);
+    sys_sigaction(SIGSEGV, &sa, NULL);
+}
+
 /* ---- the sampler thread ---- */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -238,12 +378,13 @@ static uint64_t rng(void) {
     return rng_state;
 }
 
-/* Arms pages [x, x+n) of r that are idle, one mprotect per stretch of them. */
+/* Arms pages [x, x+n) of r that are idle and no system call touches, one mprotect per
+ * stretch of them. Under the lock, so that no call pins a page between the check and the arming. */
 static void arm_run(region *r, size_t x, size_t n) {
     size_t lo = x, end = x + n < r->pages ? x + n : r->pages;
     for (size_t p = x; p <= end; p++) {
         unsigned char idle = PG_IDLE;
-        if (p < end && __atomic_compare_exchange_n(&r->state[p], &idle, PG_ARMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        if (p < end && !pinned(r->start + p * (size_t)page_size) && __atomic_compare_exchange_n(&r->state[p], &idle, PG_ARMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             continue;
         if (p > lo && sys_mprotect((void *)(r->start + lo * (size_t)page_size), (p - lo) * (size_t)page_size, PROT_NONE))
             for (size_t q = lo; q < p; q++) __atomic_store_n(&r->state[q], PG_IDLE, __ATOMIC_RELEASE);
@@ -254,7 +395,7 @@ static void arm_run(region *r, size_t x, size_t n) {
 /* Arms about arm_pages pages, in runs of arm_run_len drawn uniformly from the live regions:
  * one mprotect (and one TLB shootdown on every core of the process) per run, not per page. */
 static void arm_round(void) {
-    pthread_mutex_lock(&lock);
+    take();
     size_t total = 0;
     for (int i = 0; i < nregions; i++) if (regions[i].live) total += regions[i].pages;
     long runs = (arm_pages + arm_run_len - 1) / arm_run_len;
@@ -269,7 +410,7 @@ static void arm_round(void) {
         }
         arm_run(r, x, (size_t)arm_run_len);
     }
-    pthread_mutex_unlock(&lock);
+    drop();
 }
 
 /* Moves the helper to another CPU of its mask, drawn at random, for its next wake-up.
@@ -310,12 +451,29 @@ static void *sampler_main(void *arg) {
 
 /* ---- the CSV, at exit ---- */
 
+/* A new temporary file beside the output, never one that is there (a link planted at its
+ * name is not followed): O_EXCL, O_NOFOLLOW, the mode fopen would give (0666 less the umask). */
+static FILE *open_tmp(char *tmp, size_t size) {
+    for (int k = 0; k < 100; k++) {
+        if (k) snprintf(tmp, size, "%s.tmp.%d.%lu", output, (int)getpid(), (unsigned long)(rng() % 1000000));
+        else snprintf(tmp, size, "%s.tmp.%d", output, (int)getpid());
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            FILE *f = fdopen(fd, "w");
+            if (!f) { close(fd); unlink(tmp); }
+            return f;
+        }
+        if (errno != EEXIST) break;
+    }
+    fprintf(stderr, "pagesample: cannot write %s: %s\n", tmp, strerror(errno));
+    return NULL;
+}
+
 static void write_csv(void) {
     int threads = threads_seen < max_threads ? threads_seen : (int)max_threads;
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", output, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) { fprintf(stderr, "pagesample: cannot write %s: %s\n", tmp, strerror(errno)); return; }
+    char tmp[PATH_MAX + 48];
+    FILE *f = open_tmp(tmp, sizeof tmp);
+    if (!f) return;
     fputs("page.address,alloc.thread,alloc.location,firsttouch.thread,firsttouch.location,structure.name", f);
     for (int t = 0; t < threads; t++) fprintf(f, ",T%d", t);
     fputc('\n', f);
@@ -347,10 +505,35 @@ static void write_csv(void) {
 
 /* ---- start and end ---- */
 
-/* A forked child has no sampler thread, and the lock may have been held by it. */
+/* A forked child has no sampler thread, the lock may have been held by it, and the calls
+ * that pinned ranges are the parent's. A page another thread was giving back at the fork is
+ * armed again: the child's next access to it counts it. The child writes its own table only
+ * where the output names the pid (%p); otherwise the parent's file and stderr are the parent's. */
 static void in_child(void) {
     pthread_mutex_init(&lock, NULL);
+    holds_lock = 0;
     running = 0;
+    memset(pin_hi, 0, sizeof pin_hi);
+    pins_active = pins_paused = 0;
+    for (int i = 0; i < nregions; i++)
+        for (size_t p = 0; p < regions[i].pages; p++)
+            if (regions[i].state[p] == PG_BUSY) regions[i].state[p] = PG_ARMED;
+    writes_csv = output_has_pid;
+    if (output_has_pid) set_output();
+}
+
+/* libc's code, where its own allocations come from (stdio buffers, getline's lines): the
+ * kernel fills them inside libc's own read(), which no wrapper sees, so they are not tracked. */
+static int find_libc(struct dl_phdr_info *info, size_t size, void *arg) {
+    (void)size; (void)arg;
+    if (!info->dlpi_name || !strstr(info->dlpi_name, "/libc.so")) return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        libc_lo = info->dlpi_addr + ph->p_vaddr;
+        libc_hi = libc_lo + ph->p_memsz;
+    }
+    return 1;
 }
 
 __attribute__((constructor)) static void ps_start(void) {
@@ -362,9 +545,9 @@ __attribute__((constructor)) static void ps_start(void) {
     max_threads = env_long("PAGESAMPLE_MAX_THREADS", max_threads, 1, 4096);
     set_output();
     my_thread = 0;
-    struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER};
-    sigemptyset(&sa.sa_mask);
-    sys_sigaction(SIGSEGV, &sa, &program_segv);
+    dl_iterate_phdr(find_libc, NULL);
+    sys_sigaction(SIGSEGV, NULL, &program_segv);
+    install_handler();
     rng_state ^= (uint64_t)getpid() * 0x2545f4914f6cdd1dull;
     running = 1;
     ready = 1;
@@ -377,7 +560,7 @@ __attribute__((constructor)) static void ps_start(void) {
 __attribute__((destructor)) static void ps_end(void) {
     if (!ready) return;
     if (__atomic_exchange_n(&running, 0, __ATOMIC_ACQ_REL)) pthread_join(sampler, NULL);
-    if (nregions) write_csv();
+    if (nregions && writes_csv) write_csv();
 }
 
 /* ---- interposed calls ---- */
@@ -421,7 +604,7 @@ int munmap(void *addr, size_t len) {
 
 /* The program's own protection wins: its pages are no longer sampled. */
 int mprotect(void *addr, size_t len, int prot) {
-    pthread_mutex_lock(&lock);
+    take();
     uintptr_t a = (uintptr_t)addr;
     for (int i = 0; i < nregions; i++) {
         region *r = &regions[i];
@@ -430,10 +613,11 @@ int mprotect(void *addr, size_t len, int prot) {
         size_t hi = (a + len - r->start + (size_t)page_size - 1) / (size_t)page_size;
         if (hi > r->pages) hi = r->pages;
         for (size_t p = lo; p < hi; p++)
-            __atomic_store_n(&r->state[p], prot == (PROT_READ | PROT_WRITE) ? PG_IDLE : PG_OFF, __ATOMIC_RELEASE);
+            if (prot != (PROT_READ | PROT_WRITE) || r->state[p] != PG_KEPT)
+                __atomic_store_n(&r->state[p], prot == (PROT_READ | PROT_WRITE) ? PG_IDLE : PG_OFF, __ATOMIC_RELEASE);
     }
     int rc = sys_mprotect(addr, len, prot);
-    pthread_mutex_unlock(&lock);
+    drop();
     return rc;
 }
 
@@ -452,7 +636,7 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...) {
 int sigaction(int sig, const struct sigaction *sa, struct sigaction *old) {
     if (sig != SIGSEGV || !ready) return sys_sigaction(sig, sa, old);
     if (old) *old = program_segv;
-    if (sa) program_segv = *sa;
+    if (sa) { program_segv = *sa; install_handler(); }
     return 0;
 }
 
@@ -460,9 +644,12 @@ sighandler_t signal(int sig, sighandler_t h) {
     static sighandler_t (*real)(int, sighandler_t);
     if (!real) real = (sighandler_t (*)(int, sighandler_t))dlsym(RTLD_NEXT, "signal");
     if (sig != SIGSEGV || !ready) return real(sig, h);
-    sighandler_t prev = (program_segv.sa_flags & SA_SIGINFO) ? SIG_DFL : program_segv.sa_handler;
+    if (h == SIG_ERR) { errno = EINVAL; return SIG_ERR; }
+    sighandler_t prev = program_segv.sa_handler; /* the handler's union, as libc returns it */
     memset(&program_segv, 0, sizeof program_segv);
     program_segv.sa_handler = h;
+    program_segv.sa_flags = SA_RESTART; /* libc's signal(): BSD semantics */
+    install_handler();
     return prev;
 }
 
@@ -490,14 +677,19 @@ static region *big_of(const void *p) {
     return NULL;
 }
 
-void *malloc(size_t n) {
-    return ready && n >= (size_t)min_bytes ? big_alloc(n) : __libc_malloc(n);
+/* Whether an allocation of n bytes asked for at `caller` is tracked: not libc's own. */
+static int tracks(size_t n, const void *caller) {
+    return ready && n >= (size_t)min_bytes && !((uintptr_t)caller >= libc_lo && (uintptr_t)caller < libc_hi);
 }
+
+#define CALLER __builtin_return_address(0)
+
+void *malloc(size_t n) { return tracks(n, CALLER) ? big_alloc(n) : __libc_malloc(n); }
 
 void *calloc(size_t k, size_t n) {
     size_t b;
     if (__builtin_mul_overflow(k, n, &b)) { errno = ENOMEM; return NULL; }
-    return ready && b >= (size_t)min_bytes ? big_alloc(b) : __libc_calloc(k, n);
+    return tracks(b, CALLER) ? big_alloc(b) : __libc_calloc(k, n);
 }
 
 void free(void *p) {
@@ -518,8 +710,9 @@ size_t malloc_usable_size(void *p) {
 
 void *realloc(void *p, size_t n) {
     region *r = big_of(p);
-    if (!r && (!ready || n < (size_t)min_bytes)) return __libc_realloc(p, n);
-    void *q = malloc(n);
+    int tracked = tracks(n, CALLER);
+    if (!r && !tracked) return __libc_realloc(p, n);
+    void *q = tracked ? big_alloc(n) : __libc_malloc(n);
     if (!q || !p) return q;
     size_t old = r ? r->pages * (size_t)page_size : malloc_usable_size(p);
     memcpy(q, p, old < n ? old : n);
@@ -527,14 +720,16 @@ void *realloc(void *p, size_t n) {
     return q;
 }
 
-void *aligned_alloc(size_t align, size_t n) {
-    return ready && n >= (size_t)min_bytes && align <= (size_t)page_size ? big_alloc(n) : __libc_memalign(align, n);
+static void *aligned_from(size_t align, size_t n, const void *caller) {
+    return tracks(n, caller) && align <= (size_t)page_size ? big_alloc(n) : __libc_memalign(align, n);
 }
 
-void *memalign(size_t align, size_t n) { return aligned_alloc(align, n); }
+void *aligned_alloc(size_t align, size_t n) { return aligned_from(align, n, CALLER); }
+
+void *memalign(size_t align, size_t n) { return aligned_from(align, n, CALLER); }
 
 int posix_memalign(void **out, size_t align, size_t n) {
-    void *p = aligned_alloc(align, n);
+    void *p = aligned_from(align, n, CALLER);
     if (!p) return ENOMEM;
     *out = p;
     return 0;
