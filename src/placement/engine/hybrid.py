@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..util import PlacementError
-from .maps import omp_assign
 from .topology import Topology
 
 #: Domains a rank can be confined to; ``cores:N`` (N consecutive cores per rank) too.
@@ -41,14 +40,61 @@ class HybridPlacement:
     domain_of_rank: tuple[int, ...]                #: index into the node's domains, in order
     rank_sets: tuple[frozenset[int], ...]
     places: tuple[tuple[frozenset[int], ...], ...]  #: [rank][thread] -> the thread's PUs
+    #: [rank] -> the rank's OpenMP places (its cores, or its PUs) in order
+    unit_places: tuple[tuple[frozenset[int], ...], ...] = ()
 
     @property
     def cpu_set(self) -> frozenset[int]:
         return frozenset().union(*self.rank_sets)
 
+    def runtime_places(self, rank: int, runtime: str) -> tuple[frozenset[int], ...]:
+        """Where ``runtime`` (``libgomp`` or ``libomp``) binds each thread of a rank under the
+        shared ``OMP_PLACES=<unit>`` and ``OMP_PROC_BIND=close`` (:func:`close_split`)."""
+        return tuple(close_split(list(self.unit_places[rank]), self.threads, runtime))
+
     def thread_cpus(self, rank: int) -> list[int]:
         """One CPU per thread of a rank (the smallest of its place), GOMP_CPU_AFFINITY order."""
         return [min(p) for p in self.places[rank]]
+
+
+#: OpenMP runtimes whose split of more threads than places :func:`close_split` knows.
+RUNTIMES = ("libomp", "libgomp")
+
+
+def close_split(places: list[frozenset[int]], threads: int, runtime: str = "libomp"
+                ) -> list[frozenset[int]]:
+    """``OMP_PROC_BIND=close`` over ``places`` as each runtime does it; the spec leaves the
+    split of more threads than places open.
+
+    Up to one thread per place both bind thread i to place i. Beyond, with
+    S = T // P and R = T % P: LLVM/Intel libomp (``__kmp_partition_places``) gives every
+    place S threads and every (P // R)-th place one more; libgomp (``gomp_team_start``)
+    gives places 0..P-1 S threads each, then the R others one each from place 0."""
+    n = len(places)
+    if threads <= n:
+        return places[:threads]
+    s, rem = divmod(threads, n)
+    if runtime == "libgomp":
+        return [places[i // s] if i < s * n else places[i - s * n] for i in range(threads)]
+    if runtime != "libomp":
+        raise PlacementError(f"unknown OpenMP runtime {runtime!r}: choose one of "
+                             f"{', '.join(RUNTIMES)}")
+    gap = n // rem if rem else n
+    out, place, count, gap_ct = [], 0, 0, gap
+    for _ in range(threads):          # the loop of __kmp_partition_places, close, T > P
+        out.append(places[place])
+        count += 1
+        if count == s and rem and gap_ct == gap:
+            continue                  # this place takes one thread more
+        if count == s + 1 and rem and gap_ct == gap:
+            rem -= 1
+            gap_ct = 1
+        elif count == s:
+            gap_ct += 1
+        else:
+            continue
+        place, count = (place + 1) % n, 0
+    return out
 
 
 def _cores(topo: Topology, pus: set[int] | frozenset[int]) -> list[list[int]]:
@@ -115,17 +161,18 @@ def compute(topo: Topology, ranks: int, threads: int, domain: str = "package",
                 f"{rpd} ranks per {domain} but a {domain} has {smallest} core(s): "
                 "at most one rank per core; give fewer ranks")
         cpr = smallest // rpd
-    rank_sets, places, dom_of = [], [], []
+    rank_sets, places, dom_of, units = [], [], [], []
     for r in range(ranks):
         d, j = divmod(r, rpd)
         mine = doms[d][j * cpr:(j + 1) * cpr]
         rank_sets.append(frozenset(c for core in mine for c in core))
         pl = ([frozenset(core) for core in mine] if unit == "cores"
               else [frozenset({c}) for core in mine for c in core])
-        places.append(tuple(omp_assign(pl, threads, "close")))
+        places.append(tuple(close_split(pl, threads, "libomp")))
+        units.append(tuple(pl))
         dom_of.append(d)
     return HybridPlacement(ranks, threads, domain, unit, rpd, cpr, tuple(dom_of),
-                           tuple(rank_sets), tuple(places))
+                           tuple(rank_sets), tuple(places), tuple(units))
 
 
 def fill(topo: Topology, domain: str = "package", ranks_per_domain: int = 1,

@@ -96,15 +96,32 @@ def per_rank_script(hp: HybridPlacement) -> str:
     return "\n".join(lines)
 
 
+def _threads(places) -> str:
+    return " ".join(f"{t}:{_place(p)}" for t, p in enumerate(places))
+
+
+def _list(hp: HybridPlacement) -> str:
+    """Each rank's CPUs and its threads' places. Where the runtimes split more threads
+    than places differently, the line says which runtime it describes (libomp's split,
+    which the per-rank fragment binds under every runtime) and libgomp's follows."""
+    out = []
+    for r, cpus in enumerate(hp.rank_sets):
+        gnu = hp.runtime_places(r, "libgomp") if hp.unit_places else hp.places[r]
+        differs = tuple(gnu) != tuple(hp.places[r])
+        label = (" (libomp under OMP_PLACES, and the per-rank fragment under any runtime)"
+                 if differs else "")
+        out.append(f"rank {r} ({hp.domain} {hp.domain_of_rank[r]}): cpus "
+                   f"{format_ranges(cpus)}; threads{label} {_threads(hp.places[r])}")
+        if differs:
+            out.append(f"rank {r} under libgomp with OMP_PLACES={hp.unit}: threads "
+                       f"{_threads(gnu)}")
+    return "\n".join(out)
+
+
 def render(hp: HybridPlacement, topo: Topology, fmt: str, ompi_major: int = 4) -> str:
     """One rendering as text, the form a user pastes into a job script."""
     if fmt == "list":
-        out = []
-        for r, cpus in enumerate(hp.rank_sets):
-            threads = " ".join(f"{t}:{_place(p)}" for t, p in enumerate(hp.places[r]))
-            out.append(f"rank {r} ({hp.domain} {hp.domain_of_rank[r]}): cpus "
-                       f"{format_ranges(cpus)}; threads {threads}")
-        return "\n".join(out)
+        return _list(hp)
     env = " ".join(f"{k}={v}" for k, v in omp_env(hp).items())
     if fmt == "mpirun":
         return f"{env} mpirun {' '.join(mpirun_options(hp, ompi_major))} <program>"
