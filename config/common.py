@@ -12,7 +12,7 @@ from reframe.core.backends import register_scheduler
 from reframe.core.exceptions import ConfigError
 from reframe.core.schedulers.sge import SgeJobScheduler
 
-from placement.util import local_jobs, poll_clock
+from placement.util import local_jobs, poll_clock, storage_without_polars
 from placement.util.reframe_workarounds import SGE_ACCESS, enabled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -91,6 +91,7 @@ except ConfigError:   # already registered by an earlier load
 # (both only on the ReFrame versions they were checked against: README, ReFrame workarounds)
 local_jobs.install()
 poll_clock.install()
+storage_without_polars.install()
 
 
 logging = [

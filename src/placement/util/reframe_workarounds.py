@@ -60,7 +60,12 @@ LOCAL_SWEEP = Workaround('local job sweep', 'src/placement/util/local_jobs.py', 
 MONOTONIC_POLL = Workaround('monotonic poll clock', 'src/placement/util/poll_clock.py',
                             (4, 10), (4, 10))
 
-ALL = (DEPRECATION_FASTPATH, QUIET_GENERIC, SGE_ACCESS, LOCAL_SWEEP, MONOTONIC_POLL)
+#: every results-storage option refused without polars, though only its tables need it
+STORAGE_WITHOUT_POLARS = Workaround('storage without polars',
+                                    'src/placement/util/storage_without_polars.py', (4, 10), (4, 10))
+
+ALL = (DEPRECATION_FASTPATH, QUIET_GENERIC, SGE_ACCESS, LOCAL_SWEEP, MONOTONIC_POLL,
+       STORAGE_WITHOUT_POLARS)
 
 
 def enabled(w: Workaround) -> bool:
