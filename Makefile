@@ -17,7 +17,7 @@ ifneq ($(word 2,$(CURDIR)),)
 $(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
 endif
 
-.PHONY: setup setup-test venv run test spack-npb test-numa test-numa-npb test-seed-nodes docs quick reframe-list bench acceptance clean
+.PHONY: setup setup-test venv run test spack-npb spack-site test-numa test-numa-npb test-seed-nodes docs quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -84,6 +84,11 @@ test-seed-nodes: setup-test
 SPACK_MIRROR ?= $(HOME)/placement-mirror
 spack-npb: venv
 	scripts/spack-npb.sh $(SPACK_MIRROR)
+
+# A site's workflow from the same install's view, no .venv on PATH (scripts/spack-site.sh):
+# placement site new, two quick acceptance runs around a baseline record, the report
+spack-site:
+	scripts/spack-site.sh $(SPACK_MIRROR)
 
 # The Sphinx site (docs/_build/html), every warning an error; the test extra brings Sphinx,
 # scripts/ensure-system-tools.sh graphviz (installed as root, else named with its package)

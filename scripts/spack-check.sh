@@ -14,7 +14,8 @@
 #    ep.S.x verifies, that reframe runs and that the view's python runs
 #    `placement judge` (what NPB jobs ask after each run under adaptive
 #    repeats) on a small reference file, importing placement and SciPy from
-#    the view, not from the checkout.
+#    the view, not from the checkout, and that the view's bin/placement runs
+#    `placement --help` and the same `placement judge`.
 #
 # Sources come from MIRROR_DIR only when the mirror holds them; the install runs
 # with --no-checksum because an NPB tarball made from another copy of NPB 3.4
@@ -110,6 +111,21 @@ jrc=$?
 case "$jrc:$verdict" in
   0:stop:*) say "placement judge (view's python), 5 runs 30% slower: $verdict" ;;
   *) echo "$verdict" | tail -3; fail "placement judge from the view exited $jrc" ;;
+esac
+
+# The view's own command, as a site runs it: bin/placement, its subcommands listed, and
+# the same judge call through it.
+vpl="$view/bin/placement"
+[ -x "$vpl" ] || fail "the view has no bin/placement"
+out=$(cd "$work" && env -u PYTHONPATH "$vpl" --help 2>&1) \
+  || { echo "$out" | tail -3; fail "the view's placement --help failed"; }
+say "placement --help (the view's bin/placement): $(echo "$out" | grep -m1 -o '{[a-z,]*}')"
+verdict=$(cd "$work" && env -u PYTHONPATH "$vpl" judge \
+  --baseline "$work/judge-ref.yaml" --entry 'T[a].wall' 1.30 1.31 1.29 1.30 1.32 2>&1)
+jrc=$?
+case "$jrc:$verdict" in
+  0:stop:*) say "placement judge (the view's bin/placement): $verdict" ;;
+  *) echo "$verdict" | tail -3; fail "the view's placement judge exited $jrc" ;;
 esac
 
 after=$(cd "$root" && sha256sum spack.yaml spack.lock)

@@ -38,3 +38,27 @@ spack_env_copy() {
   done
   return 0
 }
+
+# spack_install_env ROOT TARBALL WHAT: concretizes $work/env, fills $mirror with
+# scripts/spack-mirror.py (NPB from TARBALL, SPACK_MIRROR_FILES="NAME=TARBALL ..." too) and
+# installs the environment (--no-checksum: a tarball that is not NASA's own has another
+# sha256), saying each step (WHAT names what is installed) through the sourcing script's
+# `say`; the last lines of the failed step's log and a FAIL through its `fail`.
+spack_install_env() {
+  local root=$1 tarball=$2 what=$3 f rc files
+  say "concretizing the full environment"
+  sp -e "$work/env" concretize -f >"$work/concretize.log" 2>&1 \
+    || { tail -15 "$work/concretize.log"; fail "spack concretize"; }
+  say "filling the mirror (NPB from $tarball)"
+  files=(--file "npb=$tarball")
+  for f in ${SPACK_MIRROR_FILES:-}; do files+=(--file "$f"); done
+  "$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" "${files[@]}" 2>&1 \
+    | tee "$work/mirror.log" | sed 's/^/  /'
+  [ "${PIPESTATUS[0]}" -eq 0 ] \
+    || say "the mirror lacks the sources named MISSING above: the install fetches them or fails"
+  say "installing the full environment ($what)"
+  sp -e "$work/env" install --no-checksum --fail-fast >"$work/install.log" 2>&1
+  rc=$?
+  grep -E '^(==> Error|\[\+\])' "$work/install.log" | sed 's/^/  /' | tail -20
+  [ $rc -eq 0 ] || { tail -15 "$work/install.log"; fail "spack install exited $rc"; }
+}

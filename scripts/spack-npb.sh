@@ -51,21 +51,7 @@ before=$(cd "$root" && sha256sum spack.yaml spack.lock)
 
 spack_env_copy "$root" "$work" "$mirror" placement-npb || fail "spack env create"
 
-say "concretizing the full environment"
-sp -e "$work/env" concretize -f >"$work/concretize.log" 2>&1 \
-  || { tail -15 "$work/concretize.log"; fail "spack concretize"; }
-
-say "filling the mirror (NPB from $tarball)"
-files=(--file "npb=$tarball")
-for f in ${SPACK_MIRROR_FILES:-}; do files+=(--file "$f"); done
-"$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" "${files[@]}" 2>&1 | tee "$work/mirror.log" | sed 's/^/  /'
-[ "${PIPESTATUS[0]}" -eq 0 ] || say "the mirror lacks the sources named MISSING above: the install fetches them or fails"
-
-say "installing the full environment (npb bt,cg,ep,ft,sp,lu,mg,is classes S,W,A,B,C and the rest)"
-sp -e "$work/env" install --no-checksum --fail-fast >"$work/install.log" 2>&1
-rc=$?
-grep -E '^(==> Error|\[\+\])' "$work/install.log" | sed 's/^/  /' | tail -20
-[ $rc -eq 0 ] || { tail -15 "$work/install.log"; fail "spack install exited $rc"; }
+spack_install_env "$root" "$tarball" "npb bt,cg,ep,ft,sp,lu,mg,is classes S,W,A,B,C and the rest"
 
 view="$work/env/.spack-env/view"
 missing=""
