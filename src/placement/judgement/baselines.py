@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from ..util import PlacementError, atomic, safe_yaml
-from . import baseline_contents, baseline_samples
+from . import baseline_contents, baseline_samples, peer_cases
 from .guards import GUARD_VARS
 from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
                         parse_entry, sibling_family, unit_mismatches)
@@ -49,15 +49,18 @@ def threshold_for(case: Case, var: str) -> tuple[float, str]:
     return DEFAULT_THRESHOLD, "default ±10% (single run)"
 
 
-def case_index(case: Case, partitions: int = 1, environs: int = 1) -> list[str]:
+def case_index(case: Case, partitions: int = 1, environs: int = 1, nodes: int = 1) -> list[str]:
     """Attributes indexing this case's entry: its ``reference_index``, else its parameters.
 
     When a test ran on several partitions or environments, ReFrame's special
     ``$partition``/``$environ`` keys go first, so their numbers do not overwrite
-    each other (a gnu and a clang build are different baselines).
+    each other (a gnu and a clang build are different baselines). A test that ran on
+    several nodes (``--distribute``) is kept per node: ``node`` (the node-health cases'
+    variable) follows, and ReFrame's ``.nid``/``.part`` never index.
     """
-    index = list(case.index) if case.index else list(case.params)
+    index = [a for a in (case.index or case.params) if a not in peer_cases.NODE_PARAMS]
     special = (["$partition"] if partitions > 1 else []) + (["$environ"] if environs > 1 else [])
+    special += ["node"] if nodes > 1 else []
     return special + [a for a in index if a not in special] if index or special else []
 
 
@@ -66,6 +69,8 @@ def _attr(case: Case, attr: str) -> Any:
         return f"{case.system}:{case.partition}"
     if attr == "$environ":
         return case.environ
+    if attr == "node":
+        return peer_cases.node_of(case)
     return case.params[attr]
 
 
@@ -89,11 +94,12 @@ def from_run(report: RunReport, system: str,
                              f"(systems in this run: {', '.join(report.systems) or 'none'})")
     out: dict[str, Any] = {}
     runs: dict[str, Any] = {}  # the same tree with each judged variable's launches
-    spread: dict[str, tuple[set, set]] = {}
+    spread: dict[str, tuple[set, set, set]] = {}
     for c in cases:
-        parts, envs = spread.setdefault(c.test, (set(), set()))
+        parts, envs, nodes = spread.setdefault(c.test, (set(), set(), set()))
         parts.add(c.partition)
         envs.add(c.environ)
+        nodes.add(peer_cases.node_of(c))
     for c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
             continue
