@@ -97,3 +97,18 @@ def test_the_report_has_a_partition_section(tmp_path):
     if plots.available():
         assert (tmp_path / nodes.links[0]).is_file()
         assert (tmp_path / section.images[0][0]).is_file()
+
+
+def test_a_baseline_keeps_the_nodes_apart():
+    """``baseline record`` of a distributed run: one entry per node, never one node's
+    numbers over another's."""
+    from placement.judgement import baselines
+    data = _distributed({"n3": 2.0})
+    for run_ in data["runs"]:
+        for tc in run_["testcases"]:
+            tc["node"] = tc["job_nodelist"][0]
+    rep = runreport.from_data(data, Path("x.json"))
+    tree = baselines.from_run(rep, "generic")
+    test = next(t for t in tree.values() if isinstance(t, dict) and "$index" in t)
+    assert test["$index"][0] == "node" and ".nid" not in test["$index"]
+    assert set(NODES) <= set(test)
