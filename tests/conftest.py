@@ -103,3 +103,36 @@ def slurm(tmp_path_factory):
         pytest.fail(f'the test Slurm cluster did not start: {err}', pytrace=False)
     yield c
     c.stop()
+
+
+@pytest.fixture(scope='session')
+def slurm_nodes(tmp_path_factory):
+    """Starts several-node test Slurm clusters (``slurm_nodes.py``) for the session:
+    ``start(n=4, slow={'n2': 0.5}, cpus={'n3': '1'})`` returns a running
+    :class:`~slurm_nodes.SlurmNodes`; every one is stopped by pid, and its cgroups
+    removed, at the end. Skips where Slurm or ``unshare`` is missing; fails, with
+    the daemons' logs, where a cluster does not come up."""
+    from slurm_cluster import SlurmClusterError
+    from slurm_nodes import SlurmNodes
+
+    for tool in ('slurmctld', 'slurmd', 'munged', 'unshare'):
+        if shutil.which(tool) is None:
+            pytest.skip(f'{tool} is not installed (scripts/ensure-system-tools.sh test)')
+    started: list[SlurmNodes] = []
+
+    def start(n: int = 4, slow: dict | None = None, cpus: dict | None = None) -> SlurmNodes:
+        root = tmp_path_factory.mktemp('nodes')
+        os.chmod(root, 0o700)
+        c = SlurmNodes(root, n, slow, cpus)
+        started.append(c)
+        try:
+            c.start()
+        except SlurmClusterError as err:
+            pytest.fail(f'the test Slurm nodes did not start: {err}', pytrace=False)
+        return c
+
+    yield start
+    for c in started:
+        c.stop()
+    left = {d: p for c in started for d, p in c.running().items() if p}
+    assert not left, f'daemons left running: {left}'

@@ -30,10 +30,11 @@ CAPTURE = ('for t in lstopo-no-graphics lstopo hwloc-ls; do '
            'echo "hwloc lstopo not found on $(hostname)" >&2; exit 1')
 
 
-def cache_path(system: str, partition: str) -> Path:
-    """Where the captured XML of ``system:partition`` is kept."""
+def cache_path(system: str, partition: str, node: str | None = None) -> Path:
+    """Where the captured XML of ``system:partition`` (of its node ``node``) is kept."""
     results = Path(os.environ.get('PLACEMENT_RESULTS', repo_root() / 'results'))
-    return results / 'topologies' / f'{system}-{partition}.xml'
+    tail = f'-{node}' if node else ''
+    return results / 'topologies' / f'{system}-{partition}{tail}.xml'
 
 
 def is_local(partition) -> bool:
@@ -41,8 +42,9 @@ def is_local(partition) -> bool:
     return partition.scheduler.registered_name == 'local'
 
 
-def capture(partition, dest: Path) -> Path:
-    """Run the capture job on ``partition`` and store its XML at ``dest`` (atomically)."""
+def capture(partition, dest: Path, node: str | None = None) -> Path:
+    """Run the capture job on ``partition`` (on its node ``node``, when given) and store
+    its XML at ``dest`` (atomically)."""
     from reframe.core.schedulers import Job
 
     # the job's folder must be one the compute node sees: beside the cache, in the results
@@ -55,6 +57,8 @@ def capture(partition, dest: Path) -> Path:
             job = Job.create(partition.scheduler, partition.launcher_type(),
                              name='placement-topology', workdir=tmp,
                              sched_access=partition.access)
+            if node:
+                job.pin_nodes = [node]     # as ReFrame's --distribute pins a case
             job.prepare([CAPTURE], [partition.local_env], trap_errors=True)
             job.submit()
             job.wait()
@@ -83,23 +87,37 @@ def one_line(topo) -> str:
             f"({topo.source})")
 
 
-def topology_path(partition) -> str | None:
-    """The hwloc XML for ``partition``'s compute node; None means this machine (local runs)."""
+def topology_path(partition, node: str | None = None) -> str | None:
+    """The hwloc XML for ``partition``'s compute node; None means this machine (local runs).
+
+    ``node`` is the node a case is pinned to (``--distribute``): where the partition sets
+    ``extras['topology_per_node']``, each node's own topology is captured there, once,
+    so a node whose cgroup or cpuset differs gets maps for the PUs it really has;
+    ``extras['topology']`` is then what a case pinned to no node uses.
+    """
+    if node and partition.extras.get('topology_per_node'):
+        return _captured(partition, node)
     named = partition.extras.get('topology')
     if named:
         return named
     if is_local(partition):
         return None
-    dest = cache_path(partition.fullname.split(':')[0], partition.name)
+    return _captured(partition, None)
+
+
+def _captured(partition, node: str | None) -> str:
+    """The cached capture of ``partition`` (on ``node``), made now if there is none."""
+    dest = cache_path(partition.fullname.split(':')[0], partition.name, node)
+    key = (partition.fullname, node)
     if not dest.is_file():
-        if partition.fullname in _FAILED:   # one attempt per process, not one per case
-            raise _FAILED[partition.fullname]
+        if key in _FAILED:   # one attempt per process, not one per case
+            raise _FAILED[key]
         try:
-            capture(partition, dest)
+            capture(partition, dest, node)
         except PlacementError as err:
-            _FAILED[partition.fullname] = err
+            _FAILED[key] = err
             raise
     return str(dest)
 
 
-_FAILED: dict[str, PlacementError] = {}
+_FAILED: dict[tuple[str, str | None], PlacementError] = {}

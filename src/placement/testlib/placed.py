@@ -39,14 +39,21 @@ class BindProbeBuild(SourceTreeBuild):
         return self.path('bindprobe')
 
 
-def partition_topology(where) -> topology.Topology:
+def partition_topology(where, node: str | None = None) -> topology.Topology:
     """A partition's compute-node topology (``node_topology``), or that of an XML path.
 
-    ``where`` is a ReFrame partition, or a path (None: the live machine).
+    ``where`` is a ReFrame partition, or a path (None: the live machine); ``node`` the
+    node a case is pinned to (``--distribute``), for a partition with per-node topologies.
     """
     if hasattr(where, 'extras'):
-        where = node_topology.topology_path(where)
+        where = node_topology.topology_path(where, node)
     return _load_topology(where)
+
+
+def pinned_node(test) -> str | None:
+    """The node ReFrame's ``--distribute`` pinned ``test`` to (its ``.nid``), else None."""
+    nodes = getattr(test, '.nid', None)
+    return nodes[0] if nodes else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -135,8 +142,9 @@ class PartitionTopologyMixin(rfm.RegressionTestPlugin):
     @property
     def topology(self) -> topology.Topology:
         """The compute node's topology: ``extras['topology']``, else captured on the node
-        (:mod:`.node_topology`; ``'live'``: this machine's). Cached."""
-        return partition_topology(self.current_partition)
+        (:mod:`.node_topology`; ``'live'``: this machine's); under ``--distribute``, the
+        pinned node's own where the partition has ``extras['topology_per_node']``. Cached."""
+        return partition_topology(self.current_partition, pinned_node(self))
 
 
 class PlacedRunMixin(PartitionTopologyMixin):

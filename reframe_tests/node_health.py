@@ -1,0 +1,92 @@
+"""Node health: the same few cases on every node of a partition, judged node against node.
+
+Run it with ``--distribute`` (ReFrame pins one copy of each case to each node)::
+
+    scripts/acceptance.sh -m quick -s SYSTEM:PART -- --distribute=all -t nodes
+
+Why these cases (docs/howto/partition-cluster.md): the fingerprint catches a node
+whose hardware or cpuset differs (a DIMM, SMT, a core offline, a cgroup left behind);
+the binding probe shows that compact and scatter maps bind there; memory write and
+copy bandwidth (the NUMA matrix on two nodes or more) catch a missing DIMM or a slow
+memory setting; matmul compact against scatter and NPB CG and EP catch a throttling
+or shared node. The base classes are the suite's own (:mod:`placement.testlib`);
+these classes only choose the few parameters a partition-wide run can afford.
+Outside ``--distribute`` every case skips with the reason.
+"""
+
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, sanity_function
+
+from placement.testlib.kernels import SCALES, MatmulBase, MemWriteThreadsBase, NumaCopyBase
+from placement.testlib.node_health import TAG, NodeFingerprintBase, NodeHealthMixin
+from placement.testlib.npb import NpbBase
+from placement.testlib.placed import PlacedRunMixin
+
+
+@rfm.simple_test
+class NodeTopologyCheck(NodeFingerprintBase, NodeHealthMixin):
+    """The node's hwloc fingerprint: packages, cores, PUs, NUMA nodes, caches, SMT, cpuset."""
+
+    descr = "The node's topology fingerprint (hwloc, inside the job)"
+    tags = {'quick', 'acceptance', 'full'}
+
+
+@rfm.simple_test
+class NodeBindingCheck(rfm.RunOnlyRegressionTest, PlacedRunMixin, NodeHealthMixin):
+    """The binding probe under a compact and a scatter map, all PUs of the node."""
+
+    descr = 'Threads bound where compact and scatter put them, on this node'
+    affinity = parameter(['compact', 'scatter'])
+    time_limit = '2m'
+    tags = {'quick', 'acceptance', 'full'}
+
+    @run_after('setup')
+    def run_the_probe(self):
+        self.executable = self.bindprobe.executable_path
+
+    @sanity_function
+    def validate(self):
+        return self.assert_placed()
+
+
+@rfm.simple_test
+class NodeMemWriteCheck(MemWriteThreadsBase, NodeHealthMixin):
+    """Memory write bandwidth of every PU at once, scattered."""
+
+    descr = 'Memory write bandwidth, one thread per PU, scatter'
+    affinity = parameter(['scatter'])
+    threads = parameter(['full'])
+    scale = parameter(SCALES)
+
+
+@rfm.simple_test
+class NodeMemCopyCheck(NumaCopyBase, NodeHealthMixin):
+    """Copy bandwidth from every NUMA node to every NUMA node (one pair on a one-node machine)."""
+
+    descr = 'Memory copy bandwidth, NUMA node i to node j'
+
+
+@rfm.simple_test
+class NodeMatmulCheck(MatmulBase, NodeHealthMixin):
+    """OpenMP matmul under compact and scatter: the map's effect, node against node."""
+
+    descr = 'OpenMP matmul, compact against scatter'
+    affinity = parameter(['compact', 'scatter'])
+    scale = parameter(SCALES)
+
+
+@rfm.simple_test
+class NodeNpbCheck(NpbBase, NodeHealthMixin):
+    """NPB CG (memory-bound) and EP (compute-bound), all PUs, scatter; skipped without NPB."""
+
+    benchmark = parameter(['CG', 'EP'])
+    npb_class = parameter(['S', 'A'])
+    threads = parameter(['full'])
+    affinity = parameter(['scatter'])
+    #: NPB runs per case: three launches give each node its own noise.
+    repeats = 3
+
+    @run_after('init')
+    def tags_of_class(self):
+        # class S in a quick run (seconds), class A in acceptance and full runs
+        self.tags = {TAG, 'quick'} if self.npb_class == 'S' else {TAG, 'acceptance', 'full'}

@@ -1,0 +1,140 @@
+"""The node-health family: a few short cases per node, for ``--distribute``.
+
+Why: a partition's nodes, measured in one session, are each other's baseline. These
+cases are the few that show the usual ways one node differs from its peers (a missing
+DIMM, SMT or a BIOS setting changed, a throttling node, a cpuset left behind) in a
+few minutes per node: the node's hwloc fingerprint, the binding probe, memory write
+and copy bandwidth (the NUMA matrix where there are two nodes or more), matmul
+compact against scatter, and NPB CG and EP. Every value keeps its node: ReFrame's
+``--distribute`` adds the ``.nid`` parameter and the run report's ``job_nodelist``.
+
+:class:`NodeHealthMixin` gives a family member its tags and its skip outside
+``--distribute``; :class:`NodeFingerprintBase` is the topology fingerprint, as
+performance values the peer verdict compares across the nodes.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
+
+from ..engine import topology
+from ..engine.cpulist import format_ranges
+from . import node_topology
+from .placed import PartitionTopologyMixin, pinned_node
+
+#: The family's tag: ``-t nodes`` selects it (with a mode's own tag).
+TAG = 'nodes'
+#: Tags a base class adds that would put a family member in other families' runs.
+OTHER_FAMILIES = {'kernels', 'npb', 'binding'}
+#: The fingerprint file the capture writes in the stage folder.
+XML = 'topology.xml'
+
+
+class NodeHealthMixin(rfm.RegressionTestPlugin):
+    """A member of the node-health family: tag ``nodes``, one environment, run per node.
+
+    Outside ``--distribute`` (no ``.nid``) a case skips at setup with the reason: a
+    node judged against its peers needs the peers, and the one-node families measure
+    the same things with their own sweeps.
+    """
+
+    #: The node ReFrame pinned this case to (``--distribute``; set at setup): every value
+    #: of the case keeps it in the run report.
+    node = variable(str, value='')
+
+    @run_after('init')
+    def node_health_tags(self):
+        # one environment: the peers are compared, not the compilers
+        self.valid_systems = ['*']
+        self.valid_prog_environs = ['gnu']
+        self.tags = (set(self.tags) - OTHER_FAMILIES) | {TAG}
+
+    @run_before('setup')
+    def only_when_distributed(self):
+        self.node = pinned_node(self) or ''
+        self.skip_if(not self.node,
+                     'a node-health case runs on each node of a partition: '
+                     'add --distribute=all (or idle) to the ReFrame arguments')
+
+
+class NodeFingerprintBase(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
+    """The node's topology as hwloc sees it inside the job: one value per property.
+
+    Each a count or a size the peers should share (:func:`fingerprint`), kept twice: as
+    performance values (the history of each) and as the ``fingerprint`` mapping the peer
+    verdict compares across the nodes. ``allowed_cpuset`` keeps the job's PUs by number.
+    """
+
+    executable = 'sh'
+    executable_opts = ['capture.sh']
+    time_limit = '2m'
+    #: The node's topology in numbers (set after the run; :func:`fingerprint`).
+    fingerprint = variable(typ.Dict[str, int], value={})
+    #: The PUs this node's jobs may use (set after the run), e.g. ``1`` or ``0-1``.
+    allowed_cpuset = variable(str, value='')
+    #: What hwloc says of the node in one line (set after the run).
+    node_fingerprint = variable(str, value='')
+
+    @run_before('run')
+    def capture_in_job(self):
+        # a script file beside the job: its quotes reach the node as written
+        with open(os.path.join(self.stagedir, 'capture.sh'), 'w') as fp:
+            fp.write(node_topology.CAPTURE + '\n')
+
+    @sanity_function
+    def validate(self):
+        return sn.assert_true(os.path.isfile(os.path.join(self.stagedir, XML)),
+                              msg='lstopo wrote no topology.xml on the node')
+
+    @run_before('performance')
+    def describe_node(self):
+        path = os.path.join(self.stagedir, XML)
+        topo = topology.load(path)
+        self.fingerprint = fingerprint(path)
+        self.allowed_cpuset = format_ranges(topo.cpus)
+        self.node_fingerprint = node_topology.one_line(topo)
+        self.perf_variables = {k: sn.make_performance_function(_const(v), UNITS.get(k, 'count'))
+                               for k, v in self.fingerprint.items()}
+
+
+#: Units of the fingerprint's values that are not counts.
+UNITS = {'numa_memory_gib': 'GiB', 'l1d_kib': 'KiB', 'l2_kib': 'KiB', 'l3_kib': 'KiB'}
+
+
+def _const(value: int):
+    """A deferred constant: a performance variable whose value is already known."""
+    return sn.defer(value)
+
+
+def fingerprint(xml_path: str) -> dict[str, int]:
+    """The node of an ``lstopo --disallowed`` file in numbers: packages, cores, PUs, SMT,
+    NUMA nodes and their memory (in whole GiB: kernels reserve a few MiB more or less from
+    boot to boot, a DIMM is GiB), L1d/L2/L3 sizes (all of the node's, whatever the job may
+    use), and ``pus_allowed``, the PUs the job may use.
+
+    The whole node is read with the file's ``allowed_cpuset`` left out, so a cpuset left
+    behind differs from its peers in ``pus_allowed`` alone, not in cores and PUs too.
+    """
+    root = ET.parse(xml_path).getroot()
+    machine = root.find('object')
+    allowed = topology.from_xml(ET.tostring(root, encoding='unicode'), xml_path)
+    if machine is not None:
+        machine.attrib.pop('allowed_cpuset', None)
+    whole = topology.from_xml(ET.tostring(root, encoding='unicode'), xml_path)
+    cores = whole.count('Core')
+    return {
+        'packages': whole.count('Package'), 'cores': cores, 'pus': len(whole.pus),
+        'pus_allowed': len(allowed.pus), 'smt': len(whole.pus) // max(1, cores),
+        'numa_nodes': len(whole.numa_nodes),
+        'numa_memory_gib': round(sum(int(o.get('local_memory', '0')) for o in root.iter('object')
+                                     if o.get('type') == 'NUMANode') / 2**30),
+        'l1d_kib': whole.cache_sizes.get('L1Cache', 0) // 1024,
+        'l2_kib': whole.cache_sizes.get('L2Cache', 0) // 1024,
+        'l3_kib': whole.cache_sizes.get('L3Cache', 0) // 1024,
+    }

@@ -1,0 +1,138 @@
+"""A cgroup around one test node's slurmd: less CPU time or fewer PUs for that node.
+
+Why: a partition's odd node (one that throttles, a cpuset left behind by a job) is
+made on purpose by putting one slurmd of ``slurm_nodes.py`` in a cgroup before it
+starts. ``proctrack/linuxproc`` and ``task/affinity`` never move a job's processes
+to a cgroup of their own, so every step the slurmd starts inherits the cap.
+
+Both hierarchies:
+
+* cgroup v1 (this kind of host: ``/sys/fs/cgroup/cpu`` and ``/sys/fs/cgroup/cpuset``
+  mounted apart): the CPU cap is ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us`` in
+  ``cpu/<name>``, the PUs are ``cpuset.cpus`` (with ``cpuset.mems``) in ``cpuset/<name>``;
+  the shell that becomes the slurmd writes itself to each group's ``cgroup.procs``.
+* cgroup v2 (``/sys/fs/cgroup/cgroup.controllers``): one group ``<name>`` with
+  ``cpu.max`` (``QUOTA PERIOD``) and ``cpuset.cpus``; the root's
+  ``cgroup.subtree_control`` gets ``+cpu +cpuset`` first.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CGROUP = Path('/sys/fs/cgroup')
+#: CFS period used for the quota (the kernel's default, 100 ms)
+PERIOD_US = 100_000
+
+
+class CgroupError(RuntimeError):
+    """No cgroup can be made here (not root, no cpu/cpuset controller); the message says which."""
+
+
+def version(root: Path = CGROUP) -> int:
+    """1 where the v1 ``cpu`` and ``cpuset`` hierarchies are mounted, 2 on a unified one."""
+    if (root / 'cpu' / 'cpu.cfs_quota_us').is_file() and (root / 'cpuset' / 'cpuset.cpus').is_file():
+        return 1
+    if (root / 'cgroup.controllers').is_file():
+        return 2
+    raise CgroupError(f'no cgroup v1 cpu/cpuset hierarchy and no cgroup v2 at {root}')
+
+
+@dataclass
+class NodeCgroup:
+    """The cgroup(s) one node's slurmd runs in.
+
+    ``cpu_fraction`` caps the node's CPU time at that share of ``ncpus`` CPUs (0.5 on
+    2 CPUs: one CPU's worth); ``cpus`` (a cpuset list, e.g. ``"1"``) leaves only those PUs.
+    """
+
+    name: str
+    cpu_fraction: float | None = None
+    cpus: str | None = None
+    ncpus: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
+    root: Path = CGROUP
+
+    @property
+    def quota_us(self) -> int | None:
+        """The CFS quota per period; None when the node's CPU time is not capped."""
+        if self.cpu_fraction is None:
+            return None
+        return max(1000, round(self.cpu_fraction * self.ncpus * PERIOD_US))
+
+    def dirs(self) -> list[Path]:
+        """The group folders: one per v1 controller in use, the one group on v2."""
+        if version(self.root) == 2:
+            return [self.root / self.name]
+        out = []
+        if self.cpu_fraction is not None:
+            out.append(self.root / 'cpu' / self.name)
+        if self.cpus is not None:
+            out.append(self.root / 'cpuset' / self.name)
+        return out
+
+    def create(self) -> 'NodeCgroup':
+        """Make the group(s) and set the cap; a :class:`CgroupError` where that is refused."""
+        try:
+            if version(self.root) == 2:
+                self._create_v2()
+            else:
+                self._create_v1()
+        except OSError as err:
+            raise CgroupError(f'cannot set up cgroup {self.name}: {err}') from err
+        return self
+
+    def _create_v1(self) -> None:
+        if self.cpu_fraction is not None:
+            d = self.root / 'cpu' / self.name
+            d.mkdir(exist_ok=True)
+            (d / 'cpu.cfs_period_us').write_text(str(PERIOD_US))
+            (d / 'cpu.cfs_quota_us').write_text(str(self.quota_us))
+        if self.cpus is not None:
+            d = self.root / 'cpuset' / self.name
+            d.mkdir(exist_ok=True)
+            (d / 'cpuset.cpus').write_text(self.cpus)
+            mems = (self.root / 'cpuset' / 'cpuset.mems').read_text().strip() or '0'
+            (d / 'cpuset.mems').write_text(mems)
+
+    def _create_v2(self) -> None:
+        control = self.root / 'cgroup.subtree_control'
+        wanted = [c for c, on in (('cpu', self.cpu_fraction is not None),
+                                  ('cpuset', self.cpus is not None)) if on]
+        enabled = control.read_text().split()
+        for c in wanted:
+            if c not in enabled:
+                control.write_text(f'+{c}')
+        d = self.root / self.name
+        d.mkdir(exist_ok=True)
+        if self.quota_us is not None:
+            (d / 'cpu.max').write_text(f'{self.quota_us} {PERIOD_US}')
+        if self.cpus is not None:
+            (d / 'cpuset.cpus').write_text(self.cpus)
+
+    def enter_command(self) -> str:
+        """Shell words that move the shell running them (``$$``) into the group(s)."""
+        return ' && '.join(f'echo $$ > {d / "cgroup.procs"}' for d in self.dirs()) or 'true'
+
+    def members(self) -> list[int]:
+        """The processes in the group (the slurmd and its jobs)."""
+        pids: set[int] = set()
+        for d in self.dirs():
+            procs = d / 'cgroup.procs'
+            if procs.is_file():
+                pids.update(int(p) for p in procs.read_text().split())
+        return sorted(pids)
+
+    def remove(self, timeout: float = 10.0) -> None:
+        """Remove the group(s) once their processes have ended (a group with members stays)."""
+        end = time.monotonic() + timeout
+        for d in reversed(self.dirs()):
+            while d.exists():
+                try:
+                    d.rmdir()
+                except OSError:
+                    if time.monotonic() > end:
+                        break
+                    time.sleep(0.2)
