@@ -148,6 +148,7 @@ def cmd_record(cond: Condition, sessions: int) -> int:
     loads, kept = [], 0
     try:
         env = {**os.environ, **cluster.env, "PLACEMENT_RESULTS": str(work / "results"),
+               "PLACEMENT_REPORTS": str(work / "reports"),
                "ACCEPTANCE_CONFIRM": "0"}
         for _ in range(sessions):
             loads.append(round(os.getloadavg()[0], 2))

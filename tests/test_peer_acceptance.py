@@ -112,3 +112,21 @@ def test_a_baseline_keeps_the_nodes_apart():
     test = next(t for t in tree.values() if isinstance(t, dict) and "$index" in t)
     assert test["$index"][0] == "node" and ".nid" not in test["$index"]
     assert set(NODES) <= set(test)
+
+
+def test_each_node_gets_its_history_page(tmp_path, monkeypatch):
+    """A distributed run recorded per node: a history page per node, from its cases alone."""
+    from placement.judgement import baselines
+    from placement.report import node_history
+    data = _distributed({})
+    for run_ in data["runs"]:
+        for tc in run_["testcases"]:
+            tc["node"] = tc["job_nodelist"][0]
+    rep = runreport.from_data(data, Path("x.json"))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
+    (tmp_path / "baselines").mkdir()
+    baselines.write_atomic(tmp_path / "baselines" / "generic.yaml", baselines.from_run(
+        rep, "generic"))
+    pages = node_history.write("generic", [rep], [], tmp_path / "reports")
+    assert sorted(pages) == list(NODES)
+    assert "History: generic node n2" in (pages["n2"] / "index.html").read_text()

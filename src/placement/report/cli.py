@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..judgement import Case, RunReport, runreport, session_info
 from ..util import PlacementError, system_name
-from . import files, history_page, provenance
+from . import files, history_page, node_history, provenance
 from .document import Report
 from .escape import markdown as md
 from .previous_run import compare
@@ -130,6 +130,7 @@ def _history(newest: RunReport, root: Path, numbers: Numbers, system: str, out: 
     where = history_page.folder(system)
     page = history_page.write(system, sessions, confirmations, out.parent / where,
                               f"../../{out.name}/index.html")
+    node_history.write(system, sessions, confirmations, out.parent, f"../../{out.name}/index.html")
     return history_table(sessions, numbers), (f"../{where.as_posix()}/index.html" if page else "")
 
 
