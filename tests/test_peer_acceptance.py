@@ -8,6 +8,8 @@ import copy
 import json
 from pathlib import Path
 
+import pytest
+
 from placement.acceptance import run
 from placement.judgement import peer_cases, runreport
 
@@ -130,3 +132,30 @@ def test_each_node_gets_its_history_page(tmp_path, monkeypatch):
     pages = node_history.write("generic", [rep], [], tmp_path / "reports")
     assert sorted(pages) == list(NODES)
     assert "History: generic node n2" in (pages["n2"] / "index.html").read_text()
+
+
+PEER_SETS = sorted((ROOT / "tests/fixtures/peers").glob("*/set.yaml"))
+
+
+@pytest.mark.parametrize("meta", PEER_SETS, ids=[p.parent.name for p in PEER_SETS])
+def test_a_peer_set_was_recorded_after_the_peer_rules_were_fixed(meta):
+    """Each live session started after PEERS_FIXED, ran on the 4-node cluster, and a node
+    given 1 PU of 2 gets its topology line in every session of its set."""
+    import datetime as dt
+
+    import yaml
+
+    from placement.judgement import rules
+    info = yaml.safe_load(meta.read_text())
+    fixed = dt.datetime.fromisoformat(rules.PEERS_FIXED.replace("Z", "+00:00"))
+    runs = sorted(meta.parent.glob("run-*.json"))
+    assert runs and info["what"] and info["loads"]
+    for p in runs:
+        rep = runreport.load(p)
+        start = dt.datetime.strptime(rep.session["time_start"], "%Y%m%dT%H%M%S%z")
+        assert start > fixed, p.name
+        (j,) = peer_cases.judge_report(rep)
+        assert j.nodes == list(NODES)
+        if info["condition"] == "pu1of2":
+            assert any(t.node == "n2" and "1 PU allowed of 2" in t.line(j.where)
+                       for t in j.topology), j.lines()
