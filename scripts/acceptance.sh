@@ -11,8 +11,8 @@
 #   -t, --time-box  stop after SECONDS (a maintenance window; ACCEPTANCE_TIME_BOX):
 #                   ReFrame is interrupted, finished cases are kept, the run is UNFINISHED;
 #                   default per mode: quick 3600, acceptance 14400, full 43200 (a run
-#                   always ends); a case still running then with no time limit of its
-#                   own gets a HUNG line and --resume skips it
+#                   always ends), at most 604800 (a week); a case still running then with
+#                   no time limit of its own gets a HUNG line and --resume skips it
 #   --resume        go on with the unfinished run of this system and mode: only checks
 #                   that have not finished run (give the same REFRAME ARGS); the summary,
 #                   report and comparison then cover all its parts
@@ -23,7 +23,14 @@
 #   variable worse than the previous run by more than this gets an INFO line;
 #   PLACEMENT_REPORTS (default reports/): where `placement report` writes;
 #   REFRAME (default .venv/bin/reframe, else reframe on PATH); ACCEPTANCE_CONFIRM
-#   (default 1; 0: no confirmation session, every first-session failure stands).
+#   (1, the default, or 0: no confirmation session, every first-session failure stands).
+#
+# Signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the run as its time box does: ReFrame
+#   is interrupted (it cancels its jobs and writes its report), whatever else runs is ended,
+#   and the run ends UNFINISHED (exit 3), to go on with --resume; a second signal ends
+#   ReFrame outright. Killed outright (SIGKILL), the script leaves no line: ReFrame gets
+#   SIGTERM and ends as above, the run lock is free once it has, and --resume continues the
+#   run (a run without --resume starts afresh and says it set the killed one aside).
 #
 # Confirmation: the checks that missed a reference or regressed against the baseline
 #   run once more as a session of their own; such a failure fails the run only if it
@@ -41,7 +48,9 @@
 #   (run lists name reports relative to runs/; one run at a time per results folder)
 # Exit status: 0 all passed and no regression; 1 failures or regressions; 2 usage
 #   (an unknown option, mode or system, a missing value, another run on the results
-#   folder); 3 unfinished (the time box was reached: continue with --resume); 4
+#   folder, a number out of its range); 3 unfinished (the time box was reached or a
+#   signal stopped the run, before or after ReFrame wrote its report: continue with
+#   --resume); 4
 #   incomplete (all passed, but the comparison with the previous run could not be
 #   made, the baseline is another system's, or the summary could not judge the run:
 #   its cause named once in the line). The counting is `placement acceptance`'s.
@@ -50,7 +59,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-usage() { sed -n '2,48p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,55p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad_usage() { echo "acceptance.sh: $* (see --help)" >&2; exit 2; }
 value_of() {   # value_of OPTION "$@": the option's value, or a usage error
   [ $# -ge 2 ] && [ -n "$2" ] && [ "${2:0:1}" != - ] || bad_usage "option $1 needs a value"
@@ -76,12 +85,19 @@ case $mode in quick|acceptance|full) ;; *) bad_usage "unknown mode '$mode': quic
 # every mode has a time box: a case that hangs never keeps a scheduled run from its line
 declare -A default_box=([quick]=3600 [acceptance]=14400 [full]=43200)
 time_box=${time_box:-${default_box[$mode]}}
-if [ -n "$time_box" ] && ! [[ $time_box =~ ^[1-9][0-9]*$ ]]; then
-  bad_usage "bad time box '$time_box': a whole number of seconds, at least 1"
+# numbers are checked by their digits before any arithmetic: bash wraps past 2^63 silently
+max_box=604800
+if ! [[ $time_box =~ ^[1-9][0-9]{0,5}$ ]] || [ "$time_box" -gt "$max_box" ]; then
+  bad_usage "bad time box '${time_box:0:40}': a whole number of seconds from 1 to $max_box (a week)"
 fi
 slowdown=${ACCEPTANCE_MAX_SLOWDOWN:-10}
-[[ $slowdown =~ ^[0-9]+([.][0-9]+)?$ ]] ||
-  bad_usage "bad ACCEPTANCE_MAX_SLOWDOWN '$slowdown': a percentage of 0 or more"
+if ! [[ $slowdown =~ ^[0-9]{1,4}([.][0-9]{1,6})?$ ]] || [ "${slowdown%.*}" -gt 1000 ]; then
+  bad_usage "bad ACCEPTANCE_MAX_SLOWDOWN '${slowdown:0:40}': a percentage from 0 to 1000"
+fi
+confirm_on=${ACCEPTANCE_CONFIRM:-1}
+case $confirm_on in 0|1) ;; *)
+  bad_usage "bad ACCEPTANCE_CONFIRM '${confirm_on:0:40}': 1 (confirm failures, the default) or 0" ;;
+esac
 case $PWD in *[[:space:]]*)
   bad_usage "the checkout path '$PWD' contains a blank, which ReFrame's job scripts cannot take: move or link the checkout to a path without blanks" ;;
 esac
@@ -97,6 +113,12 @@ mkdir -p "$PLACEMENT_RESULTS/runs"
 # One run at a time per results folder (an A/A series of benchmarks/aa_sessions.sh too)
 . "$ROOT/scripts/run_lock.sh"
 take_run_lock acceptance.sh "$PLACEMENT_RESULTS" "give this one its own PLACEMENT_RESULTS"
+# ReFrame and every other child die with this script, even when it is killed outright
+# (SIGTERM lets ReFrame write its report): nothing outlives the run holding its lock
+deathsig=()
+command -v setpriv >/dev/null && setpriv --help 2>/dev/null | grep -q pdeathsig &&
+  deathsig=(setpriv --pdeathsig TERM)
+. "$ROOT/scripts/acceptance_signals.sh"
 RFM=("$REFRAME" -C "$ROOT/config/settings.py")
 # a run with its own PLACEMENT_RESULTS gets its own stage/ and output/ there too (unless
 # --prefix is given): runs on two results folders then share nothing
@@ -144,21 +166,23 @@ write_list() {   # write_list FILE REPORT...: names relative to the runs folder,
 parts=()
 skip_done=()
 if [ -n "$resume" ]; then
-  [ -s "$unfinished" ] || { echo "nothing to resume: no unfinished $mode run of $sysname ($unfinished)" >&2; exit 2; }
+  [ -e "$unfinished" ] || { echo "nothing to resume: no unfinished $mode run of $sysname ($unfinished)" >&2; exit 2; }
   # readable earlier parts (a corrupt one is dropped, with one line) and the finished checks
-  plan=$("$PLACEMENT" acceptance resume "$unfinished") || exit 2
-  hung=()
+  plan=$scratch/plan hung=()
+  # a list of no part (a run stopped before ReFrame wrote anything) resumes from the start
+  if grep -q . "$unfinished"; then
+    child "$PLACEMENT" acceptance resume "$unfinished" >"$plan" || exit_stopped_or 2
+  else : >"$plan"
+  fi
   while read -r kind value; do
     case $kind in part) parts+=("$value") ;; skip) skip_done+=("$value") ;; hung) hung+=("$value") ;; esac
-  done <<<"$plan"
+  done <"$plan"
   echo "== resuming: ${#parts[@]} earlier part(s), $(( ${#skip_done[@]} / 2 )) check(s) already finished${hung:+ or hung (skipped: ${hung[*]})}"
 fi
 
-# ReFrame (and timeout) die with this script, even when it is killed outright (SIGTERM
-# lets ReFrame write its report): a later run never overlaps orphans
-deathsig=()
-command -v setpriv >/dev/null && setpriv --help 2>/dev/null | grep -q pdeathsig &&
-  deathsig=(setpriv --pdeathsig TERM)
+if [ -z "$resume" ] && grep -q . "$unfinished" 2>/dev/null; then
+  echo "== an unfinished $mode run of $sysname is set aside: this run starts afresh ($unfinished; --resume would have continued it)"
+fi
 boxed=("${deathsig[@]}")
 [ -n "$time_box" ] && boxed+=(timeout -s INT -k 300 "$time_box")
 # the run is unfinished until ReFrame is done: a part killed before its end is resumable
@@ -197,25 +221,46 @@ sweep_run() {
 }
 run_reframe() {
   local -n box_=$1
-  local rep=$2 rc
+  local rep=$2 rc tee_pid
   shift 2
-  exec 4> >(squash_log_errors)
+  exec 4> >(squash_log_errors) 5> >(tee "${rep%.json}.out")
+  tee_pid=$!
+  # a child this script waits for (not a foreground one): a signal's trap runs at once and
+  # interrupts ReFrame through its time box (acceptance_signals.sh)
   "${box_[@]}" env "$run_tag" "${RFM[@]}" -R "${sysopt[@]}" "${own_prefix[@]}" --mode "$mode" \
-    --report-file "$rep" -r "$@" 2>&4 | tee "${rep%.json}.out"
-  rc=${PIPESTATUS[0]}
-  exec 4>&-
+    --report-file "$rep" -r "$@" >&5 2>&4 4>&- 5>&- &
+  reframe_pid=$!
+  exec 4>&- 5>&-
+  wait_for "$reframe_pid"
+  rc=$?
+  reframe_pid=''
   sweep_run
+  wait "$tee_pid" 2>/dev/null
   return "$rc"
 }
 echo "== acceptance: system=$sysname mode=$mode results=$PLACEMENT_RESULTS${time_box:+ time box=${time_box}s}"
 started=$SECONDS
 run_reframe boxed "$report" "${skip_done[@]}" "${extra[@]}"
 rc=$?
-if [ -n "$resume" ] && [ "$rc" = 0 ] && [ ! -e "$report" ]; then
+# cut short: the time box spent (timeout's 124, or 137 when ReFrame had to be killed) or a
+# signal; either way the run is resumable, whether ReFrame wrote its report or not
+cut_short=''
+note_stop() {   # a signal that came since the last look cuts the run short
+  [ -n "$stop_signal" ] && [ -z "$cut_short" ] && cut_short="stopped by $stop_signal"
+  return 0
+}
+note_stop
+if [ -z "$cut_short" ] && { [ "$rc" = 124 ] || { [ "$rc" = 137 ] && [ $(( SECONDS - started )) -ge "$time_box" ]; }; }; then
+  cut_short="time box of ${time_box}s reached"
+fi
+if [ -n "$resume" ] && [ "$rc" = 0 ] && [ -z "$cut_short" ] && [ ! -e "$report" ]; then
   # every check had finished or hung: ReFrame ran nothing and wrote no report
   echo "== nothing left to run: the earlier part(s) hold the whole run"
   rm -f "${report%.json}.out"
-elif ! "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
+elif [ -n "$cut_short" ] && { [ ! -s "$report" ] || ! child "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; }; then
+  echo "== $cut_short before ReFrame wrote its report: this part holds no case"
+  rm -f "$report"
+elif ! child "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
   # no readable report: a full disk is said as such, and leaves no empty or partial file
   why="reframe exited $rc without a report"
   if ! (head -c 65536 /dev/zero >"$RUNS/.space-probe.$$") 2>/dev/null; then
@@ -230,13 +275,11 @@ elif ! "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
 else
   parts+=("$report")
 fi
-cut_short=''
-[ -n "$time_box" ] && [ "$rc" = 124 ] && cut_short=1
-if [ -n "$cut_short" ]; then
-  write_list "$unfinished" "${parts[@]}"
-else
-  write_list "$RUNS/$tag-$stamp.run" "${parts[@]}"
-  rm -f "$unfinished"
+# until its very end the run is resumable: the list of the whole run is written last
+write_list "$unfinished" "${parts[@]}"
+if [ ${#parts[@]} -eq 0 ]; then
+  echo "ACCEPTANCE $sysname $mode: UNFINISHED 0 passed, 0 failed (no case finished: $cut_short before ReFrame wrote its report; continue with --resume)"
+  exit 3
 fi
 run_args=()
 for p in "${parts[@]}"; do run_args+=(--run "$p"); done
@@ -246,15 +289,17 @@ for p in "${parts[@]}"; do run_args+=(--run "$p"); done
 # own; a failure stands only if it shows there too (placement.acceptance.confirmation).
 # ACCEPTANCE_CONFIRM=0 leaves it out.
 confirm_opt=()
-if [ -z "$cut_short" ] && [ "${ACCEPTANCE_CONFIRM:-1}" != 0 ]; then
+if [ -z "$cut_short" ] && [ "$confirm_on" = 1 ]; then
   confirm_hashes=()
+  child "$PLACEMENT" acceptance confirm "${parts[@]}" --system "$sysname" >"$scratch/confirm"
   while read -r h; do
     [[ $h =~ ^[0-9a-f]+$ ]] && confirm_hashes+=("$h")
-  done < <("$PLACEMENT" acceptance confirm "${parts[@]}" --system "$sysname")
-  if [ ${#confirm_hashes[@]} -gt 0 ]; then
-    left=''
-    [ -n "$time_box" ] && left=$(( time_box - (SECONDS - started) ))
-    if [ -n "$left" ] && [ "$left" -lt 60 ]; then
+  done <"$scratch/confirm"
+  note_stop
+  if [ -n "$cut_short" ]; then :
+  elif [ ${#confirm_hashes[@]} -gt 0 ]; then
+    left=$(( time_box - (SECONDS - started) ))
+    if [ "$left" -lt 60 ]; then
       confirm_opt=(--not-confirmed "the time box of ${time_box}s is spent")
     else
       # the run's ReFrame arguments less its name filters: the hashes select
@@ -268,11 +313,12 @@ if [ -z "$cut_short" ] && [ "${ACCEPTANCE_CONFIRM:-1}" != 0 ]; then
       # (placement.judgement.runreport.CONFIRMATION_EXTRA)
       confirm_args+=(--session-extras acceptance=confirmation)
       confirm_report="$RUNS/confirm-report-$tag-$stamp.json"
-      confirm_box=("${deathsig[@]}")
-      [ -n "$left" ] && confirm_box+=(timeout -s INT -k 120 "$left")
+      confirm_box=("${deathsig[@]}" timeout -s INT -k 120 "$left")
       echo "== confirmation session: ${#confirm_hashes[@]} check(s) run once more"
-      run_reframe confirm_box "$confirm_report" "${confirm_args[@]}"
-      if "$PLACEMENT" acceptance sessions "$confirm_report" >/dev/null 2>&1; then
+      run_reframe confirm_box "$confirm_report"     "${confirm_args[@]}"
+      note_stop
+      if [ -n "$cut_short" ]; then :      # stopped: --resume confirms again
+      elif child "$PLACEMENT" acceptance sessions "$confirm_report" >/dev/null 2>&1; then
         confirm_opt=(--confirm "$confirm_report")
       else
         confirm_opt=(--not-confirmed "the confirmation session left no readable report")
@@ -281,58 +327,84 @@ if [ -z "$cut_short" ] && [ "${ACCEPTANCE_CONFIRM:-1}" != 0 ]; then
   fi
 fi
 
-notes=()
 compare_opt=() not_compared=()
-if [ -n "$cut_short" ]; then
-  notes+=("time box of ${time_box}s reached: continue with --resume")
-elif [ -n "$previous" ]; then
+compare_note=''
+if [ -z "$cut_short" ] && [ -n "$previous" ]; then
   mapfile -t previous_parts < <(read_list "$previous")
   # base (lhs) = this run, target (rhs) = the previous one: pdiff = 100*(now - prev)/prev
-  if ! prev_sessions=$("$PLACEMENT" acceptance sessions "${previous_parts[@]}" 2>&1); then
-    not_compared+=("not compared: the previous run's reports ($previous) cannot be read: ${prev_sessions##*error: }")
+  if ! child "$PLACEMENT" acceptance sessions "${previous_parts[@]}" >"$scratch/prev" 2>&1; then
+    note_stop
+    prev_sessions=$(<"$scratch/prev")
+    [ -n "$cut_short" ] ||
+      not_compared+=("not compared: the previous run's reports ($previous) cannot be read: ${prev_sessions##*error: }")
   else
-    spec="$("$PLACEMENT" acceptance sessions "${parts[@]}")/$prev_sessions/mean:/+result"
+    child "$PLACEMENT" acceptance sessions "${parts[@]}" >"$scratch/now"
+    spec="$(<"$scratch/now")/$(<"$scratch/prev")/mean:/+result"
     echo "== reframe --performance-compare=$spec   (previous: $previous)"
     compare_opt=(--compare "$compare")
-    "${RFM[@]}" --performance-compare="$spec" --table-format=csv >"$compare" 2>"$compare.err" ||
+    child "${RFM[@]}" --performance-compare="$spec" --table-format=csv >"$compare" 2>"$compare.err" ||
       grep -q 'failed to generate performance comparison' "$compare" ||
       not_compared+=("not compared: reframe --performance-compare failed: $(grep -v '^$' "$compare.err" | tail -n 1)")
     grep -v WARNING "$compare.err" >&2; rm -f "$compare.err"
     cat "$compare"
+    note_stop
+    [ -z "$cut_short" ] || { compare_opt=() not_compared=(); }
   fi
-else
-  notes+=("first run of $sysname/$mode: nothing to compare with")
+elif [ -z "$cut_short" ]; then
+  compare_note="first run of $sysname/$mode: nothing to compare with"
 fi
 have_report=1
-"$PLACEMENT" report --help >/dev/null 2>&1 || { have_report=''; notes+=("no 'placement report' here"); }
+"$PLACEMENT" report --help >/dev/null 2>&1 || have_report=''
 
 # The summary is the run's answer; it is written before the report, which opens with it
 summary_file="$RUNS/summary-$tag-$stamp.txt"
+report_failed=''
 summarize() {   # the summary's lines into $summary_file (temp, then rename); its status
-  local args=() n st
+  local args=() n st notes=() bound=()
+  if [ -n "$cut_short" ]; then notes+=("$cut_short: continue with --resume")
+  elif [ -n "$compare_note" ]; then notes+=("$compare_note")
+  fi
+  [ -n "$have_report" ] || notes+=("no 'placement report' here")
+  [ -n "$report_failed" ] && notes+=("placement report failed")
   for n in "${notes[@]}"; do args+=(--note "$n"); done
   for n in "${not_compared[@]}"; do args+=(--not-compared "$n"); done
-  "$PLACEMENT" acceptance summary "${parts[@]}" "${compare_opt[@]}" "${confirm_opt[@]}" \
+  # a stopped run's summary is bounded: whoever stopped it is waiting
+  [ -n "$stop_signal" ] && bound=(timeout -s TERM 120)
+  child "${bound[@]}" "$PLACEMENT" acceptance summary "${parts[@]}" "${compare_opt[@]}" "${confirm_opt[@]}" \
     --system "$sysname" --mode "$mode" --max-slowdown "$slowdown" ${cut_short:+--cut-short} \
     "${args[@]}" >"$summary_file.tmp.$$"
   st=$?
   mv -f "$summary_file.tmp.$$" "$summary_file"
+  if [ -n "$cut_short" ] && ! grep -q '^ACCEPTANCE ' "$summary_file"; then
+    echo "ACCEPTANCE $sysname $mode: UNFINISHED (cases not counted: the summary was stopped too; $cut_short: continue with --resume) report=${parts[-1]}" >>"$summary_file"
+    st=3
+  fi
   return "$st"
 }
 summarize
 status=$?
-if [ -n "$have_report" ]; then
+if [ -n "$stop_signal" ] && [ "$status" != 3 ]; then    # stopped during the summary
+  note_stop
+  summarize
+  status=$?
+fi
+if [ -n "$have_report" ] && [ -z "$stop_signal" ]; then
   # the report compares its newest session with the one before; a run in parts or
   # cut short is compared above, over all its sessions
   own_compare=()
   { [ ${#parts[@]} -gt 1 ] || [ -n "$cut_short" ]; } && own_compare=(--no-compare)
   echo "== placement report ${run_args[*]}"
-  if ! "$PLACEMENT" report "${run_args[@]}" --system "$sysname" "${own_compare[@]}" \
+  if ! child "$PLACEMENT" report "${run_args[@]}" --system "$sysname" "${own_compare[@]}" \
       --summary "$summary_file" --output "${PLACEMENT_REPORTS:-$ROOT/reports}"; then
-    notes+=("placement report failed")
+    note_stop
+    [ -n "$stop_signal" ] || report_failed=1
     summarize
     status=$?
   fi
+fi
+if [ -z "$cut_short" ]; then
+  write_list "$RUNS/$tag-$stamp.run" "${parts[@]}"
+  rm -f "$unfinished"
 fi
 cat "$summary_file"
 exit "$status"

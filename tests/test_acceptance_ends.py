@@ -8,12 +8,14 @@ INCOMPLETE with the cause named once.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from held_lock import is_held
 from rate_checks import RATE_CASE
 
 pytestmark = pytest.mark.reframe
@@ -230,3 +232,143 @@ def test_a_job_left_by_a_killed_reframe_ends_with_the_run(root, hang):
         'ACCEPTANCE generic quick: FAIL reframe exited 137 without a report'), out[-2000:]
     assert not _alive(detached)
     assert not _running(job) or _ppid(job) != 1, 'the job outlived the run'
+
+
+def _start(root: Path, env: dict, checks: Path, prefix: Path, *args: str,
+           opts: tuple[str, ...] = ()) -> subprocess.Popen:
+    """scripts/acceptance.sh started as a terminal starts it: the leader of its own process
+    group, SIGINT not ignored (Ctrl-C reaches the whole group)."""
+    return subprocess.Popen(
+        [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', *opts, '--',
+         '-c', str(checks), '--prefix', str(prefix), *args], cwd=root, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _wait_for_file(path: Path, proc: subprocess.Popen, seconds: float = 120) -> int:
+    """The pid ``path`` holds once written (the run still going)."""
+    for _ in range(int(seconds * 5)):
+        if path.is_file() and path.read_text().strip():
+            return int(path.read_text())
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.2)
+    raise AssertionError(f'{path} never written')
+
+
+def _finish(proc: subprocess.Popen, timeout: int = 120) -> tuple[str, str]:
+    try:
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+
+
+@pytest.mark.parametrize('sig,whom', [
+    pytest.param(signal.SIGINT, 'group', id='ctrl-c-to-the-group'),
+    pytest.param(signal.SIGTERM, 'script', id='sigterm-to-the-script'),
+])
+def test_a_signal_stops_reframe_and_its_jobs_and_the_run_ends_unfinished(root, hang, sig,
+                                                                         whom):
+    """Ctrl-C reaches the script's group but not ReFrame's (the time box's timeout has its
+    own): the script passes it on; ReFrame cancels its job, the job's detached child ends
+    with the run, and the run is UNFINISHED (exit 3), its part kept for --resume."""
+    _, pids = hang
+    tmp = pids.parent
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
+           'PLACEMENT_REPORTS': str(tmp / 'reports'),
+           'PLACEMENT_BASELINES': str(tmp / 'baselines')}
+    proc = _start(root, env, tmp / 'hang_cases.py', tmp / 'rfm', '-S', f'pids={pids}',
+                  '-n', '%case=(ok|unlimited)')
+    detached = _wait_for_file(pids / 'unlimited', proc)
+    job = _ppid(detached)
+    time.sleep(1)
+    started = time.monotonic()
+    if whom == 'group':
+        os.killpg(proc.pid, sig)
+    else:
+        os.kill(proc.pid, sig)
+    out, err = _finish(proc)
+    lines = out.rstrip().splitlines()
+    assert proc.returncode == 3, out[-3000:] + err[-2000:]
+    assert time.monotonic() - started < 60
+    name = signal.Signals(sig).name
+    assert lines[-1].startswith('ACCEPTANCE generic quick: UNFINISHED '), lines[-1]
+    assert f'stopped by {name}: continue with --resume' in lines[-1]
+    assert sum(ln.startswith('ACCEPTANCE ') for ln in lines) == 1
+    assert not _alive(detached) and not _running(job)
+    assert not is_held(tmp / 'results' / '.acceptance.lock')
+    runs = tmp / 'results' / 'runs'
+    listed = (runs / 'unfinished-acceptance-generic-quick.run').read_text().split()
+    assert len(listed) == 1 and (runs / listed[0]).is_file()     # resumable
+    assert not list(runs.glob('acceptance-generic-quick-*.run'))
+    assert 'Traceback' not in out + err
+
+
+def test_sigterm_while_a_reader_blocks_leaves_nothing_holding_the_lock(root, hang):
+    """A reader blocked for good (a baseline that is a FIFO, before it was refused) kept the
+    script from its trap, and SIGTERM left it running with the run lock: the next run exited
+    2. Every child is waited for in the background, and ended with the run."""
+    _, pids = hang
+    tmp = pids.parent
+    fifo = tmp / 'fifo'
+    os.mkfifo(fifo)
+    bindir = tmp / 'bin'
+    bindir.mkdir()
+    (bindir / 'reframe').symlink_to(root / '.venv' / 'bin' / 'reframe')
+    wrapper = bindir / 'placement'
+    wrapper.write_text(
+        '#!/bin/bash\n'
+        f'if [ "$1 $2" = "acceptance confirm" ]; then echo $$ > {pids}/reader; '
+        f'exec cat {fifo}; fi\n'
+        f'exec {root / ".venv" / "bin" / "placement"} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
+           'PLACEMENT_REPORTS': str(tmp / 'reports'),
+           'PLACEMENT_BASELINES': str(tmp / 'baselines'), 'REFRAME': str(bindir / 'reframe')}
+    proc = _start(root, env, tmp / 'hang_cases.py', tmp / 'rfm', '-S', f'pids={pids}',
+                  '-n', '%case=ok')
+    reader = _wait_for_file(pids / 'reader', proc)
+    time.sleep(0.5)
+    os.kill(proc.pid, signal.SIGTERM)
+    out, err = _finish(proc)
+    try:
+        assert proc.returncode == 3, out[-3000:] + err[-2000:]
+        assert out.rstrip().splitlines()[-1].startswith(
+            'ACCEPTANCE generic quick: UNFINISHED 1 passed, 0 failed '), out[-2000:]
+        assert 'stopped by SIGTERM: continue with --resume' in out
+        assert not _running(reader)
+        assert not is_held(tmp / 'results' / '.acceptance.lock')
+    finally:
+        if _running(reader):
+            os.kill(reader, 9)
+
+
+SLOW_LOAD_CHECKS = '''
+import time
+time.sleep(120)     # ReFrame is still loading this file when the time box ends
+'''
+
+
+def test_a_time_box_spent_before_reframe_writes_anything_is_unfinished(root, hang,
+                                                                       acceptance_sh):
+    """No report at all is no failure of a case: the run is UNFINISHED (exit 3) and --resume
+    starts it from the beginning."""
+    _, pids = hang
+    tmp = pids.parent
+    slow = tmp / 'slow_load.py'
+    slow.write_text(SLOW_LOAD_CHECKS)
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
+           'PLACEMENT_REPORTS': str(tmp / 'reports'),
+           'PLACEMENT_BASELINES': str(tmp / 'baselines')}
+    proc = acceptance_sh(env, slow, opts=('-t', '3'), prefix=tmp / 'rfm', timeout=300)
+    lines = proc.stdout.rstrip().splitlines()
+    assert proc.returncode == 3, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert lines[-1] == ('ACCEPTANCE generic quick: UNFINISHED 0 passed, 0 failed (no case '
+                         'finished: time box of 3s reached before ReFrame wrote its report; '
+                         'continue with --resume)'), lines[-1]
+    assert not is_held(tmp / 'results' / '.acceptance.lock')
+    proc = acceptance_sh(env, tmp / 'hang_cases.py', '-S', f'pids={pids}', '-n', '%case=ok',
+                         opts=('--resume',), prefix=tmp / 'rfm')
+    assert '== resuming: 0 earlier part(s), 0 check(s) already finished' in proc.stdout
+    assert proc.returncode == 0 and proc.stdout.rstrip().splitlines()[-1].startswith(
+        'ACCEPTANCE generic quick: PASS 1 passed, 0 failed '), proc.stdout[-3000:]

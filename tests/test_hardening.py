@@ -321,3 +321,27 @@ def test_an_alias_bomb_baseline_fails_the_run_in_one_line(acceptance_sh, tmp_pat
     (fail,) = [ln for ln in lines if ln.startswith("FAIL RefCase ")]
     assert f"[setup: reference parse error: {refused}" in fail
     assert any(ln.startswith(f"NOTE baseline refused: {refused}") for ln in lines)
+
+
+@pytest.mark.parametrize("opts, env, said", [
+    (("-t", "9223372036854775808"), {}, "bad time box '9223372036854775808': a whole number "
+                                        "of seconds from 1 to 604800 (a week)"),
+    (("-t", "604801"), {}, "bad time box '604801'"),
+    (("-t", "007"), {}, "bad time box '007'"),
+    ((), {"ACCEPTANCE_TIME_BOX": "1" * 400}, "bad time box '" + "1" * 40 + "'"),
+    ((), {"ACCEPTANCE_MAX_SLOWDOWN": "99999999999999999999"},
+     "bad ACCEPTANCE_MAX_SLOWDOWN '99999999999999999999': a percentage from 0 to 1000"),
+    ((), {"ACCEPTANCE_MAX_SLOWDOWN": "1001"}, "bad ACCEPTANCE_MAX_SLOWDOWN '1001'"),
+    ((), {"ACCEPTANCE_CONFIRM": "yes"}, "bad ACCEPTANCE_CONFIRM 'yes': 1 (confirm failures, "
+                                        "the default) or 0"),
+], ids=["2^63", "over-a-week", "leading-zero", "400-digits", "slowdown-2^66", "slowdown-1001",
+        "confirm-yes"])
+def test_a_number_out_of_range_is_one_line_before_any_arithmetic(tmp_path, opts, env, said):
+    """Bash arithmetic wraps past 2^63 (-t 9223372036854775808 was a negative time box):
+    every number is bounded by its digits first, one line, exit 2, nothing run."""
+    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", *opts],
+                          cwd=ROOT, env={**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "r"),
+                                         **env}, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and said in proc.stderr, proc.stderr
+    assert not (tmp_path / "r").exists()
