@@ -159,3 +159,24 @@ def test_a_peer_set_was_recorded_after_the_peer_rules_were_fixed(meta):
         if info["condition"] == "pu1of2":
             assert any(t.node == "n2" and "1 PU allowed of 2" in t.line(j.where)
                        for t in j.topology), j.lines()
+
+
+def test_each_node_is_judged_against_its_own_sessions(tmp_path, monkeypatch):
+    """With a per-node baseline, a HISTORY line per node: its values against its own
+    stored session."""
+    from placement.judgement import baselines
+    data = _distributed({})
+    for run_ in data["runs"]:
+        for tc in run_["testcases"]:
+            tc["node"] = tc["job_nodelist"][0]
+    (tmp_path / "b").mkdir()
+    baselines.write_atomic(tmp_path / "b" / "generic.yaml", baselines.from_run(
+        runreport.from_data(data, Path("x.json")), "generic"))
+    path = tmp_path / "run-report-x.json"
+    path.write_text(json.dumps(_distributed({"n3": 2.0})))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
+    lines, status = run.summary([path], "generic", "quick", None, 10.0, False, [])
+    history = [ln for ln in lines if ln.startswith("HISTORY")]
+    assert [ln.split()[2] for ln in history] == [f"{n}:" for n in NODES], lines
+    assert "against its own 1 baseline session(s)" in history[0]
+    assert status == 1

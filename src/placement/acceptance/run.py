@@ -450,7 +450,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     ran = sum(v in ("pass", "fail", "unfinished", "hung") and not f.final[k].get("fixture")
               for k, v in f.kinds.items())
     node = _node_lines(f)
-    peer = peer_lines.of_parts(good)
+    peer = peer_lines.of_parts(good, system)
     f.notes += peer.notes
     if node.unconfirmed:
         f.judged = _undecided_with_node(f.judged)
