@@ -93,17 +93,21 @@ def judge_set(folder: Path) -> dict:
     info = yaml.safe_load((folder / "set.yaml").read_text())
     cond = CONDITIONS[info["condition"]]
     sessions = []
+    fixed = _utc(rules.PEERS_FIXED)
     for p in sorted(folder.glob("run-*.json")):
         rep = runreport.load(p)
         js = [j for j in peer_cases.judge_report(rep) if j.where == "testnodes:batch"]
         ok = bool(js) and met(cond, js[0])
-        sessions.append({"file": p.name, "met": ok,
+        after = session_info.started(rep.session) > fixed
+        sessions.append({"file": p.name, "met": ok, "validation": after,
                          "lines": js[0].lines() if js else ["no testnodes:batch values"]})
-    n, k = len(sessions), sum(s["met"] for s in sessions)
-    out_of_sample = _utc(info["recorded_after_rules_fixed"]) >= _utc(rules.PEERS_FIXED)
+    valid = [s for s in sessions if s["validation"]]
+    n, k = len(valid), sum(s["met"] for s in valid)
     return {"condition": cond.name, "what": cond.what, "sessions": n, "met": k,
+            "in_sample": {"sessions": len(sessions) - n,
+                          "met": sum(s["met"] for s in sessions if not s["validation"])},
             "goal": f"{cond.share:.0%} of sessions", "goal_met": n > 0 and k >= cond.share * n,
-            "partial": n < FULL, "role": "validation" if out_of_sample else "in-sample",
+            "partial": n < FULL, "role": "validation" if n else "in-sample",
             "per_session": sessions}
 
 
@@ -119,8 +123,10 @@ def cmd_judge() -> int:
         return 2
     for name, r in sets.items():
         label = f" (partial: {r['sessions']} of {FULL})" if r["partial"] else ""
-        print(f"{name}: {r['condition']}: goal met in {r['met']} of {r['sessions']} sessions"
-              f"{label}, {r['role']}: {'met' if r['goal_met'] else 'MISSED'}")
+        ins = r["in_sample"]
+        print(f"{name}: {r['condition']}: goal met in {r['met']} of {r['sessions']} validation "
+              f"sessions{label}: {'met' if r['goal_met'] else 'MISSED'}; in-sample (recorded "
+              f"before the peer rules were fixed) {ins['met']} of {ins['sessions']}")
     tmp = RESULTS.with_suffix(".tmp")
     tmp.write_text(json.dumps({"peers_fixed": rules.PEERS_FIXED, "sets": sets}, indent=1) + "\n")
     os.replace(tmp, RESULTS)

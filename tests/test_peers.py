@@ -157,3 +157,14 @@ def test_a_measurement_counts_once_in_the_rank_test():
             peers.PeerValue("a rate", True, {}, group="a"),
             peers.PeerValue("b", False, {})]
     assert list(peers.first_of_groups(vals)) == [0, 2]
+
+
+def test_memory_rounded_near_a_half_is_the_same_topology():
+    """Alike nodes whose memory, in whole GiB, flips between 8 and 9 are alike; a node with
+    half of it is not."""
+    fp = {n: {"pus": 2, "numa_memory_gib": m} for n, m in
+          (("n1", 9), ("n2", 9), ("n3", 8), ("n4", 8))}
+    assert peers.topology_diffs(fp, list(fp)) == ([], False)
+    fp["n4"] = {"pus": 2, "numa_memory_gib": 4}
+    (diff,), split = peers.topology_diffs(fp, list(fp))
+    assert diff.node == "n4" and not split

@@ -161,7 +161,7 @@ def value(name: str) -> float:
 # -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
 #: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
 #: whose sessions start later is out of sample for them
-PEERS_FIXED = "2026-12-01T22:17:07Z"
+PEERS_FIXED = "2026-12-01T22:50:51Z"
 
 RULES.update({
     "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
@@ -173,4 +173,10 @@ RULES.update({
                                   "that is called: a node whose rank stands apart by less on "
                                   "every value is a real but small difference, not named"),
     "PEER_MIN_VALUES": Rule(1, (), "called values a node that stands apart needs to be named"),
+    "PEER_MEMORY_SLACK": Rule(0.05, (), "a node's memory size within this share (or one unit "
+                                        "as printed) of the nodes' median is the same: the "
+                                        "first session of the unchanged peer set "
+                                        "(tests/fixtures/peers/unchanged-*) showed 8 and 9 GiB "
+                                        "on four alike nodes, rounded near a half; that set's "
+                                        "sessions before PEERS_FIXED are in-sample"),
 })
