@@ -92,7 +92,9 @@ def test_the_report_has_a_partition_section(tmp_path):
     from placement.report import partition_page, plots
     from placement.report.tables import Numbers
     rep = runreport.from_data(_distributed({"n3": 2.0}), Path("x.json"))
-    (section,) = partition_page.partition_sections(rep.cases, tmp_path, Numbers())
+    tests = sorted({c.test for c in rep.cases})[:4]        # a few, so the figures draw fast
+    cases = [c for c in rep.cases if c.test in tests]
+    (section,) = partition_page.partition_sections(cases, tmp_path, Numbers())
     nodes = section.tables[0]
     assert nodes.rows[0][:2] == ["n3", "slower"] and nodes.row_classes[0] == "bad"
     assert [r[1] for r in nodes.rows[1:]] == ["like its peers"] * 3
