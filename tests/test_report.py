@@ -211,9 +211,12 @@ def test_scaling_without_one_thread_runs_says_why(tmp_path):
 def test_discussion_survives_regeneration(tmp_path):
     d = _report(tmp_path, NPB_GUARDS)
     (d / "discussion.md").write_text("**Pinning** helps `EP` *here*.\n\nSecond paragraph.\n")
-    (d / "stale.png").write_bytes(b"")
+    (d / "stale.png").write_bytes(b"")      # a figure the earlier report drew, no longer drawn
+    (d / ".placement-report").write_text((d / ".placement-report").read_text() + "stale.png\n")
+    (d / "by-hand.png").write_bytes(b"")    # put there by a person: not the report's own
     d2 = _report(tmp_path, NPB_GUARDS)
     assert d2 == d and (d / "discussion.md").exists() and not (d / "stale.png").exists()
+    assert (d / "by-hand.png").exists()
     md = (d / "README.md").read_text()
     assert md.index("## Discussion") < md.index("## Regression summary")
     assert "**Pinning** helps `EP` *here*." in md

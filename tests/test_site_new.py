@@ -62,7 +62,7 @@ def test_first_day_on_the_test_slurm_cluster(slurm, site_dir, reframe_bin):
     # the node changes (here: the stored file is another node's): each change named
     shutil.copy(ROOT / 'topologies' / 'xeon-e5620.xml', systems / 'mycluster.xml')
     again = site_new(env, 'mycluster', '--scheduler', 'slurm', '--partition', 'debug',
-                     '--no-check')
+                     '--no-check', '--force')
     assert again.returncode == 0, again.stderr
     assert f"the node changed since {systems / 'mycluster.xml'} was captured:" in again.stdout
     assert f'  PUs: 8 -> {pus}' in again.stdout and '  packages: 2 -> 1' in again.stdout
@@ -89,7 +89,7 @@ def test_no_lstopo_on_the_node_is_one_line_and_the_old_file_stays(site_dir, tmp_
     for tool in ('sh', 'bash', 'uname', 'hostname', 'cat', 'ls'):
         if shutil.which(tool):
             (bare / tool).symlink_to(shutil.which(tool))
-    proc = site_new(site_dir, 'mine', '--scheduler', 'local', path=str(bare))
+    proc = site_new(site_dir, 'mine', '--scheduler', 'local', '--force', path=str(bare))
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and 'lstopo' in proc.stderr
     assert 'Traceback' not in proc.stderr

@@ -248,36 +248,40 @@ def _ready_checks(name: str, settings: Path, out_dir: Path) -> tuple[dict[str, i
     return counts, failed
 
 
-def new(args: argparse.Namespace) -> int:
-    name = args.name
-    if not _NAME.fullmatch(name):
-        raise PlacementError(f"system name {name!r}: use lower-case letters, digits, '-' and "
-                             "'_', starting with a letter (at most 40)")
-    scheduler = args.scheduler
-    launcher = args.launcher or SCHEDULERS[scheduler][1]
-    check_partition(scheduler, args.partition, args.host)
-    access = args.access if args.access else default_access(scheduler, args.partition)
-    dest = systems_dir() / f"{name}.py"
-    topo_dest = topology_file(name)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    topo_dest.parent.mkdir(parents=True, exist_ok=True)
-    settings = _root() / "config" / "settings.py"
-    print(f"site {name}: {scheduler}"
-          + (f" partition {args.partition}" if args.partition else "")
-          + (f" host {args.host}" if args.host else "") + f", launcher {launcher}")
-    # a first file without a topology: its partition captures the node's; the file that was
-    # there is put back if the capture fails or is interrupted
-    previous = dest.read_text() if dest.exists() else None
+def _existing(paths: list[Path], name: str, force: bool) -> dict[Path, tuple[str, int] | None]:
+    """Each path's text and mode (None: absent), to put back on failure; one line when one is
+    there without ``--force`` (a site's tuned file, the catch-all ``generic``, a study's
+    topology), or is a link, FIFO or device (never written through)."""
+    from ..util import regular_file
+    there = [p for p in paths if os.path.lexists(p)]
+    for p in there:
+        regular_file.refuse_special(p, "system or topology file")
+    if there and not force:
+        raise PlacementError(
+            f"system {name!r} exists ({', '.join(map(str, there))}): `site new` replaces a "
+            "system or topology only with --force (it then says what changed on the node); "
+            "nothing was written")
+    return {p: ((regular_file.read_text(p, "system or topology file", 64 * 2**20),
+                 os.stat(p).st_mode & 0o777) if p in there else None) for p in paths}
+
+
+def _restore(saved: dict[Path, tuple[str, int] | None]) -> None:
+    """Put each file back as :func:`_existing` found it (remove one that was not there)."""
+    for p, old in saved.items():
+        if old is None:
+            p.unlink(missing_ok=True)
+        else:
+            atomic.write_text(p, old[0], mode=old[1])
+
+
+def _capture_and_write(name: str, scheduler: str, args: argparse.Namespace, launcher: str,
+                       access: list[str], dest: Path, topo_dest: Path,
+                       settings: Path) -> topology.Topology:
+    """A first file without a topology (its partition captures the node's), the node's
+    topology parsed and compared with the stored one, then both files written."""
     atomic.write_text(dest, system_file(name, scheduler, args.partition, launcher, access,
                                         args.host, None))
-    try:
-        xml = capture(name, settings)
-    except BaseException:
-        if previous is None:
-            dest.unlink(missing_ok=True)
-        else:
-            atomic.write_text(dest, previous)
-        raise
+    xml = capture(name, settings)
     new_topo = topology.from_xml(xml, source=str(topo_dest))
     if topo_dest.exists():
         try:
@@ -294,6 +298,33 @@ def new(args: argparse.Namespace) -> int:
     atomic.write_text(topo_dest, xml)
     atomic.write_text(dest, system_file(name, scheduler, args.partition, launcher, access,
                                         args.host, topo_dest))
+    return new_topo
+
+
+def new(args: argparse.Namespace) -> int:
+    name = args.name
+    if not _NAME.fullmatch(name):
+        raise PlacementError(f"system name {name!r}: use lower-case letters, digits, '-' and "
+                             "'_', starting with a letter (at most 40)")
+    scheduler = args.scheduler
+    launcher = args.launcher or SCHEDULERS[scheduler][1]
+    check_partition(scheduler, args.partition, args.host)
+    access = args.access if args.access else default_access(scheduler, args.partition)
+    dest = systems_dir() / f"{name}.py"
+    topo_dest = topology_file(name)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    topo_dest.parent.mkdir(parents=True, exist_ok=True)
+    settings = _root() / "config" / "settings.py"
+    saved = _existing([dest, topo_dest], name, args.force)
+    print(f"site {name}: {scheduler}"
+          + (f" partition {args.partition}" if args.partition else "")
+          + (f" host {args.host}" if args.host else "") + f", launcher {launcher}")
+    try:        # every failure until both files are written puts back what was there
+        new_topo = _capture_and_write(name, scheduler, args, launcher, access, dest, topo_dest,
+                                      settings)
+    except BaseException:
+        _restore(saved)
+        raise
     print(f"wrote {dest} (lines a site tunes are marked '# site:') and {topo_dest}")
     from ..testlib import node_topology, placed
     print(f"node: {node_topology.one_line(new_topo)}")
@@ -334,4 +365,8 @@ def register(sub) -> None:
                         "and whole-node exclusivity)")
     p.add_argument("--no-check", action="store_true",
                    help="write the file without running the binding checks")
+    p.add_argument("--force", action="store_true",
+                   help="replace the system file and topology of an existing system (after "
+                        "saying what changed on the node); without it an existing one is "
+                        "left as it is")
     p.set_defaults(func=new)

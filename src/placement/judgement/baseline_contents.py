@@ -16,6 +16,7 @@ from typing import Any
 
 from ..util import PlacementError
 from . import baseline_samples
+from .baseline_shape import short
 from .intervals import entries
 
 #: the key under ``_provenance`` holding the counts
@@ -42,14 +43,15 @@ def check(data: dict[str, Any], where: str) -> None:
     """One line when ``data`` holds fewer values, sessions or runs than its record says."""
     prov = data.get("_provenance", {})
     if not isinstance(prov, dict):       # cut right after its first key
-        raise PlacementError(f"{where}: _provenance {prov!r} is not a mapping: {_damaged(where)}")
+        raise PlacementError(f"{where}: _provenance {short(prov)} is not a mapping: "
+                             f"{_damaged(where)}")
     if RECORD_KEY not in prov:
         return
     said = prov[RECORD_KEY]
     if not isinstance(said, dict) or not all(
             isinstance(said.get(f), int) and not isinstance(said.get(f), bool)
             and said[f] >= 0 for f in FIELDS):
-        raise PlacementError(f"{where}: _provenance.{RECORD_KEY} {said!r} is not the counts "
+        raise PlacementError(f"{where}: _provenance.{RECORD_KEY} {short(said)} is not the counts "
                              f"{{{', '.join(f'{f}: N' for f in FIELDS)}}} that `placement "
                              f"baseline record` writes: {_damaged(where)}")
     has = count(data, where)

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..util import PlacementError
-from . import verdict
+from . import baseline_shape, verdict
+from .baseline_shape import short
 from .intervals import (MEASURABLE, Entry, entries as intervals, measurable, parse_entry,
                         same_entry, sibling_family, unit_mismatches)
 from .runreport import Case
@@ -160,7 +161,7 @@ def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str,
     for test, node in tree.items():
         if not isinstance(node, dict):
             raise PlacementError(f"{where}: {SAMPLES_KEY}.{test} must be a mapping")
-        depth = len(node.get("$index") or []) or 1
+        depth = baseline_shape.index_depth(node.get("$index"), where, f"{SAMPLES_KEY}.{test}")
 
         def walk(n: dict, keys: tuple, level: int) -> Iterator[tuple[str, tuple, str, Any]]:
             for k, v in n.items():
@@ -186,7 +187,7 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
         groups = v["sessions"]
         if not isinstance(groups, list) or not groups or not all(
                 isinstance(g, dict) and "runs" in g for g in groups):
-            raise PlacementError(f"{where}: {name}: sessions {groups!r} is not a list of "
+            raise PlacementError(f"{where}: {name}: sessions {short(groups)} is not a list of "
                                  f"{{session, runs}} mappings; {accepted}; nothing was written")
     else:                       # the older one-session leaf
         groups = [{"session": v.get("session"), "runs": v.get("runs")}]
@@ -194,17 +195,17 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
     for g in groups:
         runs = g["runs"]
         if not isinstance(runs, list) or not runs or not all(map(measurable, runs)):
-            raise PlacementError(f"{where}: {name}: runs {runs!r} are not a list of measured "
+            raise PlacementError(f"{where}: {name}: runs {short(runs)} are not a list of measured "
                                  f"values (numbers from {MEASURABLE[0]:g} to "
                                  f"{MEASURABLE[1]:g}); {accepted}; nothing was written")
         sid = g.get("session")
         sessions.append((None if sid is None else str(sid), [float(x) for x in runs]))
     if not isinstance(v.get("contended", False), bool):
-        raise PlacementError(f"{where}: {name}: contended {v['contended']!r} is not true or "
+        raise PlacementError(f"{where}: {name}: contended {short(v['contended'])} is not true or "
                              f"false; {accepted}; nothing was written")
     for field in ("no_bound", "no_plain_bound"):
         if not isinstance(v.get(field, ""), str):
-            raise PlacementError(f"{where}: {name}: {field} {v[field]!r} is not a reason "
+            raise PlacementError(f"{where}: {name}: {field} {short(v[field])} is not a reason "
                                  f"(text); {accepted}; nothing was written")
     return Samples(sessions, v["higher_is_better"], v.get("contended", False),
                    v.get("no_bound", ""), v.get("no_plain_bound", ""))

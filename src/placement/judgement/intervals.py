@@ -96,9 +96,10 @@ def sibling_family(data: dict[str, Any], e: Entry) -> tuple:
 
 
 def measurable(x: Any) -> bool:
-    """A number a measurement can be (:data:`MEASURABLE`): not a bool, NaN, negative or
-    subnormal."""
-    return (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """A number a measurement can be (:data:`MEASURABLE`): not a bool, NaN, infinite,
+    negative, subnormal or too large for a float."""
+    # compared before any float(): a 400-digit integer overflows one
+    return (isinstance(x, (int, float)) and not isinstance(x, bool)
             and MEASURABLE[0] <= x <= MEASURABLE[1])
 
 

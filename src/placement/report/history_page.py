@@ -25,6 +25,7 @@ from ..judgement import (CONFIRMATION_EXTRA, RunReport, baseline_samples, baseli
 from ..util import PlacementError
 from . import files, plots
 from .document import Report, Section
+from .folder import claimed
 from .previous_run import sessions_of, stored_sessions
 from .tables import Numbers, Table, slug
 
@@ -190,6 +191,7 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
         return None     # a refused baseline judges nothing: the run's summary says why
     if not old or not baseline_samples.entries(old, str(path)):
         return None
-    out.mkdir(parents=True, exist_ok=True)
-    files.write(build(system, old, str(path), sessions, confirmations, out, report_link), out)
+    # the reports' folder is the caller's; no link below it (history/, the page's own) is followed
+    with claimed(out, out.parent.parent):
+        files.write(build(system, old, str(path), sessions, confirmations, out, report_link), out)
     return out

@@ -11,21 +11,32 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from . import regular_file
+from .errors import PlacementError
 
-def write_text(path: Path, text: str) -> None:
+
+def write_text(path: Path, text: str, mode: int | None = None) -> None:
     """Write ``text`` to a temporary file beside ``path``, flush it, then rename it over ``path``.
 
-    The new file keeps the old one's permissions (0644 for a new file): reports and
-    reference files are meant to be read by others, and ``mkstemp`` makes files private.
-    An error (a full disk) names ``path``, and leaves the old file as it was.
+    The new file gets ``mode``, else keeps the old one's permissions (0644 for a new file):
+    reports and reference files are meant to be read by others, and ``mkstemp`` makes
+    files private. A symbolic link at ``path`` is replaced, never written through (its
+    target's mode is not read). An error (a full disk) names ``path``, and leaves the old
+    file as it was.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    if mode is None:
+        try:
+            st = os.lstat(path)
+            mode = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else 0o644
+        except FileNotFoundError:
+            mode = 0o644
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", newline="") as fp:
@@ -48,9 +59,12 @@ def _unlink(path: str) -> None:
         os.unlink(path)
 
 
-def copy_text(src: Path, dst: Path) -> None:
-    """Copy a text file through :func:`write_text`: ``dst`` is the whole of ``src`` or untouched."""
-    write_text(dst, Path(src).read_text())
+def copy_text(src: Path, dst: Path, what: str = "file", max_bytes: int = 2**30) -> None:
+    """Copy a text file through :func:`write_text`: ``dst`` is the whole of ``src`` or
+    untouched, readable by no one ``src`` was not (a 0600 file's copy is 0600). ``src`` must
+    be a regular file (:mod:`.regular_file`): a link is never copied from."""
+    text = regular_file.read_text(Path(src), what, max_bytes)
+    write_text(dst, text, mode=stat.S_IMODE(os.lstat(src).st_mode))
 
 
 def remove_leftovers(path: Path) -> list[Path]:
@@ -72,7 +86,13 @@ def locked(path: Path) -> Iterator[None]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    lock = path.with_name(f".{path.name}.lock")
+    try:        # a link planted at the lock's name is never followed, nor created through
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        regular_file.refuse_special(lock, "lock file")
+        raise PlacementError(f"{lock}: cannot open the lock ({exc.strerror}); nothing was "
+                             "written") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

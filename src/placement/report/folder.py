@@ -1,0 +1,118 @@
+"""A report's folder: made fresh, or one a report wrote earlier; never anyone else's files.
+
+``placement report --output DIR`` writes into a folder it names. Emptying that folder
+of every ``*.md``/``*.png`` (what a report holds) would delete a checkout's README.md
+given ``--output .``, and a symbolic link planted at ``reports/<system>-<date>`` (the
+name follows from the run's start) would lead the report to delete and write files in
+the link's target. So a folder is either made here (``mkdir`` fails on anything already
+at the name, a link included) or is one a report wrote: it holds the marker
+:data:`MARKER`, which lists the files that report wrote, and only those are removed
+before it is written again. What people put there (``discussion.md``, raw runs) stays.
+An empty folder without the marker is taken as a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..util import PlacementError, atomic, regular_file
+
+#: the file a report leaves in its folder: the names of the files it wrote, one a line
+MARKER = ".placement-report"
+#: a person's reading of the numbers, never replaced
+DISCUSSION = "discussion.md"
+_HEADER = ("# Written by `placement report`: the files below are its own and are replaced when "
+           "it writes this folder again; any other file here is left alone.\n")
+
+
+def _refuse(out: Path, why: str) -> PlacementError:
+    return PlacementError(f"{out}: {why}; give --output a new or empty folder, or one a "
+                          "report wrote; nothing was written or removed")
+
+
+def _make(out: Path, root: Path) -> bool:
+    """Make ``out`` and the folders between it and ``root``, following no link below
+    ``root``; True when ``out`` itself was made here."""
+    root.mkdir(parents=True, exist_ok=True)      # the caller's own folder
+    below = [out, *[p for p in out.parents if root in p.parents]]
+    made = False
+    for p in reversed(below):
+        try:
+            os.mkdir(p, 0o755)
+            made = True
+        except FileExistsError:
+            made = False
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                raise _refuse(p, "a symbolic link, never followed") from None
+            if not stat.S_ISDIR(st.st_mode):
+                raise _refuse(p, "not a folder") from None
+    return made
+
+
+def written_before(out: Path) -> list[str]:
+    """The files the marker in ``out`` names (plain names in ``out``, never ``..`` or a
+    path), ``[]`` when ``out`` is empty; a folder with other files and no marker is one
+    line."""
+    marker = out / MARKER
+    if not os.path.lexists(marker):
+        if any(out.iterdir()):
+            raise _refuse(out, f"holds files no report wrote (no {MARKER} marker of one)")
+        return []
+    text = regular_file.read_text(marker, "report marker", 2**20)
+    names = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    return [n for n in names if "/" not in n and n not in (".", "..", MARKER, DISCUSSION)]
+
+
+def _remove(out: Path, names: list[str]) -> None:
+    """Unlink the named entries of ``out`` that are files or links (a link itself, never
+    its target); a folder of that name is not the report's and stays."""
+    for n in names:
+        p = out / n
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISDIR(os.lstat(p).st_mode):
+                p.unlink()
+
+
+def seal(out: Path, kept: set[str]) -> None:
+    """Write the marker: every regular file in ``out`` now that was not there to keep."""
+    mine = sorted(p.name for p in out.iterdir() if p.name not in kept | {MARKER, DISCUSSION}
+                  and stat.S_ISREG(os.lstat(p).st_mode))
+    atomic.write_text(out / MARKER, _HEADER + "".join(f"{n}\n" for n in mine))
+
+
+@contextlib.contextmanager
+def claimed(out: Path, root: Path | None = None) -> Iterator[Path]:
+    """``out`` ready to write a report into (made, or emptied of what a report wrote there),
+    sealed with its marker when the block ends; a folder made here is removed again when the
+    block fails or is interrupted (a full disk, Ctrl-C): no half-written report is left.
+
+    ``root`` (default ``out``'s parent) is the folder the caller named: no link between it
+    and ``out`` is followed. A write error names the folder (matplotlib's names no file).
+    """
+    out = Path(out)
+    made = _make(out, Path(root) if root is not None else out.parent)
+    if not made:
+        _remove(out, written_before(out))
+    kept = {p.name for p in out.iterdir()}
+    try:
+        yield out
+    except BaseException as exc:
+        if made:
+            shutil.rmtree(out, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                seal(out, kept)         # what it wrote before failing is still its own
+        if isinstance(exc, OSError):
+            raise PlacementError(
+                f"cannot write the report in {out}"
+                + (f" ({exc.filename})" if exc.filename else "")
+                + f": {exc.strerror or exc}"
+                + ("; the folder was removed, nothing was kept" if made else "")) from None
+        raise
+    seal(out, kept)

@@ -1,0 +1,306 @@
+"""Nothing written where it should not be, nothing read through a planted path.
+
+Each test plants for real what a careless site or an attacker would: a baseline that is a
+link to a private file, a FIFO or a device; a private baseline; ``--output .``; a link at the
+report folder a run's start time names; ``site new`` over an existing system or with a
+node whose topology does not parse; a gzip run report that expands without bound. Each ends
+in its one line, exit 2, with nothing read through the plant and nothing lost.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from placement import cli
+from placement.judgement import runreport
+
+ROOT = Path(__file__).resolve().parents[1]
+FIRST = ROOT / "tests" / "fixtures" / "runreports" / "generic-first-run.json"
+BASELINE = ROOT / "tests" / "fixtures" / "runreports" / "generic-baseline.yaml"
+SECRET = "root:$6$secrethash:19000:0:99999:7:::\n"
+
+
+def _placement(*args: str, env: dict | None = None, timeout: int = 60
+               ) -> subprocess.CompletedProcess:
+    """``placement ARGS`` in its own process: a read that blocks fails the test by the timeout
+    instead of hanging the suite."""
+    return subprocess.run([sys.executable, "-m", "placement", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT, env={**os.environ, **(env or {})})
+
+
+def _one_line(proc_or_err, *words: str) -> str:
+    err = proc_or_err if isinstance(proc_or_err, str) else proc_or_err.stderr
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
+    for w in words:
+        assert w in lines[0], lines[0]
+    return lines[0]
+
+
+# -- baselines: never read through a link, a FIFO or a device ---------------------------------
+
+def _plant(kind: str, target: Path, tmp: Path) -> None:
+    if kind == "link":
+        secret = tmp / "shadow"
+        secret.write_text(SECRET)
+        secret.chmod(0o600)
+        target.symlink_to(secret)
+    elif kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(target, 0o600 | stat.S_IFCHR, os.makedev(1, 5))      # /dev/zero
+
+
+def _in_process(args: list[str], capsys) -> tuple[int, str]:
+    code = cli.main(args)
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def _own_process(args: list[str], env: dict) -> tuple[int, str]:
+    """A FIFO is read in a process of its own: before the fix a read blocked for ever."""
+    proc = _placement(*args, env=env)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+_SUMMARY = ("from pathlib import Path; from placement.acceptance import run as a; "
+            f"lines, status = a.summary([Path({str(FIRST)!r})], 'generic', 'quick', None, "
+            "10.0, False, []); print('\\n'.join(lines)); print(status)")
+
+
+@pytest.mark.parametrize("kind, is_", [("link", "a symbolic link"),
+                                       ("fifo", "a FIFO (named pipe)"),
+                                       ("device", "a character device")])
+def test_a_baseline_that_is_a_link_fifo_or_device_is_refused_unread(tmp_path, monkeypatch,
+                                                                     capsys, kind, is_):
+    target = tmp_path / "generic.yaml"
+    _plant(kind, target, tmp_path)
+    env = {"PLACEMENT_BASELINES": str(tmp_path)}
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    for args in (("record", "--from", str(FIRST)), ("diff", "--from", str(FIRST)),
+                 ("control", "ReportNumaCopy[gnu].copy_0_0")):
+        args = ["baseline", *args, "--system", "generic"]
+        code, err = _own_process(args, env) if kind == "fifo" else _in_process(args, capsys)
+        assert code == 2, err
+        _one_line(err, f"{target}: {is_}, not a regular file", "nothing was read or written")
+        assert "secrethash" not in err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("generic")) == \
+        ["generic.yaml"]     # no .prev copied from the link's target
+    # the acceptance run's verdict refuses it the same way, never blocks on it
+    if kind != "fifo":
+        from placement.acceptance import run as acceptance
+        lines, status = acceptance.summary([FIRST], "generic", "quick", None, 10.0, False, [])
+    else:
+        proc = subprocess.run([sys.executable, "-c", _SUMMARY], capture_output=True,
+                              text=True, timeout=120, cwd=ROOT, env={**os.environ, **env})
+        *lines, status = proc.stdout.strip().splitlines()
+    assert int(status) == 4 and " INCOMPLETE " in lines[-1]
+    assert f"baseline refused: {target}: {is_}" in "\n".join(lines), lines
+
+
+def test_a_private_baseline_and_its_previous_version_stay_private(tmp_path):
+    target = tmp_path / "generic.yaml"
+    target.write_text(BASELINE.read_text())
+    target.chmod(0o600)
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST),
+                     "--baselines", str(target)]) == 0
+    prev = tmp_path / "generic.yaml.prev"
+    assert prev.read_text() == BASELINE.read_text()
+    assert stat.S_IMODE(prev.stat().st_mode) == 0o600
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_a_planted_lock_link_is_never_created_through(tmp_path, capsys):
+    target = tmp_path / "generic.yaml"
+    victim = tmp_path / "victim"
+    (tmp_path / ".generic.yaml.lock").symlink_to(victim)
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST),
+                     "--baselines", str(target)]) == 2
+    _one_line(capsys.readouterr().err, ".generic.yaml.lock: a symbolic link")
+    assert not victim.exists() and not target.exists()
+
+
+# -- baselines: malformed shapes and values are one line, never quoted ------------------------
+
+def _edited(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+_INDEX = "$index: [$environ, benchmark, npb_class, affinity, num_threads]"
+_LEAF = "time: [0.00157045, -1.0, 3.424, s]"
+BIG = "9" * 400
+
+
+@pytest.mark.parametrize("old, new, says", [
+    (_INDEX, "$index: 7", "ReportNpbShaped.$index: not a list of attribute names"),
+    (_INDEX, "$index: [[$environ, benchmark]]", "ReportNpbShaped.$index: not a list of"),
+    (_INDEX, "$index: [$environ, $environ, npb_class, affinity, num_threads]",
+     "names an attribute twice"),
+    (_LEAF, f"time: [{BIG}, -1.0, 3.424, s]", "is not a value a measurement can be"),
+    (_LEAF, f"time: [0.00157045, -{BIG}, 3.424, s]", "are not numbers"),
+    (_LEAF, "time: [[0.00157045], -1.0, 3.424, s]", "is not a positive number"),
+    (_LEAF, "time: {value: 0.00157045}", "not a reference [value, lower, upper, unit]"),
+    (_LEAF, f"time: [{'9' * 5000}, -1.0, 3.424, s]", "a number with more digits than"),
+    ("ReportNpbShaped:\n", f"{BIG}: 1\nReportNpbShaped:\n", "top-level key of type int"),
+    ("        none:\n", "        none: [[1, [2]]]\n        nonex:\n", "ReportNpbShaped.gnu.MM160"),
+    ("ReportNpbShaped:\n", "ReportNpbShaped: 7\nReportNpbShaped:\n",
+     "a key given twice in one mapping (line 16, first at line 15)"),
+    ("          2:\n            time: [0.000500128", "          1:\n            time: [0.000500128",
+     "a key given twice in one mapping (line 23, first at line 21)"),
+    ("          2:\n            time: [0.000500128",
+     "          1.0:\n            time: [0.000500128",
+     "a key given twice in one mapping"),
+])
+def test_a_baseline_of_the_wrong_shape_is_one_line_quoting_none_of_it(tmp_path, capsys, old,
+                                                                       new, says):
+    target = tmp_path / "generic.yaml"
+    text = _edited(BASELINE.read_text(), old, new)
+    target.write_text(text)
+    for cmd in ("diff", "record"):
+        assert cli.main(["baseline", cmd, "--system", "generic", "--from", str(FIRST),
+                         "--baselines", str(target)]) == 2
+        line = _one_line(capsys.readouterr().err, says)
+        assert BIG not in line and len(line) < 600
+    assert target.read_text() == text and not (tmp_path / "generic.yaml.prev").exists()
+
+
+def test_the_same_runs_key_twice_in_the_samples_is_refused(tmp_path, capsys):
+    target = tmp_path / "generic.yaml"
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST),
+                     "--baselines", str(target)]) == 0
+    data = yaml.safe_load(target.read_text())
+    assert "_samples" in data
+    text = target.read_text().replace("_samples:\n", "_samples:\n  ReportNumaCopy: {}\n", 1)
+    target.write_text(text)
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(FIRST),
+                     "--baselines", str(target)]) == 2
+    _one_line(capsys.readouterr().err, "a key given twice in one mapping")
+
+
+# -- run reports: bounded by what they expand to; never read from a FIFO ----------------------
+
+def test_a_gzip_run_report_that_expands_without_bound_is_refused_as_it_expands(
+        tmp_path, monkeypatch, capsys):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    bomb = runs / "run-report-bomb.json.gz"
+    with gzip.open(bomb, "wb", compresslevel=1) as fp:
+        block = b"0" * 2**20
+        for _ in range(64):     # 64 MiB of zeros in some 100 kB
+            fp.write(block)
+    monkeypatch.setattr(runreport, "MAX_REPORT_BYTES", 16 * 2**20)
+    with pytest.raises(runreport.PlacementError, match="expands to more than 16 MiB, more "
+                       "than any run report a run writes"):
+        runreport.read(bomb)
+    monkeypatch.setenv("PLACEMENT_RESULTS", str(tmp_path))
+    assert cli.main(["report", "--latest", "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "skipped the run report" in err and "expands to more than 16 MiB" in err
+    assert "Traceback" not in err and "MemoryError" not in err
+
+
+def test_a_run_report_or_run_list_that_is_a_fifo_is_refused_unread(tmp_path):
+    fifo = tmp_path / "run-report-x.json"
+    os.mkfifo(fifo)
+    proc = _placement("report", "--run", str(fifo), "--output", str(tmp_path / "o"))
+    assert proc.returncode == 2
+    _one_line(proc, f"{fifo}: a FIFO (named pipe), not a regular file: a run report is never")
+    lst = tmp_path / "x.run"
+    os.mkfifo(lst)
+    proc = _placement("baseline", "diff", "--system", "generic", "--from", str(lst),
+                      "--baselines", str(tmp_path / "g.yaml"))
+    assert proc.returncode == 2
+    _one_line(proc, f"{lst}: a FIFO (named pipe), not a regular file: a run list is never")
+
+
+# -- report folders: made fresh, or the report's own; nobody else's files deleted -------------
+
+def test_output_dot_never_replaces_a_checkout_s_files(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "README.md").write_text("the project's own\n")
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG")
+    assert cli.main(["report", "--reference", "--baseline", str(BASELINE), "--output", "."]) == 2
+    assert _one_line(capsys.readouterr().err) == (
+        "placement: error: .: holds files no report wrote (no .placement-report marker of "
+        "one); give --output a new or empty folder, or one a report wrote; nothing was "
+        "written or removed")
+    assert (tmp_path / "README.md").read_text() == "the project's own\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "logo.png"]
+
+
+def test_a_link_planted_at_the_report_folder_is_never_followed(tmp_path, capsys):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "notes.md").write_text("mine\n")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "generic-20261122T231250").symlink_to(victim)    # the fixture's start time
+    assert cli.main(["report", "--run", str(FIRST), "--no-compare", "--output",
+                     str(reports)]) == 2
+    _one_line(capsys.readouterr().err, "generic-20261122T231250: a symbolic link, never "
+                                       "followed", "nothing was written or removed")
+    assert sorted(p.name for p in victim.iterdir()) == ["notes.md"]
+
+
+def test_a_report_folder_is_replaced_by_its_marker_alone(tmp_path, capsys):
+    out = tmp_path / "ref"
+    args = ["report", "--reference", "--baseline", str(BASELINE), "--output", str(out)]
+    assert cli.main(args) == 0
+    marker = (out / ".placement-report").read_text().splitlines()
+    assert "README.md" in marker and "index.html" in marker and "numbers.csv" in marker
+    (out / "notes.md").write_text("a person's\n")
+    (out / "old-figure.png").write_bytes(b"")
+    (out / ".placement-report").write_text("\n".join(marker + ["old-figure.png", "../x"]))
+    (tmp_path / "x").write_text("outside\n")
+    assert cli.main(args) == 0
+    assert (out / "notes.md").read_text() == "a person's\n"
+    assert not (out / "old-figure.png").exists() and (tmp_path / "x").exists()
+    assert "notes.md" not in (out / ".placement-report").read_text()
+
+
+# -- site new: never over an existing system without --force; put back on every failure -------
+
+def test_site_new_never_replaces_an_existing_system_without_force(tmp_path):
+    proc = _placement("site", "new", "generic", "--scheduler", "local", "--no-check",
+                      env={"PLACEMENT_SYSTEMS": ""})
+    assert proc.returncode == 2 and proc.stdout == ""
+    _one_line(proc, "system 'generic' exists", "only with --force", "nothing was written")
+    proc = _placement("site", "new", "bulldozer", "--scheduler", "local", "--no-check",
+                      env={"PLACEMENT_SYSTEMS": ""})
+    _one_line(proc, "system 'bulldozer' exists", "topologies/bulldozer.xml")
+    assert subprocess.run(["git", "status", "--porcelain", "config/systems/generic.py",
+                           "config/systems/bulldozer.py", "topologies/bulldozer.xml"],
+                          cwd=ROOT, capture_output=True, text=True).stdout == ""
+
+
+@pytest.mark.parametrize("answer", ["garbage, not XML", "<topology>" * 3000])
+def test_site_new_puts_both_files_back_when_the_capture_does_not_parse(tmp_path, answer):
+    systems = tmp_path / "systems"
+    systems.mkdir()
+    (systems / "mine.py").write_text("# the site edited this\n")
+    (systems / "mine.xml").write_text("<topology/>  <!-- the stored one -->\n")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (tmp_path / "answer").write_text(answer)
+    for tool in ("lstopo-no-graphics", "lstopo"):      # the node answers with this
+        (bindir / tool).write_text(f"#!/bin/sh\ncat {tmp_path / 'answer'}\n")
+        (bindir / tool).chmod(0o755)
+    env = {"PLACEMENT_SYSTEMS": str(systems), "PATH": f"{bindir}:/usr/bin:/bin"}
+    proc = _placement("site", "new", "mine", "--scheduler", "local", "--force", "--no-check",
+                      env=env)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (systems / "mine.py").read_text() == "# the site edited this\n"
+    assert (systems / "mine.xml").read_text() == "<topology/>  <!-- the stored one -->\n"
+    assert sorted(p.name for p in systems.iterdir()) == ["mine.py", "mine.xml"]
