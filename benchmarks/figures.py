@@ -1,12 +1,13 @@
-"""The verdict's figures as the README and ``docs/reference/benchmarks.md`` print them, drawn
-from the committed ``benchmarks/results/regression_detection.json`` alone, so that the
-pages cannot drift from what the benchmark measured.
+"""The verdict's figures as the pages print them, drawn from the committed
+``benchmarks/results/regression_detection.json`` alone, so that no page drifts from what the
+benchmark measured: a few lines in the README, the validation sets' rows and the tuning sets
+pooled on ``docs/reference/benchmarks.md``, every set's row in
+``benchmarks/results/regression_detection.md`` (beside the JSON, outside the docs).
 
-    python benchmarks/figures.py            # print the table
-    python benchmarks/figures.py --write    # rewrite the marked blocks of both pages
+    python benchmarks/figures.py            # print the full table
+    python benchmarks/figures.py --write    # rewrite the pages' marked blocks and the full table
 
-``tests/test_rules.py`` holds the pages to this rendering, and the sentences of the README's
-and the limits page's prose that restate a pooled figure to :func:`quoted`.
+``tests/test_rules.py`` holds the pages and the file to this rendering.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "regression_detection.json"
+#: every set's row, generated beside the JSON (the docs link it, their navigation does not)
+FULL = RESULTS.with_suffix(".md")
+VALIDATION_DIR = ROOT / "tests" / "fixtures" / "validation"
 README, REFERENCE = ROOT / "README.md", ROOT / "docs" / "reference" / "benchmarks.md"
-#: each page and whether it prints every set's row (the reference page) or the validation
-#: sets' alone, the tuning sets pooled (the README: a site reads what it can expect first)
-PAGES = {README: False, REFERENCE: True}
 BEGIN, END = "<!-- verdict-figures: benchmarks/figures.py -->", "<!-- /verdict-figures -->"
 
 ROLE = {"tuning": "tuning (in-sample: the rules were chosen on it)",
@@ -162,7 +165,7 @@ def plain_counts(sets: list[dict]) -> dict[str, str]:
 
 def pooled_counts(sets: list[dict]) -> dict[str, str]:
     """``sets`` pooled at one baseline session (the first-baseline workflow), each count
-    ``x of n``: what the pooled lines print and the README's prose quotes (:func:`quoted`).
+    ``x of n``: what the pooled lines and rows print.
     Plain ``reframe -r``'s counts (:func:`plain_counts`) are over every set given."""
     one = _one(sets)
     conf = [b["confirmed"] for b in one if b.get("confirmed")]
@@ -249,51 +252,14 @@ def pooled_mode(sets: list[dict], mode: str) -> list[str]:
             f"with tight launches {m['lone']} found of those without states"]
 
 
-#: how the prose names a count of sets
-WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-         "eighteen", "nineteen")
-TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-
-
-def _word(n: int) -> str:
-    """``n`` in words as the prose writes it (twenty-two), digits from 100."""
-    if n < len(WORDS):
-        return WORDS[n]
-    if n >= 100:
-        return str(n)
-    tens, ones = divmod(n, 10)
-    return TENS[tens] + (f"-{WORDS[ones]}" if ones else "")
-
-
-def quoted(data: dict, in_sample: bool = False) -> dict[str, str]:
-    """The validation sets' pooled figures as the README's and limits page's prose quote
-    them (``tests/test_rules.py`` holds the prose to these), or with ``in_sample`` those of
-    the sets chosen on later: the counts of :func:`pooled_counts`, each mode's lone-change
-    count and quick mode's unchanged reruns at ten baseline sessions, the share over all
-    values, and the number of sets in words."""
-    sets = _seen(data) if in_sample else _validation(data)
-    out = pooled_counts(sets)
-    if not in_sample:   # plain ReFrame's figures from the sets out of sample for its bounds
-        kept = _plain_out_of_sample(sets)
-        out.update(plain_counts(kept), plain_sets=_word(len(kept)))
-    quick, acc = mode_counts(sets, "quick"), mode_counts(sets, "acceptance")
-    found, n = (int(x) for x in out["lone_all"].split(" of "))
-    out.update(sets=_word(len(sets)), lone_all_pct=f"{100 * found / max(n, 1):.1f}%",
-               lone_quick=quick["lone"] if quick else "-",
-               lone_acceptance=acc["lone"] if acc else "-",
-               quick_10=quick["reruns"].get("10", "-") if quick else "-")
-    return out
-
-
 def _sets(n: int) -> str:
     return f"{n} set" if n == 1 else f"{n} sets"
 
 
 def table(data: dict, every_set: bool = True) -> list[str]:
     """The verdict's figures per set: validation sets first, tuning sets labelled in-sample
-    (``every_set`` false: the validation sets' rows alone, the tuning sets named by count and
-    pooled below, their rows on the reference page).
+    (``every_set`` false: the validation sets' rows alone and the tuning sets pooled in one
+    row, their own rows in :data:`FULL`).
 
     Every count is sessions failed (with the confirmation session, as the acceptance run
     does) over sessions judged, per baseline size (``1: 0/6`` is one baseline session)."""
@@ -302,32 +268,111 @@ def table(data: dict, every_set: bool = True) -> list[str]:
             "| lone +40%, launches "
             "within 2%, one baseline session: found | load line on unchanged / hog sessions |",
             "|---|---|---|---|---|---|---|---|"]
-    rows = []
     sets = data["sets"]
     order = sorted(sets, key=lambda n: (sets[n]["role"] != "validation", n))
     shown = [n for n in order if every_set or sets[n]["role"] == "validation"]
-    for name in shown:
-        r = sets[name]
-        rows.append(
-            f"| `{name}`: {r['what']} | {ROLE.get(r['role'], r['role'])}"
+    rows = [_row(name, sets[name]) for name in shown]
+    rest = [sets[n] for n in order if n not in shown]
+    if rest:
+        rows.append(_pooled_row(rest))
+    summary = _summary(_validation(data), "validation sets of a quiet node", True) + \
+        _summary(_seen(data), "quiet sets recorded as validation sets and chosen on later, "
+                              "IN-SAMPLE (the rules fitted to them)")
+    fixed = f"Rules fixed {data['rules_fixed']}; plain ReFrame's bounds fixed " \
+            f"{data.get('plain_fixed', data['rules_fixed'])}."
+    elsewhere = [f"Each of the {_sets(len(rest))} the rules were chosen on has its row in "
+                 "`benchmarks/results/regression_detection.md`.", ""] if rest else []
+    return [BEGIN, fixed, ""] + head + rows + [""] + elsewhere + \
+        summary + ["Goals, judged on the validation sets of a quiet node only:", ""] + \
+        (goal_lines(data) or ["- no validation set yet"]) + [END]
+
+
+def _row(name: str, r: dict) -> str:
+    """One set's row of :func:`table`."""
+    return (f"| `{name}`: {r['what']} | {ROLE.get(r['role'], r['role'])}"
             f"{NODE.get(r.get('node', 'quiet'), '') if r['role'] == 'validation' else ''} | "
             f"{_sessions(r)} | "
             + _by_size(r, lambda c: f"{c['aa']['failed']}/{c['pairs']}") + " | "
             + _plain_cell(r) + " | "
             + _by_size(r, lambda c: f"{c['all_at_once']['2.00']['failed']}/{c['pairs']}")
             + f" | {_lone(r)} | {_load(r['load_line'])} / {_hog_load(r)} |")
-    goals = [f"- {'met' if g['met'] else 'MISSED'}: {g['goal']}" for g in data["goals"]]
-    summary = _summary(_validation(data), "validation sets of a quiet node", True) + \
-        _summary(_seen(data), "quiet sets recorded as validation sets and chosen on later, "
-                              "IN-SAMPLE (the rules fitted to them)")
-    fixed = f"Rules fixed {data['rules_fixed']}; plain ReFrame's bounds fixed " \
-            f"{data.get('plain_fixed', data['rules_fixed'])}."
-    rest = len(order) - len(shown)
-    elsewhere = [f"The {_sets(rest)} the rules were chosen on (in-sample) are pooled below; "
-                 "their rows are in docs/reference/benchmarks.md.", ""] if rest else []
-    return [BEGIN, fixed, ""] + head + rows + [""] + elsewhere + \
-        summary + ["Goals, judged on the validation sets of a quiet node only:", ""] + \
-        (goals or ["- no validation set yet"]) + [END]
+
+
+def _pooled_row(sets: list[dict]) -> str:
+    """The tuning sets in one row of :func:`table`, at one baseline session, in-sample."""
+    quiet = [r for r in sets if r.get("node", "quiet") == "quiet"]
+    n = pooled_counts(quiet)
+    return (f"| the {_sets(len(sets))} the rules were chosen on, pooled (quiet ones: "
+            f"{len(quiet)}) | {ROLE['tuning']} | {sum(r['sessions'] for r in quiet)} | "
+            f"1: {n['failed']} | 1: {n['plain_first']} | 1: {n['node_2x']} | "
+            f"{n['lone']} without states (all values: {n['lone_all']}) | "
+            f"{n['load']} / {n['hog']} |")
+
+
+def goal_lines(data: dict) -> list[str]:
+    """The goals: each set's met goals counted on one line, a missed goal in full."""
+    per_set: dict[str, list[dict]] = {}
+    out = []
+    for g in data["goals"]:
+        name = g["goal"].split(":", 1)[0]
+        if name in data["sets"]:
+            per_set.setdefault(name, []).append(g)
+        else:
+            out.append(f"- {'met' if g['met'] else 'MISSED'}: {g['goal']}")
+    for name, goals in per_set.items():
+        missed = [g for g in goals if not g["met"]]
+        out.append(f"- `{name}`: {len(goals) - len(missed)} of {len(goals)} goals met "
+                   "(unchanged reruns, a node 2x slower at each baseline size, the load line)")
+        out += [f"  - MISSED: {g['goal']}" for g in missed]
+    return sorted(out, key=lambda line: not line.startswith("- `"))
+
+
+def machine(names: list[str]) -> str:
+    """The machine the sets ``names`` were recorded on, from their ``set.yaml``."""
+    kinds = set()
+    for name in names:
+        meta = yaml.safe_load((VALIDATION_DIR / name / "set.yaml").read_text())
+        host = "virtual machine" if meta.get("host") == "vm" else str(meta.get("host"))
+        kinds.add(f"a {meta.get('cpus')}-CPU {host}")
+    return ", ".join(sorted(kinds))
+
+
+def summary(data: dict) -> list[str]:
+    """The README's few lines: the validation sets pooled at one baseline session."""
+    names = [n for n, r in data["sets"].items()
+             if r["role"] == "validation" and r.get("node", "quiet") == "quiet"]
+    sets = _validation(data)
+    if not sets:
+        return [BEGIN, "No validation set has been recorded on today's rules yet.", END]
+    n = pooled_counts(sets)
+    met = sum(g["met"] for g in data["goals"])
+    return [BEGIN,
+            f"On {_sets(len(sets))} of validation sessions ({sum(r['sessions'] for r in sets)} "
+            f"sessions, recorded after the rules were fixed, on {machine(names)}), from one "
+            "baseline session:",
+            "",
+            f"- unchanged reruns failing the acceptance line: {n['failed']}",
+            f"- a node twice as slow failing it: {n['node_2x']}",
+            f"- a lone value 40% slower with tight launches, found: {n['lone']} of those a "
+            f"rule may call ({n['lone_all']} over all values)",
+            f"- the load line: {n['load']} quiet sessions flagged, {n['hog']} beside busy "
+            "loops",
+            f"- `make bench` goals met: {met} of {len(data['goals'])}",
+            END]
+
+
+def full_page(data: dict) -> str:
+    """:data:`FULL`: every set's row, then each set's own tables and targets, generated."""
+    out = ["# The verdict's figures, every set", "",
+           "Generated by `python benchmarks/figures.py --write` from "
+           "`regression_detection.json`; the validation sets' figures are in "
+           "`docs/reference/benchmarks.md`.", ""] + table(data, True)
+    for name, r in data["sets"].items():
+        out += ["", f"## `{name}` ({ROLE.get(r['role'], r['role'])})", "", r["what"], ""]
+        out += r.get("report", []) + ["", "Targets (informational; no exit status depends "
+                                          "on them):", ""]
+        out += [f"    {t}" for t in r.get("targets", [])]
+    return "\n".join(out) + "\n"
 
 
 def _plain_cell(r: dict) -> str:
@@ -354,24 +399,31 @@ def rendered(page: str, block: list[str]) -> str:
     return page[:a] + "\n".join(block) + page[b:]
 
 
+#: each page and the renderer of its marked block
+PAGES = {README: summary, REFERENCE: lambda data: table(data, False)}
+
+
+def _write(path: Path, text: str) -> None:
+    atomic.write_text(path, text)      # an exclusive temp beside it, renamed over it
+    print(f"wrote {path}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true", help="rewrite the pages' marked blocks")
+    ap.add_argument("--write", action="store_true",
+                    help="rewrite the pages' marked blocks and the full table")
     args = ap.parse_args(argv)
     data = json.loads(RESULTS.read_text())
     if not args.write:
-        print("\n".join(table(data)))
+        print(full_page(data))
         return 0
-    for page, every_set in PAGES.items():
-        block = table(data, every_set)
+    for page, render in PAGES.items():
         text = page.read_text()
         if BEGIN not in text or END not in text:
             print(f"{page}: no {BEGIN} ... {END} block", file=sys.stderr)
             return 2
-        tmp = page.with_suffix(".tmp")
-        tmp.write_text(rendered(text, block))
-        os.replace(tmp, page)
-        print(f"wrote {page}")
+        _write(page, rendered(text, render(data)))
+    _write(FULL, full_page(data))
     return 0
 
 

@@ -70,7 +70,7 @@ class SgeAccessScheduler(SgeJobScheduler):
     Slurm, PBS, LSF and OAR backends emit it), so ``-l exclusive=true`` or
     ``-pe smp 64`` on an SGE partition would never reach ``qsub``. Use
     ``'scheduler': 'sge-access'`` on Grid Engine partitions. On ReFrame versions
-    outside ``SGE_ACCESS`` (README, ReFrame workarounds) it is the stock backend;
+    outside ``SGE_ACCESS`` (docs/reference/workarounds.md) it is the stock backend;
     options the stock preamble already holds are never written twice.
     """
 

@@ -57,7 +57,7 @@ def _quiet_generic_redefinition():
     name, so ``--system generic`` and stored results read as usual); ReFrame
     warns on every load. Only those two lines are dropped, nothing else, and
     only while this file is being loaded (ReFrame then builds its own logger).
-    Only on the ReFrame versions of ``QUIET_GENERIC`` (README, ReFrame workarounds).
+    Only on the ReFrame versions of ``QUIET_GENERIC`` (docs/reference/workarounds.md).
     """
     if not enabled(QUIET_GENERIC):
         return

@@ -1,4 +1,5 @@
-"""The documentation builds with Sphinx, every warning an error (``make docs``).
+"""The documentation builds with Sphinx, every warning an error (``make docs``); the README
+and the longest pages keep their budgets, and the baselines page's transcript is checked.
 
 The reference pages are generated from the code (the checks' ``#:`` comments, the
 command's argparse definitions), so a renamed option or a broken docstring fails here.
@@ -7,6 +8,7 @@ command's argparse definitions), so a renamed option or a broken docstring fails
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +16,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from placement.judgement import rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,3 +67,73 @@ def test_make_docs_gets_graphviz_as_make_test_does(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert 'error: missing tools: dot\n' in proc.stderr
     assert 'apt-get install graphviz \n' in proc.stderr
+
+
+# ---- the README and the pages stay within their budgets, and say no history ----
+
+README = ROOT / 'README.md'
+#: the most lines each page may have (issue: a site engineer reads them, not a notebook)
+BUDGETS = {README: 150, ROOT / 'docs' / 'howto' / 'baselines.md': 300,
+           ROOT / 'docs' / 'reference' / 'benchmarks.md': 250}
+#: a date or a UTC time, as run logs write them
+STAMP = re.compile(r'\b20\d\d-\d\d-\d\d\b|\b\d\d:\d\d UTC\b|\b20\d{6}T\d{4}')
+
+
+@pytest.mark.parametrize('page', sorted(BUDGETS), ids=lambda p: p.name)
+def test_page_within_its_budget(page):
+    lines = page.read_text().count('\n')
+    assert lines <= BUDGETS[page], f'{page.name}: {lines} lines, at most {BUDGETS[page]}'
+
+
+def _set_names() -> set[str]:
+    """Every recorded set of sessions, by folder name (tuning and validation sets)."""
+    fixtures = ROOT / 'tests' / 'fixtures'
+    return {p.parent.name for p in fixtures.glob('*/set.yaml')} | \
+        {p.parent.name for p in fixtures.glob('validation/*/set.yaml')} | \
+        set(rules.TUNING_SETS)
+
+
+def test_readme_names_no_date_set_or_rule_constant():
+    """History lives in git and each set's set.yaml; the README says what a site needs."""
+    text = README.read_text()
+    assert not STAMP.findall(text), STAMP.findall(text)
+    named = sorted(n for n in _set_names() if n in text)
+    assert not named, f'the README names recorded sets: {named}'
+    constants = sorted(n for n in [*rules.RULES, 'RULES_FIXED', 'PLAIN_FIXED', 'PEERS_FIXED']
+                       if re.search(rf'\b{n}\b', text))
+    assert not constants, f'the README names rule constants: {constants}'
+
+
+def test_readme_starts_with_what_it_is_and_the_two_commands():
+    head = '\n'.join(README.read_text().splitlines()[:10])
+    assert 'site engineers' in head
+    assert 'make run' in head and 'make test' in head
+
+
+def test_readme_links_resolve():
+    """Every relative link of the README names a file of the checkout."""
+    for target in re.findall(r'\]\(([^)#]+)(?:#[^)]*)?\)', README.read_text()):
+        if '://' not in target:
+            assert (ROOT / target).exists(), target
+
+
+# ---- the baselines page's transcript is what the tool prints ----
+
+BASELINES_PAGE = ROOT / 'docs' / 'howto' / 'baselines.md'
+
+
+def test_baselines_transcript_prints_what_the_page_shows(tmp_path):
+    """The page's console block records and judges stored sessions of tests/fixtures; each
+    command runs here with ``PLACEMENT_BASELINES`` a temporary folder (the page's /tmp/vb)."""
+    from test_tutorial import console_commands
+    commands = console_commands(BASELINES_PAGE.read_text())
+    assert len(commands) >= 4
+    env = {**os.environ, 'PLACEMENT_BASELINES': str(tmp_path / 'vb'),
+           'PATH': f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}
+    for command, expected in commands:
+        proc = subprocess.run(['bash', '-c', command], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=300)
+        got = proc.stdout.replace(str(tmp_path / 'vb'), '/tmp/vb').rstrip('\n').splitlines()
+        assert got == expected, (f'`{command}` printed (exit {proc.returncode}):\n'
+                                 + '\n'.join(got) + '\n--- the page shows:\n'
+                                 + '\n'.join(expected) + f'\n--- stderr:\n{proc.stderr[-2000:]}')

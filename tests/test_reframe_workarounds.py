@@ -2,7 +2,7 @@
 
 Each one is also checked switched off (``PLACEMENT_REFRAME_WORKAROUNDS=off``): that
 run shows the ReFrame behaviour it works around, the way to tell when a new
-ReFrame no longer needs it (README, *ReFrame workarounds*).
+ReFrame no longer needs it (docs/reference/workarounds.md).
 """
 
 from __future__ import annotations
@@ -36,9 +36,8 @@ def test_switched_off_by_the_environment(monkeypatch):
     assert all(rw.enabled(w) == w.applies() for w in rw.ALL)
 
 
-def test_readme_lists_every_workaround(root):
-    readme = (root / 'README.md').read_text()
-    table = readme[readme.index('## ReFrame workarounds'):]
+def test_the_docs_list_every_workaround(root):
+    table = (root / 'docs' / 'reference' / 'workarounds.md').read_text()
     for w in rw.ALL:
         assert f'`{w.where.split()[0]}`' in table, w.name
 

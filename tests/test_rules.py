@@ -2,8 +2,9 @@
 
 Every constant of :mod:`placement.judgement.rules` names the tuning sets it was chosen
 on; every validation set (``tests/fixtures/validation/NAME/``) was recorded after the
-rules were fixed and is named by no rule; the figures the README and the benchmarks page
-print are the committed benchmark results, rendered (``benchmarks/figures.py``).
+rules were fixed and is named by no rule; the figures the README, the benchmarks page and
+``benchmarks/results/regression_detection.md`` print are the committed benchmark results,
+rendered (``benchmarks/figures.py``).
 """
 
 from __future__ import annotations
@@ -64,6 +65,16 @@ def test_a_tuning_sets_description_says_it_chose_the_rules():
         assert yaml.safe_load(meta.read_text())["role"].startswith("tuning:"), meta
 
 
+def test_a_rule_holds_its_value_sets_and_one_line_reason():
+    """rules.py holds values, not history: every tuning set is described by its own
+    ``set.yaml`` alone, and each rule's reason is one line."""
+    for folder in rules.TUNING_SETS:
+        meta = FIXTURES / folder / "set.yaml"
+        assert meta.is_file() and yaml.safe_load(meta.read_text())["what"], folder
+    for name, rule in rules.RULES.items():
+        assert len(rule.why) <= 300 and rule.why.count(". ") == 0, name
+
+
 def test_the_modules_apply_the_rules_values():
     assert verdict.ALPHA == rules.value("ALPHA")
     assert verdict.GROSS_EFFECT == rules.value("GROSS_EFFECT")
@@ -116,67 +127,23 @@ def _figures():
 
 
 def test_the_pages_print_the_committed_benchmark_figures():
-    """README.md and docs/reference/benchmarks.md hold the figures exactly as
-    ``benchmarks/figures.py`` renders the committed results (``--write`` rewrites them): the
-    README the validation sets' rows, the reference page every set's."""
+    """The README, docs/reference/benchmarks.md and the full table beside the JSON hold the
+    figures exactly as ``benchmarks/figures.py`` renders the committed results (``--write``
+    rewrites them): the README a few pooled lines, the reference page the validation sets'
+    rows and the tuning sets pooled in one row, the full table every set's row."""
     figures = _figures()
     data = json.loads(figures.RESULTS.read_text())
-    for page, every_set in figures.PAGES.items():
-        block = "\n".join(figures.table(data, every_set))
+    for page, render in figures.PAGES.items():
+        block = "\n".join(render(data))
         assert block in page.read_text(), f"{page}: run python benchmarks/figures.py --write"
-    # the README's rows are the validation sets', the reference page's every set's
-    readme = "\n".join(figures.table(data, False))
+    assert figures.FULL.read_text() == figures.full_page(data), \
+        f"{figures.FULL}: run python benchmarks/figures.py --write"
+    # the reference page's rows are the validation sets', the full table's every set's
+    reference = "\n".join(figures.table(data, False))
+    full = figures.FULL.read_text()
     for name, r in data["sets"].items():
-        assert (f"| `{name}`:" in readme) == (r["role"] == "validation"), name
-
-
-#: page -> the prose's sentences that quote the validation sets' pooled figures (``in-sample``:
-#: the sets chosen on later), as templates over ``figures.quoted`` (whitespace and line
-#: breaks aside)
-PROSE = {
-    "README.md": (
-        "Out of sample (the {sets} validation sets above,",
-        "from one baseline session **{failed} unchanged reruns failed the acceptance line**, "
-        "plain `reframe -r` failed {plain_first} unchanged first sessions (ReFrame confirms "
-        "nothing), a node twice as slow failed **{node_2x}**, the load line flagged {load} "
-        "unchanged sessions and {hog} sessions beside busy loops, and **a lone value 40% "
-        "slower with tight launches was found in {lone}** of the values a rule may call "
-        "(quick mode {lone_quick}, acceptance mode {lone_acceptance}). Over every value, a "
-        "lone +40% is found in **{lone_all}** ({lone_all_pct})",
-        "Pooled, quick mode at ten baseline sessions failed {quick_10} unchanged reruns.",
-        "These are {sets} sets of one machine on one day",
-        "one baseline session finds a lone +40% in {lone_all} on the validation sets",
-        "Out of sample, on the sets recorded after it ({plain_sets}), plain `reframe -r` fails "
-        "{plain_first} unchanged first sessions (with a confirmation session {plain}).",
-    ),
-    "README.md in-sample": (
-        "The {sets} quiet sets recorded as validation sets before a later rule was chosen on "
-        "them",
-        "on those, {failed} unchanged reruns failed at one baseline session, {node_2x} nodes "
-        "twice as slow failed, the load line flagged {load} unchanged sessions and {hog} "
-        "beside busy loops",
-        "and a lone +40% was found in {lone}.",
-        "{lone_all} on the in-sample sets",
-    ),
-    "docs/reference/limits.md": (
-        "{lone} out of sample on the {sets} sets recorded after it (quick mode {lone_quick}, "
-        "acceptance mode {lone_acceptance})",
-    ),
-}
-
-
-@pytest.mark.parametrize("page", sorted(PROSE))
-def test_the_prose_quotes_the_pooled_validation_figures(page):
-    """Where the prose restates a pooled figure it is the committed results' (a set added
-    without the prose mended fails here): each sentence, filled from ``figures.quoted``,
-    stands in the page."""
-    figures = _figures()
-    path, _, in_sample = page.partition(" ")
-    q = figures.quoted(json.loads(figures.RESULTS.read_text()), in_sample=bool(in_sample))
-    text = " ".join((ROOT / path).read_text().split())
-    for template in PROSE[page]:
-        sentence = template.format(**q)
-        assert sentence in text, f"{page} lacks: {sentence}"
+        assert (f"| `{name}`:" in reference) == (r["role"] == "validation"), name
+        assert f"| `{name}`:" in full, name
 
 
 def test_the_pooled_figures_are_the_validation_sessions_each_once():

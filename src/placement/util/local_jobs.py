@@ -11,7 +11,7 @@ A process that rewrites its own environment (rare) escapes; a batch scheduler's
 cgroup covers that case on clusters.
 
 Installed only on the ReFrame versions of
-:data:`placement.util.reframe_workarounds.LOCAL_SWEEP` (README, ReFrame workarounds).
+:data:`placement.util.reframe_workarounds.LOCAL_SWEEP` (docs/reference/workarounds.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each workaround is applied only on the ReFrame versions it was checked against
 (``first`` to ``last``, by major.minor); on any other version ReFrame's own
 behaviour is left alone, so a fixed ReFrame is never patched and an untested one
-is not patched blindly. The README's *ReFrame workarounds* table lists the same
+is not patched blindly. The table of docs/reference/workarounds.md lists the same
 entries with why, how to tell the workaround is obsolete and what to watch
 upstream. When moving to a new ReFrame, run those checks and either raise
 ``last`` or delete the workaround.
