@@ -148,10 +148,8 @@ new = {"what": what, "node": old.get("node") or node,
        **{k: v for k, v in old.items() if k in ("loads", "hog_loads", "hogs")},
        # the stripped reports join those already in DIR: so do their loads
        key: [*old.get(key, []), *(float(x) for x in loads)], **({"hogs": hogs} if hogs else {})}
-tmp = path + ".tmp"
-with open(tmp, "w") as fp:
-    yaml.safe_dump(new, fp, sort_keys=False)
-os.replace(tmp, path)
+from placement.util import atomic   # an exclusive temp beside it, renamed over it
+atomic.write_text(path, yaml.safe_dump(new, sort_keys=False))
 print(path)
 PY
 fi

@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from placement.judgement import peer_cases, rules, runreport, session_info  # noqa: E402
+from placement.util import atomic  # noqa: E402
 
 SETS = ROOT / "tests" / "fixtures" / "peers"
 RESULTS = ROOT / "benchmarks" / "results" / "partition_goals.json"
@@ -127,9 +128,8 @@ def cmd_judge() -> int:
         print(f"{name}: {r['condition']}: goal met in {r['met']} of {r['sessions']} validation "
               f"sessions{label}: {'met' if r['goal_met'] else 'MISSED'}; in-sample (recorded "
               f"before the peer rules were fixed) {ins['met']} of {ins['sessions']}")
-    tmp = RESULTS.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"peers_fixed": rules.PEERS_FIXED, "sets": sets}, indent=1) + "\n")
-    os.replace(tmp, RESULTS)
+    atomic.write_text(RESULTS, json.dumps({"peers_fixed": rules.PEERS_FIXED, "sets": sets},
+                                          indent=1) + "\n")
     return 0 if all(r["goal_met"] for r in sets.values() if r["role"] == "validation") else 1
 
 
@@ -185,9 +185,7 @@ def _write_set(target: Path, cond: Condition, stamp: _dt.datetime, loads: list[f
             "host": "vm", "cpus": os.cpu_count(),
             "recorded_after_rules_fixed": rules.PEERS_FIXED, "commit": commit,
             "written": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"), "loads": loads}
-    tmp = target / "set.yaml.tmp"
-    tmp.write_text(yaml.safe_dump(info, sort_keys=False))
-    os.replace(tmp, target / "set.yaml")
+    atomic.write_text(target / "set.yaml", yaml.safe_dump(info, sort_keys=False))
 
 
 def main(argv: list[str] | None = None) -> int:

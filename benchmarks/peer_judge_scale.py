@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from placement.judgement import baseline_samples, peers, runreport  # noqa: E402
+from placement.util import atomic  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "peer_judge_scale.json"
 PAGE = ROOT / "docs" / "reference" / "peer-judge-scale.md"
@@ -130,9 +131,7 @@ def page_block(result: dict) -> str:
 def write_page(result: dict) -> None:
     text = PAGE.read_text()
     start, end = text.index(BEGIN), text.index(END) + len(END)
-    tmp = PAGE.with_suffix(".tmp")
-    tmp.write_text(text[:start] + page_block(result) + text[end:])
-    os.replace(tmp, PAGE)
+    atomic.write_text(PAGE, text[:start] + page_block(result) + text[end:])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,9 +155,7 @@ def main(argv: list[str] | None = None) -> int:
               "repeats": args.repeats, "exponent": exp, "seconds_at_1000": at,
               "targets": {"seconds_at_1000": SECONDS_AT_1000, "max_exponent": MAX_EXPONENT},
               "met": met, "sizes": {str(n): r for n, r in by_size.items()}}
-    tmp = RESULTS.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result, indent=1) + "\n")
-    os.replace(tmp, RESULTS)
+    atomic.write_text(RESULTS, json.dumps(result, indent=1) + "\n")
     write_page(result)
     print(f"exponent {exp:.2f} (<= {MAX_EXPONENT}), 1000 nodes {at:.2f} s (< "
           f"{SECONDS_AT_1000:.0f} s): {'met' if met else 'MISSED'}; wrote {RESULTS}, {PAGE}")

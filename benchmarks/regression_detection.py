@@ -83,6 +83,7 @@ from placement.judgement import node_load, rules  # noqa: E402
 from placement.judgement.node_shift import shown_again  # noqa: E402
 from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
 from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
+from placement.util import atomic  # noqa: E402
 from placement.checks import virtual_node  # noqa: E402
 from placement.npb import npb_states  # noqa: E402
 
@@ -1141,12 +1142,10 @@ def main(argv: list[str] | None = None) -> int:
         print("MISSED: no validation set to judge the goals on")
     if not args.reports:
         out.parent.mkdir(exist_ok=True)
-        tmp = out.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"rules_fixed": rules.RULES_FIXED,
-                                   "plain_fixed": rules.PLAIN_FIXED, "sets": results,
-                                   "goals": [{"goal": t, "met": ok} for t, ok in met]},
-                                  indent=1, default=str) + "\n")
-        tmp.replace(out)
+        atomic.write_text(out, json.dumps({"rules_fixed": rules.RULES_FIXED,
+                                           "plain_fixed": rules.PLAIN_FIXED, "sets": results,
+                                           "goals": [{"goal": t, "met": ok} for t, ok in met]},
+                                          indent=1, default=str) + "\n")
     return 0 if met and all(ok for _, ok in met) else 1
 
 

@@ -156,9 +156,15 @@ read_list() {   # read_list FILE: the run reports it lists, one a line
     printf '%s\n' "$l"
   done <"$1"
 }
+new_temp() {     # new_temp FILE: a new empty file beside FILE, made exclusively (never a
+  # planted name or link), readable as the file it becomes
+  local t
+  t=$(mktemp "$(dirname -- "$1")/.$(basename -- "$1").XXXXXX") && chmod 644 "$t" && printf '%s' "$t"
+}
 write_list() {   # write_list FILE REPORT...: names relative to the runs folder, temp then rename
   local f=$1; shift
-  printf '%s\n' "${@#"$RUNS"/}" >"$f.tmp.$$" && mv -f "$f.tmp.$$" "$f"
+  local tmp
+  tmp=$(new_temp "$f") && printf '%s\n' "${@#"$RUNS"/}" >"$tmp" && mv -f "$tmp" "$f"
 }
 
 # One acceptance run is one or more ReFrame sessions: more when a time box cut it
@@ -360,7 +366,7 @@ have_report=1
 summary_file="$RUNS/summary-$tag-$stamp.txt"
 report_failed=''
 summarize() {   # the summary's lines into $summary_file (temp, then rename); its status
-  local args=() n st notes=() bound=()
+  local args=() n st notes=() bound=() summary_tmp
   if [ -n "$cut_short" ]; then notes+=("$cut_short: continue with --resume")
   elif [ -n "$compare_note" ]; then notes+=("$compare_note")
   fi
@@ -370,11 +376,12 @@ summarize() {   # the summary's lines into $summary_file (temp, then rename); it
   for n in "${not_compared[@]}"; do args+=(--not-compared "$n"); done
   # a stopped run's summary is bounded: whoever stopped it is waiting
   [ -n "$stop_signal" ] && bound=(timeout -s TERM 120)
+  summary_tmp=$(new_temp "$summary_file") || exit 2
   child "${bound[@]}" "$PLACEMENT" acceptance summary "${parts[@]}" "${compare_opt[@]}" "${confirm_opt[@]}" \
     --system "$sysname" --mode "$mode" --max-slowdown "$slowdown" ${cut_short:+--cut-short} \
-    "${args[@]}" >"$summary_file.tmp.$$"
+    "${args[@]}" >"$summary_tmp"
   st=$?
-  mv -f "$summary_file.tmp.$$" "$summary_file"
+  mv -f "$summary_tmp" "$summary_file"
   if [ -n "$cut_short" ] && ! grep -q '^ACCEPTANCE ' "$summary_file"; then
     echo "ACCEPTANCE $sysname $mode: UNFINISHED (cases not counted: the summary was stopped too; $cut_short: continue with --resume) report=${parts[-1]}" >>"$summary_file"
     st=3

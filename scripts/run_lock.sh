@@ -21,5 +21,9 @@ take_run_lock() {
     echo "$name: another acceptance run is using $results (${holder:-pid unknown}): wait for it, or $advice" >&2
     exit 2
   fi
-  echo "pid $$, started $(date -u +%Y-%m-%dT%H:%M:%SZ) by $name" > "$lockfile.pid"
+  # made exclusively and renamed over: a link planted at the .pid name is replaced, never
+  # written through
+  holder=$(mktemp "$lockfile.pid.XXXXXX") && chmod 644 "$holder" &&
+    echo "pid $$, started $(date -u +%Y-%m-%dT%H:%M:%SZ) by $name" >"$holder" &&
+    mv -f "$holder" "$lockfile.pid"
 }

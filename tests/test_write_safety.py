@@ -304,3 +304,38 @@ def test_site_new_puts_both_files_back_when_the_capture_does_not_parse(tmp_path,
     assert (systems / "mine.py").read_text() == "# the site edited this\n"
     assert (systems / "mine.xml").read_text() == "<topology/>  <!-- the stored one -->\n"
     assert sorted(p.name for p in systems.iterdir()) == ["mine.py", "mine.xml"]
+
+
+# -- temporary files: made exclusively beside their target, never at a name one can plant -----
+
+def test_a_figure_is_never_written_through_a_planted_temporary_name(tmp_path):
+    from placement.report import plots
+    if not plots.available():
+        pytest.skip("matplotlib is not installed (make setup-test)")
+    import matplotlib.pyplot as plt
+    victim = tmp_path / "victim"
+    victim.write_text("kept\n")
+    (tmp_path / ".f.png.tmp").symlink_to(victim)    # the name the figure's writer once used
+    plots._save(plt.figure(), tmp_path, "f.png", tight=False)
+    assert victim.read_text() == "kept\n"
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+    assert stat.S_IMODE((tmp_path / "f.png").stat().st_mode) == 0o644
+
+
+#: a temporary file at a name anyone can know before it is made (a fixed suffix, the pid):
+#: a link planted there is written through
+PREDICTABLE = [r'\.tmp\.\$\$', r'with_suffix\([\'"]\.(json\.)?tmp[\'"]\)', r'\+ "\.tmp"',
+               r'f"\.\{name\}\.tmp"', r'/ "[\w.]+\.tmp"']
+
+
+def test_no_temporary_file_at_a_predictable_name():
+    import re
+    pattern = re.compile("|".join(PREDICTABLE))
+    hits = []
+    for folder in ("src/placement", "scripts", "benchmarks", "config"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".sh") and path.is_file():
+                for n, line in enumerate(path.read_text().splitlines(), 1):
+                    if pattern.search(line):
+                        hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert hits == []

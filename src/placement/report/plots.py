@@ -31,15 +31,19 @@ def _save(fig, out: Path, name: str, tight: bool = True) -> str:
     """Write through a temporary file and a rename: a full disk leaves no truncated PNG.
     ``tight``: fit the layout (slow with dozens of panels, which set their own margins)."""
     import os
+    import tempfile
     if tight:
         fig.tight_layout()
-    tmp = out / f".{name}.tmp"
+    # made exclusively beside the figure (mkstemp: O_EXCL, a name no one can plant first)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out)
     try:
-        fig.savefig(tmp, dpi=DPI, format="png")
+        with os.fdopen(fd, "wb") as fp:
+            fig.savefig(fp, dpi=DPI, format="png")
+        os.chmod(tmp, 0o644)        # a figure is read by others, as the pages are
         os.replace(tmp, out / name)
     finally:
         plt.close(fig)
-        tmp.unlink(missing_ok=True)
+        Path(tmp).unlink(missing_ok=True)
     return name
 
 
