@@ -7,7 +7,8 @@ Run it with ``--distribute`` (ReFrame pins one copy of each case to each node)::
 Why these cases (docs/howto/partition-cluster.md): the fingerprint catches a node
 whose hardware or cpuset differs (a DIMM, SMT, a core offline, a cgroup left behind);
 the binding probe shows that compact and scatter maps bind there; memory write and
-copy bandwidth (the NUMA matrix on two nodes or more) catch a missing DIMM or a slow
+copy bandwidth (one thread over a sweep of blocks, every PU at once, and the NUMA
+matrix on two nodes or more) catch a missing DIMM or a slow
 memory setting; matmul compact against scatter and NPB CG and EP catch a throttling
 or shared node. The base classes are the suite's own (:mod:`placement.testlib`);
 these classes only choose the few parameters a partition-wide run can afford.
@@ -17,7 +18,8 @@ Outside ``--distribute`` every case skips with the reason.
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, sanity_function
 
-from placement.testlib.kernels import SCALES, MatmulBase, MemWriteThreadsBase, NumaCopyBase
+from placement.testlib.kernels import (SCALES, MatmulBase, MemWriteSingleBase, MemWriteThreadsBase,
+                                       NumaCopyBase)
 from placement.testlib.node_health import TAG, NodeFingerprintBase, NodeHealthMixin
 from placement.testlib.npb import NpbBase
 from placement.testlib.placed import PlacedRunMixin
@@ -47,6 +49,14 @@ class NodeBindingCheck(rfm.RunOnlyRegressionTest, PlacedRunMixin, NodeHealthMixi
     @sanity_function
     def validate(self):
         return self.assert_placed()
+
+
+@rfm.simple_test
+class NodeMemWriteSingleCheck(MemWriteSingleBase, NodeHealthMixin):
+    """One thread writing memory in blocks of a few sizes: the same on every node, whatever
+    its PU count, so even a node left fewer PUs is compared on these values."""
+
+    descr = 'Memory write bandwidth of one thread, a sweep of block sizes'
 
 
 @rfm.simple_test

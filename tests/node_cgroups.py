@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CGROUP = Path('/sys/fs/cgroup')
-#: CFS period used for the quota (the kernel's default, 100 ms)
-PERIOD_US = 100_000
+#: CFS period of the quota: 10 ms, not the kernel's 100 ms, so that a cap shows in
+#: kernels whose timed parts last milliseconds (under 100 ms a burst can finish on the
+#: quota of one period before the throttle holds it), as a node that throttles does
+PERIOD_US = 10_000
 
 
 class CgroupError(RuntimeError):

@@ -32,6 +32,8 @@ from .placed import PartitionTopologyMixin, pinned_node
 TAG = 'nodes'
 #: Tags a base class adds that would put a family member in other families' runs.
 OTHER_FAMILIES = {'kernels', 'npb', 'binding'}
+#: The line each job prints first: the host it runs on.
+HOST_LINE = 'node_health_host'
 #: The fingerprint file the capture writes in the stage folder.
 XML = 'topology.xml'
 
@@ -47,6 +49,9 @@ class NodeHealthMixin(rfm.RegressionTestPlugin):
     #: The node ReFrame pinned this case to (``--distribute``; set at setup): every value
     #: of the case keeps it in the run report.
     node = variable(str, value='')
+    #: The host name the job itself printed (set after the run): the node it really ran on,
+    #: where the scheduler's own record (``job_nodelist``) may be missing.
+    job_host = variable(str, value='')
 
     @run_after('init')
     def node_health_tags(self):
@@ -61,6 +66,18 @@ class NodeHealthMixin(rfm.RegressionTestPlugin):
         self.skip_if(not self.node,
                      'a node-health case runs on each node of a partition: '
                      'add --distribute=all (or idle) to the ReFrame arguments')
+
+    @run_before('run')
+    def say_host(self):
+        self.prerun_cmds = list(self.prerun_cmds) + [f'echo "{HOST_LINE} $(hostname)"']
+
+    @run_before('sanity')
+    def read_host(self):
+        path = os.path.join(self.stagedir, sn.evaluate(self.stdout))
+        with open(path, errors='replace') as fp:
+            hosts = [ln.split()[1] for ln in fp if ln.startswith(HOST_LINE + ' ')
+                     and len(ln.split()) == 2]
+        self.job_host = hosts[0] if hosts else ''
 
 
 class NodeFingerprintBase(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
