@@ -130,7 +130,32 @@ def cmd_judge() -> int:
               f"before the peer rules were fixed) {ins['met']} of {ins['sessions']}")
     atomic.write_text(RESULTS, json.dumps({"peers_fixed": rules.PEERS_FIXED, "sets": sets},
                                           indent=1) + "\n")
+    write_page(sets)
     return 0 if all(r["goal_met"] for r in sets.values() if r["role"] == "validation") else 1
+
+
+PAGE = ROOT / "docs" / "howto" / "accepting-a-partition.md"
+BEGIN, END = "<!-- partition-goals: benchmarks/partition_goals.py -->", "<!-- /partition-goals -->"
+
+
+def page_block(sets: dict) -> str:
+    """The how-to's table of goals, generated from the judged sets."""
+    rows = ["| condition | goal | met in (validation sessions) | in-sample |",
+            "|---|---|---:|---:|"]
+    for r in sets.values():
+        ins = r["in_sample"]
+        partial = f" (partial: {r['sessions']} of {FULL})" if r["partial"] else ""
+        rows.append(f"| {r['what']} | {r['goal']} | {r['met']} of {r['sessions']}{partial} | "
+                    f"{ins['met']} of {ins['sessions']} |")
+    return "\n".join([BEGIN, *rows, END])
+
+
+def write_page(sets: dict) -> None:
+    """The table into the how-to, between its markers."""
+    text = PAGE.read_text()
+    if BEGIN in text and END in text:
+        start, end = text.index(BEGIN), text.index(END) + len(END)
+        atomic.write_text(PAGE, text[:start] + page_block(sets) + text[end:])
 
 
 def _session(env: dict, results: Path) -> Path | None:
