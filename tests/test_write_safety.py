@@ -33,7 +33,9 @@ def _placement(*args: str, env: dict | None = None, timeout: int = 60
     """``placement ARGS`` in its own process: a read that blocks fails the test by the timeout
     instead of hanging the suite."""
     return subprocess.run([sys.executable, "-m", "placement", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT, env={**os.environ, **(env or {})})
+                          text=True, timeout=timeout, cwd=ROOT,
+                          env={k: v for k, v in {**os.environ, **(env or {})}.items()
+                               if v is not None})
 
 
 def _one_line(proc_or_err, *words: str) -> str:
@@ -273,11 +275,11 @@ def test_a_report_folder_is_replaced_by_its_marker_alone(tmp_path, capsys):
 
 def test_site_new_never_replaces_an_existing_system_without_force(tmp_path):
     proc = _placement("site", "new", "generic", "--scheduler", "local", "--no-check",
-                      env={"PLACEMENT_SYSTEMS": ""})
+                      env={"PLACEMENT_SYSTEMS": None})
     assert proc.returncode == 2 and proc.stdout == ""
     _one_line(proc, "system 'generic' exists", "only with --force", "nothing was written")
     proc = _placement("site", "new", "bulldozer", "--scheduler", "local", "--no-check",
-                      env={"PLACEMENT_SYSTEMS": ""})
+                      env={"PLACEMENT_SYSTEMS": None})
     _one_line(proc, "system 'bulldozer' exists", "topologies/bulldozer.xml")
     assert subprocess.run(["git", "status", "--porcelain", "config/systems/generic.py",
                            "config/systems/bulldozer.py", "topologies/bulldozer.xml"],
@@ -339,3 +341,29 @@ def test_no_temporary_file_at_a_predictable_name():
                     if pattern.search(line):
                         hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert hits == []
+
+
+# -- environment variables naming folders: empty, blank or a line break is one line -----------
+
+@pytest.mark.parametrize("value, says", [("", "is empty"), ("  ", "is blank"),
+                                         ("/tmp/a\nb", "a line break")])
+@pytest.mark.parametrize("var, args", [
+    ("PLACEMENT_RESULTS", ("report", "--latest")),
+    ("PLACEMENT_BASELINES", ("baseline", "diff", "--system", "generic", "--from", str(FIRST))),
+    ("PLACEMENT_ROOT", ("baseline", "diff", "--system", "generic", "--from", str(FIRST))),
+])
+def test_a_folder_variable_empty_blank_or_with_a_line_break_is_one_line(
+        monkeypatch, capsys, var, args, value, says):
+    monkeypatch.delenv("PLACEMENT_BASELINES", raising=False)
+    monkeypatch.setenv(var, value)
+    assert cli.main(list(args)) == 2
+    _one_line(capsys.readouterr().err, f"{var} ", says, "expected the path of a folder")
+
+
+@pytest.mark.parametrize("value, says", [("  ", "is blank"), ("/tmp/a\nb", "holds a line break")])
+def test_acceptance_refuses_such_a_results_folder_before_it_starts(tmp_path, value, says):
+    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", "-s",
+                           "generic"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PLACEMENT_RESULTS": value})
+    assert proc.returncode == 2 and "ACCEPTANCE" not in proc.stdout
+    _one_line(proc, "acceptance.sh: PLACEMENT_RESULTS ", says)

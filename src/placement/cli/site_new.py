@@ -46,14 +46,15 @@ def _root() -> Path:
 
 def systems_dir() -> Path:
     """Where system files go: ``PLACEMENT_SYSTEMS`` (a site's own folder) or config/systems."""
-    env = os.environ.get("PLACEMENT_SYSTEMS")
-    return Path(env) if env else _root() / "config" / "systems"
+    from ..util import paths
+    return paths.env_path("PLACEMENT_SYSTEMS") or _root() / "config" / "systems"
 
 
 def topology_file(name: str) -> Path:
     """The node's topology, beside the system file (topologies/ for the checkout's own)."""
-    env = os.environ.get("PLACEMENT_SYSTEMS")
-    return Path(env) / f"{name}.xml" if env else _root() / "topologies" / f"{name}.xml"
+    from ..util import paths
+    env = paths.env_path("PLACEMENT_SYSTEMS")
+    return env / f"{name}.xml" if env else _root() / "topologies" / f"{name}.xml"
 
 
 def _run(cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess:

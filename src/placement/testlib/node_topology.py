@@ -19,7 +19,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..util import PlacementError, atomic, repo_root
+from ..util import PlacementError, atomic, paths, repo_root
 
 #: Runs on the compute node; the first tool hwloc installed there wins. ``--disallowed``
 #: (hwloc 2) keeps the PUs the job's cgroup forbids and records the allowed ones, so a
@@ -32,7 +32,7 @@ CAPTURE = ('for t in lstopo-no-graphics lstopo hwloc-ls; do '
 
 def cache_path(system: str, partition: str, node: str | None = None) -> Path:
     """Where the captured XML of ``system:partition`` (of its node ``node``) is kept."""
-    results = Path(os.environ.get('PLACEMENT_RESULTS', repo_root() / 'results'))
+    results = paths.env_path('PLACEMENT_RESULTS') or repo_root() / 'results'
     tail = f'-{node}' if node else ''
     return results / 'topologies' / f'{system}-{partition}{tail}.xml'
 

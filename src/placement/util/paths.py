@@ -13,11 +13,26 @@ from .errors import PlacementError
 _SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
+def env_path(name: str, default: Path | str | None = None) -> Path | None:
+    """The folder the environment variable ``name`` names, ``default`` when it is unset;
+    empty, blank or holding a line break it is one line (a newline in PLACEMENT_RESULTS
+    split the acceptance line in two, a blank one made every case fail)."""
+    value = os.environ.get(name)
+    if value is None:
+        return None if default is None else Path(default)
+    why = ("empty" if value == "" else "blank" if not value.strip() else
+           "a path with a line break" if any(c in value for c in "\n\r\0") else "")
+    if why:
+        raise PlacementError(f"{name} is {why}: expected the path of a folder, or leave it "
+                             "unset for the default")
+    return Path(value)
+
+
 def repo_root() -> Path:
     """The checkout holding reframe_tests/ and src/ (``PLACEMENT_ROOT`` overrides)."""
-    env = os.environ.get("PLACEMENT_ROOT")
-    if env:
-        return Path(env)
+    env = env_path("PLACEMENT_ROOT")
+    if env is not None:
+        return env
     here = Path(__file__).resolve()
     for parent in here.parents:
         if (parent / "reframe_tests").is_dir() and (parent / "src").is_dir():
@@ -27,7 +42,7 @@ def repo_root() -> Path:
 
 def baseline_dir() -> Path:
     """Reference files, one YAML per system (``PLACEMENT_BASELINES`` overrides)."""
-    return Path(os.environ.get("PLACEMENT_BASELINES", repo_root() / "config" / "baselines"))
+    return env_path("PLACEMENT_BASELINES") or repo_root() / "config" / "baselines"
 
 
 def baseline_file(system: str) -> Path:
