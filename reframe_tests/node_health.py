@@ -61,11 +61,11 @@ class NodeMemWriteSingleCheck(MemWriteSingleBase, NodeHealthMixin):
 
 @rfm.simple_test
 class NodeMemWriteCheck(MemWriteThreadsBase, NodeHealthMixin):
-    """Memory write bandwidth of every PU at once, scattered."""
+    """Memory write bandwidth of one thread and of every PU at once, scattered."""
 
-    descr = 'Memory write bandwidth, one thread per PU, scatter'
+    descr = 'Memory write bandwidth, one thread and one thread per PU, scatter'
     affinity = parameter(['scatter'])
-    threads = parameter(['full'])
+    threads = parameter([1, 'full'])
     scale = parameter(SCALES)
 
 
@@ -78,10 +78,11 @@ class NodeMemCopyCheck(NumaCopyBase, NodeHealthMixin):
 
 @rfm.simple_test
 class NodeMatmulCheck(MatmulBase, NodeHealthMixin):
-    """OpenMP matmul under compact and scatter: the map's effect, node against node."""
+    """OpenMP matmul unbound, under compact and under scatter: the map's effect, node
+    against node (each case is one more independent value for the peers' rank test)."""
 
-    descr = 'OpenMP matmul, compact against scatter'
-    affinity = parameter(['compact', 'scatter'])
+    descr = 'OpenMP matmul, unbound, compact and scatter'
+    affinity = parameter(['none', 'compact', 'scatter'])
     scale = parameter(SCALES)
 
 

@@ -132,18 +132,23 @@ class SlurmCluster:
         """What a client (sbatch, srun, squeue, ReFrame) needs to talk to this cluster."""
         return {'SLURM_CONF': str(self.conf), 'PLACEMENT_TEST_SLURM_CONF': str(self.conf)}
 
-    def logs(self) -> str:
+    def daemons(self) -> list[str]:
+        """The daemons, in stop order."""
+        return list(DAEMONS)
+
+    def logs(self, lines: int = 40) -> str:
         """The tail of every daemon log, for a failure message."""
         parts = []
-        for d in DAEMONS:
+        for d in self.daemons():
             f = self.log_file(d)
             text = f.read_text(errors='replace') if f.exists() else '(no log)'
-            parts.append(f'--- {f} ---\n' + '\n'.join(text.splitlines()[-40:]))
+            parts.append(f'--- {f} ---\n' + '\n'.join(text.splitlines()[-lines:]))
         return '\n'.join(parts)
 
     # --- set-up ----------------------------------------------------------------------------
-    def _write_config(self) -> None:
-        for sub in ('munge', 'state', 'spool'):
+    def _write_keys(self, *dirs: str) -> None:
+        """The folders ``dirs`` and munge's, its key, and an empty plugstack.conf."""
+        for sub in ('munge', *dirs):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         os.chmod(self.root / 'munge', 0o700)
         key = self.root / 'munge' / 'munge.key'
@@ -151,6 +156,9 @@ class SlurmCluster:
             key.write_bytes(os.urandom(1024))
         os.chmod(key, 0o400)
         (self.root / 'plugstack.conf').write_text('')   # not the host's plugins
+
+    def _write_config(self) -> None:
+        self._write_keys('state', 'spool')
         self.conf.write_text(conf_text(
             ctld=f'{self.node}(127.0.0.1)', ctld_port=free_port(), slurmd_port=free_port(),
             munge_socket=self.munge_socket, state=self.root / 'state',
@@ -217,14 +225,14 @@ class SlurmCluster:
 
     def stop(self) -> None:
         """Stop the daemons by their pids (TERM, then KILL); the directory is kept."""
-        for daemon in DAEMONS:
+        for daemon in self.daemons():
             pid = self._pid(daemon)
             if pid is None:
                 continue
             terminate(pid, lambda: self._pid(daemon) is not None, 15)
 
     def running(self) -> dict[str, int | None]:
-        return {d: self._pid(d) for d in DAEMONS}
+        return {d: self._pid(d) for d in self.daemons()}
 
 
 def main(argv: list[str]) -> int:

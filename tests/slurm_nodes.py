@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from daemon_wait import free_port, terminate
+from daemon_wait import free_port
 from node_cgroups import CgroupError, NodeCgroup
 from slurm_cluster import SlurmCluster, SlurmClusterError, conf_text, node_line
 
@@ -69,20 +69,12 @@ class SlurmNodes(SlurmCluster):
     def env(self) -> dict[str, str]:
         return {'SLURM_CONF': str(self.conf), CONF_VAR: str(self.conf)}
 
-    def pid_file(self, daemon: str) -> Path:
-        return self.root / f'{daemon}.pid'
-
     def daemons(self) -> list[str]:
         """Stop order: every slurmd, then slurmctld and munged."""
         return [f'slurmd-{n}' for n in self.nodes] + ['slurmctld', 'munged']
 
-    def logs(self) -> str:
-        parts = []
-        for d in self.daemons():
-            f = self.log_file(d)
-            text = f.read_text(errors='replace') if f.exists() else '(no log)'
-            parts.append(f'--- {f} ---\n' + '\n'.join(text.splitlines()[-25:]))
-        return '\n'.join(parts)
+    def logs(self, lines: int = 25) -> str:
+        return super().logs(lines)
 
     def cgroup(self, node: str) -> NodeCgroup | None:
         """The cgroup ``node``'s slurmd runs in; None for an unchanged node."""
@@ -94,14 +86,7 @@ class SlurmNodes(SlurmCluster):
 
     # --- set-up ----------------------------------------------------------------------------
     def _write_config(self) -> None:
-        for sub in ('munge', 'state'):
-            (self.root / sub).mkdir(parents=True, exist_ok=True)
-        os.chmod(self.root / 'munge', 0o700)
-        key = self.root / 'munge' / 'munge.key'
-        if not key.exists():
-            key.write_bytes(os.urandom(1024))
-        os.chmod(key, 0o400)
-        (self.root / 'plugstack.conf').write_text('')
+        self._write_keys('state')
         nodes = '\n'.join(node_line(n, f'Port={free_port()}') + ' State=UNKNOWN'
                           for n in self.nodes)
         self.conf.write_text(conf_text(
@@ -151,17 +136,11 @@ class SlurmNodes(SlurmCluster):
 
     def stop(self) -> None:
         """Stop every daemon by its pid (TERM, then KILL), then remove the nodes' cgroups."""
-        for daemon in self.daemons():
-            pid = self._pid(daemon)
-            if pid is not None:
-                terminate(pid, lambda d=daemon: self._pid(d) is not None, 15)
+        super().stop()
         for node in self.nodes:
             group = self.cgroup(node)
             if group is not None:
                 group.remove()
-
-    def running(self) -> dict[str, int | None]:
-        return {d: self._pid(d) for d in self.daemons()}
 
     @classmethod
     def existing(cls, root: Path) -> 'SlurmNodes':
@@ -218,7 +197,11 @@ def main(argv: list[str]) -> int:
     if action == 'start':
         root.mkdir(parents=True, exist_ok=True)
         os.chmod(root, 0o700)
-        cluster = SlurmNodes(root, n, slow, cpus)
+        try:
+            cluster = SlurmNodes(root, n, slow, cpus)
+        except SlurmClusterError as err:        # a node the cluster does not have
+            print(f'slurm_nodes.py: {err}', file=sys.stderr)
+            return 2
         cluster.start()
         print(f'export SLURM_CONF={cluster.conf} {CONF_VAR}={cluster.conf}')
     elif action == 'stop':
