@@ -11,15 +11,12 @@ folder itself. Prints the folder written.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as _dt
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 from ..judgement import Case, RunReport, runreport, session_info
-from ..util import PlacementError, system_name
-from . import files, history_page, node_history, provenance
+from ..util import PlacementError, regular_file, system_name
+from . import files, folder, history_page, node_history, provenance
 from .document import Report
 from .escape import markdown as md
 from .previous_run import compare
@@ -31,45 +28,6 @@ from .verdicts import history_table
 def _root() -> Path:
     from ..util import repo_root
     return repo_root()
-
-
-#: A person's reading of the numbers, kept in the report folder across regenerations.
-DISCUSSION = "discussion.md"
-
-
-def _fresh_dir(out: Path) -> Path:
-    """Empty ``out`` of a previous report's generated files (PNG/HTML/MD/CSV), create it.
-
-    ``discussion.md`` and anything else put there by hand (raw runs, node
-    descriptions) stay: regenerating a report must not lose what people wrote.
-    """
-    out.mkdir(parents=True, exist_ok=True)
-    for p in out.iterdir():
-        if p.is_file() and p.suffix in (".png", ".html", ".md", ".csv") and p.name != DISCUSSION:
-            p.unlink()
-    return out
-
-
-@contextlib.contextmanager
-def _whole_or_nothing(out: Path) -> Iterator[None]:
-    """A report folder this command made is removed again when writing it fails or is
-    interrupted (a full disk, Ctrl-C): no empty or half-written report is left behind.
-
-    A write error names the folder (matplotlib's does not name the file).
-    """
-    made = not out.exists()
-    try:
-        yield
-    except BaseException as exc:
-        if made:
-            shutil.rmtree(out, ignore_errors=True)
-        if isinstance(exc, OSError):
-            raise PlacementError(
-                f"cannot write the report in {out}"
-                + (f" ({exc.filename})" if exc.filename else "")
-                + f": {exc.strerror or exc}"
-                + ("; the folder was removed, nothing was kept" if made else "")) from None
-        raise
 
 
 def _run_date(r: RunReport) -> str:
@@ -92,10 +50,8 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
                for s in sorted({c.system for c in cases})] or ["empty"]
     name = system or "+".join(systems)
     newest = max(reports, key=lambda r: session_info.order(r.session))
-    target = output / f"{name}-{_run_date(newest)}"
-    with _whole_or_nothing(target):
-        return _write_runs(reports, cases, name, newest, _fresh_dir(target), compare_previous,
-                           summary)
+    with folder.claimed(output / f"{name}-{_run_date(newest)}", output) as target:
+        return _write_runs(reports, cases, name, newest, target, compare_previous, summary)
 
 
 def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: RunReport,
@@ -106,7 +62,7 @@ def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: 
     if compare_previous:
         table, note = compare(newest, root, scratch)
         hist, link = _history(newest, root, scratch, name, out)
-    notes = out / DISCUSSION
+    notes = out / folder.DISCUSSION
     rep = build(f"Placement report: {name}",
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
                 f"{newest.uuid} ({newest.session.get('time_start', '?')}).",
@@ -147,8 +103,8 @@ def report_reference(baseline_files: list[Path], seed_files: list[Path], output:
     if not cases:
         raise PlacementError("no baselines or seed tables to render "
                              "(config/baselines/ is empty; give --baseline or --seed-csv)")
-    with _whole_or_nothing(output):
-        return _write_reference(cases, prov, _fresh_dir(output))
+    with folder.claimed(output) as out:
+        return _write_reference(cases, prov, out)
 
 
 def _write_reference(cases: list[Case], prov: list[tuple[str, str]], out: Path) -> Path:
@@ -183,11 +139,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     reports = [runreport.load(p) for p in paths]
     summary = None
     if args.summary:
-        try:
-            summary = Path(args.summary).read_text().splitlines()
-        except OSError as exc:
-            raise PlacementError(f"cannot read the acceptance summary {args.summary}: "
-                                 f"{exc.strerror}") from None
+        summary = regular_file.read_text(Path(args.summary), "acceptance summary",
+                                         2**20).splitlines()
         if not any(ln.startswith("ACCEPTANCE ") for ln in summary):
             raise PlacementError(f"{args.summary} is no acceptance summary: it has no "
                                  "ACCEPTANCE line (what `placement acceptance summary` prints)")
