@@ -92,6 +92,11 @@ class Case:
         return f"{self.system}:{self.partition}+{self.environ}"
 
     @property
+    def node(self) -> str | None:
+        """The node the case was pinned to (``--distribute``), else None."""
+        return self.params.get("node")
+
+    @property
     def key(self) -> tuple:
         """Identity across runs: same test, parameters, system, partition and environment."""
         return (self.test, tuple(sorted((k, str(v)) for k, v in self.params.items())),
@@ -206,6 +211,7 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     params: dict[str, Any] = {}
     for m in re.finditer(r"%([\w.]+)=(\S+)", tc.get("display_name", name)):
         params[m.group(1)] = tc.get(m.group(1), m.group(2))
+    _node_param(params, tc)
     index = list(tc.get("reference_index") or [])
     for k in list(index) + list(KNOWN_PARAMS):
         if k in tc and tc[k] is not None and not isinstance(tc[k], (dict, list)):
@@ -238,6 +244,22 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],
                 environ=tc["environ"], result=tc.get("result") or "", fail_phase=tc.get("fail_phase"),
                 perf=perf, samples=samples, launches=launches, index=index, session=session, raw=tc)
+
+
+def _node_param(params: dict[str, Any], tc: dict[str, Any]) -> None:
+    """The node a case was pinned to as its parameter ``node`` (part of its identity).
+
+    ReFrame's ``--distribute`` adds ``.nid`` (and ``.part``, the partition again) to the
+    name; the node-health family also logs ``node``. A case of one node's run says no
+    node (its key is unchanged, and so are its stored baselines).
+    """
+    nid = params.pop(".nid", None)
+    params.pop(".part", None)
+    node = tc.get("node") or nid
+    if isinstance(node, list) and len(node) == 1:
+        node = node[0]
+    if isinstance(node, str) and node:
+        params["node"] = node
 
 
 def _merge_reruns(cases: list[Case]) -> list[Case]:
