@@ -99,7 +99,7 @@ def from_run(report: RunReport, system: str,
         parts, envs, nodes = spread.setdefault(c.test, (set(), set(), set()))
         parts.add(c.partition)
         envs.add(c.environ)
-        nodes.add(peer_cases.node_of(c))
+        nodes |= {peer_cases.node_of(c)} - {None}     # a case that names no node: none
     for c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
             continue
