@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
 import yaml
+
+from placement.util import atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "regression_detection.json"
@@ -190,7 +191,8 @@ def _plain_lines(sets: list[dict], split: bool) -> list[str]:
     n = plain_counts(kept)
     where = f" (the {_sets(len(kept))} recorded after its bounds were fixed)" if split else ""
     out = [f"- plain `reframe -r`{where}: {n['plain_first']} unchanged reruns failed on the "
-           f"first session alone (ReFrame confirms nothing), {n['plain']} with the "
+           f"first session alone (plain ReFrame has no confirmation session), {n['plain']} "
+           "with the "
            "confirmation session"]
     seen = _plain_seen(sets) if split else []
     if seen:

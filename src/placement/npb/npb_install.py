@@ -26,7 +26,7 @@ from ..util import PlacementError, atomic, sha256
 from . import npb_build, npb_locate
 
 MANIFEST = "npb-build.json"
-#: The benchmarks and classes a plain ``placement npb build`` makes: the quick family's.
+#: The benchmarks and classes a plain ``placement npb build`` makes: quick mode's.
 DEFAULT_BENCHMARKS = tuple(b.lower() for b in npb_locate.BENCHMARKS)
 DEFAULT_CLASSES = ("S", "W")
 
