@@ -367,3 +367,69 @@ def test_acceptance_refuses_such_a_results_folder_before_it_starts(tmp_path, val
                           env={**os.environ, "PLACEMENT_RESULTS": value})
     assert proc.returncode == 2 and "ACCEPTANCE" not in proc.stdout
     _one_line(proc, "acceptance.sh: PLACEMENT_RESULTS ", says)
+
+
+# -- NPB tarballs: every member checked, the folder bounded, before anything is unpacked -------
+
+def _tarball(path: Path, *extra) -> Path:
+    import io
+    import tarfile
+    with tarfile.open(path, "w:gz", compresslevel=1) as tar:
+        for name, data in (("NPB3.4.1/NPB3.4-OMP/config/make.def.template", b"FC = f77\n"),):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for info, data in extra:
+            tar.addfile(info, data)
+    return path
+
+
+def _member(name: str, kind: bytes = b"0", link: str = "", size: int = 0):
+    import io
+    import tarfile
+
+    class Zeros(io.RawIOBase):
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def readinto(self, b) -> int:
+            k = min(len(b), self.n)
+            b[:k] = bytes(k)
+            self.n -= k
+            return k
+    info = tarfile.TarInfo(f"NPB3.4.1/NPB3.4-OMP/{name}")
+    info.type, info.linkname, info.size = kind, link, size
+    return info, Zeros(size) if size else None
+
+
+@pytest.mark.parametrize("member, says", [
+    (("evil", b"2", "/etc/passwd"), "is a link that leads out of the folder"),
+    (("evil", b"2", "../../../etc"), "is a link that leads out of the folder"),
+    (("evil", b"1", "/etc/passwd"), "is a link that leads out of the folder"),
+    (("../../x",), "leads out of the folder (an absolute path or '..')"),
+    (("zero", b"3"), "is a device or FIFO"),
+    (("zeros", b"0", "", 300 * 2**20), "its NPB folder expands to more than 256 MiB"),
+])
+def test_a_crafted_npb_tarball_is_one_line_and_unpacks_nothing(tmp_path, capsys, member, says):
+    tarball = _tarball(tmp_path / "npb.tgz", _member(*member))
+    prefix = tmp_path / "prefix"
+    assert cli.main(["npb", "build", "--tarball", str(tarball), "--prefix", str(prefix),
+                     "--benchmarks", "EP", "--classes", "S"]) == 2
+    _one_line(capsys.readouterr().err, f"{tarball}: ", says, "nothing was unpacked")
+    assert not prefix.exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        ".prefix.lock", "npb.tgz"]      # the lock alone: no build folder is left
+
+
+def test_an_npb_template_not_in_utf8_is_one_line(tmp_path, capsys):
+    import io
+    import tarfile
+    tarball = tmp_path / "npb.tgz"
+    with tarfile.open(tarball, "w:gz") as tar:
+        data = "FC = f77 \u00e9\n".encode("latin-1")
+        info = tarfile.TarInfo("NPB3.4.1/NPB3.4-OMP/config/make.def.template")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    assert cli.main(["npb", "build", "--tarball", str(tarball), "--prefix",
+                     str(tmp_path / "prefix"), "--benchmarks", "EP", "--classes", "S"]) == 2
+    _one_line(capsys.readouterr().err, "make.def.template: not UTF-8 text (byte 9)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".prefix.lock", "npb.tgz"]

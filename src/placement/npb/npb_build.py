@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..util import PlacementError
+from ..util import PlacementError, regular_file
 from . import npb_budget, npb_locate, npb_output
 
 #: NPB's OpenMP folder inside the tarball (``NPB3.4.1/NPB3.4-OMP`` in NASA's 3.4.1).
@@ -111,20 +111,68 @@ def omp_folder(tarball: Path) -> str:
                          f"make.def.template (expected NASA's NPB 3.x source tarball)")
 
 
+#: the most NPB's OpenMP folder may expand to: NPB 3.4.1's is about 3 MB, so this bounds
+#: every NPB 3.x with room and refuses a tarball of zeros before it fills the cache
+MAX_UNPACKED = 256 * 2**20
+#: the most members it may hold (NPB 3.4.1's has under 400)
+MAX_MEMBERS = 20000
+
+
+def _member_problem(m: tarfile.TarInfo, folder: str) -> str:
+    """Why a member of NPB's folder is not one a source tarball holds, ``""`` when it is."""
+    parts = Path(m.name).parts
+    if m.name.startswith("/") or ".." in parts:
+        return "leads out of the folder (an absolute path or '..')"
+    if m.isdev() or m.isfifo():
+        return "is a device or FIFO"
+    if m.issym() or m.islnk():
+        target = m.linkname if m.islnk() else str(Path(m.name).parent / m.linkname)
+        if m.linkname.startswith("/") or ".." in Path(os.path.normpath(target)).parts \
+                or not os.path.normpath(target).startswith(folder):
+            return "is a link that leads out of the folder"
+    return ""
+
+
+def _members(tar: tarfile.TarFile, tarball: Path, folder: str) -> list[tarfile.TarInfo]:
+    """NPB's OpenMP folder's members, each checked, their sizes bounded in sum."""
+    members, total = [], 0
+    for m in tar:
+        if not (m.name == folder or m.name.startswith(folder + "/")):
+            continue
+        why = _member_problem(m, folder)
+        if why:
+            raise PlacementError(f"{tarball}: the member {repr(m.name)[:80]} {why}: not NASA's NPB "
+                                 "source tarball; nothing was unpacked")
+        total += m.size
+        members.append(m)
+        if total > MAX_UNPACKED or len(members) > MAX_MEMBERS:
+            raise PlacementError(f"{tarball}: its NPB folder expands to more than "
+                                 f"{MAX_UNPACKED // 2**20} MiB or {MAX_MEMBERS} files, more than "
+                                 "any NPB 3.x source; nothing was unpacked")
+    return members
+
+
 def unpack(tarball: Path, folder: str, dest: Path) -> Path:
-    """Extract only NPB's OpenMP folder into ``dest``; returns the folder's path there."""
-    with tarfile.open(tarball) as tar:
-        members = [m for m in tar.getmembers()
-                   if m.name == folder or m.name.startswith(folder + "/")]
-        # the data filter refuses absolute paths, links out of dest and device files
-        tar.extractall(dest, members=members, filter="data")
+    """Extract only NPB's OpenMP folder into ``dest``; returns the folder's path there.
+
+    Each member is checked first (no absolute path, ``..``, device or link out of the
+    folder) and their sizes bounded in sum; the data filter checks them again as it writes.
+    """
+    try:
+        with tarfile.open(tarball) as tar:
+            members = _members(tar, tarball, folder)
+            tar.extractall(dest, members=members, filter="data")
+    except (tarfile.TarError, EOFError) as exc:
+        raise PlacementError(f"{tarball}: cannot be unpacked ({exc.__class__.__name__}): not "
+                             "a whole NPB source tarball; nothing was installed") from None
     return dest / folder
 
 
 def configure(src: Path, compilers: Compilers, pairs: list[tuple[str, str]]) -> None:
     """``config/make.def`` from NPB's template with our compilers and flags, ``suite.def``
     naming what is built (the record of the build), and the ``bin/`` folder make expects."""
-    template = (src / "config" / "make.def.template").read_text()
+    template = regular_file.read_text(src / "config" / "make.def.template",
+                                      "NPB make.def template", 2**20)
     # NPB 3.4 names the Fortran compiler FC, NPB 3.3 F77
     fc_key = "FC" if re.search(r"^FC\s*=", template, re.M) else "F77"
     values = {fc_key: compilers.fc, "FFLAGS": compilers.fflags, "CC": compilers.cc,
