@@ -433,3 +433,30 @@ def test_an_npb_template_not_in_utf8_is_one_line(tmp_path, capsys):
                      str(tmp_path / "prefix"), "--benchmarks", "EP", "--classes", "S"]) == 2
     _one_line(capsys.readouterr().err, "make.def.template: not UTF-8 text (byte 9)")
     assert sorted(p.name for p in tmp_path.iterdir()) == [".prefix.lock", "npb.tgz"]
+
+
+# -- one baseline version per run --------------------------------------------------------------
+
+def test_a_baseline_changed_during_the_run_is_named_and_not_a_pass(tmp_path, monkeypatch):
+    import json
+    from placement.acceptance import run as acceptance
+    from placement.judgement import baselines
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    target = tmp_path / "generic.yaml"
+    target.write_text(BASELINE.read_text())
+    seen = baselines.version(target)
+    data = json.loads(FIRST.read_text())
+    for tc in data["runs"][0]["testcases"]:
+        tc["baseline_version"] = seen      # what each case's bounds came from
+    part = tmp_path / "run.json"
+    part.write_text(json.dumps(data))
+    lines, status = acceptance.summary([part], "generic", "quick", None, 10.0, False, [])
+    assert f"NOTE judged against {target} {seen}: ReFrame's bounds and the verdict read " \
+        "this version" in lines
+    target.write_text(BASELINE.read_text() + "# a record --add during the run\n")
+    lines, status = acceptance.summary([part], "generic", "quick", None, 10.0, False, [])
+    assert status == 4 and " INCOMPLETE " in lines[-1], lines[-1]
+    assert "baseline changed during the run" in lines[-1]
+    assert any(ln.startswith(f"NOTE baseline changed during the run: ReFrame's bounds came "
+                             f"from {target} {seen}, the verdict from "
+                             f"{baselines.version(target)}") for ln in lines), lines

@@ -391,6 +391,10 @@ def _note_lines(f: _Findings) -> list[str]:
         lines.append(f"NOTE {other}")
         f.gaps.append("baseline of another system")
     refused, units = baseline_gaps(f.system, f.judgement)
+    mixed = mixed_versions(f.good, f.system)
+    if mixed.startswith("baseline changed"):
+        f.gaps.append("baseline changed during the run")
+    lines += [f"NOTE {mixed}"] if mixed else []
     lines += [f"NOTE {line}" for line in refused + units]
     f.gaps += (["baseline refused: nothing judged against it"] if refused else []) + \
         ([f"{len(units)} value(s) with a reference in another unit"] if units else [])
@@ -541,6 +545,24 @@ def foreign_baseline(system: str) -> str:
         return baselines.foreign(baselines.load(path), system, str(path))
     except PlacementError:
         return ""
+
+
+def mixed_versions(parts: list[Part], system: str) -> str:
+    """The version of the system's reference file the run was judged against, or why two
+    were (ReFrame's bounds from one, the verdict from another: a ``baseline record`` during
+    the run); ``""`` when its cases read none."""
+    from ..util import baseline_file
+    path = baseline_file(system.split(":")[0])
+    seen = sorted({str(tc.get("baseline_version")) for p in parts for r in p.data["runs"]
+                   for tc in r.get("testcases", []) if tc.get("baseline_version")})
+    now = baselines.version(path) or "none"
+    if not seen:
+        return ""
+    if seen == [now]:
+        return f"judged against {path} {now}: ReFrame's bounds and the verdict read this version"
+    return (f"baseline changed during the run: ReFrame's bounds came from {path} "
+            f"{', '.join(seen)}, the verdict from {now}: judged against two versions; run "
+            "again with the file left as it is")
 
 
 def baseline_gaps(system: str, judgement: baseline_samples.Judgement | None

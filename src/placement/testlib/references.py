@@ -29,6 +29,10 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
     #: ``placement baseline record`` writes entries in this order.
     reference_index = variable(typ.List[str], value=[])
 
+    #: The version of the reference file this case's bounds came from (``sha256:<12 hex>``,
+    #: empty without one): the acceptance summary checks that its verdict read the same
+    baseline_version = variable(str, value='')
+
     @property
     def reference_file(self) -> Path:
         """The current system's reference file (it may not exist)."""
@@ -73,3 +77,4 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
                 raise ReferenceParseError(refused)
             # an absolute path: ReFrame joins it to its reference prefix unchanged
             self.reference = {'$ref': str(path)}
+            self.baseline_version = baselines.version(path)
