@@ -2,7 +2,7 @@
 
 Loads the topology once (as the ReFrame tests do, cached per partition), then
 times each strategy over repeated runs and reports the median. The target is
-under 50 ms per map; the figure is quoted in the README.
+under 50 ms per map; the figure is quoted in docs/reference/benchmarks.md.
 
     python benchmarks/map_speed.py [--repeats 15]
 """

@@ -4,7 +4,7 @@ The kernel's own throughput (MLUP/s of its timed steps, after initialisation)
 with the sampler preloaded, against the same kernel without it, launches
 alternated, medians compared. The sampler's cost grows with the pages armed per
 second (PAGESAMPLE_PAGES / PAGESAMPLE_PERIOD_US); the target is on its
-defaults: at most 25% slower. The figures are quoted in the README.
+defaults: at most 25% slower. The figures are quoted in docs/reference/benchmarks.md.
 
     python benchmarks/pagesample_overhead.py [--repeats 5] [--grid 512] [--threads 2]
 """

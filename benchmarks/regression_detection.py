@@ -639,7 +639,7 @@ def _lone_cell(row: dict | None, first: bool = False) -> str:
 
 def report(results: dict[int, dict], classes: dict[Key, str], n_sessions: int,
            hours: float) -> list[str]:
-    """The README's tables."""
+    """The set's tables, as the full table beside the JSON prints them."""
     counts: dict[str, int] = {}
     for c in classes.values():
         counts[c] = counts.get(c, 0) + 1

@@ -1,8 +1,8 @@
 """Run every benchmark of this folder, one after the other: ``make bench``.
 
 Each benchmark prints its own table and writes ``benchmarks/results/<name>.json``;
-the README quotes them. Each runs with its defaults, the settings of the
-README's figures. Exit status: 0 when every benchmark met its target, else 1
+docs/reference/benchmarks.md quotes them. Each runs with its defaults, the settings of the
+figures there. Exit status: 0 when every benchmark met its target, else 1
 (naming those that did not).
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-#: In the README's order.
+#: In the benchmarks page's order.
 BENCHMARKS = ("map_speed.py", "kernels_vs_likwid.py", "regression_detection.py",
               "history_page.py", "pagesample_overhead.py", "peer_judge_scale.py")
 

@@ -2,7 +2,7 @@
 
 The full check needs Spack on PATH and a local source mirror named by
 PLACEMENT_SPACK_MIRROR (npb/npb-3.4.1.tar.gz and the sources of what is not
-an external; see the README section "Installing on a cluster with Spack").
+an external; see docs/howto/spack.md).
 The refusals (no Spack, no mirror) run everywhere.
 """
 

@@ -631,7 +631,7 @@ def test_one_baseline_session_calls_a_tight_value_40_percent_slower_when_the_run
     """The limit of a one-session baseline, on values that spread alike: the run's own prior
     is fitted on one difference per value, so its d0 lands anywhere from about 1 to its bound;
     a tight value 40% slower is called when the fit finds the values alike, else it stays
-    undecided (docs/reference/limits.md quotes these counts)."""
+    undecided (docs/reference/limits.md: one baseline session calls little)."""
     called, alike = 0, 0
     for seed in range(20):
         values = _spread_with_launches(n_values=60, k=1, seed=seed)
