@@ -460,3 +460,14 @@ def test_a_baseline_changed_during_the_run_is_named_and_not_a_pass(tmp_path, mon
     assert any(ln.startswith(f"NOTE baseline changed during the run: ReFrame's bounds came "
                              f"from {target} {seen}, the verdict from "
                              f"{baselines.version(target)}") for ln in lines), lines
+
+
+def test_a_report_folder_written_before_markers_is_taken_as_a_report_s(tmp_path):
+    out = tmp_path / "ref"
+    out.mkdir()
+    for name in ("index.html", "numbers.csv", "README.md", "old.png", "discussion.md"):
+        (out / name).write_text("earlier\n")
+    assert cli.main(["report", "--reference", "--baseline", str(BASELINE), "--output",
+                     str(out)]) == 0
+    assert not (out / "old.png").exists() and (out / "discussion.md").read_text() == "earlier\n"
+    assert (out / "index.html").read_text() != "earlier\n"

@@ -8,7 +8,8 @@ the link's target. So a folder is either made here (``mkdir`` fails on anything 
 at the name, a link included) or is one a report wrote: it holds the marker
 :data:`MARKER`, which lists the files that report wrote, and only those are removed
 before it is written again. What people put there (``discussion.md``, raw runs) stays.
-An empty folder without the marker is taken as a new one.
+An empty folder without the marker is taken as a new one, and one that holds just what a
+report wrote before reports left a marker (its pages, tables and figures) as a report's.
 """
 
 from __future__ import annotations
@@ -61,12 +62,31 @@ def written_before(out: Path) -> list[str]:
     line."""
     marker = out / MARKER
     if not os.path.lexists(marker):
-        if any(out.iterdir()):
+        earlier = _unmarked_report(out)
+        if earlier is None:
             raise _refuse(out, f"holds files no report wrote (no {MARKER} marker of one)")
-        return []
+        return earlier
     text = regular_file.read_text(marker, "report marker", 2**20)
     names = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
     return [n for n in names if "/" not in n and n not in (".", "..", MARKER, DISCUSSION)]
+
+
+#: what a report wrote before it left a marker: its pages, tables and figures
+_EARLIER = (".png", ".html", ".md", ".csv")
+
+
+def _unmarked_report(out: Path) -> list[str] | None:
+    """The files of a report written before reports left their marker (its index.html and
+    numbers.csv there, nothing but regular files of its kinds and discussion.md), ``[]`` for
+    an empty folder, None for any other folder."""
+    entries = list(out.iterdir())
+    if not entries:
+        return []
+    names = {p.name for p in entries}
+    if not {"index.html", "numbers.csv"} <= names or not all(
+            stat.S_ISREG(os.lstat(p).st_mode) and p.suffix in _EARLIER for p in entries):
+        return None
+    return sorted(names - {DISCUSSION})
 
 
 def _remove(out: Path, names: list[str]) -> None:
