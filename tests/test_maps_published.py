@@ -96,3 +96,27 @@ def test_oversubscription_wraps_round_only_when_asked():
 def test_explicit_list_errors_name_the_bad_entry(spec, message):
     with pytest.raises(maps.PlacementError, match=message):
         maps.compute(load("xeon-e5620"), 4, "explicit", explicit=spec)
+
+
+def test_threads_per_rank_and_ranks_are_capped_by_the_node():
+    from placement.engine import hybrid
+    topo = load("bulldozer")
+    with pytest.raises(maps.PlacementError, match="at most 4096 threads per rank"):
+        hybrid.compute(topo, 4, 100_000)
+    with pytest.raises(maps.PlacementError, match="at most as many ranks"):
+        hybrid.compute(topo, 100_000, 1)
+    assert len(hybrid.compute(topo, 4, 4096).places[0]) == 4096    # linear: a second at most
+
+
+def test_renderings_that_name_one_cpu_give_each_thread_its_own_pu_and_say_so():
+    from placement.engine import launch, renderings
+    topo = load("cometlake")
+    pl = maps.compute(topo, 16, "close-cores")
+    assert renderings.env(pl, "gomp")["GOMP_CPU_AFFINITY"] == \
+        "0 8 1 9 2 10 3 11 4 12 5 13 6 14 7 15"
+    assert "proclist=[{0,8},{0,8},{1,9}" in renderings.render(pl, "kmp")
+    assert renderings.render(pl, "likwid").startswith("OMP_NUM_THREADS=16 likwid-pin")
+    narrow = launch.settings(topo, 4, "close-cores", binder="gomp").warnings
+    assert any("one PU of a multi-PU place" in w for w in narrow)
+    with pytest.raises(maps.PlacementError, match="likwid-pin cannot state this map"):
+        renderings.render(maps.compute(topo, 32, "close-threads", oversubscribe=True), "likwid")

@@ -56,22 +56,34 @@ def format_ranges(values: Iterable[int]) -> str:
     return ",".join(parts)
 
 
-def parse_bitmask(text: str) -> frozenset[int]:
-    """Decode an hwloc bitmap string (``0x000000ff,0xffffffff``, most significant word first)."""
+#: hwloc writes each 32-bit word of a bitmap as ``0x`` and 8 hex digits (16 for 64-bit).
+_WORD = re.compile(r"0x[0-9a-fA-F]{0,16}")
+_INFINITE = "0xf...f"
+
+
+def parse_bitmask(text: str, top: int = 0) -> frozenset[int]:
+    """Decode an hwloc bitmap string (``0x000000ff,0xffffffff``, most significant word first).
+
+    Linear in its length: each word is at most 16 hex digits and there are at most
+    ``MAX_INDEX / 32`` of them. hwloc's infinite marker (``0xf...f`` as the first word)
+    sets every bit from that word up to ``top`` (the caller's largest index + 1).
+    The error names the problem, never the text (a bad mask may be megabytes long).
+    """
     if not text:
         return frozenset()
-    bits: set[int] = set()
     words = [w.strip() for w in text.split(",")]
+    if len(words) > MAX_INDEX // 32:
+        raise ValueError(f"an hwloc bitmap of {len(words)} words: no node has "
+                         f"{MAX_INDEX} CPUs")
+    bits: list[int] = []
     for pos, word in enumerate(reversed(words)):
-        if word.startswith("0xf...f"):  # infinite set marker: no finite bits beyond
-            word = word[len("0xf...f"):] or "0x0"
-        try:
-            value = int(word, 16) if word else 0  # hwloc elides all-zero words
-        except ValueError:
-            raise ValueError(f"not an hwloc bitmap word: {word!r}") from None
         base = 32 * pos
-        while value:
-            low = value & -value
-            bits.add(base + low.bit_length() - 1)
-            value ^= low
+        if word == _INFINITE and pos == len(words) - 1:
+            bits.extend(range(base, max(base, top)))
+            continue
+        if not _WORD.fullmatch(word) and word:
+            raise ValueError("not an hwloc bitmap (comma-separated words of 0x and at most "
+                             "16 hex digits)")
+        value = int(word[2:] or "0", 16) if word else 0   # hwloc elides all-zero words
+        bits.extend(base + i for i in range(value.bit_length()) if value >> i & 1)
     return frozenset(bits)

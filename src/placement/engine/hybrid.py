@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..util import PlacementError
+from .maps import MAX_THREADS_PER_PU
 from .topology import Topology
 
 #: Domains a rank can be confined to; ``cores:N`` (N consecutive cores per rank) too.
@@ -134,6 +135,13 @@ def compute(topo: Topology, ranks: int, threads: int, domain: str = "package",
     for name, value in (("rank count", ranks), ("threads per rank", threads)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise PlacementError(f"{name} must be a positive whole number, got {value!r}")
+    if threads > MAX_THREADS_PER_PU * len(topo.pus):
+        raise PlacementError(
+            f"{threads} threads per rank is over {MAX_THREADS_PER_PU} per PU of the node's "
+            f"{len(topo.pus)} PUs: at most {MAX_THREADS_PER_PU * len(topo.pus)} threads per rank")
+    if ranks > len(topo.pus):
+        raise PlacementError(f"{ranks} ranks on a node of {len(topo.pus)} PUs: at most one "
+                             "rank per core, so at most as many ranks as the node has cores")
     if unit not in UNITS:
         raise PlacementError(f"unknown place unit {unit!r}: choose one of {', '.join(UNITS)}")
     if domain.startswith("cores:"):

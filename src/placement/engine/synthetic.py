@@ -11,7 +11,14 @@ import re
 import shutil
 import subprocess
 
+from pathlib import Path
+
 from ..util import PlacementError
+from .cpulist import MAX_INDEX
+from .topology import LSTOPO_TIMEOUT_S, read_bounded
+
+#: A synthetic description is one line of a few hundred characters.
+MAX_DESCRIPTION_BYTES = 64 * 1024
 
 _VOLATILE = re.compile(r'\s*<info name="(hwlocVersion|ProcessName)" value="[^"]*"/>\n')
 
@@ -22,11 +29,39 @@ def generate_xml(description: str) -> str:
     if exe is None:
         raise PlacementError("lstopo is not installed: apt-get install hwloc, "
                              "or activate the project's Spack environment")
-    proc = subprocess.run([exe, "-i", description.strip(), "--of", "xml", "-"],
-                          capture_output=True, text=True)
+    _check_size(description)
+    try:
+        proc = subprocess.run([exe, "-i", description.strip(), "--of", "xml", "-"],
+                              capture_output=True, text=True, timeout=LSTOPO_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise PlacementError(f"lstopo did not expand the synthetic description within "
+                             f"{LSTOPO_TIMEOUT_S} s: is it a node's (e.g. pack:2 core:8 pu:2)?"
+                             ) from None
     if proc.returncode != 0:
-        raise PlacementError(f"hwloc rejected the synthetic description: {proc.stderr.strip()}")
+        why = proc.stderr.strip().splitlines()[:1] or ["no reason given"]
+        raise PlacementError(f"hwloc rejected the synthetic description: {why[0][:200]}")
     return normalise(proc.stdout)
+
+
+def _check_size(description: str) -> None:
+    """Refuse a description of more PUs than any node has before lstopo builds it."""
+    pus = 1
+    for count in re.findall(r"[A-Za-z][\w]*:(\d+)", description):
+        pus *= int(count[:8])
+        if pus > MAX_INDEX:
+            raise PlacementError(f"the synthetic description makes more than {MAX_INDEX} PUs, "
+                                 "more than any node has: give a node's shape, e.g. "
+                                 "pack:2 core:8 pu:2")
+
+
+def read_description(path: Path) -> str:
+    """A ``.synthetic`` file's text: a regular file of at most 64 KiB, UTF-8, else one line."""
+    raw = read_bounded(Path(path), "synthetic description", MAX_DESCRIPTION_BYTES)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PlacementError(f"{path}: not UTF-8 text: a synthetic description is one line "
+                             "like pack:2 core:8 pu:2") from None
 
 
 def normalise(xml: str) -> str:

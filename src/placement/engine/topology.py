@@ -10,19 +10,28 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..util import PlacementError
-from .cpulist import format_ranges, parse_bitmask, parse_list
+from .cpulist import MAX_INDEX, format_ranges, parse_bitmask, parse_list
 
 #: hwloc object types that form levels of the CPU tree (memory/IO children are skipped).
 CPU_TYPES = {
     "Machine", "Package", "Die", "Group", "L5Cache", "L4Cache", "L3Cache", "L2Cache",
     "L1Cache", "L3iCache", "L2iCache", "L1iCache", "Core", "PU",
 }
+#: No node's hwloc tree is this deep (Machine, Package, Die, Group, 5 caches, Core, PU is
+#: about 12): a file nested deeper is refused before the walk recurses into it.
+MAX_DEPTH = 64
+#: A topology file larger than this is no node's (hwloc writes a few MB for thousands of
+#: PUs): refused before it is read.
+MAX_TOPOLOGY_BYTES = 64 * 2**20
+#: How long lstopo may take to describe this machine.
+LSTOPO_TIMEOUT_S = 120
 #: Levels the lint and summary name; a "module" is an L2 shared by more than one core.
 NAMED_LEVELS = ("Package", "Die", "L3Cache", "L2Cache", "Core")
 
@@ -136,17 +145,27 @@ class Topology:
         return "\n".join(lines)
 
 
-def _int_attr(obj: ET.Element, name: str) -> int:
-    """A non-negative integer attribute of an hwloc object, or an error naming it."""
+def _int_attr(obj: ET.Element, name: str, top: int | None = None) -> int:
+    """A non-negative integer attribute of an hwloc object (below ``top`` when given), or
+    an error naming it (and at most the start of what it read)."""
     text = obj.get(name, "")
-    if not (text.isascii() and text.isdigit()):
-        raise PlacementError(f"{obj.get('type', 'object')} {name}={text!r} is not a "
+    shown = repr(text) if len(text) <= 24 else repr(text[:20]) + "..."
+    if not (text.isascii() and text.isdigit()) or len(text) > 30:
+        raise PlacementError(f"{obj.get('type', 'object')} {name}={shown} is not a "
                              "non-negative whole number: not a valid hwloc topology")
-    return int(text)
+    value = int(text)
+    if top is not None and value >= top:
+        raise PlacementError(f"{obj.get('type', 'object')} {name}={shown} is past the "
+                             f"largest index any node has ({top - 1}): not a valid hwloc "
+                             "topology")
+    return value
 
 
 def _walk(elem: ET.Element, path: tuple, counters: dict, out: list, caches: dict) -> None:
     """Depth-first walk of the CPU tree, recording each PU's ancestry."""
+    if len(path) >= MAX_DEPTH:
+        raise PlacementError(f"the CPU tree nests deeper than {MAX_DEPTH} levels, which no "
+                             "node's hwloc topology does")
     rank = 0
     for child in elem.findall("object"):
         typ = child.get("type", "")
@@ -162,7 +181,8 @@ def _walk(elem: ET.Element, path: tuple, counters: dict, out: list, caches: dict
         entry = (typ, logical, rank)
         rank += 1
         if typ == "PU":
-            os_index = _int_attr(child, "os_index") if "os_index" in child.attrib else logical
+            os_index = (_int_attr(child, "os_index", MAX_INDEX) if "os_index" in child.attrib
+                        else logical)
             out.append((os_index, path + (entry,)))
         else:
             _walk(child, path + (entry,), counters, out, caches)
@@ -191,27 +211,18 @@ def from_xml(text: str, source: str = "<xml>") -> Topology:
             raise PlacementError(f"{source}: PU os_index {os_index} appears twice: "
                                  "each PU of an hwloc topology has its own number")
         seen.add(os_index)
-    numa: dict[int, frozenset[int]] = {}
-    for obj in root.iter("object"):
-        if obj.get("type") == "NUMANode":
-            try:
-                node = _int_attr(obj, "os_index") if "os_index" in obj.attrib else len(numa)
-            except PlacementError as err:
-                raise PlacementError(f"{source}: {err}") from None
-            try:
-                numa[node] = parse_bitmask(obj.get("cpuset", ""))
-            except ValueError:
-                raise PlacementError(f"{source}: NUMANode {node} cpuset "
-                                     f"{obj.get('cpuset')!r} is not an hwloc bitmap") from None
-    all_cpus = seen
+    numa = _numa_nodes(root, max(seen) + 1, source)
     _check_consistent(root, numa, seen, source)
     if not numa:  # hwloc always has one; be lenient with hand-written files
-        numa = {0: frozenset(all_cpus)}
-    node_of = {}
-    for node, cpus in numa.items():
-        for cpu in cpus:
-            node_of.setdefault(cpu, node)
-    pus = [PU(os_index=os, logical=i, numa=node_of.get(os, min(numa)), path=path)
+        numa = {0: frozenset(seen)}
+    # a PU listed by two nodes (a hand edit) belongs to the lowest, as before
+    node_of = {cpu: node for node, cpus in sorted(numa.items(), reverse=True) for cpu in cpus}
+    homeless = [os for os, _ in found if os not in node_of]
+    if homeless:
+        raise PlacementError(f"{source}: PU {homeless[0]} (and {len(homeless) - 1} more) is in "
+                             "no NUMA node's cpuset: a cpuset edited by hand? Capture the "
+                             "node again with `lstopo --of xml`")
+    pus = [PU(os_index=os, logical=i, numa=node_of[os], path=path)
            for i, (os, path) in enumerate(found)]
     desc = ""
     for info in machine.findall("info"):
@@ -219,14 +230,52 @@ def from_xml(text: str, source: str = "<xml>") -> Topology:
             desc = info.get("value", "")
     topo = Topology(pus=pus, numa_nodes=numa, source=source, cache_sizes=caches,
                     description=desc)
-    # `lstopo --disallowed` in a cgroup (a Slurm job) keeps the node's PUs and records the
-    # ones the job may use: the topology is that part of the node, and says so
+    return restrict_to(topo, set(_allowed(machine, topo, source)))
+
+
+def _numa_nodes(root: ET.Element, top: int, source: str) -> dict[int, frozenset[int]]:
+    """Each NUMA node's PUs from its cpuset; a node without one is an error, not node 0."""
+    numa: dict[int, frozenset[int]] = {}
+    for obj in root.iter("object"):
+        if obj.get("type") != "NUMANode":
+            continue
+        try:
+            node = (_int_attr(obj, "os_index", MAX_INDEX) if "os_index" in obj.attrib
+                    else len(numa))
+        except PlacementError as err:
+            raise PlacementError(f"{source}: {err}") from None
+        try:
+            cpus = parse_bitmask(obj.get("cpuset", ""), top)
+        except ValueError as err:
+            raise PlacementError(f"{source}: NUMANode {node} cpuset: {err}") from None
+        if not cpus:
+            raise PlacementError(f"{source}: NUMANode {node} has "
+                                 f"{'an empty' if 'cpuset' in obj.attrib else 'no'} cpuset: "
+                                 "its PUs cannot be told; capture the node again with "
+                                 "`lstopo --of xml`")
+        numa[node] = cpus
+    return numa
+
+
+def _allowed(machine: ET.Element, topo: Topology, source: str) -> frozenset[int]:
+    """The PUs the Machine's ``allowed_cpuset`` lets run, read as hwloc reads it.
+
+    `lstopo --disallowed` in a cgroup (a Slurm job) keeps the node's PUs and records the
+    ones the job may use: the topology is that part of the node, and says so. Like hwloc,
+    bits for PUs the topology lacks are ignored (the set is intersected with its PUs); a
+    set that leaves no PU is an error, as nothing could run."""
+    text = machine.get("allowed_cpuset")
+    if text is None:
+        return frozenset(topo.cpus)
     try:
-        allowed = parse_bitmask(machine.get("allowed_cpuset") or "")
-    except ValueError:
-        allowed = frozenset()
-    # (only a part of the file's PUs: a hand edit that moved PUs leaves no sensible part)
-    return restrict_to(topo, set(allowed)) if allowed and allowed < set(topo.cpus) else topo
+        allowed = parse_bitmask(text, max(topo.cpus) + 1) & frozenset(topo.cpus)
+    except ValueError as err:
+        raise PlacementError(f"{source}: Machine allowed_cpuset: {err}") from None
+    if not allowed:
+        raise PlacementError(f"{source}: the Machine's allowed_cpuset allows none of the "
+                             f"topology's PUs ({format_ranges(topo.cpus)}): nothing could run "
+                             "there; capture the node again with `lstopo --of xml`")
+    return allowed
 
 
 def _check_consistent(root: ET.Element, numa: dict[int, frozenset[int]], pus: set[int],
@@ -258,8 +307,13 @@ def live_xml() -> str:
         exe = shutil.which(tool)
         if exe:
             for opts in (["--disallowed"], []):     # hwloc before 2.0 lacks --disallowed
-                proc = subprocess.run([exe, *opts, "--of", "xml", "-"], capture_output=True,
-                                      text=True)
+                try:
+                    proc = subprocess.run([exe, *opts, "--of", "xml", "-"],
+                                          capture_output=True, text=True,
+                                          timeout=LSTOPO_TIMEOUT_S)
+                except subprocess.TimeoutExpired:
+                    raise PlacementError(f"{tool} did not describe this machine within "
+                                         f"{LSTOPO_TIMEOUT_S} s") from None
                 if proc.returncode == 0:
                     return proc.stdout
     raise PlacementError(
@@ -316,7 +370,31 @@ def load(path: str | Path | None = None) -> Topology:
     if not p.exists():
         raise PlacementError(f"topology file {str(p)!r} not found: {hint}")
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_bounded(p, "topology", MAX_TOPOLOGY_BYTES).decode("utf-8")
     except UnicodeDecodeError:
         raise PlacementError(f"{p}: not hwloc XML (not UTF-8 text): {hint}") from None
     return from_xml(text, source=str(p))
+
+
+def read_bounded(path: Path, what: str, max_bytes: int) -> bytes:
+    """A regular file's bytes, at most ``max_bytes``; a FIFO, device or socket is one line.
+
+    Opened non-blocking, so a FIFO never waits for a writer, and checked once open, so
+    ``/dev/zero`` is never read. A symbolic link to a regular file is followed: a site
+    may keep its node files anywhere."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise PlacementError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as fp:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise PlacementError(f"{path}: not a regular file (a FIFO, device or socket): "
+                                 f"give the {what} file itself")
+        raw = fp.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        size = (f"{max_bytes // 2**20} MiB" if max_bytes >= 2**20
+                else f"{max_bytes // 1024} KiB")
+        raise PlacementError(f"{path}: larger than {size}, more than any node's {what}; "
+                             "nothing was read")
+    return raw
