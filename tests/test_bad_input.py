@@ -115,7 +115,9 @@ def test_valid_pus_of_a_non_contiguous_set(tmp_path):
     out = tmp_path / "gap.xml"
     text = re.sub(r'(type="PU" os_index=)"\d+"', lambda m: f'{m.group(1)}"{next(moved)}"', text)
     # the second NUMA node's cpuset follows its PUs, as lstopo would write it
-    out.write_text(text.replace('cpuset="0x000000f0"', 'cpuset="0x00000f00"'))
+    # (and its allowed_cpuset: hwloc, like the engine, allows only the PUs it lists)
+    out.write_text(text.replace('cpuset="0x000000f0"', 'cpuset="0x00000f00"')
+                   .replace('allowed_cpuset="0x000000ff"', 'allowed_cpuset="0x00000f0f"'))
     topo = topology.load(out)
     assert sorted(topo.cpus) == [n if n < 4 else n + 4 for n in sorted(nums)]
     _one_line_exit_2(run("maps", "--topology", str(out), "--threads", "1", "--strategy",
