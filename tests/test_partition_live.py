@@ -1,0 +1,137 @@
+"""A partition at a time, live: the node-health family on a real 4-node Slurm.
+
+The cluster of ``slurm_nodes.py`` has one node whose CPU time is capped (a cgroup CFS
+quota: ``SLOW`` of its CPUs, well under what a busy shared 2-core host leaves a job) and one left 1 PU of 2 by a cpuset. One acceptance run with
+``--distribute=all -t nodes`` must give every node its own values (the run report's
+``node`` of each case and the host its job printed, the node in every case's identity), the
+restricted node's fingerprint and maps must say 1 PU, and the acceptance line must FAIL
+naming both odd nodes (the capped node's naming is an expected failure until the peer
+verdict names it). An unchanged partition must PASS: that second run (about two
+minutes more) runs with ``PLACEMENT_TEST_PARTITION_PASS=1`` (``make test-nodes``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from placement.judgement import runreport
+
+ROOT = Path(__file__).resolve().parents[1]
+NODES = ['n1', 'n2', 'n3', 'n4']
+#: the capped node's share of its CPUs' time, the node left one PU, and that PU
+SLOW, SLOW_NODE, SMALL_NODE, SMALL_CPUS = 0.1, 'n2', 'n3', '1'
+
+pytestmark = [pytest.mark.slurm, pytest.mark.reframe]
+
+
+def acceptance(cluster, tmp: Path) -> tuple[subprocess.CompletedProcess, runreport.RunReport]:
+    """``scripts/acceptance.sh -m quick -s testnodes:batch -- --distribute=all -t nodes``."""
+    env = {**os.environ, **cluster.env, 'PLACEMENT_RESULTS': str(tmp / 'results'),
+           'PLACEMENT_REPORTS': str(tmp / 'reports'), 'ACCEPTANCE_CONFIRM': '0'}
+    proc = subprocess.run([str(ROOT / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s',
+                           'testnodes:batch', '--', '--distribute=all', '-t', 'nodes'],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    reports = sorted((tmp / 'results' / 'runs').glob('run-report-acceptance-*.json'))
+    assert reports, proc.stdout[-3000:] + proc.stderr[-2000:]
+    return proc, runreport.load(reports[-1])
+
+
+def lines(proc: subprocess.CompletedProcess, head: str) -> list[str]:
+    return [ln for ln in proc.stdout.splitlines() if ln.startswith(head)]
+
+
+@pytest.fixture(scope='module')
+def odd_run(slurm_nodes, tmp_path_factory):
+    """The 4-node partition with one capped and one cpuset-restricted node, and its run."""
+    cluster = slurm_nodes(4, slow={SLOW_NODE: SLOW}, cpus={SMALL_NODE: SMALL_CPUS})
+    proc, report = acceptance(cluster, tmp_path_factory.mktemp('odd-run'))
+    print('\n'.join(lines(proc, 'NODES') + lines(proc, 'ACCEPTANCE')))
+    return cluster, proc, report
+
+
+def test_the_odd_nodes_jobs_run_in_their_cgroups(odd_run):
+    cluster = odd_run[0]
+    env = {**os.environ, **cluster.env}
+    seen = {}
+    for node in (SLOW_NODE, SMALL_NODE, 'n1'):
+        out = subprocess.run(['srun', '-w', node, '--exclusive', '-n1', '--cpus-per-task=2',
+                              'sh', '-c', 'hostname; cat /proc/self/cgroup; '
+                              'grep Cpus_allowed_list /proc/self/status'],
+                             env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr + cluster.logs()
+        seen[node] = out.stdout
+    for node, text in seen.items():
+        assert text.splitlines()[0] == node, text         # its own UTS namespace
+        group = cluster.cgroup(node)
+        for d in group.dirs() if group else []:
+            assert f':/{d.name}\n' in text, text           # the slurmd's cgroup, inherited
+    assert seen[SMALL_NODE].split()[-1] == SMALL_CPUS, seen[SMALL_NODE]
+    assert 'placement-' not in seen['n1'], seen['n1']
+
+
+def test_every_node_keeps_its_values(odd_run):
+    _, proc, report = odd_run
+    measured = [c for c in report.cases if c.result == 'pass']
+    assert {c.node for c in measured} == set(NODES), proc.stdout[-3000:]
+    for c in measured:
+        # the job's own hostname (the squeue backend leaves job_nodelist ['None'])
+        assert c.raw['job_host'] == c.raw['node'] == c.node, c.raw['display_name']
+        assert f'node={c.node}' in c.label()
+    by_test = {}
+    for c in measured:
+        by_test.setdefault(c.test, set()).add(c.node)
+    for test, nodes in by_test.items():
+        assert nodes == set(NODES), f'{test} measured on {sorted(nodes)} only'
+
+
+def test_the_restricted_node_is_placed_on_its_one_pu(odd_run):
+    report = odd_run[2]
+    prints = {c.node: c.raw['fingerprint'] for c in report.cases
+              if c.test == 'NodeTopologyCheck' and c.result == 'pass'}
+    assert prints[SMALL_NODE]['pus_allowed'] == 1 and prints[SMALL_NODE]['pus'] == 2
+    assert all(prints[n]['pus_allowed'] == 2 for n in NODES if n != SMALL_NODE), prints
+    binding = [c for c in report.cases if c.test == 'NodeBindingCheck' and c.node == SMALL_NODE]
+    assert binding and all(c.result == 'pass' for c in binding), binding
+    assert all('1 PUs' in c.raw['node_topology'] for c in binding), binding[0].raw['node_topology']
+
+
+def test_the_acceptance_line_fails_naming_the_restricted_node(odd_run):
+    _, proc, _ = odd_run
+    nodes_lines = lines(proc, 'NODES testnodes:batch:')
+    assert any(re.search(rf'\b{SMALL_NODE} topology differs from its 3 peers: 1 PU allowed '
+                         'of 2', ln) for ln in nodes_lines), \
+        '\n'.join(nodes_lines) or proc.stdout[-3000:]
+    line = lines(proc, 'ACCEPTANCE')[-1]
+    assert ' FAIL ' in line and re.search(rf'\b{SMALL_NODE}\b', line), line
+    assert proc.returncode == 1, line
+
+
+@pytest.mark.xfail(reason='the capped node is slowest on every value (-25% to -60%) and '
+                          'stands apart by rank, but no single value is called against its '
+                          'peers while the restricted node, faster on matmul, widens their '
+                          'spread: the peer verdict does not name it yet', strict=False)
+def test_the_acceptance_line_names_the_capped_node_slower(odd_run):
+    _, proc, _ = odd_run
+    nodes_lines = lines(proc, 'NODES testnodes:batch:')
+    assert any(re.search(rf'\b{SLOW_NODE}\b.*slower', ln) for ln in nodes_lines), \
+        '\n'.join(nodes_lines)
+    line = lines(proc, 'ACCEPTANCE')[-1]
+    assert ' FAIL ' in line and re.search(rf'\b{SLOW_NODE}\b', line), line
+
+
+@pytest.mark.skipif(os.environ.get('PLACEMENT_TEST_PARTITION_PASS') != '1',
+                    reason='a second partition run (about two minutes): make test-nodes')
+def test_an_unchanged_partition_passes(slurm_nodes, tmp_path):
+    proc, report = acceptance(slurm_nodes(4), tmp_path)
+    print('\n'.join(lines(proc, 'NODES') + lines(proc, 'ACCEPTANCE')))
+    assert {c.node for c in report.cases if c.result == 'pass'} == set(NODES)
+    nodes_lines = lines(proc, 'NODES testnodes:batch:')
+    assert nodes_lines and all('no node stands apart' in ln for ln in nodes_lines), nodes_lines
+    line = lines(proc, 'ACCEPTANCE')[-1]
+    assert not any(re.search(rf'\b{n}\b', line) for n in NODES), line
+    assert ' PASS ' in line, line
