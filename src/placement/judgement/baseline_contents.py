@@ -55,10 +55,10 @@ def check(data: dict[str, Any], where: str) -> None:
                              f"{{{', '.join(f'{f}: N' for f in FIELDS)}}} that `placement "
                              f"baseline record` writes: {_damaged(where)}")
     has = count(data, where)
-    short = [f"{f} {has[f]} of {said[f]}" for f in FIELDS if has[f] < said[f]]
-    if short:
+    fewer = [f"{f} {has[f]} of {said[f]}" for f in FIELDS if has[f] < said[f]]
+    if fewer:
         raise PlacementError(f"{where}: holds less than its _provenance.{RECORD_KEY} records "
-                             f"({', '.join(short)}): {_damaged(where)}")
+                             f"({', '.join(fewer)}): {_damaged(where)}")
 
 
 def _damaged(where: str) -> str:
