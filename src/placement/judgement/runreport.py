@@ -21,8 +21,8 @@ a test variable ``perf_samples`` (``{var: [values]}``), perfvars named
 from __future__ import annotations
 
 import datetime as _dt
-import gzip
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..util import PlacementError
+from ..util import PlacementError, regular_file
 from . import session_info
 from .stats import Summary, number, summarize
 
@@ -45,6 +45,11 @@ CONFIRMATION_EXTRA = ("acceptance", "confirmation")
 KNOWN_PARAMS = ("benchmark", "npb_class", "num_threads", "affinity", "policy", "binder",
                 "mode", "block_size", "block_kb", "compiler", "src_node", "dst_node",
                 "operation", "kernel", "message_size")
+
+#: The most a run report may hold, expanded: ReFrame writes about 1 kB a value, so this is
+#: some 500,000 values, five times the largest session a partition's acceptance run makes
+#: (a 5 MB gzip file of zeros holding 5 GiB is refused as it expands, not after)
+MAX_REPORT_BYTES = 512 * 2**20
 
 _SAMPLE_VAR = re.compile(r"^(?P<base>.+?)_(?:run|rep)(?P<i>\d+)$")
 #: Perfvars that describe another's spread, never references of their own.
@@ -170,14 +175,22 @@ def read(path: str | Path) -> dict[str, Any]:
     Unreadable, or without ``session_info`` and ``runs``: a :class:`PlacementError`.
     """
     path = Path(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise PlacementError(f"run report {str(path)!r} not found")
+    raw = regular_file.read_bytes(path, "run report", MAX_REPORT_BYTES)
+    if raw[:2] == b"\x1f\x8b":     # bounded by what it expands to, not by its own size
+        raw = regular_file.gunzip(raw, path, "run report", MAX_REPORT_BYTES)
     try:
-        opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
-        with opener(path, "rt") as fp:
-            data = json.load(fp)
-    except (json.JSONDecodeError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
-        raise PlacementError(f"{path}: not a ReFrame run report (unreadable JSON: {exc})") from None
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise PlacementError(f"{path}: not a ReFrame run report (not UTF-8 text, byte "
+                             f"{exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise PlacementError(f"{path}: not a ReFrame run report (unreadable JSON: {exc.msg} "
+                             f"at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise PlacementError(f"{path}: not a ReFrame run report (JSON nested deeper than "
+                             "any run report)") from None
     if not isinstance(data, dict) or "session_info" not in data or "runs" not in data:
         raise PlacementError(f"{path}: not a ReFrame run report (no session_info/runs)")
     return data
@@ -372,10 +385,8 @@ def _clock_notes(newest: _Dated, dated: list[_Dated]) -> list[str]:
 
 def results_dir() -> Path:
     """Where ReFrame writes results: ``$PLACEMENT_RESULTS`` or ``results/`` in the checkout."""
-    import os
-
-    from ..util import repo_root
-    return Path(os.environ.get("PLACEMENT_RESULTS", repo_root() / "results"))
+    from ..util import paths, repo_root
+    return paths.env_path("PLACEMENT_RESULTS") or repo_root() / "results"
 
 
 def expand(spec: str, system: str | None = None) -> list[Path]:
@@ -391,7 +402,7 @@ def expand(spec: str, system: str | None = None) -> list[Path]:
     path = Path(spec)
     if path.suffix != ".run":
         return [path]
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise PlacementError(f"run list {spec!r} not found")
     parts = run_list(path)
     if not parts:
@@ -407,7 +418,7 @@ def run_list(path: Path) -> list[Path]:
     longer exists is looked for there by its file name.
     """
     out = []
-    for line in path.read_text().splitlines():
+    for line in regular_file.read_text(path, "run list", 2**20).splitlines():
         p = Path(line.strip())
         if not line.strip():
             continue
