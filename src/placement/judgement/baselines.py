@@ -20,15 +20,18 @@ import copy
 import datetime as _dt
 import functools
 import math
+import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..util import PlacementError, atomic, safe_yaml
-from . import baseline_contents, baseline_samples, peer_cases
+from ..util import PlacementError, atomic, regular_file, safe_yaml
+from . import baseline_contents, baseline_samples, baseline_shape, peer_cases
+from .baseline_shape import short
 from .guards import GUARD_VARS
 from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
                         parse_entry, sibling_family, unit_mismatches)
@@ -234,21 +237,24 @@ def load(path: Path) -> dict[str, Any]:
     Read without anchors or aliases and up to a size (:mod:`placement.util.safe_yaml`);
     its values must be measurements (:func:`check_references`) and it must hold what its
     record says (:mod:`.baseline_contents`): anything else is one line, before a caller
-    writes anything or ReFrame reads it.
+    writes anything or ReFrame reads it. A symbolic link, FIFO or device at ``path`` is
+    refused unread (:mod:`placement.util.regular_file`), a dangling link too.
     """
-    if not path.exists():
+    if not os.path.lexists(path):
         return {}
-    data = safe_yaml.load(path, "reference file")
+    text = regular_file.read_text(Path(path), "reference file", safe_yaml.MAX_BYTES)
+    data = safe_yaml.loads(text, str(path), "reference file")
     if data is None:        # never written so: a file cut before its first key
         raise PlacementError(f"{path}: holds no reference entries (empty, or cut short); "
                              f"restore its previous version ({path}.prev) or remove it; "
                              "nothing was written")
     if not isinstance(data, dict):
         raise PlacementError(f"{path}: a reference file must be a mapping of test names")
+    baseline_shape.check(data, str(path))      # before any walk over it: one line, no traceback
     baseline_samples.entries(data, str(path))  # malformed runs: error, nothing written
     control = data.get(baseline_samples.CONTROL_KEY)
     if control is not None and (not isinstance(control, str) or parse_entry(control) is None):
-        raise PlacementError(f"{path}: {baseline_samples.CONTROL_KEY} {control!r} is not a "
+        raise PlacementError(f"{path}: {baseline_samples.CONTROL_KEY} {short(control)} is not a "
                              "value Test[index values].var; set it with `placement baseline "
                              "control`, or remove the line; nothing was written")
     check_references(data, str(path))
@@ -260,19 +266,40 @@ def refusal(path: Path) -> str:
     """Why the reference file ``path`` is refused (:func:`load`), ``""`` when it is read or
     absent; read once per version of the file (each case of a run asks)."""
     try:
-        st = path.stat()
+        st = os.lstat(path)     # a link is refused, never read through
     except OSError:
         return ""
-    return _refusal(str(path), st.st_mtime_ns, st.st_size)
+    return _refusal(str(path), st.st_mtime_ns, st.st_size, st.st_mode, st.st_ino)
 
 
 @functools.lru_cache(maxsize=8)
-def _refusal(path: str, _mtime_ns: int, _size: int) -> str:
+def _refusal(path: str, _mtime_ns: int, _size: int, _mode: int, _ino: int) -> str:
     try:
         load(Path(path))
     except PlacementError as exc:
         return str(exc)
     return ""
+
+
+def version(path: Path) -> str:
+    """The reference file's version as a run names it (``sha256:<12 hex>`` of its bytes),
+    ``""`` when there is none or it cannot be read: ReFrame's bounds and the verdict of one
+    run must come from one version (a ``record --add`` during the run makes another)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return ""
+    return _version(str(path), st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+@functools.lru_cache(maxsize=8)
+def _version(path: str, _mtime_ns: int, _size: int, _ino: int) -> str:
+    import hashlib
+    try:
+        raw = regular_file.read_bytes(Path(path), "reference file", safe_yaml.MAX_BYTES)
+    except PlacementError:
+        return ""
+    return "sha256:" + hashlib.sha256(raw).hexdigest()[:12]
 
 
 def foreign(data: dict[str, Any], system: str, where: str) -> str:
@@ -282,8 +309,8 @@ def foreign(data: dict[str, Any], system: str, where: str) -> str:
     if recorded is None or str(recorded) == system.split(":")[0]:
         return ""
     host = prov.get("host")
-    return (f"{where} was recorded for system {recorded!r}"
-            + (f" on host {host!r}" if host else "") + f", not {system.split(':')[0]!r}: "
+    return (f"{where} was recorded for system {short(recorded)}"
+            + (f" on host {short(host)}" if host else "") + f", not {system.split(':')[0]!r}: "
             "its values describe another machine")
 
 
@@ -298,18 +325,22 @@ def check_references(data: dict[str, Any], where: str) -> None:
     for e, leaf in entries(data).items():
         name = entry_name(e)
         if len(leaf) < 3 or not measurable(leaf[0]):
-            what = ("is not a positive number" if len(leaf) < 3 or not _number(leaf[0])
-                    or leaf[0] <= 0 else "is not a value a measurement can be")
-            raise PlacementError(f"{where}: {name}: reference {leaf!r} {what}; {accepted}; "
-                                 "fix it or record again, nothing was written")
+            v = leaf[0] if len(leaf) >= 3 else None
+            positive = isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+            what = "is not a value a measurement can be" if positive else \
+                "is not a positive number"
+            raise PlacementError(f"{where}: {name}: reference {short(leaf)} {what}; "
+                                 f"{accepted}; fix it or record again, nothing was written")
         why = _bounds_problem(*leaf[1:3])
         if why:
-            raise PlacementError(f"{where}: {name}: bounds {leaf[1:3]!r} {why}; {accepted}; "
-                                 "nothing was written")
+            raise PlacementError(f"{where}: {name}: bounds {short(leaf[1:3])} {why}; "
+                                 f"{accepted}; nothing was written")
 
 
 def _number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite number a float holds (a 400-digit integer is none: it overflows)."""
+    return (isinstance(x, (int, float)) and not isinstance(x, bool)
+            and abs(x) <= sys.float_info.max)       # False for NaN and infinities too
 
 
 def _bounds_problem(lower: Any, upper: Any) -> str:
@@ -335,7 +366,7 @@ def check_units(old: dict[str, Any], new: dict[str, Any], where: str) -> None:
     for e, (was, unit) in sorted(unit_mismatches(old, new).items(), key=_sortkey):
         raise PlacementError(
             f"{where}: {entry_name(e)}: the reference is in "
-            f"{was!r} but the check reports {unit!r}; give the value in {unit!r} (or "
+            f"{short(was)} but the check reports {unit!r}; give the value in {unit!r} (or "
             "record it again with --replace); nothing was written")
 
 
@@ -475,10 +506,11 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
             != baseline_samples.entries(data)):
         raise PlacementError(f"{path}: internal error, YAML does not round-trip; nothing written")
     prev = None
-    if path.exists():
+    if os.path.lexists(path):
         load(path)                       # damaged: one line, .prev and the file kept as they are
         prev = path.with_name(path.name + ".prev")
-        atomic.copy_text(path, prev)     # whole or untouched: a torn backup would lose entries
+        # whole or untouched (a torn backup would lose entries), as private as the file
+        atomic.copy_text(path, prev, "reference file", safe_yaml.MAX_BYTES)
     atomic.write_text(path, text)
     return prev
 

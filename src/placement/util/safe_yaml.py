@@ -11,6 +11,7 @@ than any it writes before reading it.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
+from . import regular_file
 from .errors import PlacementError
 
 #: the largest file read: a reference file of 1000 values with 10 sessions of 10 launches
@@ -43,7 +45,35 @@ class NoAliasError(yaml.YAMLError):
         self.what, self.line = what, line
 
 
-class _Loader(Composer, _Parser, SafeConstructor, Resolver):
+class DuplicateKeyError(yaml.YAMLError):
+    """A mapping key given twice: refused, with both lines (never the key's text)."""
+
+    def __init__(self, line: int, first: int) -> None:
+        super().__init__(f"a key given twice (line {line}, first at line {first})")
+        self.line, self.first = line, first
+
+
+class _NoDuplicateKeys:
+    """The loader's constructor: a key given twice is refused."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        """PyYAML's mapping, refusing a key given twice (``1`` and ``1.0`` are one key too):
+        the later one would replace the earlier silently, and its values be lost."""
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                try:
+                    if key in seen:
+                        raise DuplicateKeyError(line, seen[key])
+                except TypeError:       # a list or mapping as a key: PyYAML's own error
+                    break
+                seen[key] = line
+        return super().construct_mapping(node, deep)  # type: ignore[misc]
+
+
+class _Loader(_NoDuplicateKeys, Composer, _Parser, SafeConstructor, Resolver):
     """PyYAML's safe loader whose composer refuses anchors and aliases."""
 
     def __init__(self, stream: str) -> None:
@@ -73,25 +103,7 @@ def load(path: Path, what: str = "file", max_bytes: int = MAX_BYTES) -> Any:
     ``what`` names the file in the error (``reference file``); the errors say the
     file was left as it was, because every caller reads before it writes.
     """
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise PlacementError(
-                f"{path}: {size} bytes, larger than any {what} this project writes (at most "
-                f"{max_bytes // 2**20} MiB accepted); nothing was read or written")
-        with path.open("rb") as fp:
-            raw = fp.read(max_bytes + 1)
-    except OSError as exc:
-        raise PlacementError(f"{path}: cannot read it ({exc.strerror})") from None
-    if len(raw) > max_bytes:        # grew since the stat
-        raise PlacementError(f"{path}: larger than any {what} this project writes (at most "
-                             f"{max_bytes // 2**20} MiB accepted); nothing was read or written")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise PlacementError(f"{path}: not UTF-8 text (byte {exc.start}); fix or remove it "
-                             "first, nothing was written") from None
+    text = regular_file.read_text(Path(path), what, max_bytes)
     return loads(text, str(path), what)
 
 
@@ -104,11 +116,20 @@ def loads(text: str, where: str, what: str = "file") -> Any:
             f"{where}: YAML {exc.what} at line {exc.line}: anchors and aliases are not "
             f"accepted in a {what} (none is ever written; a file of nested aliases expands "
             "without bound); write the values out, nothing was written") from None
+    except DuplicateKeyError as exc:
+        raise PlacementError(
+            f"{where}: a key given twice in one mapping (line {exc.line}, first at line "
+            f"{exc.first}): YAML keeps only the last, the other's values would be lost; "
+            "remove one, nothing was written") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""
         raise PlacementError(f"{where}: not valid YAML ({exc.__class__.__name__}{at}); "
                              "fix or remove it first, nothing was written") from None
+    except ValueError:      # Python's own limit on a number's digits (4300)
+        raise PlacementError(f"{where}: a number with more digits than Python reads (more "
+                             f"than {sys.get_int_max_str_digits()}); no {what} holds one, fix "
+                             "or remove it first, nothing was written") from None
     except RecursionError:
         raise PlacementError(f"{where}: nested deeper than any {what} this project writes; "
                              "fix or remove it first, nothing was written") from None
