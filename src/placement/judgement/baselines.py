@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from ..util import PlacementError, atomic, regular_file, safe_yaml
-from . import baseline_contents, baseline_samples, baseline_shape, peer_cases
+from . import baseline_cache, baseline_contents, baseline_samples, baseline_shape, peer_cases
 from .baseline_shape import short
 from .guards import GUARD_VARS
 from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
@@ -243,6 +243,9 @@ def load(path: Path) -> dict[str, Any]:
     if not os.path.lexists(path):
         return {}
     text = regular_file.read_text(Path(path), "reference file", safe_yaml.MAX_BYTES)
+    checked = baseline_cache.read(Path(path), text)     # a large file read and checked before
+    if checked is not None:
+        return checked
     data = safe_yaml.loads(text, str(path), "reference file")
     if data is None:        # never written so: a file cut before its first key
         raise PlacementError(f"{path}: holds no reference entries (empty, or cut short); "
@@ -259,6 +262,7 @@ def load(path: Path) -> dict[str, Any]:
                              "control`, or remove the line; nothing was written")
     check_references(data, str(path))
     baseline_contents.check(data, str(path))
+    baseline_cache.write(Path(path), text, data)
     return data
 
 
