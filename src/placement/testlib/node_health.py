@@ -24,7 +24,6 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
 
 from ..engine import topology
-from ..engine.cpulist import format_ranges
 from . import node_topology
 from .placed import PartitionTopologyMixin, pinned_node
 
@@ -114,7 +113,7 @@ class NodeFingerprintBase(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
         path = os.path.join(self.stagedir, XML)
         topo = topology.load(path)
         self.fingerprint = fingerprint(path)
-        self.allowed_cpuset = format_ranges(topo.cpus)
+        self.allowed_cpuset = topology.format_ranges(topo.cpus)
         self.node_fingerprint = node_topology.one_line(topo)
         self.perf_variables = {k: sn.make_performance_function(_const(v), UNITS.get(k, 'count'))
                                for k, v in self.fingerprint.items()}
