@@ -103,7 +103,7 @@ def test_threads_per_rank_and_ranks_are_capped_by_the_node():
     topo = load("bulldozer")
     with pytest.raises(maps.PlacementError, match="at most 4096 threads per rank"):
         hybrid.compute(topo, 4, 100_000)
-    with pytest.raises(maps.PlacementError, match="at most as many ranks"):
+    with pytest.raises(maps.PlacementError, match="at most one rank per core"):
         hybrid.compute(topo, 100_000, 1)
     assert len(hybrid.compute(topo, 4, 4096).places[0]) == 4096    # linear: a second at most
 
@@ -120,3 +120,18 @@ def test_renderings_that_name_one_cpu_give_each_thread_its_own_pu_and_say_so():
     assert any("one PU of a multi-PU place" in w for w in narrow)
     with pytest.raises(maps.PlacementError, match="likwid-pin cannot state this map"):
         renderings.render(maps.compute(topo, 32, "close-threads", oversubscribe=True), "likwid")
+
+
+def test_spread_cores_on_packages_of_4_and_3_cores_puts_one_thread_on_each():
+    """libgomp and libomp both give 2 spread threads one package each on 4+3 cores."""
+    text = (ROOT / "topologies" / "xeon-e5620.xml").read_text()
+    lines = text.splitlines(keepends=True)
+    last = next(i for i, line in enumerate(lines) if 'type="L2Cache" cpuset="0x00000080"' in line)
+    text = "".join(lines[:last] + lines[last + 7:])      # the L2, L1, Core and PU of PU 7
+    core7 = 'os_index="7"' not in text
+    assert core7, "the fixture's last core"
+    text = text.replace("0x000000f0", "0x00000070").replace("0x000000ff", "0x0000007f")
+    topo = topology.from_xml(text)
+    assert [len(c) for c in topo.groups("Package").values()] == [4, 3]
+    spread = maps.compute(topo, 2, "spread-cores")
+    assert {topo.by_os[min(p)].ancestor("Package") for p in spread.places} == {0, 1}

@@ -139,9 +139,6 @@ def compute(topo: Topology, ranks: int, threads: int, domain: str = "package",
         raise PlacementError(
             f"{threads} threads per rank is over {MAX_THREADS_PER_PU} per PU of the node's "
             f"{len(topo.pus)} PUs: at most {MAX_THREADS_PER_PU * len(topo.pus)} threads per rank")
-    if ranks > len(topo.pus):
-        raise PlacementError(f"{ranks} ranks on a node of {len(topo.pus)} PUs: at most one "
-                             "rank per core, so at most as many ranks as the node has cores")
     if unit not in UNITS:
         raise PlacementError(f"unknown place unit {unit!r}: choose one of {', '.join(UNITS)}")
     if domain.startswith("cores:"):

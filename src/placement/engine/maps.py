@@ -79,8 +79,13 @@ def omp_assign(places: list[frozenset[int]], threads: int, kind: str) -> list[fr
     n = len(places)
     if kind != "spread" and threads <= n:
         return places[:threads]
-    # spread: T subpartitions of consecutive places, each thread on its subpartition's first
-    # place; more threads than places: consecutive threads share a place, as evenly as possible
+    if threads <= n:
+        # spread: T subpartitions of consecutive places, the first n mod T one place longer
+        # (libgomp's split; libomp's agrees at 2 threads, so 4+3 cores get one per package),
+        # each thread on its subpartition's first place
+        size, longer = divmod(n, threads)
+        return [places[i * size + min(i, longer)] for i in range(threads)]
+    # more threads than places: consecutive threads share a place, as evenly as possible
     return [places[(i * n) // threads] for i in range(threads)]
 
 
