@@ -103,10 +103,15 @@ static int get_mask(pid_t tid, void *mask, size_t size) {
 
 static int ready = 0;
 
+/* a child forked while another thread held the lock (mpirun's event thread) must not wait
+ * for ever on it */
+static void reset_lock_in_child(void) { pthread_mutex_init(&lock, NULL); }
+
 /* runs on first use: a runtime's own constructor may ask before this library's runs */
 static void init(void) {
     if (ready) return;
     ready = 1;
+    pthread_atfork(NULL, NULL, reset_lock_in_child);
     const char *cpus = getenv("FAKE_NODE_CPUS");
     parse_list(cpus ? cpus : "0", node_mask);
     for (int i = 0; i < MAXCPU; i++) ncpus += node_mask[i / 8] >> (i % 8) & 1;
