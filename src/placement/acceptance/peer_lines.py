@@ -8,15 +8,19 @@ run, and the ACCEPTANCE line names the nodes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ..judgement import baseline_samples, baselines, peer_cases, runreport, verdict
+from ..judgement import baseline_samples, baselines, peer_cases, peers, runreport, verdict
 from ..util import PlacementError
 
-if TYPE_CHECKING:
-    from ..judgement.peers import PeerJudgement
-    from .run import Part
+
+class ReadPart(Protocol):
+    """A run report of the run, read once (the acceptance run's ``Part``); named by
+    shape so that this module need not import the run that imports it."""
+
+    report: runreport.RunReport
 
 
 @dataclass
@@ -25,14 +29,14 @@ class PeerLines:
 
     lines: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    judgements: list["PeerJudgement"] = field(default_factory=list)
+    judgements: list[peers.PeerJudgement] = field(default_factory=list)
 
     @property
     def fails(self) -> bool:
         return any(j.fails for j in self.judgements)
 
 
-def of_parts(parts: list["Part"], system: str = "") -> PeerLines:
+def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
     """The peer verdict of every partition of the run's parts that ran on several nodes,
     then each node against its own baseline sessions (:func:`own_history_lines`)."""
     if not parts:

@@ -82,12 +82,11 @@ def _hybrid_maps(topo, args: argparse.Namespace) -> int:
 
 def cmd_topo(args: argparse.Namespace) -> int:
     if args.synthetic:
-        from ..engine import generate_xml
-        from ..engine.synthetic import read_description
+        from ..engine import generate_xml, synthetic
         desc_file = Path(args.synthetic)
         if not desc_file.exists():
             raise PlacementError(f"synthetic description {str(desc_file)!r} not found")
-        xml = generate_xml(read_description(desc_file))
+        xml = generate_xml(synthetic.read_description(desc_file))
         if args.output:
             atomic.write_text(Path(args.output), xml)
         else:

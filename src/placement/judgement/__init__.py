@@ -24,7 +24,8 @@ from .verdict import two_modes
 __all__ = [
     # modules
     "baseline_contents", "baseline_samples", "baselines", "changepoints", "guards", "intervals",
-    "judge_cli", "moderation", "node_load", "node_shift", "repeat_loop", "rules", "runreport",
+    "judge_cli", "moderation", "node_load", "node_shift", "peer_cases", "peer_stats", "peers",
+    "repeat_loop", "rules", "runreport",
     "session_info", "stats", "verdict",
     # names
     "CONFIRMATION_EXTRA", "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..judgement import RunReport, baseline_samples, baselines, peer_cases
+from ..judgement import RunReport, baseline_samples, baselines, peer_cases, peers
 from ..util import PlacementError
 from . import files, history_page
 from .tables import slug
@@ -21,9 +21,8 @@ from .tables import slug
 
 def nodes_of(sessions: Sequence[RunReport]) -> list[str]:
     """The nodes the sessions' cases ran on, when they ran on more than one."""
-    from ..judgement.peers import node_order
     nodes = {peer_cases.node_of(c) for r in sessions for c in r.cases} - {None}
-    return sorted(nodes, key=node_order) if len(nodes) > 1 else []
+    return sorted(nodes, key=peers.node_order) if len(nodes) > 1 else []
 
 
 def of_node(r: RunReport, node: str) -> RunReport:

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..judgement import peer_cases, peers
-from ..judgement.runreport import Case, RunReport
+from ..judgement import Case, RunReport, peer_cases, peers
 from . import plots
 from .document import Section
 from .tables import Numbers, Table, slug
