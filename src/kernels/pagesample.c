@@ -25,6 +25,26 @@
  *   PAGESAMPLE_RUN        pages armed together, side by side, one mprotect each (default 8)
  *   PAGESAMPLE_MIN_BYTES  smallest mapping or allocation tracked (default 65536)
  *   PAGESAMPLE_MAX_THREADS threads counted, T0..Tn-1 (default 64; later ones are dropped)
+ *
+ * The program is not changed by it. The kernel answers a system call on a PROT_NONE page
+ * with EFAULT, not SIGSEGV, so libc's calls that hand the kernel a buffer (read/write and
+ * their p-, v-, 64 and _chk forms, recv/send/-from/-to/-msg, getrandom, process_vm_*'s local
+ * side, fread/fwrite/fputs/puts) pin it first (pagesample_io.c): its armed pages are counted
+ * as the caller's access and given back, and none is armed until the call returns. Memory the
+ * kernel fills on its own is never armed: sigaltstack stacks, pthread_attr_setstack stacks,
+ * setvbuf/setbuf buffers; allocations libc makes itself are not tracked. The SIGSEGV handler
+ * takes the alternate stack when the program's handler asks for it (SA_ONSTACK), and a fault
+ * not the sampler's reaches the program's handler with its SA_SIGINFO, SA_RESETHAND and mask,
+ * or the default action (a sent SIGSEGV is sent again). A forked child writes a table only
+ * where the output names the pid (%p); every exec'd program that is preloaded writes its own.
+ * Not covered: system calls made without these wrappers (syscall(2), inline system calls,
+ * io_uring, AIO, ioctl, stat/poll arrays, futex words inside a tracked allocation in the
+ * instant between a thread's access and its futex call), RDMA registration (ibv_reg_mr) and
+ * another process reading tracked pages (CMA), user-level stacks from makecontext or a
+ * coroutine library, and a SIGSEGV handler installed with the raw rt_sigaction call. For such
+ * programs raise PAGESAMPLE_MIN_BYTES above the buffers concerned. A second fault inside the
+ * program's own SIGSEGV handler reaches that handler again (SIGSEGV stays unblocked there, so
+ * that sampled pages it touches can fault), where without the sampler it would kill.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
