@@ -79,18 +79,23 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     import subprocess
     import sys
     import time
-    # `placement maps` on a topology read through a FIFO nobody writes: it blocks, then Ctrl-C
-    fifo = tmp_path / "topo.xml"
-    os.mkfifo(fifo)
+    # `placement topo` on the live machine while its lstopo has not answered yet: a stand-in
+    # lstopo first on PATH marks that it started and waits (a FIFO topology is refused at once)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    started = tmp_path / "started"
+    for tool in ("lstopo-no-graphics", "lstopo", "hwloc-ls"):
+        (bin_dir / tool).write_text(f"#!/bin/sh\ntouch {started}\nexec sleep 60\n")
+        (bin_dir / tool).chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     # SIGINT back to its default in the child: a test run started in the background (cron,
     # `make test &`) inherits it ignored, and Python then never raises KeyboardInterrupt
-    proc = subprocess.Popen([sys.executable, "-m", "placement", "topo", "--topology", str(fifo)],
+    proc = subprocess.Popen([sys.executable, "-m", "placement", "topo"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    # interrupt once it waits on the FIFO (not while Python is still starting up)
-    wchan = Path(f"/proc/{proc.pid}/wchan")
+    # interrupt once it waits on lstopo (not while Python is still starting up)
     for _ in range(600):
-        if wchan.exists() and wchan.read_text() == "wait_for_partner":
+        if started.exists():
             break
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
