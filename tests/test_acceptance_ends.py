@@ -345,6 +345,9 @@ def test_sigterm_while_a_reader_blocks_leaves_nothing_holding_the_lock(root, han
 
 SLOW_LOAD_CHECKS = '''
 import time
+
+import reframe as rfm  # noqa: F401  (ReFrame loads only a file that imports reframe)
+
 time.sleep(120)     # ReFrame is still loading this file when the time box ends
 '''
 
