@@ -1,4 +1,4 @@
-# Sourced by scripts/spack-check.sh and scripts/spack-npb.sh: a work directory, and in it a
+# Sourced by scripts/spack-check.sh, scripts/spack-npb.sh and scripts/spack-site.sh: a work directory, and in it a
 # copy of the project's Spack environment with a local source mirror, nothing of the
 # caller's own Spack configuration changed.
 
@@ -61,4 +61,30 @@ spack_install_env() {
   rc=$?
   grep -E '^(==> Error|\[\+\])' "$work/install.log" | sed 's/^/  /' | tail -20
   [ $rc -eq 0 ] || { tail -15 "$work/install.log"; fail "spack install exited $rc"; }
+}
+
+# spack_script_start NAME STEPS ARGS...: the start spack-npb.sh and spack-site.sh share: ARGS
+# checked (MIRROR_DIR [WORK_DIR]), Spack on PATH and the NPB tarball ($tarball) there, then
+# $mirror (made if absent) and a fresh $work set. Exits 2 saying why, with STEPS the steps it
+# then skipped; the caller's say() prints.
+spack_script_start() {
+  local name=$1 steps=$2
+  shift 2
+  if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    say "usage: scripts/$name.sh MIRROR_DIR [WORK_DIR] (MIRROR_DIR: a Spack source mirror, made if absent)" >&2
+    exit 2
+  fi
+  if ! command -v spack >/dev/null 2>&1; then
+    say "skipped every step ($steps): spack is not on PATH (install Spack v1.1+ and put its bin/ on PATH)" >&2
+    exit 2
+  fi
+  if [ ! -f "$tarball" ]; then
+    say "skipped every step: no NPB tarball at $tarball (NPB_TARBALL names one)" >&2
+    exit 2
+  fi
+  mirror=$1
+  mkdir -p "$mirror" && mirror=$(cd "$mirror" && pwd)
+  work=$(spack_work_dir "$name" "${@:2}") || {
+    [ $# -eq 2 ] && say "skipped every step: work directory '$2' already exists (give a new path)" >&2
+    exit 2; }
 }

@@ -27,24 +27,8 @@ say() { echo "spack-site: $*"; }
 tarball=${NPB_TARBALL:-$root/../shared/npb/NPB3.4.1.tar.gz}
 site=spacksite
 
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  say "usage: scripts/spack-site.sh MIRROR_DIR [WORK_DIR] (MIRROR_DIR: a Spack source mirror, made if absent)" >&2
-  exit 2
-fi
-if ! command -v spack >/dev/null 2>&1; then
-  say "skipped every step (install, site new, two acceptance runs, baseline, report): spack is not on PATH (install Spack v1.1+ and put its bin/ on PATH)" >&2
-  exit 2
-fi
-if [ ! -f "$tarball" ]; then
-  say "skipped every step: no NPB tarball at $tarball (NPB_TARBALL names one)" >&2
-  exit 2
-fi
-mirror=$1
-mkdir -p "$mirror" && mirror=$(cd "$mirror" && pwd)
 . "$root/scripts/spack-env-copy.sh"
-work=$(spack_work_dir spack-site "${@:2}") || {
-  [ $# -eq 2 ] && say "skipped every step: work directory '$2' already exists (give a new path)" >&2
-  exit 2; }
+spack_script_start spack-site "install, site new, two acceptance runs, baseline, report" "$@"
 fail() { say "FAIL: $*"; say "logs in $work"; exit 1; }
 say "$(spack --version | head -1), environment copy and logs in $work"
 before=$(cd "$root" && sha256sum spack.yaml spack.lock)
