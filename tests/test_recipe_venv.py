@@ -23,32 +23,18 @@ from pathlib import Path
 
 import pytest
 
+from rate_checks import RATE_CASE
 from recipe_deps import ROOT, default_python_deps
 
 pytestmark = pytest.mark.reframe
 
 REFRAME_VERSION = "4.10.4"
-CHECK = '''
-import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import performance_function, sanity_function
-
+CHECK = RATE_CASE + '''
 
 @rfm.simple_test
-class RecipeVenvCheck(rfm.RunOnlyRegressionTest):
-    valid_systems = ['*']
-    valid_prog_environs = ['gnu']
-    tags = {'quick'}
+class RecipeVenvCheck(RateCase):
     executable = 'echo'
     executable_opts = ['rate=100']
-
-    @sanity_function
-    def validate(self):
-        return sn.assert_found(r'^rate=', self.stdout)
-
-    @performance_function('MB/s')
-    def rate_seen(self):
-        return sn.extractsingle(r'^rate=(\\S+)', self.stdout, 1, float)
 '''
 SUMMARY = re.compile(r"^ACCEPTANCE generic quick: .*$", re.M)
 
