@@ -7,12 +7,20 @@ to a cgroup of their own, so every step the slurmd starts inherits the cap.
 
 Both hierarchies:
 
+Every node, odd or not, also gets the most CPU weight a group can have: the nodes share
+this host's cores with whatever else runs on it, and a node's job should get the CPUs
+as on a node of its own (one job at a time). Without it a busy host leaves each job less
+than any cap, so a capped node measures like its peers and the cap shows nothing.
+
+Both hierarchies:
+
 * cgroup v1 (this kind of host: ``/sys/fs/cgroup/cpu`` and ``/sys/fs/cgroup/cpuset``
-  mounted apart): the CPU cap is ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us`` in
-  ``cpu/<name>``, the PUs are ``cpuset.cpus`` (with ``cpuset.mems``) in ``cpuset/<name>``;
-  the shell that becomes the slurmd writes itself to each group's ``cgroup.procs``.
+  mounted apart): the weight is ``cpu.shares``, the CPU cap ``cpu.cfs_quota_us`` over
+  ``cpu.cfs_period_us`` in ``cpu/<name>``, the PUs are ``cpuset.cpus`` (with
+  ``cpuset.mems``) in ``cpuset/<name>``; the shell that becomes the slurmd writes itself
+  to each group's ``cgroup.procs``.
 * cgroup v2 (``/sys/fs/cgroup/cgroup.controllers``): one group ``<name>`` with
-  ``cpu.max`` (``QUOTA PERIOD``) and ``cpuset.cpus``; the root's
+  ``cpu.weight``, ``cpu.max`` (``QUOTA PERIOD``) and ``cpuset.cpus``; the root's
   ``cgroup.subtree_control`` gets ``+cpu +cpuset`` first.
 """
 
@@ -28,6 +36,9 @@ CGROUP = Path('/sys/fs/cgroup')
 #: kernels whose timed parts last milliseconds (under 100 ms a burst can finish on the
 #: quota of one period before the throttle holds it), as a node that throttles does
 PERIOD_US = 10_000
+#: the largest CPU weight of a group (v1 ``cpu.shares``, v2 ``cpu.weight``): a node's job
+#: is served before the host's other work, as on a node of its own
+SHARES_V1, WEIGHT_V2 = 262_144, 10_000
 
 
 class CgroupError(RuntimeError):
@@ -48,12 +59,14 @@ class NodeCgroup:
     """The cgroup(s) one node's slurmd runs in.
 
     ``cpu_fraction`` caps the node's CPU time at that share of ``ncpus`` CPUs (0.5 on
-    2 CPUs: one CPU's worth); ``cpus`` (a cpuset list, e.g. ``"1"``) leaves only those PUs.
+    2 CPUs: one CPU's worth); ``cpus`` (a cpuset list, e.g. ``"1"``) leaves only those PUs;
+    ``first`` gives the group the largest CPU weight (the host's other work waits).
     """
 
     name: str
     cpu_fraction: float | None = None
     cpus: str | None = None
+    first: bool = True
     ncpus: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
     root: Path = CGROUP
 
@@ -69,7 +82,7 @@ class NodeCgroup:
         if version(self.root) == 2:
             return [self.root / self.name]
         out = []
-        if self.cpu_fraction is not None:
+        if self.cpu_fraction is not None or self.first:
             out.append(self.root / 'cpu' / self.name)
         if self.cpus is not None:
             out.append(self.root / 'cpuset' / self.name)
@@ -87,11 +100,14 @@ class NodeCgroup:
         return self
 
     def _create_v1(self) -> None:
-        if self.cpu_fraction is not None:
+        if self.cpu_fraction is not None or self.first:
             d = self.root / 'cpu' / self.name
             d.mkdir(exist_ok=True)
-            (d / 'cpu.cfs_period_us').write_text(str(PERIOD_US))
-            (d / 'cpu.cfs_quota_us').write_text(str(self.quota_us))
+            if self.first:
+                (d / 'cpu.shares').write_text(str(SHARES_V1))
+            if self.cpu_fraction is not None:
+                (d / 'cpu.cfs_period_us').write_text(str(PERIOD_US))
+                (d / 'cpu.cfs_quota_us').write_text(str(self.quota_us))
         if self.cpus is not None:
             d = self.root / 'cpuset' / self.name
             d.mkdir(exist_ok=True)
@@ -101,7 +117,7 @@ class NodeCgroup:
 
     def _create_v2(self) -> None:
         control = self.root / 'cgroup.subtree_control'
-        wanted = [c for c, on in (('cpu', self.cpu_fraction is not None),
+        wanted = [c for c, on in (('cpu', self.cpu_fraction is not None or self.first),
                                   ('cpuset', self.cpus is not None)) if on]
         enabled = control.read_text().split()
         for c in wanted:
@@ -109,6 +125,8 @@ class NodeCgroup:
                 control.write_text(f'+{c}')
         d = self.root / self.name
         d.mkdir(exist_ok=True)
+        if self.first:
+            (d / 'cpu.weight').write_text(str(WEIGHT_V2))
         if self.quota_us is not None:
             (d / 'cpu.max').write_text(f'{self.quota_us} {PERIOD_US}')
         if self.cpus is not None:

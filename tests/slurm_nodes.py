@@ -9,7 +9,10 @@ measured one job at a time (the ``testnodes`` system runs one job at a time).
 
 A node can be made odd before it starts (``node_cgroups.py``): ``slow={'n2': 0.5}``
 caps its CPU time at half its CPUs, ``cpus={'n3': '1'}`` leaves it those PUs; its
-slurmd and every job it starts run in that cgroup.
+slurmd and every job it starts run in that cgroup. Every node's cgroup has the largest
+CPU weight, so that a node's job gets this host's cores before its other work does (a
+busy host would otherwise leave each job less than the cap); where no cgroup can be made
+(not root) the unchanged nodes start without one.
 
 Same shape as ``slurm_cluster.py`` (its config text, munged and slurmctld start and
 pid-file stop are reused): one directory, loopback only, daemons stopped by their pids.
@@ -76,10 +79,8 @@ class SlurmNodes(SlurmCluster):
     def logs(self, lines: int = 25) -> str:
         return super().logs(lines)
 
-    def cgroup(self, node: str) -> NodeCgroup | None:
-        """The cgroup ``node``'s slurmd runs in; None for an unchanged node."""
-        if node not in self.slow and node not in self.cpus:
-            return None
+    def cgroup(self, node: str) -> NodeCgroup:
+        """The cgroup ``node``'s slurmd runs in: its weight, and its cap or cpuset if odd."""
         tag = self.root.name.replace('/', '-')
         return NodeCgroup(f'placement-{tag}-{node}', cpu_fraction=self.slow.get(node),
                           cpus=self.cpus.get(node))
@@ -103,12 +104,14 @@ class SlurmNodes(SlurmCluster):
         """The node's slurmd in its own UTS namespace (hostname ``node``) and cgroup."""
         (self.root / f'spool-{node}').mkdir(exist_ok=True)
         group = self.cgroup(node)
-        enter = 'true'
-        if group is not None:
-            try:
-                enter = group.create().enter_command()
-            except CgroupError as err:
+        try:
+            enter = group.create().enter_command()
+        except CgroupError as err:
+            if node in self.slow or node in self.cpus:
                 raise SlurmClusterError(f'{node}: {err}') from err
+            print(f'slurm_nodes.py: {node} starts without a cgroup of its own, so other '
+                  f'work on this host slows its jobs ({err})', file=sys.stderr)
+            enter = 'true'
         script = f'{enter} && hostname {node} && exec slurmd -f {self.conf} -N {node}'
         self._start_daemon(f'slurmd-{node}', ['unshare', '--uts', 'sh', '-c', script])
 
@@ -138,9 +141,7 @@ class SlurmNodes(SlurmCluster):
         """Stop every daemon by its pid (TERM, then KILL), then remove the nodes' cgroups."""
         super().stop()
         for node in self.nodes:
-            group = self.cgroup(node)
-            if group is not None:
-                group.remove()
+            self.cgroup(node).remove()
 
     @classmethod
     def existing(cls, root: Path) -> 'SlurmNodes':
