@@ -59,7 +59,7 @@ WITH_NPB = if [ -z "$${NPB_DIR:-}" ] && [ -f "$(NPB_TARBALL)" ]; then \
 # Every test but those on the emulated NUMA node, a heavier live node with its own target
 # (make test-numa); .ci/run runs both
 test: setup-test docs
-	@$(WITH_NPB); $(PY) -m pytest -m "not numa" $(PYTEST_ARGS)
+	@$(WITH_NPB); $(PY) -m pytest -m "not numa and not nodes" $(PYTEST_ARGS)
 
 # The live checks on the emulated two-socket NUMA node (tests/numa_node.py boots it once):
 # placement, memory policies, hybrid jobs under mpirun and a real Slurm there, `placement site
@@ -74,9 +74,9 @@ test-numa-npb: setup-test
 	PLACEMENT_TEST_NUMA_NPB=1 $(PY) -m pytest tests/test_numa_npb_acceptance.py $(PYTEST_ARGS)
 
 # A partition at a time, live: the 4-node Slurm of tests/slurm_nodes.py (one node CPU-capped,
-# one left 1 PU) FAILs naming both (also in make test), and an unchanged partition PASSes
+# one left 1 PU) FAILs naming both, and an unchanged partition PASSes (.ci/run runs it)
 test-nodes: setup-test
-	@$(WITH_NPB); PLACEMENT_TEST_PARTITION_PASS=1 $(PY) -m pytest tests/test_partition_live.py $(PYTEST_ARGS)
+	@$(WITH_NPB); PLACEMENT_TEST_PARTITION_PASS=1 $(PY) -m pytest -m nodes $(PYTEST_ARGS)
 
 # The seed studies' nodes live: the Xeon guest (8 PUs), the Comet Lake guest (16 PUs) and the 64-PU
 # Bulldozer guest (minutes each under TCG on 2 cores: never part of make test)

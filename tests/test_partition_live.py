@@ -7,7 +7,8 @@ the largest CPU weight, so the host's other work does not hide the cap. One acce
 ``node`` of each case and the host its job printed, the node in every case's identity), the
 restricted node's fingerprint and maps must say 1 PU, and the acceptance line must FAIL
 naming both odd nodes. An unchanged partition must PASS: that second run (about two
-minutes more) runs with ``PLACEMENT_TEST_PARTITION_PASS=1`` (``make test-nodes``).
+minutes more) runs with ``PLACEMENT_TEST_PARTITION_PASS=1``. Both are ``make test-nodes``
+(marker ``nodes``), which ``.ci/run`` runs after ``make test``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ NODES = ['n1', 'n2', 'n3', 'n4']
 #: the capped node's share of its CPUs' time, the node left one PU, and that PU
 SLOW, SLOW_NODE, SMALL_NODE, SMALL_CPUS = 0.1, 'n2', 'n3', '1'
 
-pytestmark = [pytest.mark.slurm, pytest.mark.reframe]
+pytestmark = [pytest.mark.slurm, pytest.mark.reframe, pytest.mark.nodes]
 
 
 def acceptance(cluster, tmp: Path) -> tuple[subprocess.CompletedProcess, runreport.RunReport]:
