@@ -7,27 +7,11 @@ honoured here, no performance number from the other checks can be trusted.
 import shutil
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after, sanity_function, variable
+from reframe.core.builtins import parameter, run_after, variable
 
 from placement.engine.launch import BINDERS
 from placement.engine.policies import POLICIES
-from placement.testlib.placed import PlacedRunMixin
-
-
-class BindingProbeBase(rfm.RunOnlyRegressionTest, PlacedRunMixin):
-    """Runs the probe itself as the program; its own output is checked."""
-
-    valid_systems = ['*']
-    valid_prog_environs = ['+openmp']
-    time_limit = '2m'
-
-    @run_after('setup')
-    def run_the_probe(self):
-        self.executable = self.bindprobe.executable_path
-
-    @sanity_function
-    def validate(self):
-        return self.assert_placed()
+from placement.testlib.binding_probe import BindingProbeBase
 
 
 @rfm.simple_test

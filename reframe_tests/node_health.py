@@ -16,13 +16,13 @@ Outside ``--distribute`` every case skips with the reason.
 """
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after, sanity_function
+from reframe.core.builtins import parameter, run_after
 
+from placement.testlib.binding_probe import BindingProbeBase
 from placement.testlib.kernels import (SCALES, MatmulBase, MemWriteSingleBase, MemWriteThreadsBase,
                                        NumaCopyBase)
 from placement.testlib.node_health import TAG, NodeFingerprintBase, NodeHealthMixin
 from placement.testlib.npb import NpbBase
-from placement.testlib.placed import PlacedRunMixin
 
 
 @rfm.simple_test
@@ -34,21 +34,12 @@ class NodeTopologyCheck(NodeFingerprintBase, NodeHealthMixin):
 
 
 @rfm.simple_test
-class NodeBindingCheck(rfm.RunOnlyRegressionTest, PlacedRunMixin, NodeHealthMixin):
+class NodeBindingCheck(BindingProbeBase, NodeHealthMixin):
     """The binding probe under a compact and a scatter map, all PUs of the node."""
 
     descr = 'Threads bound where compact and scatter put them, on this node'
     affinity = parameter(['compact', 'scatter'])
-    time_limit = '2m'
     tags = {'quick', 'acceptance', 'full'}
-
-    @run_after('setup')
-    def run_the_probe(self):
-        self.executable = self.bindprobe.executable_path
-
-    @sanity_function
-    def validate(self):
-        return self.assert_placed()
 
 
 @rfm.simple_test
