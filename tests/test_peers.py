@@ -115,6 +115,33 @@ def test_a_slow_node_is_named_in_one_line():
     assert j.change[2].max() < -0.2 and (j.called[2] == 1).all()
 
 
+def test_a_node_slower_on_a_few_values_only_is_named_by_its_values():
+    """A CPU cap slows only the values that use every PU: worst there, middling on the
+    rest, so no rank test over four nodes calls the node; its called values do."""
+    vals = _session(values=12, seed=5)
+    few = []
+    for j, v in enumerate(vals):
+        runs = dict(v.launches)
+        if j < 4:
+            runs["n3"] = [x * 2.0 for x in runs["n3"]]
+        few.append(peers.PeerValue(v.name, False, runs))
+    m, _, _ = peers.matrix(few, ["n1", "n2", "n3", "n4"])
+    assert not peers.stand_apart(m, np.ones(4, bool), peers.PEER_ALPHA / 2)
+    j = peers.judge(few, WHERE)
+    assert j.named == ["n3"] and j.fails and not j.no_majority
+    assert j.lines()[0].startswith(f"NODES {WHERE}: n3 slower than its 3 peers on 4 of 12 "
+                                   "values (median -50%)"), j.lines()
+
+
+def test_one_value_alone_names_no_node():
+    """One called value is not enough without the rank test (PEER_VALUES_ALONE is 2)."""
+    vals = _session(values=12, seed=5)
+    one = [peers.PeerValue(v.name, False, {**v.launches, "n3": [x * 2.0 for x in
+                                                                  v.launches["n3"]]})
+           if j == 0 else v for j, v in enumerate(vals)]
+    assert not peers.judge(one, WHERE).fails
+
+
 def test_a_faster_rate_is_better():
     vals = [peers.PeerValue(v.name, True, {n: [1 / x for x in r] for n, r in
                                            v.launches.items()})

@@ -24,8 +24,22 @@ Two questions, each with its own test (:mod:`.peer_stats` holds the numbers):
    own launches allow; Benjamini-Hochberg over nodes x values. A value is called when its
    q is at most ``PEER_ALPHA`` and its change at least ``PEER_EFFECT``.
 
-A node is **named** when it stands apart on one side and at least ``PEER_MIN_VALUES``
-of its values are called on that side. Naming is step-down: once a node is named, the
+A node is **named** on either of two paths, the level split between them (Bonferroni):
+
+* it stands apart by rank at ``PEER_ALPHA / 2`` (split again over the nodes and sides)
+  and at least ``PEER_MIN_VALUES`` of its values are called on that side;
+* or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its values, and
+  ``PEER_VALUES_SHARE`` of those judged, are called on one side by the value test at
+  ``PEER_ALPHA / 2``. Why: a fault can move a few values only
+  (a CPU cap slows the values that use every PU, not one thread's), and with four nodes no
+  rank test can call a node that is worst on four values of twelve and middling on the
+  rest; Benjamini-Hochberg over nodes x values, with no node odd, calls any value with a
+  chance of at most its level, so this path's false alarms are bounded by it as long as
+  the value test's p-values hold (the validation sessions check that). The share keeps a
+  node whose few values had a bad minute (a one-off -50% on 3 values of 126) from being
+  named: a fault moves a tenth of the values or more.
+
+Naming is step-down: once a node is named, the
 rest are judged again among themselves, so one slow node neither hides a second nor
 makes the others look fast. When the named nodes are half the partition or more there
 is **no majority** to judge by: the nodes are named and the partition fails, never a
@@ -59,6 +73,10 @@ PEER_ALPHA = value("PEER_ALPHA")
 PEER_EFFECT = value("PEER_EFFECT")
 #: how many called values a node that stands apart needs to be named
 PEER_MIN_VALUES = int(value("PEER_MIN_VALUES"))
+#: how many values called on one side name a node whatever its ranks, and their least share
+#: of the node's judged values
+PEER_VALUES_ALONE = int(value("PEER_VALUES_ALONE"))
+PEER_VALUES_SHARE = value("PEER_VALUES_SHARE")
 #: how far a node's memory size may sit from the nodes' median and still be the same
 PEER_MEMORY_SLACK = value("PEER_MEMORY_SLACK")
 #: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
@@ -222,9 +240,11 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
     while active.sum() >= MIN_NODES:
         d, p = value_tests(m, w, n_launch, active)
         called = calls(d, p, active, alpha, effect)
-        apart = stand_apart(m[:, rank_cols], active, alpha)
+        apart = stand_apart(m[:, rank_cols], active, alpha / 2)
         named = [(i, slower, pr) for i, slower, pr in apart
                  if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
+        named += called_alone(calls(d, p, active, alpha / 2, effect), np.isfinite(d).sum(1),
+                              active, {i for i, _, _ in named}, m[:, rank_cols])
         if not named:
             # nodes apart on ranks alone, each by PEER_EFFECT over its values: half of
             # those left or more is two groups
@@ -237,6 +257,36 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
         for i, _, _ in named:
             active[i] = False
     return []
+
+
+def called_alone(strict: np.ndarray, judged: np.ndarray, active: np.ndarray,
+                 already: set[int], rank_m: np.ndarray) -> list[tuple[int, bool, float]]:
+    """The active nodes not ``already`` named with at least :data:`PEER_VALUES_ALONE` values,
+    and :data:`PEER_VALUES_SHARE` of their judged values, called on one side (``strict``:
+    :func:`calls` at half the level; ``judged``: each node's judged values): ``(node,
+    slower, p)``, ``p`` the node's rank-sum p on that side (its line's number; it did not
+    decide)."""
+    out = []
+    for i in np.flatnonzero(active):
+        if int(i) in already:
+            continue
+        worse, better = (strict[i] == 1).sum(), (strict[i] == -1).sum()
+        need = max(PEER_VALUES_ALONE, PEER_VALUES_SHARE * judged[i])
+        if max(worse, better) >= need and worse != better:
+            slower = bool(worse > better)
+            out.append((int(i), slower, _rank_p(rank_m, active, int(i), slower)))
+    return out
+
+
+def _rank_p(m: np.ndarray, active: np.ndarray, i: int, slower: bool) -> float:
+    """Node ``i``'s one-sided rank-sum p among the active nodes (:func:`stand_apart`'s)."""
+    rows = np.flatnonzero(active)
+    sub = m[rows]
+    n_per = np.isfinite(sub).sum(axis=0).astype(float)
+    ranks = np.where((n_per >= MIN_NODES)[None, :], peer_stats.column_ranks(sub), np.nan)
+    upper, lower = peer_stats.rank_tests(ranks, n_per)
+    r = int(np.flatnonzero(rows == i)[0])
+    return float(upper[r] if slower else lower[r])
 
 
 def node_order(name: str) -> tuple:

@@ -161,7 +161,7 @@ def value(name: str) -> float:
 # -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
 #: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
 #: whose sessions start later is out of sample for them
-PEERS_FIXED = "2026-12-01T22:50:51Z"
+PEERS_FIXED = "2026-12-02T02:10:12Z"
 
 RULES.update({
     "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
@@ -173,6 +173,15 @@ RULES.update({
                                   "that is called: a node whose rank stands apart by less on "
                                   "every value is a real but small difference, not named"),
     "PEER_MIN_VALUES": Rule(1, (), "called values a node that stands apart needs to be named"),
+    "PEER_VALUES_ALONE": Rule(2, (), "values called on one side (BH at PEER_ALPHA / 2) that "
+                                     "name a node whatever its ranks: a CPU-capped test node "
+                                     "was worst on its 4 all-PU values of 12, which no rank "
+                                     "test over 4 nodes calls; chosen on the peer sets started "
+                                     "before PEERS_FIXED (no unchanged node had one called)"),
+    "PEER_VALUES_SHARE": Rule(0.1, (), "the least share of a node's judged values those called "
+                                       "values must be: 4 A/A sessions of one node as 4 nodes "
+                                       "(tests/fixtures/aa-sessions-2h) had 3 of 126 called on "
+                                       "one session, a bad minute; the capped node 4 of 12"),
     "PEER_MEMORY_SLACK": Rule(0.05, (), "a node's memory size within this share (or one unit "
                                         "as printed) of the nodes' median is the same: the "
                                         "first session of the unchanged peer set "
