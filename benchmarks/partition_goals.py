@@ -185,12 +185,42 @@ def page_block(conditions: dict) -> str:
     return "\n".join([BEGIN, *rows, END])
 
 
+README = ROOT / "README.md"
+README_BEGIN = "<!-- partition-figures: benchmarks/partition_goals.py -->"
+README_END = "<!-- /partition-figures -->"
+#: the README's words for each condition's goal
+SAID = {"unchanged": "an unchanged partition with no node named",
+        "capped70": "a node capped at 70% of its CPU time named slower",
+        "capped50": "a node capped at 50% named slower",
+        "pu1of2": "a node left 1 PU of 2 named by its topology",
+        "twoodd": "two odd nodes of four both named, or no majority (never a pass)"}
+
+
+def readme_block(conditions: dict) -> str:
+    """The README's lines: each condition's validation sessions, no baseline."""
+    n = sum(c["sessions"] for c in conditions.values())
+    rows = [README_BEGIN,
+            f"A partition's nodes against their peers, first session, no baseline ({n} "
+            "validation sessions on a live 4-node test Slurm sharing one 2-CPU virtual "
+            "machine; 20 per condition is the goal):"]
+    for name in CONDITIONS:
+        c = conditions.get(name)
+        if c and c["sessions"]:
+            rows.append(f"- {SAID[name]}: {c['met']} of {c['sessions']}")
+    return "\n".join([*rows, README_END])
+
+
+def _replace_block(path: Path, begin: str, end: str, block: str) -> None:
+    text = path.read_text()
+    if begin in text and end in text:
+        a, b = text.index(begin), text.index(end) + len(end)
+        atomic.write_text(path, text[:a] + block + text[b:])
+
+
 def write_page(conditions: dict) -> None:
-    """The table into the how-to, between its markers."""
-    text = PAGE.read_text()
-    if BEGIN in text and END in text:
-        start, end = text.index(BEGIN), text.index(END) + len(END)
-        atomic.write_text(PAGE, text[:start] + page_block(conditions) + text[end:])
+    """The table into the how-to and the lines into the README, between their markers."""
+    _replace_block(PAGE, BEGIN, END, page_block(conditions))
+    _replace_block(README, README_BEGIN, README_END, readme_block(conditions))
 
 
 def _session(env: dict, results: Path) -> Path | None:
