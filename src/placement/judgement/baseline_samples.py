@@ -27,7 +27,7 @@ hand) still works: its cases get ReFrame's interval check only.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -261,22 +261,9 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
     values that judgement selected (:func:`placement.judgement.verdict.judge_run`);
     ``only``: the entries to judge (a confirmation tests the values it reran for, no others).
     """
-    stored, fresh, old_iv = entries(old, where), entries(new, "run"), intervals(old)
+    stored, fresh = entries(old, where), entries(new, "run")
     units = {e: u for e, u in unit_mismatches(old, new).items() if only is None or e in only}
-    keys, series, rest = [], [], []
-    for e, s in sorted(fresh.items(), key=lambda it: (it[0][0], tuple(map(str, it[0][1])),
-                                                      it[0][2])):
-        if only is not None and e not in only:
-            continue
-        if e in units:      # a number in 's' against one in 'GB/s' means nothing
-            rest.append(Judged(e, None, f"not judged: the reference is in {units[e][0]!r}, "
-                                        f"the check reports {units[e][1]!r}"))
-        elif e in stored:
-            b = stored[e]
-            keys.append(e)
-            series.append(verdict.Series(s.runs, b.sessions, b.higher_is_better, e))
-        elif e in old_iv:
-            rest.append(Judged(e, None, "interval only (baseline without runs)"))
+    keys, series, rest = _series(stored, fresh, units, intervals(old), only)
     control, note = control_of(old, keys) if only is None else (None, "")
     prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
                                 lambda e: sibling_family(old, e)) | declared_states(stored, fresh)
@@ -288,6 +275,61 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
     out.control_note = note
     out.units = units
     return out
+
+
+def _series(stored: dict[Entry, Samples], fresh: dict[Entry, Samples], units: dict,
+            old_iv: Container[Entry], only: Container[Entry] | None = None,
+            prepared: Callable[[Entry], verdict.BaselineSessions] | None = None
+            ) -> tuple[list[Entry], list[verdict.Series], list[Judged]]:
+    """The run's entries to judge (in the order of their names), each as a
+    :class:`~placement.judgement.verdict.Series` against its stored sessions, and those
+    listed unjudged (another unit, or a baseline without runs). ``prepared``: each entry's
+    stored sessions already prepared (:class:`Against`)."""
+    keys, series, rest = [], [], []
+    for e, s in sorted(fresh.items(), key=lambda it: (it[0][0], tuple(map(str, it[0][1])),
+                                                      it[0][2])):
+        if only is not None and e not in only:
+            continue
+        if e in units:      # a number in 's' against one in 'GB/s' means nothing
+            rest.append(Judged(e, None, f"not judged: the reference is in {units[e][0]!r}, "
+                                        f"the check reports {units[e][1]!r}"))
+        elif e in stored:
+            b = stored[e]
+            keys.append(e)
+            series.append(verdict.Series(s.runs, b.sessions, b.higher_is_better, e,
+                                         prepared(e) if prepared else None))
+        elif e in old_iv:
+            rest.append(Judged(e, None, "interval only (baseline without runs)"))
+    return keys, series, rest
+
+
+class Against:
+    """One baseline read once for the node lines of many runs (a history page's sessions):
+    its entries, intervals and each value's prepared sessions are the same for every run,
+    so thousands of sessions cost one reading of the baseline, not one each."""
+
+    def __init__(self, old: dict[str, Any], where: str = "reference file") -> None:
+        self.old = old
+        self.stored = entries(old, where)
+        self._intervals = intervals(old)
+        self._prepared: dict[Entry, verdict.BaselineSessions] = {}
+
+    def prepared(self, e: Entry) -> verdict.BaselineSessions:
+        if e not in self._prepared:
+            b = self.stored[e]
+            self._prepared[e] = verdict.prepare_sessions(b.sessions, b.higher_is_better)
+        return self._prepared[e]
+
+    def node(self, new: dict[str, Any], fresh: dict[Entry, Samples] | None = None,
+             min_effect: float = verdict.MIN_EFFECT,
+             machine_effect: float = verdict.MACHINE_EFFECT) -> verdict.NodeShift | None:
+        """The node line :func:`judge_run` gives ``new`` (a run's entries; ``fresh``: their
+        :func:`entries`, when the caller has them), without testing each value."""
+        fresh = entries(new, "run") if fresh is None else fresh
+        keys, series, _ = _series(self.stored, fresh, unit_mismatches(self.old, new),
+                                  self._intervals, prepared=self.prepared)
+        control, _ = control_of(self.old, keys)
+        return verdict.node_line(series, min_effect, machine_effect, control)
 
 
 def declared_states(*sets: dict[Entry, Samples]) -> set[Entry]:

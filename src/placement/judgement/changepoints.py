@@ -32,6 +32,8 @@ MIN_SESSIONS = 2
 PERMUTATIONS = 999
 #: at most this share of no-change series gets a step
 ALPHA = 0.01
+#: shuffled session medians held at once (a block of shuffles)
+SHUFFLED_VALUES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,13 @@ def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_bet
     logs = np.log(medians)
     (k,), (share,) = best_split(logs)
     rng = np.random.default_rng(seed)
-    shuffled = np.array([rng.permutation(logs) for _ in range(PERMUTATIONS)])
-    _, shares = best_split(shuffled)
+    # the shuffles in blocks of at most SHUFFLED_VALUES values (the same shuffles in the same
+    # order): ten thousand sessions would otherwise hold 999 x 10,000 and its sums at once
+    block = max(1, min(PERMUTATIONS, SHUFFLED_VALUES // len(logs)))
+    shares = np.concatenate([
+        best_split(np.array([rng.permutation(logs)
+                             for _ in range(min(block, PERMUTATIONS - i))]))[1]
+        for i in range(0, PERMUTATIONS, block)])
     p = (1 + int(np.sum(shares >= share - 1e-12))) / (PERMUTATIONS + 1)
     ratio = math.exp(float(logs[k:].mean() - logs[:k].mean()))
     s = Step(int(k), kept[k][0], ratio, p, higher_is_better, (int(k), len(kept) - int(k)))

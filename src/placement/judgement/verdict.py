@@ -174,6 +174,9 @@ class Series:
     sessions: Sequence[tuple[str | None, Sequence[float]]]
     higher_is_better: bool
     key: object = None
+    #: ``sessions`` already prepared (:func:`prepare_sessions`), when many runs are judged
+    #: against one baseline (a history page): None prepares them here
+    baseline: BaselineSessions | None = field(default=None, compare=False, repr=False)
 
     @functools.cached_property
     def prepared(self) -> _Value:
@@ -276,7 +279,8 @@ class RunVerdict:
 
 def _clean(values: Sequence[float], what: str) -> np.ndarray:
     a = np.asarray(list(values), dtype=float)
-    if a.ndim != 1 or len(a) == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+    # the arrays' own methods: NumPy's functions cost more than these checks of a few runs
+    if a.ndim != 1 or len(a) == 0 or not np.isfinite(a).all() or (a <= 0).any():
         raise ValueError(f"{what}: runs must be positive finite numbers, at least one")
     return a
 
@@ -346,24 +350,62 @@ class _Value:
 
     @functools.cached_property
     def a(self) -> float:
-        """The new launches' median (read for every value in several steps: taken once)."""
-        return float(np.median(self.new))
+        """The new launches' median (read for every value in several steps: taken once).
+        Sorted in Python: a handful of launches, for which NumPy's median costs ten times
+        the sort, and the same number (the middle one, or the mean of the two)."""
+        x = sorted(self.new.tolist())
+        h = len(x) // 2
+        return x[h] if len(x) % 2 else (x[h - 1] + x[h]) / 2
+
+    @functools.cached_property
+    def centre(self) -> float:
+        """The baseline sessions' mean median (log scale)."""
+        return float(self.medians.mean())
+
+
+@dataclass(frozen=True)
+class BaselineSessions:
+    """A value's baseline sessions on the log scale, signed (:func:`prepare_sessions`): what
+    :func:`_prepare` reads of them, kept apart from the new launches so that a history of
+    thousands of sessions judged against one baseline prepares each value's sessions once."""
+
+    sign: float
+    ids: list
+    medians: np.ndarray
+    n_base: int
+    nbar: float
+    #: the sessions' squared deviations from their own means, summed, and their df
+    ss: float
+    dfw: int
+    rounding: float
+
+
+def prepare_sessions(sessions: Sequence[tuple[str | None, Sequence[float]]],
+                     higher_is_better: bool) -> BaselineSessions:
+    """A value's baseline sessions prepared for :func:`_prepare` (``Series.baseline``)."""
+    sign = -1.0 if higher_is_better else 1.0
+    if not sessions:
+        raise ValueError("a verdict needs at least one baseline session")
+    groups = [sign * np.log(_clean(r, "baseline runs")) for _, r in sessions]
+    ids = [sid if sid is not None else f"#{i}" for i, (sid, _) in enumerate(sessions)]
+    ss = sum(float(((g - g.mean()) ** 2).sum()) for g in groups)
+    raw = [x for _, r in sessions for x in r]
+    q = resolution(raw) / math.exp(float(np.mean(np.log(raw))))
+    medians = np.array([np.median(g) for g in groups])
+    medians.setflags(write=False)       # shared by every run judged against them
+    return BaselineSessions(sign, ids, medians, len(raw),
+                            len(groups) / sum(1 / len(g) for g in groups), ss,
+                            sum(len(g) - 1 for g in groups), q * q / 12)
 
 
 def _prepare(s: Series) -> _Value:
-    sign = -1.0 if s.higher_is_better else 1.0
-    if not s.sessions:
-        raise ValueError("a verdict needs at least one baseline session")
-    groups = [sign * np.log(_clean(r, "baseline runs")) for _, r in s.sessions]
-    new = sign * np.log(_clean(s.new, "new runs"))
-    ids = [sid if sid is not None else f"#{i}" for i, (sid, _) in enumerate(s.sessions)]
-    ss = sum(float(((g - g.mean()) ** 2).sum()) for g in groups + [new])
-    dfw = sum(len(g) - 1 for g in groups + [new])
-    raw = [x for _, r in s.sessions for x in r]
-    q = resolution(raw) / math.exp(float(np.mean(np.log(raw))))
-    return _Value(sign, ids, np.array([np.median(g) for g in groups]), new, len(new),
-                  len(raw), len(groups) / sum(1 / len(g) for g in groups),
-                  ss / dfw if dfw else 0.0, dfw, q * q / 12)
+    b = s.baseline if s.baseline is not None else \
+        prepare_sessions(s.sessions, s.higher_is_better)
+    new = b.sign * np.log(_clean(s.new, "new runs"))
+    ss = b.ss + float(((new - new.mean()) ** 2).sum())
+    dfw = b.dfw + len(new) - 1
+    return _Value(b.sign, b.ids, b.medians, new, len(new), b.n_base, b.nbar,
+                  ss / dfw if dfw else 0.0, dfw, b.rounding)
 
 
 def _coarse(v: _Value, min_effect: float) -> bool:
@@ -449,6 +491,13 @@ def _basis(r: _Run) -> None:
 def _common_shift(r: _Run) -> None:
     """The baseline sessions' own shifts, then the new session's (``c``), and each value's
     change with it (``d_raw``) and beyond it (``d_own``)."""
+    _node_shift(r)
+    _changes(r)
+
+
+def _node_shift(r: _Run) -> None:
+    """The baseline sessions' own shifts (``shifts``), each value's change (``d_raw``) and
+    the new session's common shift (``c``): all the node's line reads."""
     vals = r.vals
     if r.selected_by is not None:
         r.shifts = dict(r.selected_by.shifts)
@@ -461,15 +510,21 @@ def _common_shift(r: _Run) -> None:
         r.shifts = node_shift.session_shifts([v.ids for v in base],
                                              [v.medians - v.medians.mean() for v in base],
                                              MIN_VALUES)
-    resid = [np.array([m - r.shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
-             for v in vals]
-    r.d_raw = np.array([v.a - v.medians.mean() for v in vals])
+    r.d_raw = np.array([v.a - v.centre for v in vals])
     if r.selected_by is not None:
         r.c = r.selected_by.node.shift if r.selected_by.node is not None else 0.0
     elif r.control is not None:
         r.c = float(r.d_raw[r.control])
     else:
         r.c = float(np.median(r.d_raw[r.basis])) if r.n >= MIN_VALUES else 0.0
+
+
+def _changes(r: _Run) -> None:
+    """Each value's change beyond the node's shift (``d_own``) and the spreads its test
+    reads: its sessions' beyond their shifts, their floor, the trend's covariate."""
+    vals = r.vals
+    resid = [np.array([m - r.shifts.get(sid, 0.0) for sid, m in zip(v.ids, v.medians)])
+             for v in vals]
     r.d_own = np.array([v.a - r.c - rm.mean() for v, rm in zip(vals, resid)])
     # each value's session spread (k >= 2), floored at what its launches alone give (a
     # value printed coarsely also carries its rounding: NPB's identical 0.02 s medians
@@ -644,12 +699,9 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     ``prone``: the indices of values with states (:func:`state_prone`, or their check
     says so): never gross, never called regressed or improved (:data:`STATES_CALLED`).
     """
-    r = _Run(series, [s.prepared for s in series], min_effect, selected_by, control)
+    r = _shifted(series, min_effect, selected_by, control)
     if r.n == 0:
         return RunVerdict([], None, None)
-    _launch_spread(r)
-    _basis(r)
-    _common_shift(r)
     fitted = None if selected_by is not None else _session_prior(r)
     pr = (selected_by.prior if selected_by is not None else fitted) or prior or DEFAULT_PRIOR
     node, var_c = _node(r, machine_effect)
@@ -658,6 +710,37 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     notes = [] if fitted is not None or selected_by is not None else \
         [f"too few values to fit a session-spread prior: {pr.text()}"]
     return RunVerdict(out, node, pr, notes, r.shifts, r.w_prior)
+
+
+def _shifted(series: Sequence[Series], min_effect: float, selected_by: RunVerdict | None,
+             control: int | None) -> _Run:
+    """A run's values prepared, their launch spread, the shift's basis and the common shift:
+    the steps both :func:`judge_run` and :func:`node_line` take."""
+    r = _Run(series, [s.prepared for s in series], min_effect, selected_by, control)
+    if r.n:
+        _launch_spread(r)
+        _basis(r)
+        _common_shift(r)
+    return r
+
+
+def _node_only(series: Sequence[Series], min_effect: float, control: int | None) -> _Run:
+    """The steps of :func:`_shifted` the node's line reads, no more."""
+    r = _Run(series, [s.prepared for s in series], min_effect, None, control)
+    if r.n:
+        _basis(r)
+        _node_shift(r)
+    return r
+
+
+def node_line(series: Sequence[Series], min_effect: float = MIN_EFFECT,
+              machine_effect: float = MACHINE_EFFECT,
+              control: int | None = None) -> NodeShift | None:
+    """The node's line of a run as :func:`judge_run` draws it, without testing each value:
+    a history page of thousands of sessions reads only each session's node line, and the
+    values' tests are most of a judgement's cost."""
+    r = _node_only(series, min_effect, control)
+    return _node(r, machine_effect)[0] if r.n else None
 
 
 def _gross(v: _Value, r: _Run, i: int, w_df: float, level: float) -> float | None:

@@ -4,33 +4,37 @@ One report shows one run against its baseline; a weekly schedule makes a run a w
 only the weeks together tell a slow drift from a step. The page draws each value the
 baseline keeps runs for (each session's median) and the node's common shift, dates on
 the axis, with the baseline's sessions and their band marked, NODE lines and
-confirmation sessions marked. Sessions come from ReFrame's results storage through the
-functions :mod:`.previous_run` and :mod:`.verdicts` read it with (no SQL of our own);
-each session is judged as its run's report judged it
-(:func:`placement.judgement.baseline_samples.judge_run` against today's baseline).
+confirmation sessions marked, and each value's step, if it has one. Sessions come from
+ReFrame's results storage through the functions :mod:`.previous_run` and :mod:`.verdicts`
+read it with (no SQL of our own); each session's node line is the one its run's report
+drew against today's baseline (:mod:`.history_points`). A history of thousands of sessions
+stays bounded: the figure draws groups of sessions beyond a bound (:mod:`.history_bins`),
+the page lists the newest :data:`RECENT_ROWS` sessions, and the CSV holds every one.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
 import statistics
 import subprocess
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..judgement import (CONFIRMATION_EXTRA, RunReport, baseline_samples, baselines,
-                         entry_name)
+                         entry_name, verdict)
 from ..util import PlacementError
-from . import files, plots
+from . import files, history_bins, history_points, plots
 from .document import Report, Section
 from .folder import claimed
+from .history_points import Point
+from .numbers_csv import CSV_NAME
 from .previous_run import sessions_of, stored_sessions
 from .tables import Numbers, Table, slug
 
 #: the figure's file in the history folder
 FIGURE = "history.png"
+#: sessions the page lists, the newest (every session's numbers are in its CSV): a table of
+#: ten thousand rows is read by no one and is most of a page's size
+RECENT_ROWS = 200
 
 
 def folder(system: str) -> Path:
@@ -38,55 +42,6 @@ def folder(system: str) -> Path:
     below the run reports' ``<system>-<date>`` folders, so no glob of those finds it (the
     name a slug: a system's name from a run report never leaves that folder)."""
     return Path("history") / slug(system)
-
-
-@dataclass(frozen=True)
-class Point:
-    """One stored session as the history draws it."""
-
-    uuid: str
-    when: _dt.datetime
-    #: the node's common shift, %, slower positive (None: too few values to judge)
-    shift: float | None
-    #: the session's report had a NODE line (the node flagged slower or faster)
-    flagged: bool
-    #: one of the baseline's sessions
-    baseline: bool
-    #: entry -> the session's median
-    medians: dict = field(default_factory=dict)
-    #: entry -> its unit as the session's run report gave it
-    units: dict = field(default_factory=dict)
-
-
-def _when(r: RunReport) -> _dt.datetime:
-    ts = r.session.get("time_start_unix")
-    if ts:
-        return _dt.datetime.fromtimestamp(float(ts), _dt.timezone.utc)
-    return _dt.datetime.strptime(r.session.get("time_start", ""), "%Y%m%dT%H%M%S%z")
-
-
-def point(r: RunReport, system: str, old: dict, where: str, base_ids: set[str]) -> Point:
-    """A session judged against the baseline: its node's shift and its values' medians."""
-    cases_of: dict = {}
-    try:
-        new = baselines.from_run(r, system, cases_of)
-    except PlacementError:
-        return Point(r.uuid, _when(r), None, False, r.uuid in base_ids)
-    node = baseline_samples.judge_run(old, new, where).node
-    medians = {e: statistics.median(s.runs)
-               for e, s in baseline_samples.entries(new, "run").items() if s.runs}
-    shift = math.copysign(node.percent * 100, node.shift) if node is not None else None
-    units = {e: c.perf[e[2]].unit or "" for e, c in cases_of.items() if e[2] in c.perf}
-    return Point(r.uuid, _when(r), shift, node is not None and node.flagged,
-                 r.uuid in base_ids, medians, units)
-
-
-def points(system: str, old: dict, where: str, sessions: Sequence[RunReport]) -> list[Point]:
-    """Every session of ``sessions`` as a :class:`Point`, oldest first."""
-    stored = baseline_samples.entries(old, where)
-    base_ids = {i for s in stored.values() for i, _ in s.sessions if i}
-    return sorted((point(r, system, old, where, base_ids) for r in sessions),
-                  key=lambda p: p.when)
 
 
 def confirmation_sessions(report: RunReport, root: Path) -> list[RunReport]:
@@ -108,30 +63,46 @@ def read(report: RunReport, root: Path) -> tuple[list[RunReport], list[RunReport
         return [], [], f"ReFrame's stored sessions could not be read ({exc})"
 
 
-def build(system: str, old: dict, where: str, sessions: Sequence[RunReport],
-          confirmations: Sequence[RunReport], out: Path, report_link: str = "") -> Report:
-    """The page of ``system``: the figure, a row per session, every median in the CSV."""
-    pts = points(system, old, where, sessions)
-    conf = sorted(_when(r) for r in confirmations)
+def build(system: str, old: dict, where: str, sessions: Iterable[RunReport],
+          confirmations: Iterable[RunReport], out: Path, report_link: str = "") -> Report:
+    """The page of ``system``: the figure, the steps, a row per recent session, every
+    session's numbers in the CSV."""
+    hist = history_points.history(system, old, where, sessions)
+    pts = hist.points
+    conf = sorted(history_points.when(r) for r in confirmations)
     stored = baseline_samples.entries(old, where)
     rep = Report(f"History: {system}", _subtitle(pts, stored),
                  provenance=[("baseline", where), ("sessions", "ReFrame's results storage "
                               "(reframe --describe-stored-sessions)")])
+    groups = history_bins.groups(len(pts))
+    drawn = _drawn(pts, stored)
+    found = history_bins.steps(pts, groups, drawn, stored)
+    sec = _figure_section(system, hist, groups, conf, stored, drawn, found, out)
+    if report_link:
+        sec.text += f" Back to [the run's report]({report_link})."
+    note = history_bins.steps_note(groups, len(pts))
+    rep.sections += [sec, Section("steps", "Step changes", "", [_steps_table(found, note)]),
+                     Section("session-list", "Sessions", "", [_table(pts, conf, rep.numbers)])]
+    return rep
+
+
+def _figure_section(system: str, hist: history_points.History, groups: list[range],
+                    conf: list, stored: dict, drawn: list, found: dict, out: Path) -> Section:
+    """The figure of every session (its groups beyond the bound) and what it shows."""
+    pts = hist.points
     sec = Section("history", "Every stored session",
                   "Top: the node's common shift per session (the median change of all "
                   "values against the baseline, slower positive), NODE lines circled, "
                   "confirmation sessions dotted, the baseline's sessions shaded. Below: "
                   "each value the baseline keeps runs for, one point per session (its "
                   "median), squares for the baseline's sessions, the grey band from their "
-                  "lowest to their highest median.")
-    if report_link:
-        sec.text += f" Back to [the run's report]({report_link})."
+                  "lowest to their highest median; a value's step, if it has one, in its "
+                  "title." + history_bins.caption(groups, len(pts)))
     if pts and plots.available():
-        sec.images.append((_figure(system, pts, conf, stored, out),
-                           f"{system}: the node's shift and each judged value per session"))
-    rep.sections += [sec, Section("session-list", "Sessions", "",
-                                  [_table(pts, conf, rep.numbers)])]
-    return rep
+        sec.images.append((_figure(system, pts, groups, conf, stored, hist.units, drawn, found,
+                                   out), f"{system}: the node's shift and each judged value "
+                                         "per session"))
+    return sec
 
 
 def _subtitle(pts: list[Point], stored: dict) -> str:
@@ -143,43 +114,70 @@ def _subtitle(pts: list[Point], stored: dict) -> str:
             f"{n_base} session(s), {sum(p.baseline for p in pts)} of them stored here.")
 
 
-def _figure(system: str, pts: list[Point], conf: list, stored: dict, out: Path) -> str:
+def _drawn(pts: list[Point], stored: dict) -> list:
+    """The values drawn (the baseline's, measured in one stored session at least), in the
+    order of their names."""
+    seen = {e for p in pts for e in p.medians}
+    return [e for e in sorted(stored, key=lambda e: (e[0], tuple(map(str, e[1])), e[2]))
+            if e in seen]
+
+
+def _figure(system: str, pts: list[Point], groups: list[range], conf: list, stored: dict,
+            units: dict, drawn: list, found: dict, out: Path) -> str:
     base = [p.when for p in pts if p.baseline]
-    node = {"dates": [p.when for p in pts], "shift": [p.shift for p in pts],
-            "flagged": [p.flagged for p in pts], "confirmations": conf,
-            "baseline": (min(base), max(base)) if base else None}
+    node = history_bins.node_series(pts, groups)
+    node.update(confirmations=conf, baseline=(min(base), max(base)) if base else None)
     panels = []
-    for e in sorted(stored, key=lambda e: (e[0], tuple(map(str, e[1])), e[2])):
-        mine = [p for p in pts if e in p.medians]
-        if not mine:
-            continue
+    for e in drawn:
         meds = [statistics.median(r) for r in stored[e].session_runs if r]
-        unit = next((p.units[e] for p in reversed(mine) if p.units.get(e)), "")
-        panels.append({"title": entry_name(e), "unit": unit, "dates": [p.when for p in mine],
-                       "values": [p.medians[e] for p in mine],
-                       "baseline": [p.baseline for p in mine],
+        title = entry_name(e)
+        if e in found:
+            title += f" (step {found[e].step.ratio - 1:+.0%} from {found[e].when:%Y-%m-%d})"
+        panels.append({"title": title, "unit": units.get(e, ""),
+                       **history_bins.value_series(pts, groups, e),
                        "band": (min(meds), max(meds)) if meds else None})
     return plots.history(out, FIGURE, f"{system}: the node's shift per session", node, panels)
 
 
-def _table(pts: list[Point], conf: list, numbers: Numbers) -> Table:
-    t = Table("sessions", "Sessions, oldest first",
-              ["date", "session", "node's shift", "NODE line", "baseline's session",
-               "values"],
-              note=f"{len(conf)} confirmation session(s) in the storage" +
-                   (": " + ", ".join(f"{d:%Y-%m-%d %H:%M}" for d in conf) if conf else "."))
-    for p in pts:
-        t.add([f"{p.when:%Y-%m-%d %H:%M}", p.uuid[:8],
-               "" if p.shift is None else f"{p.shift:+.1f}%", "NODE" if p.flagged else "",
-               "yes" if p.baseline else "", str(len(p.medians))], "bad" if p.flagged else "")
-        if p.shift is not None:
-            numbers.add("history", "sessions", p.uuid, "node", "node shift", p.shift, "%")
-        for e, v in p.medians.items():
-            numbers.add("history", "values", p.uuid, entry_name(e), "session median", v)
+def _steps_table(found: dict, note: str) -> Table:
+    t = Table("steps", "Step changes over the stored sessions",
+              ["value", "first session after the step", "step"],
+              note=note + ("" if found else " No value has one."))
+    for e, s in found.items():
+        t.add([entry_name(e), f"{s.when:%Y-%m-%d %H:%M} {s.step.session[:8]}", s.step.text()],
+              "bad" if s.step.outcome == verdict.REGRESSED else "")
     return t
 
 
-def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[RunReport],
+def _table(pts: list[Point], conf: list, numbers: Numbers) -> Table:
+    """The newest :data:`RECENT_ROWS` sessions as rows; every session's numbers in the CSV."""
+    shown = pts[-RECENT_ROWS:]
+    t = Table("sessions", "Sessions, oldest first",
+              ["date", "session", "node's shift", "NODE line", "baseline's session",
+               "values"],
+              note=(f"The newest {len(shown)} of {len(pts)} sessions; every session's shift, "
+                    f"NODE line and medians are in {CSV_NAME}. " if len(shown) < len(pts)
+                    else "") +
+                   f"{len(conf)} confirmation session(s) in the storage" +
+                   (": " + ", ".join(f"{d:%Y-%m-%d %H:%M}" for d in conf[-RECENT_ROWS:])
+                    if conf else "."))
+    for p in shown:
+        t.add([f"{p.when:%Y-%m-%d %H:%M}", p.uuid[:8],
+               "" if p.shift is None else f"{p.shift:+.1f}%", "NODE" if p.flagged else "",
+               "yes" if p.baseline else "", str(len(p.medians))], "bad" if p.flagged else "")
+    names: dict = {}
+    for p in pts:
+        if p.shift is not None:
+            numbers.add("history", "sessions", p.uuid, "node", "node shift", p.shift, "%")
+        if p.flagged:
+            numbers.add("history", "sessions", p.uuid, "node", "NODE line", 1)
+        for e, v in p.medians.items():
+            name = names.setdefault(e, entry_name(e))
+            numbers.add("history", "values", p.uuid, name, "session median", v)
+    return t
+
+
+def write(system: str, sessions: Iterable[RunReport], confirmations: Iterable[RunReport],
           out: Path, report_link: str = "") -> Path | None:
     """The history page of ``system`` in ``out`` (its files replaced), or None when the
     system has no baseline with stored sessions to judge against (or one that is refused)."""

@@ -46,7 +46,7 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
     out = {}
     for node in nodes:
         target = reports / "history" / f"{slug(system)}-{slug(node)}"
-        only = [of_node(r, node) for r in sessions]
+        only = (of_node(r, node) for r in sessions)     # each read once, none kept
         target.mkdir(parents=True, exist_ok=True)
         rep = history_page.build(system, old, str(path), only,
                                  [of_node(r, node) for r in confirmations], target, report_link)

@@ -1,0 +1,154 @@
+"""A history page of many sessions stays bounded: rows, figure points, memory and judging.
+
+The benchmark (``benchmarks/history_page.py``) times 10,000 sessions; these tests check,
+without timing anything, what makes that possible: each session judged once against a
+baseline prepared once, no session kept whole, the page listing the newest sessions (the
+CSV every one), the figure drawing groups of sessions beyond a bound while the NODE
+sessions and the baseline's stay one by one, and the step still found where it starts.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from placement import cli
+from placement.judgement import baseline_samples, baselines, runreport, verdict
+from placement.report import history_bins, history_page
+from placement.report.history_points import Point
+from placement.util import baseline_file
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+import history_page as bench  # noqa: E402  (the benchmark's sessions)
+
+#: more sessions than the page lists and than a panel draws one by one
+MANY = 450
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    """The system's baseline of the first five A/A sessions."""
+    where = tmp_path_factory.mktemp("baselines")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PLACEMENT_BASELINES", str(where))
+        froms = [a for p in bench.SOURCES[:5] for a in ("--from", str(p))]
+        assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+        yield mp
+
+
+def _stream(n: int, seen: list[int]):
+    """The benchmark's ``n`` sessions as run reports, one at a time; ``seen`` counts
+    how many were made (a page that holds them all would need them made before)."""
+    for d in bench.made(n):
+        seen.append(1)
+        yield runreport.from_data(d, Path("stored"))
+
+
+def test_a_node_line_alone_is_the_one_the_whole_judgement_draws(baseline):
+    """Each session's node line, judged against a baseline prepared once, is the one
+    ``judge_run`` gives it: the same shift and flag, session by session."""
+    # the weeks around the NODE week (the whole judgement of each is slow)
+    sessions = list(bench.made(bench.WEEKS))[bench.NODE_WEEK - 4:bench.NODE_WEEK + 4]
+    path = baseline_file("generic")
+    old = baselines.load(path)
+    against = baseline_samples.Against(old, str(path))
+    flagged = 0
+    for d in sessions:
+        new = baselines.from_run(runreport.from_data(d, Path("stored")), "generic")
+        whole = baseline_samples.judge_run(old, new, str(path)).node
+        alone = against.node(new)
+        assert alone == whole
+        flagged += bool(alone and alone.flagged)
+    assert flagged == 1        # the NODE week
+
+
+def _counted(monkeypatch, module, name: str, calls: dict) -> None:
+    """``module.name`` counting its calls in ``calls[name]`` (and doing what it did)."""
+    real = getattr(module, name)
+
+    def counted(*a, **k):
+        calls[name] += 1
+        return real(*a, **k)
+    calls[name] = 0
+    monkeypatch.setattr(module, name, counted)
+
+
+def test_a_long_history_lists_the_newest_sessions_and_draws_groups(baseline, tmp_path,
+                                                                   monkeypatch):
+    """450 sessions: the page lists the newest 200 (the CSV has every one's shift, NODE
+    line and medians), the figure says it draws groups, the NODE session is flagged and
+    the step found where it starts. Judging is linear in the sessions: each value's
+    baseline sessions are prepared once for the page, not once per session, and no
+    session gets the whole judgement (every value's test)."""
+    calls: dict = {}
+    _counted(monkeypatch, verdict, "prepare_sessions", calls)
+    _counted(monkeypatch, verdict, "judge_run", calls)
+    conf = [runreport.from_data(d, Path("c")) for d in bench.confirmations(MANY)]
+    seen: list[int] = []
+    out = history_page.write("generic", _stream(MANY, seen), conf, tmp_path / "history")
+    stored = baseline_samples.entries(baselines.load(baseline_file("generic")))
+    assert len(seen) == MANY
+    assert calls == {"prepare_sessions": len(stored), "judge_run": 0}, calls
+    html = (out / "index.html").read_text()
+    table = re.search(r'<table id="sessions">.*?</table>', html, re.S).group(0)
+    dates = re.findall(r"<tr[^>]*><td>(\d{4}-\d\d-\d\d) ", table)
+    assert len(dates) == history_page.RECENT_ROWS
+    assert dates[-1] == bench.when_of(MANY - 1, MANY).strftime("%Y-%m-%d")
+    assert f"The newest {history_page.RECENT_ROWS} of {MANY} sessions" in html
+    with open(out / "numbers.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    shifts = {r["row"] for r in rows if r["quantity"] == "node shift"}
+    node = str(uuid.uuid5(uuid.NAMESPACE_URL, f"history-{bench.node_session(MANY)}-False"))
+    assert len(shifts) == MANY
+    assert node in {r["row"] for r in rows if r["quantity"] == "NODE line"}
+    assert "median of 2 consecutive sessions" in html
+    steps = re.search(r'<table id="steps">.*?</table>', html, re.S).group(0)
+    on = re.findall(rf"<td>{bench.STEP_TEST}[^<]*</td><td>(\d{{4}}-\d\d-\d\d)", steps)
+    step_day = bench.when_of(int(bench.STEP_WEEK * MANY / bench.WEEKS) + 1, MANY).date()
+    assert any(abs(dt.date.fromisoformat(d) - step_day) <= dt.timedelta(days=2) for d in on)
+    assert (out / history_page.FIGURE).stat().st_size > 0
+
+
+def _points(n: int, flagged: set[int], base: set[int]) -> list[Point]:
+    start = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    return [Point(f"s{i}", start + dt.timedelta(hours=i), float(i % 7), i in flagged,
+                  i in base, {("T", (), "t"): 1.0 + i % 5}) for i in range(n)]
+
+
+def test_beyond_the_bound_sessions_are_drawn_in_groups_and_flagged_ones_alone():
+    """10,000 sessions: a panel draws at most the bound of grouped points plus the NODE
+    sessions (node panel) or the baseline's (value panels), each one by one."""
+    n, flagged, base = 10_000, {17, 5003, 9999}, {0, 1, 2}
+    pts = _points(n, flagged, base)
+    gs = history_bins.groups(n)
+    assert len(gs) <= history_bins.MAX_POINTS
+    assert sorted(i for g in gs for i in g) == list(range(n))
+    node = history_bins.node_series(pts, gs)
+    assert len(node["dates"]) <= history_bins.MAX_POINTS + len(flagged)
+    assert sorted(d for d, f in zip(node["dates"], node["flagged"]) if f) == \
+        [pts[i].when for i in sorted(flagged)]
+    assert node["dates"] == sorted(node["dates"])
+    panel = history_bins.value_series(pts, gs, ("T", (), "t"))
+    assert len(panel["dates"]) <= history_bins.MAX_POINTS + len(base)
+    assert sum(panel["baseline"]) == len(base)
+    assert history_bins.caption(gs, n)
+    few = history_bins.groups(52)
+    assert len(few) == 52 and not history_bins.caption(few, 52)
+
+
+def test_a_value_s_median_taken_in_python_is_numpy_s():
+    """The new launches' median (``_Value.a``, sorted in Python for speed) is the number
+    NumPy's median gives, for an odd and an even count of launches."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 5, 6, 9, 10):
+        runs = list(rng.lognormal(0, 0.2, n))
+        v = verdict.Series(runs, [("s0", [1.0, 1.1])], False).prepared
+        assert v.a == float(np.median(np.log(runs)))
