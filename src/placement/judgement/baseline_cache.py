@@ -1,19 +1,21 @@
 """A checked copy of a large reference file, so that it loads in seconds.
 
-PyYAML builds every node of a file in Python: a partition's baseline of 100k entries
-(about 21 MB) takes a minute to parse even with libyaml, before its checks walk it
-again. Once :func:`placement.judgement.baselines.load` has read such a file and every
-check has passed, this module keeps what it read as JSON beside it
-(``.<name>.checked.json``), under the SHA-256 of the file's text: the next load of the
-same text reads the JSON (a fraction of a second) and skips the checks it already
-passed. Any change to the file, by hand or by ``record``, changes its digest, and the
-copy is not used until the file has been read and checked again.
+PyYAML builds every value of a file in Python: a partition's baseline of 100k entries
+(about 30 MB) takes seconds to parse, where JSON takes a fraction of that. So the file's
+writer (:func:`placement.judgement.baselines.write_atomic`: ``placement baseline record``
+and ``control``), once the text it wrote has read back and passed every check, keeps what
+it read as JSON beside it (``.<name>.checked.json``), under the SHA-256 of the file's text:
+a load of the same text reads the JSON instead of the YAML, and checks it again as it would
+the YAML (its checks are a fraction of the parse). Readers never write: a file in a folder
+they cannot write loads as any other, and a file edited by hand (its digest changed) is
+parsed at each load until the next record writes it and its copy again.
 
 JSON keeps no YAML key types (``16:`` is an integer key), so each key is written with
-its type first (``i16``, ``srate``) and read back by json's own hook for each object. A copy that cannot be read,
-is not the file's, or holds anything else is ignored (the file is parsed as before);
-one that cannot be written is not written. Small files (under :data:`MIN_BYTES`) get no
-copy: they load fast, and a checkout's own baselines stay alone in their folder.
+its type first (``i16``, ``srate``) and read back by json's own hook for each object. A copy
+that cannot be read, is not the file's, or holds anything else is ignored (the file is
+parsed as before); one that cannot be written is not written. Small files (under
+:data:`MIN_BYTES`) get no copy: they load fast, and a checkout's own baselines stay alone
+in their folder.
 """
 
 from __future__ import annotations
@@ -82,7 +84,8 @@ def _mapping(pairs: list[tuple[str, Any]]) -> dict[Any, Any]:
 
 
 def read(path: Path, text: str) -> dict[str, Any] | None:
-    """What ``text`` (the file at ``path``) loaded as when it was last checked, or None."""
+    """What ``text`` (the file at ``path``) read as when its writer checked it, or None
+    (the caller checks it again: a copy is only as trusted as its folder)."""
     if len(text) < MIN_BYTES:
         return None
     copy = copy_path(path)
@@ -98,7 +101,8 @@ def read(path: Path, text: str) -> dict[str, Any] | None:
 
 
 def write(path: Path, text: str, data: dict[str, Any]) -> None:
-    """Keep ``data``, read from ``text`` and checked, beside ``path`` (as private as it)."""
+    """Keep ``data``, read from ``text`` (just written to ``path``) and checked, beside
+    ``path``, as private as it; a large file's writer calls it, never a reader."""
     if len(text) < MIN_BYTES:
         return
     try:

@@ -25,9 +25,10 @@ RECORD_KEY = "contents"
 FIELDS = ("values", "sampled", "sessions", "runs")
 
 
-def count(data: dict[str, Any], where: str = "reference file") -> dict[str, int]:
-    """The counts of :data:`FIELDS` in ``data``."""
-    stored = baseline_samples.entries(data, where).values()
+def count(data: dict[str, Any], where: str = "reference file",
+          stored: dict[Any, baseline_samples.Samples] | None = None) -> dict[str, int]:
+    """The counts of :data:`FIELDS` in ``data`` (``stored``: its runs, already read)."""
+    stored = (baseline_samples.entries(data, where) if stored is None else stored).values()
     return {"values": len(entries(data)), "sampled": len(stored),
             "sessions": sum(len(s.sessions) for s in stored),
             "runs": sum(len(s.runs) for s in stored)}
@@ -39,8 +40,10 @@ def recorded(data: dict[str, Any]) -> Any:
     return prov.get(RECORD_KEY) if isinstance(prov, dict) else None
 
 
-def check(data: dict[str, Any], where: str) -> None:
-    """One line when ``data`` holds fewer values, sessions or runs than its record says."""
+def check(data: dict[str, Any], where: str,
+          stored: dict[Any, baseline_samples.Samples] | None = None) -> None:
+    """One line when ``data`` holds fewer values, sessions or runs than its record says
+    (``stored``: its runs, when the caller has read them)."""
     prov = data.get("_provenance", {})
     if not isinstance(prov, dict):       # cut right after its first key
         raise PlacementError(f"{where}: _provenance {short(prov)} is not a mapping: "
@@ -54,7 +57,7 @@ def check(data: dict[str, Any], where: str) -> None:
         raise PlacementError(f"{where}: _provenance.{RECORD_KEY} {short(said)} is not the counts "
                              f"{{{', '.join(f'{f}: N' for f in FIELDS)}}} that `placement "
                              f"baseline record` writes: {_damaged(where)}")
-    has = count(data, where)
+    has = count(data, where, stored)
     fewer = [f"{f} {has[f]} of {said[f]}" for f in FIELDS if has[f] < said[f]]
     if fewer:
         raise PlacementError(f"{where}: holds less than its _provenance.{RECORD_KEY} records "
