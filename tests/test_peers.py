@@ -157,6 +157,30 @@ def test_two_odd_nodes_of_four_have_no_majority():
            "group of more than half of the 4 nodes)" in j.lines()
 
 
+def test_two_nodes_slower_on_most_values_are_no_majority():
+    """Two odd nodes of four, slower on 9 values of 12: each one's peers hold the other, so
+    neither stands apart alone; the half they make does."""
+    vals = _session(values=12, seed=2)
+    two = [peers.PeerValue(v.name, False, {n: [x * (2.0 if n in ("n3", "n4") and j < 9
+                                                    else 1.0) for x in r]
+                                           for n, r in v.launches.items()})
+           for j, v in enumerate(vals)]
+    j = peers.judge(two, WHERE)
+    assert j.fails and j.no_majority, j.lines()
+    assert f"NODES {WHERE}: no majority to judge by: n3, n4 slower than n1, n2 (no group of " \
+           "more than half of the 4 nodes)" in j.lines(), j.lines()
+
+
+def test_the_halves_test_is_the_exact_distribution():
+    """A half's rank sum over k values: its tail by enumerating every ranking (n=4, g=2)."""
+    from placement.judgement import peer_stats
+    one = [sum(c) for c in itertools.combinations(range(1, 5), 2)]
+    for k, total in ((1, 7), (2, 13), (3, 19), (3, 16)):
+        sums = [sum(t) for t in itertools.product(one, repeat=k)]
+        want = sum(x >= total for x in sums) / len(sums)
+        assert peer_stats.group_rank_p(total, 4, 2, k) == pytest.approx(want)
+
+
 def test_a_topology_that_differs_gets_its_line():
     fp = {n: {"pus": 2, "pus_allowed": 2, "numa_nodes": 1} for n in ("n1", "n2", "n3", "n4")}
     fp["n2"] = {**fp["n2"], "pus_allowed": 1}

@@ -19,6 +19,7 @@ called at level ``a`` is at most ``a`` with no constant fitted to sessions.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -148,3 +149,30 @@ def rank_tests(ranks: np.ndarray, n_per_value: np.ndarray) -> tuple[np.ndarray, 
             upper[i] = float(stats.norm.sf((total - 0.5 - mean) / sd)) if sd > 0 else 1.0
             lower[i] = float(stats.norm.cdf((total + 0.5 - mean) / sd)) if sd > 0 else 1.0
     return upper, lower
+
+
+@functools.lru_cache(maxsize=64)
+def _group_sum_pmf(n: int, g: int, k: int) -> np.ndarray:
+    """P(S = s) for ``s = k*g*(g+1)/2 ..``: the sum over ``k`` independent values of the
+    rank sum of a fixed group of ``g`` nodes among ``n`` alike ones (each value's ranks a
+    uniform permutation, so the group's ranks are ``g`` of ``1..n`` without replacement)."""
+    low = g * (g + 1) // 2
+    one = np.zeros(g * (2 * n - g + 1) // 2 - low + 1)
+    for ranks in itertools.combinations(range(1, n + 1), g):
+        one[sum(ranks) - low] += 1
+    one /= one.sum()
+    pmf = np.ones(1)
+    for _ in range(k):
+        pmf = np.convolve(pmf, one)
+    return pmf
+
+
+def group_rank_p(total: float, n: int, g: int, k: int) -> float:
+    """One-sided ``P(S >= total)`` of a group of ``g`` nodes' rank sum over ``k`` values of
+    ``n`` alike nodes (:func:`_group_sum_pmf`); ties' half ranks floored, as
+    :func:`rank_sum_p` does."""
+    if k <= 0:
+        return 1.0
+    pmf = _group_sum_pmf(n, g, k)
+    i = int(math.floor(total + 1e-9)) - k * g * (g + 1) // 2
+    return 1.0 if i <= 0 else 0.0 if i >= len(pmf) else float(pmf[i:].sum())

@@ -39,6 +39,14 @@ A node is **named** on either of two paths, the level split between them (Bonfer
   node whose few values had a bad minute (a one-off -50% on 3 values of 126) from being
   named: a fault moves a tenth of the values or more.
 
+When no node is named and no majority was found that way, a partition of an even number
+of nodes up to :data:`HALVES_MAX_NODES` is also asked whether **half of its nodes stand
+apart** from the other half (two groups of two in four): each half's rank sum over the
+values against its exact distribution when the nodes are alike, over every half and both
+sides (Bonferroni), at the half of the rank path's level. A half that stands apart is no
+majority to judge by: it is named, and the run fails. Why: with two odd nodes of four each
+odd node's peers hold the other one, so neither stands apart alone.
+
 Naming is step-down: once a node is named, the
 rest are judged again among themselves, so one slow node neither hides a second nor
 makes the others look fast. When the named nodes are half the partition or more there
@@ -51,6 +59,7 @@ majority's: a node that differs gets its own line, whatever its values say.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import statistics
@@ -81,6 +90,9 @@ PEER_VALUES_SHARE = value("PEER_VALUES_SHARE")
 PEER_MEMORY_SLACK = value("PEER_MEMORY_SLACK")
 #: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
 MIN_NODES = 3
+#: the largest partition whose halves are each tested (C(8, 4) = 70 halves; a larger one
+#: has a majority whenever its odd nodes are fewer than half, and step-down names them)
+HALVES_MAX_NODES = 8
 
 
 @dataclass(frozen=True)
@@ -205,8 +217,12 @@ def judge(values: Sequence[PeerValue], where: str,
                     "measured in one session")
         return out
     active = np.ones(len(nodes), bool)
-    out.apart = step_down(m, w, n_launch, active, out, alpha, effect,
-                          first_of_groups(values))
+    rank_cols = first_of_groups(values)
+    halves = len(nodes) % 2 == 0 and len(nodes) <= HALVES_MAX_NODES
+    out.apart = step_down(m, w, n_launch, active, out, alpha, effect, rank_cols,
+                          alpha / 4 if halves else alpha / 2)
+    if halves and not out.odd and not out.apart:
+        out.apart = half_apart(m[:, rank_cols], nodes, alpha / 4)
     # the page's changes: against the nodes left standing, all of them when too few are
     shown = active if active.sum() >= MIN_NODES else np.ones(len(nodes), bool)
     d, p = value_tests(m, w, n_launch, shown)
@@ -231,16 +247,17 @@ def first_of_groups(values: Sequence[PeerValue]) -> np.ndarray:
 
 
 def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.ndarray,
-              out: PeerJudgement, alpha: float, effect: float, rank_cols: np.ndarray
-              ) -> list[tuple[str, bool]]:
+              out: PeerJudgement, alpha: float, effect: float, rank_cols: np.ndarray,
+              rank_level: float) -> list[tuple[str, bool]]:
     """Name odd nodes one round at a time, judging the rest again among themselves
     (``active`` is updated, ``out.odd`` filled); the nodes that stand apart by rank with no
     value called when they are half of those left (no majority), else ``[]``.
-    ``rank_cols``: the values the rank test counts (:func:`first_of_groups`)."""
+    ``rank_cols``: the values the rank test counts (:func:`first_of_groups`), at
+    ``rank_level``."""
     while active.sum() >= MIN_NODES:
         d, p = value_tests(m, w, n_launch, active)
         called = calls(d, p, active, alpha, effect)
-        apart = stand_apart(m[:, rank_cols], active, alpha / 2)
+        apart = stand_apart(m[:, rank_cols], active, rank_level)
         named = [(i, slower, pr) for i, slower, pr in apart
                  if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
         named += called_alone(calls(d, p, active, alpha / 2, effect), np.isfinite(d).sum(1),
@@ -257,6 +274,33 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
         for i, _, _ in named:
             active[i] = False
     return []
+
+
+def half_apart(m: np.ndarray, nodes: Sequence[str], level: float
+               ) -> list[tuple[str, bool]]:
+    """The half of the nodes whose rank sum over the values every node has stands apart
+    from the other half's, one-sided, at ``level`` over every half and both sides:
+    ``[(node, slower)]`` for that half, ``[]`` when none does."""
+    full = m[:, np.isfinite(m).all(axis=0)]
+    n, k = full.shape
+    if k == 0 or n < 4:
+        return []
+    ranks = peer_stats.column_ranks(full)
+    g = n // 2
+    halves = list(itertools.combinations(range(n), g))
+    tests = 2 * len(halves)
+    best: tuple[float, tuple[int, ...], bool] | None = None
+    for half in halves:
+        total = float(ranks[list(half)].sum())
+        for slower, stat in ((True, total), (False, k * g * (n + 1) - total)):
+            # a half faster: its rank sum counted from the top, the same distribution
+            pv = peer_stats.group_rank_p(stat, n, g, k)
+            # a half slower and the other half faster are one event: name the slower
+            if pv * tests <= level and (best is None or (pv, not slower) < (best[0], not best[2])):
+                best = (pv, half, slower)
+    if best is None:
+        return []
+    return [(nodes[i], best[2]) for i in best[1]]
 
 
 def called_alone(strict: np.ndarray, judged: np.ndarray, active: np.ndarray,

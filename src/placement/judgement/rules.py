@@ -161,14 +161,14 @@ def value(name: str) -> float:
 # -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
 #: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
 #: whose sessions start later is out of sample for them
-PEERS_FIXED = "2026-12-02T02:10:12Z"
+PEERS_FIXED = "2026-12-02T02:18:37Z"
 
 RULES.update({
     "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
-                                 "partition: the rank-sum test over the nodes' values at "
-                                 "PEER_ALPHA / (2 x nodes) per node and side, its false-alarm "
-                                 "rate from its construction (exchangeable nodes), not fitted; "
-                                 "also the BH level of the values called over nodes x values"),
+                                 "partition, split (Bonferroni): half to the rank tests (a node, "
+                                 "per node and side; a half of 4-8 nodes against the other), "
+                                 "exact for exchangeable nodes, half to the values called "
+                                 "alone (BH over nodes x values); a convention, not fitted"),
     "PEER_EFFECT": Rule(0.05, (), "the smallest change of a value against its peers' median "
                                   "that is called: a node whose rank stands apart by less on "
                                   "every value is a real but small difference, not named"),
