@@ -27,6 +27,21 @@ class Section:
     banner: str = ""
     #: Markdown after the tables, before the figures (the lead's undecided line)
     after: str = ""
+    #: items of this section drawn in no figure (each is still in its table and the CSV)
+    undrawn: int = 0
+
+    def figures_for(self, drawn: int, total: int, what: str,
+                    first: str = "those that need a look first: failed, changed or "
+                                 "undecided") -> None:
+        """Say, after the tables, that figures were drawn for only ``drawn`` of ``total``
+        items (nothing when all were), and which came first: a figure is never left out
+        silently."""
+        if drawn >= total:
+            return
+        self.undrawn += total - drawn
+        line = (f"Figures for {drawn} of the {total} {what} ({first}); every value is in "
+                "the tables above and in `numbers.csv`.")
+        self.after = "\n\n".join(x for x in (self.after, line) if x)
 
 
 @dataclass

@@ -10,13 +10,12 @@ into the characters themselves.
 
 from __future__ import annotations
 
-import re
-
 #: CommonMark's backslash-escapable characters that start or end inline markup, a table
-#: cell, an entity or raw HTML
-_MARKUP = re.compile(r"([\\`*_\[\]<>|&!#~])")
+#: cell, an entity or raw HTML, each mapped to itself behind a backslash (one
+#: ``str.translate`` a cell: a report of 100k values escapes a million cells)
+_MARKUP = str.maketrans({ch: "\\" + ch for ch in "\\`*_[]<>|&!#~"} | {"\n": " "})
 
 
 def markdown(text: object) -> str:
     """``text`` as literal Markdown inline text (one line: newlines become blanks)."""
-    return _MARKUP.sub(r"\\\1", " ".join(str(text).split("\n")))
+    return str(text).translate(_MARKUP)

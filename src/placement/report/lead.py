@@ -187,7 +187,7 @@ def lead_section(cases: list[Case], judged: list, out: Path,
     if history_link:
         tail.append(f"Every stored session of this system, drawn: [history]({history_link}).")
     sec.text = "\n\n".join(lines)
-    sec.after = "\n\n".join(tail)
+    sec.after = "\n\n".join([*tail, sec.after] if sec.after else tail)
     if first:
         t = Table("acceptance", "The acceptance summary", ["line"],
                   note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
@@ -219,4 +219,7 @@ def _value_rows(judged: list, summary: Sequence[str], out: Path, sec: Section) -
         prefix = (f"{c.raw.get('display_name', c.test)} @{c.sysenv} {j.entry[2]} ["
                   if c is not None else f"{name} [")
         rows.append(value_row(name, j.verdict, confirmation(summary, prefix), evidence))
+    if plots.available():
+        sec.figures_for(len(sec.images), sum(j.entry in sj.stored for sj, j in picked),
+                        "regressed or grossly worse values (the worst)")
     return rows

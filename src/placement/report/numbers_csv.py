@@ -19,9 +19,9 @@ CSV_NAME = "numbers.csv"
 
 def write_csv(numbers: Numbers, path: Path) -> None:
     buf = io.StringIO(newline="")
-    w = csv.DictWriter(buf, fieldnames=Numbers.COLUMNS)
-    w.writeheader()
-    for r in numbers.rows:
-        w.writerow({**r, "value": f"{r['value']:.6g}" if isinstance(r["value"], float)
-                    else r["value"]})
+    w = csv.writer(buf)
+    w.writerow(Numbers.COLUMNS)
+    value = Numbers.COLUMNS.index("value")
+    w.writerows(r if not isinstance(r[value], float) else
+                (*r[:value], f"{r[value]:.6g}", *r[value + 1:]) for r in numbers.rows)
     atomic.write_text(path, buf.getvalue())

@@ -22,13 +22,18 @@ from .document import Section
 from .tables import Numbers, Table, slug
 
 
-def partition_sections(cases: list[Case], out: Path, numbers: Numbers) -> list[Section]:
-    """One section per partition that ran on several nodes (none otherwise)."""
+def partition_sections(cases: list[Case], out: Path, numbers: Numbers,
+                       named: set[tuple[str, str]] | None = None) -> list[Section]:
+    """One section per partition that ran on several nodes (none otherwise). ``named``,
+    when given, gets each node the peer verdict names, as ``(SYSTEM:PART, node)``: the
+    other sections draw their cases first."""
     report = RunReport(out, {}, cases)
     sections = []
     for where, (values, fps) in sorted(peer_cases.partitions(report).items()):
         j = peers.judge(values, where, fps)
         sections.append(_section(j, fps, out, numbers))
+        if named is not None:
+            named.update((where, n) for n in j.named)
     return sections
 
 
@@ -43,12 +48,17 @@ def _section(j: peers.PeerJudgement, fps: dict, out: Path, numbers: Numbers) -> 
     s = Section(f"partition-{slug(j.where)}", f"Partition {j.where}: nodes against their peers",
                 _intro(j))
     order = node_rows(j)
-    s.tables.append(_nodes_table(j, order, out, numbers))
+    measured = [n for n, row in zip(j.nodes, j.change) if np.isfinite(row).any()]
+    drawn = plots.chosen([n for n in order if n in set(measured)], set(j.named).__contains__) \
+        if plots.available() else set()
+    s.tables.append(_nodes_table(j, order, out, numbers, drawn))
     if fps:
         s.tables.append(topology_table(j, fps, order))
     if plots.available() and j.values and not j.note:
         s.images.append((_heatmap(j, order, out), "change against the peers' median, "
                                                    "nodes x values (odd nodes first)"))
+        s.figures_for(len(drawn), len(measured), "nodes' values against their peers",
+                      "the odd nodes first; the heatmap holds every node")
     return s
 
 
@@ -59,13 +69,15 @@ def _intro(j: peers.PeerJudgement) -> str:
 
 
 def _nodes_table(j: peers.PeerJudgement, order: list[str], out: Path,
-                 numbers: Numbers) -> Table:
+                 numbers: Numbers, drawn: set[str]) -> Table:
+    """A row per node; ``drawn``: the nodes whose values are drawn (their evidence)."""
     t = Table(f"nodes-{slug(j.where)}", "Nodes, odd ones first",
               ["node", "verdict", "values worse / better", "median change", "evidence"])
     odd = {o.node: o for o in j.odd}
     topo = {d.node: d for d in j.topology}
+    index = {n: i for i, n in enumerate(j.nodes)}
     for node in order:
-        i = j.nodes.index(node)
+        i = index[node]
         row = j.change[i]
         finite = row[np.isfinite(row)]
         med = float(np.median(finite)) if len(finite) else math.nan
@@ -74,7 +86,7 @@ def _nodes_table(j: peers.PeerJudgement, order: list[str], out: Path,
             "apart, no majority" if node in dict(j.apart) else ""
         if node in topo:
             verdict = ", ".join(x for x in (verdict, "topology differs") if x)
-        link = _evidence(j, i, out) if plots.available() and len(finite) else ""
+        link = _evidence(j, i, out) if node in drawn else ""
         t.add([node, verdict or "like its peers", f"{worse} / {better}",
                "–" if math.isnan(med) else f"{med:+.1%}", "values" if link else "–"],
               "bad" if verdict else "", link)
@@ -94,28 +106,56 @@ def topology_table(j: peers.PeerJudgement, fps: dict, order: list[str]) -> Table
     return t
 
 
+#: nodes, and values, a heatmap names on its axes (beyond: the odd nodes alone, no values)
+HEATMAP_LABELS = 80
+#: the tallest heatmap (inches): a partition of thousands of nodes is rows of pixels
+HEATMAP_HEIGHT = 16.0
+
+
 def _heatmap(j: peers.PeerJudgement, order: list[str], out: Path) -> str:
-    """Nodes x values, the change in performance against the peers' median."""
+    """Nodes x values, the change in performance against the peers' median: every node
+    and value of the partition in one figure, however many."""
     plt = plots.plt
-    rows = [j.nodes.index(n) for n in order]
+    index = {n: k for k, n in enumerate(j.nodes)}
+    rows = [index[n] for n in order]
     data = j.change[rows]
     lim = max(0.05, float(np.nanmax(np.abs(data))) if np.isfinite(data).any() else 0.05)
-    fig, ax = plt.subplots(figsize=(min(0.28 * len(j.values) + 3, 30), 0.4 * len(order) + 3))
+    fig, ax = plt.subplots(figsize=(min(0.28 * len(j.values) + 3, 30),
+                                    min(0.4 * len(order) + 3, HEATMAP_HEIGHT)))
     im = ax.imshow(data, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto",
                    interpolation="nearest")
-    ax.set_yticks(range(len(order)), order)
-    ax.set_xticks(range(len(j.values)), [v[:40] for v in j.values], rotation=90, fontsize=6)
+    if len(order) <= HEATMAP_LABELS:
+        ax.set_yticks(range(len(order)), order)
+    else:           # the named nodes come first: label them, count the rest
+        named = order[:min(len(j.named), HEATMAP_LABELS)]
+        ax.set_yticks(range(len(named)), named, fontsize=6)
+        ax.set_ylabel(f"{len(order)} nodes (odd ones first, named)")
+    if len(j.values) <= HEATMAP_LABELS:
+        ax.set_xticks(range(len(j.values)), [v[:40] for v in j.values], rotation=90,
+                      fontsize=6)
+    else:
+        ax.set_xticks([])
+        ax.set_xlabel(f"{len(j.values)} values (named in the table of all values)")
     fig.colorbar(im, ax=ax, label="change vs peers' median")
     ax.set_title(f"{j.where}: each node against its peers", fontsize=10)
     return plots._save(fig, out, f"partition-{slug(j.where)}.png")
 
 
+#: the values one node's evidence draws: the furthest from the peers' median, called first
+EVIDENCE_VALUES = 40
+
+
 def _evidence(j: peers.PeerJudgement, i: int, out: Path) -> str:
-    """One node's values against its peers' median, called values marked: its evidence."""
+    """One node's values against its peers' median, called values marked: its evidence
+    (the :data:`EVIDENCE_VALUES` furthest from the median when it has more)."""
     plt = plots.plt
     node = j.nodes[i]
     row = j.change[i]
     keep = np.flatnonzero(np.isfinite(row))
+    total = len(keep)
+    if total > EVIDENCE_VALUES:     # called first, then the furthest; in the page's order
+        rank = np.lexsort((-np.abs(row[keep]), j.called[i, keep] == 0))
+        keep = np.sort(keep[rank[:EVIDENCE_VALUES]])
     colours = ["#c62828" if j.called[i, k] == 1 else "#2e7d32" if j.called[i, k] == -1
                else "#9e9e9e" for k in keep]
     fig, ax = plt.subplots(figsize=(8, 0.18 * len(keep) + 1.5))
@@ -124,5 +164,7 @@ def _evidence(j: peers.PeerJudgement, i: int, out: Path) -> str:
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel("change in performance against the peers' median (called: red worse, "
                   "green better)")
-    ax.set_title(f"{j.where} {node}", fontsize=10)
+    ax.set_title(f"{j.where} {node}" + (f": the {len(keep)} of {total} values furthest "
+                                        "from the peers' median" if len(keep) < total else ""),
+                 fontsize=10)
     return plots._save(fig, out, f"peers-{slug(j.where)}-{slug(node)}.png")

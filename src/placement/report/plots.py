@@ -8,8 +8,9 @@ and the report keeps its tables and CSV.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 try:
     import matplotlib
@@ -21,10 +22,30 @@ except ImportError:  # pragma: no cover - reports without plots
 
 DPI = 100
 Series = dict[str, list[tuple[float, float, float | None]]]  # label -> [(x, y, yerr)]
+K = TypeVar("K", bound=Hashable)
+
+#: the most figures of one kind a section draws (one per series, per node, per case):
+#: a partition's session holds hundreds of nodes and 100k values, and matplotlib takes
+#: about a second a figure; what is not drawn stays in the tables and ``numbers.csv``
+MAX_ITEM_FIGURES = 12
 
 
 def available() -> bool:
     return plt is not None
+
+
+def chosen(keys: Sequence[K], look: Callable[[K], bool], limit: int | None = None) -> set[K]:
+    """The items a section draws: those that need a look first (failed, changed,
+    undecided), then the others in their order, ``limit`` in all (default
+    :data:`MAX_ITEM_FIGURES`)."""
+    limit = MAX_ITEM_FIGURES if limit is None else limit
+    first = [k for k in keys if look(k)]
+    picked = set(first[:limit])
+    for k in keys:
+        if len(picked) >= limit:
+            break
+        picked.add(k)
+    return picked
 
 
 def _save(fig, out: Path, name: str, tight: bool = True) -> str:
@@ -138,6 +159,34 @@ def sessions_strip(out: Path, name: str, title: str, sessions: Sequence[Sequence
     ax.set_xlabel("baseline session")
     ax.set_ylabel(unit)
     ax.set_title(title, fontsize=8)
+    return _save(fig, out, name)
+
+
+#: the verdict's outcomes in a summary histogram's stack, with their colours
+OUTCOME_COLOURS = (("regressed", "tab:red"), ("undecided", "tab:orange"),
+                   ("improved", "tab:green"), ("unchanged", "0.6"))
+
+
+def changes(out: Path, name: str, worse: Sequence[tuple[float, str]], title: str) -> str:
+    """Every judged value in one figure: how much worse each got (%), stacked by its
+    verdict. One figure for any number of values: the summary beside the few drawn alone.
+    Values beyond the 99th percentile of the sizes sit in the outermost bins."""
+    import numpy as np
+    x = np.array([w for w, _ in worse], dtype=float)
+    lim = max(5.0, float(np.percentile(np.abs(x), 99))) if len(x) else 5.0
+    bins = np.linspace(-lim, lim, 41)
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    stack = [(label, colour, np.clip([w for w, o in worse if o == label], -lim, lim))
+             for label, colour in OUTCOME_COLOURS]
+    stack = [s for s in stack if len(s[2])]
+    ax.hist([s[2] for s in stack], bins=bins, stacked=True, color=[s[1] for s in stack],
+            label=[f"{s[0]} ({len(s[2])})" for s in stack])
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("worse by (%): slower, or a lower rate, positive")
+    ax.set_ylabel("values")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
     return _save(fig, out, name)
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from functools import partial
+from collections.abc import Container, Iterable
 from pathlib import Path
 
 from ..judgement import Case, Summary, fmt, number, two_modes
@@ -65,12 +66,19 @@ def npb_sections(cases: list[Case], out: Path, numbers: Numbers, figures: bool =
 _FIGURE_PARAMS = ("benchmark", "npb_class")
 
 
-def boxplot_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:
+#: the most boxes one boxplot draws (a partition's case has one per node); the rest are
+#: in ``numbers.csv``
+MAX_BOXES = 60
+
+
+def boxplot_section(cases: list[Case], out: Path, numbers: Numbers,
+                    look: Container[tuple] = frozenset()) -> Section | None:
     """Per-run values of every test that has repeats: one figure per test, perfvar and,
     for NPB, benchmark and class; one box per remaining case (threads, placement).
 
     Where a case has per-run ``time``, only ``time`` is drawn (its Mop/s and wall time
     are other views of the same runs); every per-run value still goes to the CSV.
+    ``look``: the cases (:attr:`Case.key`) drawn first when not every figure or box is.
     """
     by: dict[tuple, list[Case]] = {}
     for c in cases:
@@ -83,39 +91,58 @@ def boxplot_section(cases: list[Case], out: Path, numbers: Numbers) -> Section |
     sec = Section("runs", "Per-run values (boxplots)",
                   "Each box: the runs of one case (median, quartiles, whiskers at 1.5 IQR, "
                   "outliers as points). The studies showed matmul this way (50 runs per cell).")
-    for (test, var, sysenv, split), group in sorted(by.items()):
+    drawable = [k for k in sorted(by) if "time" not in by[k][0].samples or k[1] == "time"]
+    drawn = plots.chosen(drawable, lambda k: any(c.key in look for c in by[k]))
+    for key, group in sorted(by.items()):
+        test, var, sysenv, split = key
         unit = next(((c.perf[var].unit or "") for c in group if var in c.perf), "")
         const = _constant_params(group, test) | set(_FIGURE_PARAMS)
         for c in group:
             const |= _thread_aliases(c.params)
-        boxes, modes = {}, []
+        boxes, modes, keys = {}, [], {}
         for c in group:
             label, m = c.label(skip=const), two_modes(c.samples[var])
             if m:           # flagged in the figure and the caption, not averaged away
                 label += " [two modes]"
                 modes.append(f"{label}: {m.text()}")
             boxes[label] = c.samples[var]
+            keys[label] = c.key
         what = " ".join([test, *split])
         for label, vals in boxes.items():
             for i, v in enumerate(vals):
                 numbers.add("runs", f"{what}.{var}", label, str(i), var, v, unit)
-        if not plots.available() or ("time" in group[0].samples and var != "time"):
+        if not plots.available() or key not in drawn:
             continue
+        shown = plots.chosen(list(boxes), lambda b: keys[b] in look, MAX_BOXES)
         name = f"runs-{slug(what)}-{slug(var)}-{slug(sysenv)}.png"
         ylabel = f"{var} ({unit})" if unit else var
-        plots.boxplot(out, name, boxes, ylabel, f"{what} ({sysenv}): {var} per run")
+        plots.boxplot(out, name, {b: v for b, v in boxes.items() if b in shown}, ylabel,
+                      f"{what} ({sysenv}): {var} per run")
         sec.images.append((name, f"{what}: {var} of each run, per case"
+                           + (f" ({len(shown)} of {len(boxes)} cases)"
+                              if len(shown) < len(boxes) else "")
                            + (f"; {'; '.join(modes)}" if modes else "")))
+    if plots.available():
+        sec.figures_for(len(drawn), len(drawable), "tests and values with repeats")
     return sec
 
 
-def _constant_params(cases: list[Case], test: str) -> set[str]:
-    vals: dict[str, set[str]] = {}
+def _constants_by_test(cases: Iterable[Case]) -> dict[str, set[str]]:
+    """Per test, the parameters every one of its cases gives the same value (left out of
+    a series' or a box's label): one pass over the cases."""
+    vals: dict[str, dict[str, set[str]]] = {}
     for c in cases:
-        if c.test == test:
-            for k, v in c.params.items():
-                vals.setdefault(k, set()).add(str(v))
-    return {k for k, v in vals.items() if len(v) == 1}
+        test = vals.setdefault(c.test, {})
+        for k, v in c.params.items():
+            test.setdefault(k, set()).add(str(v))
+    return {t: {k for k, v in ps.items() if len(v) == 1} for t, ps in vals.items()}
+
+
+def _constant_params(cases: list[Case], test: str,
+                     by_test: dict[str, set[str]] | None = None) -> set[str]:
+    """The parameters of ``test`` that all of ``cases`` share (``by_test``: already counted
+    by :func:`_constants_by_test`, so a caller looping over cases stays linear)."""
+    return (by_test if by_test is not None else _constants_by_test(cases)).get(test, set())
 
 
 #: A perfvar per (source, destination) node pair: NumaCopyCheck's ``gbps_<i>_<j>``
@@ -184,11 +211,17 @@ def block_bytes(text: str) -> float:
     return float(size_bytes(text))
 
 
-def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:
+#: a bandwidth series: (axis, test, context) -> mode -> [(x, y, ci half-width)]
+_BwSeries = dict[tuple[str, str, str], dict[str, list]]
+
+
+def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers,
+                      look: Container[tuple] = frozenset()) -> Section | None:
     """Memory-write bandwidth vs block size and vs threads, one line per binding mode.
 
     Block sizes come from a block parameter or from perfvars ``gbps_<size>``
-    (one run sweeping sizes); threads from the ``num_threads`` parameter.
+    (one run sweeping sizes); threads from the ``num_threads`` parameter. ``look``: the
+    cases (:attr:`Case.key`) whose series are drawn first when not all of them are.
     """
     bw = [c for c in cases if "write" in c.test.lower() and
           any((pv.unit or "").lower().startswith("gb") for pv in c.perf.values())]
@@ -198,37 +231,14 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
                   "Write bandwidth (GB/s, mean ± 95% CI where runs repeat) as the block size "
                   "grows (caches, then memory) and as threads are added, one line per binding "
                   "mode (affinity map or memory policy).")
-    # (axis, test, context) -> mode -> [(x, y, ci)]
-    series: dict[tuple[str, str, str], dict[str, list]] = {}
-    for c in bw:
-        const = _constant_params(bw, c.test)
-        mode = " ".join(f"{k}={c.params[k]}" for k in _MODE_PARAMS if k in c.params) or "default"
-        gb = [v for v in c.primary_vars() if (c.perf[v].unit or "").lower().startswith("gb")]
-        for v in gb:  # a sweep inside one run
-            m = BLOCK_VAR.match(v)
-            s = c.summary(v)
-            if m and s:
-                ctx = _context(c, set(_MODE_PARAMS) | const)
-                series.setdefault(("block", c.test, ctx), {}).setdefault(mode, []).append(
-                    (block_bytes(m.group("size")), s.mean, s.half_width))
-        plain = [v for v in gb if not BLOCK_VAR.match(v)]
-        s = c.summary(plain[0]) if plain else None
-        if s is None:
-            continue
-        for axis, keys in (("block", _BLOCK_PARAMS), ("num_threads", ("num_threads",))):
-            xkey = next((k for k in keys if k in c.params), None)
-            if xkey is None:
-                continue
-            axis_keys = {xkey} | (_thread_aliases(c.params) if axis == "num_threads" else set())
-            ctx = _context(c, set(_MODE_PARAMS) | const | axis_keys)
-            x = block_bytes(str(c.params[xkey])) if axis == "block" else number(c.params[xkey],
-                                                                             default=math.nan)
-            series.setdefault((axis, c.test, ctx), {}).setdefault(mode, []).append(
-                (x, s.mean, s.half_width))
+    series, members = _bandwidth_series(bw)
     labels = {"block": "block size (bytes)", "num_threads": "threads"}
-    for (axis, test, ctx), ser in sorted(series.items()):
-        if sum(len(v) for v in ser.values()) < 2:
-            continue
+    lines = [k for k in sorted(series) if sum(len(v) for v in series[k].values()) >= 2]
+    drawn = plots.chosen(lines, lambda k: bool(members[k] & look)) if plots.available() \
+        else set()
+    for key in lines:
+        axis, test, ctx = key
+        ser = series[key]
         tid = f"bw-{axis}-{slug(test)}-{slug(ctx)}"
         xs = sorted({p[0] for v in ser.values() for p in v})
         t = Table(tid, f"{test} {ctx}: GB/s vs {labels[axis]}",
@@ -240,7 +250,7 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
                 numbers.add("memwrite", tid, mode, fmt(x), "bandwidth", y, "GB/s")
                 numbers.add("memwrite", tid, mode, fmt(x), "bandwidth ci95 half-width", hw, "GB/s")
         sec.tables.append(t)
-        if plots.available():
+        if key in drawn:
             name = f"{tid}.png"
             plots.lines(out, name, [("GB/s", f"vs {labels[axis]}", ser)], labels[axis],
                         f"{test} {ctx}", logx=True)
@@ -248,7 +258,46 @@ def bandwidth_section(cases: list[Case], out: Path, numbers: Numbers) -> Section
     if not sec.tables:
         sec.text += (" Only single points were measured (one block size, one thread count): "
                      "see the table of all values.")
+    elif plots.available():
+        sec.figures_for(len(drawn), len(lines), "bandwidth series")
     return sec
+
+
+def _bandwidth_series(bw: list[Case]) -> tuple[_BwSeries, dict[tuple, set[tuple]]]:
+    """Each case's bandwidth points in their series (a sweep inside one run, or one point
+    per block or thread parameter), and the cases (:attr:`Case.key`) in each series."""
+    series: _BwSeries = {}
+    members: dict[tuple, set[tuple]] = {}
+    consts = _constants_by_test(bw)
+
+    def put(key: tuple[str, str, str], c: Case, mode: str, point: tuple) -> None:
+        series.setdefault(key, {}).setdefault(mode, []).append(point)
+        members.setdefault(key, set()).add(c.key)
+
+    for c in bw:
+        const = consts[c.test]
+        mode = " ".join(f"{k}={c.params[k]}" for k in _MODE_PARAMS if k in c.params) or "default"
+        gb = [v for v in c.primary_vars() if (c.perf[v].unit or "").lower().startswith("gb")]
+        for v in gb:  # a sweep inside one run
+            m = BLOCK_VAR.match(v)
+            s = c.summary(v)
+            if m and s:
+                put(("block", c.test, _context(c, set(_MODE_PARAMS) | const)), c, mode,
+                    (block_bytes(m.group("size")), s.mean, s.half_width))
+        plain = [v for v in gb if not BLOCK_VAR.match(v)]
+        s = c.summary(plain[0]) if plain else None
+        if s is None:
+            continue
+        for axis, keys in (("block", _BLOCK_PARAMS), ("num_threads", ("num_threads",))):
+            xkey = next((k for k in keys if k in c.params), None)
+            if xkey is None:
+                continue
+            axis_keys = {xkey} | (_thread_aliases(c.params) if axis == "num_threads" else set())
+            x = block_bytes(str(c.params[xkey])) if axis == "block" else number(c.params[xkey],
+                                                                             default=math.nan)
+            put((axis, c.test, _context(c, set(_MODE_PARAMS) | const | axis_keys)), c, mode,
+                (x, s.mean, s.half_width))
+    return series, members
 
 
 def _context(c: Case, skip: set[str]) -> str:
@@ -297,20 +346,39 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     rep = Report(title, subtitle, provenance=provenance)
     n = rep.numbers
     from .lead import lead_section
-    from .verdicts import verdict_table
+    from .verdicts import needs_look
     judged, unjudged = _judged(cases, summary or ())
     # the answer first: the run's verdict, the node's line, the regressed values drawn
-    rep.sections.append(lead_section(cases, judged, out, summary or (), history_link))
-    rep.sections += partition_sections(cases, out, n)    # the nodes against their peers
+    lead = lead_section(cases, judged, out, summary or (), history_link)
+    rep.sections.append(lead)
+    odd: set[tuple[str, str]] = set()
+    rep.sections += partition_sections(cases, out, n, odd)    # the nodes against their peers
+    look = needs_look(cases, judged, odd)
     if unjudged:
         rep.sections.append(unjudged)
     if discussion.strip():
         rep.sections.append(Section("discussion", "Discussion", prose=discussion.strip()))
     rep.sections += npb_sections(cases, out, n)
-    for make in (boxplot_section, numa_section, bandwidth_section, page_sharing_section):
+    for make in (partial(boxplot_section, look=look), numa_section,
+                 partial(bandwidth_section, look=look), page_sharing_section):
         s = make(cases, out, n)
         if s:
             rep.sections.append(s)
+    rep.sections.append(_regression_section(cases, judged, out, n, compare, compare_note,
+                                            history))
+    allv = all_values_table(cases, n)
+    if allv:
+        rep.sections.append(Section("values", "All performance values", "", [allv]))
+    _say_where_values_are(lead, rep.sections, cases)
+    return rep
+
+
+def _regression_section(cases: list[Case], judged: list, out: Path, n: Numbers,
+                        compare: Table | None, compare_note: str,
+                        history: tuple[Table | None, str] | None) -> Section:
+    """Each value against its baseline's sessions, its interval, the previous run and
+    the history; one figure of every judged value's change."""
+    from .verdicts import changes_figure, verdict_table
     reg = Section("regressions", "Regression summary",
                   "Each case against its stored baseline, then against the previous run of "
                   "the same system (ReFrame's --performance-compare on its results storage).")
@@ -337,11 +405,23 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
         reg.text += " " + guard_text
     if guard:
         reg.tables.append(guard)
-    rep.sections.append(reg)
-    allv = all_values_table(cases, n)
-    if allv:
-        rep.sections.append(Section("values", "All performance values", "", [allv]))
-    return rep
+    fig = changes_figure(judged, out)
+    if fig:
+        reg.images.append(fig)
+    return reg
+
+
+def _say_where_values_are(lead: Section, sections: list[Section], cases: list[Case]) -> None:
+    """When a section drew figures for only some of its items, the lead says so once,
+    and where every value is: a reader never takes the figures for the whole run."""
+    if not any(s.undrawn for s in sections):
+        return
+    values = sum(1 for c in cases for v in c.primary_vars() if c.summary(v) is not None)
+    line = (f"Figures are drawn for what needs a look first (failed cases, changed or "
+            f"undecided values, odd nodes), at most {plots.MAX_ITEM_FIGURES} of a kind per "
+            f"section; all {values} values are in the table of all values and in "
+            "`numbers.csv`.")
+    lead.after = "\n\n".join(x for x in (lead.after, line) if x)
 
 
 def cases_with(cases: Iterable[Case], test: str) -> list[Case]:

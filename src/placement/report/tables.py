@@ -43,17 +43,19 @@ class Table:
 
 @dataclass
 class Numbers:
-    """Every number shown, in long form: the CSV next to the report."""
+    """Every number shown, in long form: the CSV next to the report.
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    A row is a tuple in :attr:`COLUMNS`' order (a report of 100k values holds a million
+    rows: a dict each would cost several times the memory)."""
+
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
     COLUMNS = ("section", "table", "row", "column", "quantity", "value", "unit")
 
     def add(self, section: str, table: str, row: str, column: str, quantity: str,
             value: float | None, unit: str | None = "") -> None:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return
-        self.rows.append(dict(section=section, table=table, row=row, column=column,
-                              quantity=quantity, value=value, unit=unit or ""))
+        self.rows.append((section, table, row, column, quantity, value, unit or ""))
 
     def add_summary(self, section: str, table: str, row: str, column: str, quantity: str,
                     s: Summary, unit: str | None = "") -> None:
@@ -283,14 +285,16 @@ def _pct(x: float | None) -> str:
 def all_values_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
     t = Table("all-values", "Every performance value of the run",
               ["test", "case", "system", "perfvar", "value (mean ± CI)", "unit", "runs", "result"])
-    for c in sorted(cases, key=lambda c: (c.test, c.sysenv, c.label())):
+    labelled = sorted((((c.test, c.sysenv, c.label()), c) for c in cases),  # a label once
+                      key=lambda it: it[0])
+    for (_, _, label), c in labelled:
         for var in c.primary_vars():
             s = c.summary(var)
             if s is None:
                 continue
-            t.add([c.test, c.label(), c.sysenv, var, s.text(), c.perf[var].unit or "",
+            t.add([c.test, label, c.sysenv, var, s.text(), c.perf[var].unit or "",
                    str(s.n), c.result], "" if c.result == "pass" else "bad")
-            numbers.add_summary("values", "all-values", f"{c.test} {c.label()} {c.sysenv}",
+            numbers.add_summary("values", "all-values", f"{c.test} {label} {c.sysenv}",
                                 var, "value", s, c.perf[var].unit)
     return t if t.rows else None
 

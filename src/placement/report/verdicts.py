@@ -11,11 +11,13 @@ storage, per variable the session where a step change started
 
 from __future__ import annotations
 
+import math
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints,
-                         verdict)
+                         peer_cases, verdict)
 from ..util import PlacementError
 from .escape import markdown as md
 from .tables import Numbers, Table
@@ -55,6 +57,42 @@ def judgements(cases: list[Case]) -> list[SystemJudgement]:
                                    baseline_samples.entries(old, str(path)),
                                    baseline_samples.entries(new, "run"), cases_of))
     return out
+
+
+#: the outcomes that send a reader to a value's figure (unchanged: nothing to see)
+_LOOK = (verdict.REGRESSED, verdict.IMPROVED, verdict.UNDECIDED)
+
+
+def needs_look(cases: list[Case], judged: list[SystemJudgement],
+               odd_nodes: Container[tuple[str, str]] = ()) -> set[tuple]:
+    """The cases (by :attr:`Case.key`) whose figures a reader needs first: those that
+    failed, those on a node its peers set apart (``odd_nodes``: ``(SYSTEM:PART, node)``),
+    and those with a value that regressed, improved, stayed undecided or got grossly
+    worse. Sections that cannot draw every item draw these first."""
+    keys = {c.key for c in cases if c.result == "fail"
+            or (f"{c.system}:{c.partition}", peer_cases.node_of(c)) in odd_nodes}
+    for sj in judged:
+        for j in sj.judgement:
+            v = j.verdict
+            c = sj.cases_of.get(j.entry)
+            if c is not None and v is not None and (v.outcome in _LOOK or v.gross is not None):
+                keys.add(c.key)
+    return keys
+
+
+def changes_figure(judged: list[SystemJudgement], out: Path) -> tuple[str, str] | None:
+    """One figure of every judged value's change, stacked by verdict: (file, caption),
+    None when nothing was judged or matplotlib is missing."""
+    from . import plots
+    from .lead import worse
+    pts = [(100 * (math.exp(worse(j.verdict)) - 1), j.verdict.outcome)
+           for sj in judged for j in sj.judgement if j.verdict is not None]
+    if not pts or not plots.available():
+        return None
+    name = plots.changes(out, "verdict-changes.png", pts,
+                         f"{len(pts)} values against their baselines' sessions")
+    return name, (f"every judged value ({len(pts)}): how much worse its median got against "
+                  "the baseline's sessions, stacked by verdict (log count)")
 
 
 def verdict_table(judged: list[SystemJudgement],
