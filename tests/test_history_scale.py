@@ -152,3 +152,32 @@ def test_a_value_s_median_taken_in_python_is_numpy_s():
         runs = list(rng.lognormal(0, 0.2, n))
         v = verdict.Series(runs, [("s0", [1.0, 1.1])], False).prepared
         assert v.a == float(np.median(np.log(runs)))
+
+
+def test_the_page_after_a_run_judges_only_the_sessions_it_has_not_kept(baseline, tmp_path,
+                                                                        monkeypatch):
+    """A page rebuilt in its folder (the next run's report) judges only the new session:
+    the points of those judged before are kept beside it for the same baseline and
+    judgement, and the page is the same as one built from nothing."""
+    from placement.report import history_points
+    calls: dict = {}
+    _counted(monkeypatch, verdict, "node_line", calls)
+    kept, fresh = tmp_path / "kept", tmp_path / "fresh"
+    data = list(bench.made(31))
+    history_page.write("generic", (runreport.from_data(d, Path("s")) for d in data[:30]), [],
+                       kept)
+    assert calls["node_line"] == 30
+    history_page.write("generic", (runreport.from_data(d, Path("s")) for d in data), [], kept)
+    assert calls["node_line"] == 31          # the one new session alone
+    history_page.write("generic", (runreport.from_data(d, Path("s")) for d in data), [], fresh)
+    for name in ("index.html", "numbers.csv", "README.md"):
+        assert (kept / name).read_text() == (fresh / name).read_text(), name
+    assert history_points.CACHE in (kept / ".placement-report").read_text()
+    key = history_points.cache_key("generic", baselines.version(baseline_file("generic")))
+    pts, _ = history_points.read_cache(kept / history_points.CACHE, key)
+    assert len(pts) == 31
+    # another baseline or judgement (another key), or a link in its place: judged again
+    assert history_points.read_cache(kept / history_points.CACHE, "another") == ({}, {})
+    link = tmp_path / "link.json"
+    link.symlink_to(kept / history_points.CACHE)
+    assert history_points.read_cache(link, key) == ({}, {})

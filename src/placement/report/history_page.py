@@ -9,7 +9,8 @@ ReFrame's results storage through the functions :mod:`.previous_run` and :mod:`.
 read it with (no SQL of our own); each session's node line is the one its run's report
 drew against today's baseline (:mod:`.history_points`). A history of thousands of sessions
 stays bounded: the figure draws groups of sessions beyond a bound (:mod:`.history_bins`),
-the page lists the newest :data:`RECENT_ROWS` sessions, and the CSV holds every one.
+the page lists the newest :data:`RECENT_ROWS` sessions, and the CSV holds every one; the
+page keeps its sessions' points, so the next run's page judges that run alone.
 """
 
 from __future__ import annotations
@@ -64,10 +65,21 @@ def read(report: RunReport, root: Path) -> tuple[list[RunReport], list[RunReport
 
 
 def build(system: str, old: dict, where: str, sessions: Iterable[RunReport],
-          confirmations: Iterable[RunReport], out: Path, report_link: str = "") -> Report:
+          confirmations: Iterable[RunReport], out: Path, report_link: str = "",
+          cache_key: str = "") -> Report:
     """The page of ``system``: the figure, the steps, a row per recent session, every
-    session's numbers in the CSV."""
-    hist = history_points.history(system, old, where, sessions)
+    session's numbers in the CSV. ``cache_key`` (:func:`.history_points.cache_key`): the
+    sessions' points kept in ``out`` for that key are used and all of them kept there again
+    (read before the folder is emptied: :func:`kept`)."""
+    hist = history_points.history(system, old, where, sessions, kept(out, cache_key))
+    rep = _page(system, old, where, hist, confirmations, out, report_link)
+    if cache_key:
+        history_points.write_cache(out / history_points.CACHE, cache_key, hist)
+    return rep
+
+
+def _page(system: str, old: dict, where: str, hist: history_points.History,
+          confirmations: Iterable[RunReport], out: Path, report_link: str) -> Report:
     pts = hist.points
     conf = sorted(history_points.when(r) for r in confirmations)
     stored = baseline_samples.entries(old, where)
@@ -84,6 +96,19 @@ def build(system: str, old: dict, where: str, sessions: Iterable[RunReport],
     rep.sections += [sec, Section("steps", "Step changes", "", [_steps_table(found, note)]),
                      Section("session-list", "Sessions", "", [_table(pts, conf, rep.numbers)])]
     return rep
+
+
+def kept(out: Path, key: str) -> tuple[dict, dict]:
+    """The points and units the page in ``out`` kept for ``key`` (none without a key, or
+    when ``out`` is no folder of its own: a link is never followed)."""
+    import os
+    import stat
+    try:
+        if key and stat.S_ISDIR(os.lstat(out).st_mode):
+            return history_points.read_cache(out / history_points.CACHE, key)
+    except OSError:
+        pass
+    return {}, {}
 
 
 def _figure_section(system: str, hist: history_points.History, groups: list[range],
@@ -189,7 +214,11 @@ def write(system: str, sessions: Iterable[RunReport], confirmations: Iterable[Ru
         return None     # a refused baseline judges nothing: the run's summary says why
     if not old or not baseline_samples.entries(old, str(path)):
         return None
+    key = history_points.cache_key(system, baselines.version(path))
+    before = kept(out, key)     # before the folder is emptied of what the page wrote
     # the reports' folder is the caller's; no link below it (history/, the page's own) is followed
     with claimed(out, out.parent.parent):
-        files.write(build(system, old, str(path), sessions, confirmations, out, report_link), out)
+        hist = history_points.history(system, old, str(path), sessions, before)
+        files.write(_page(system, old, str(path), hist, confirmations, out, report_link), out)
+        history_points.write_cache(out / history_points.CACHE, key, hist)
     return out

@@ -6,19 +6,23 @@ megabyte: each session is read once, judged against the baseline and kept only a
 is read once for all of them (:class:`placement.judgement.baseline_samples.Against`), and
 each session is judged for its node line alone, as its run's report judged it
 (:func:`placement.judgement.verdict.node_line` takes the same steps as the report's
-judgement up to the node's line, without testing each value).
+judgement up to the node's line, without testing each value). The points are kept in the
+page's folder (:data:`CACHE`), so the page after the next run judges that run alone; they
+are judged again when the baseline or the judgement's code changes (:func:`cache_key`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..judgement import RunReport, baseline_samples, baselines
-from ..util import PlacementError
+from ..util import PlacementError, atomic, regular_file
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class History:
 
     points: list[Point]
     units: dict
+    #: each value's unit with the start of the session that named it
+    dated: dict = field(default_factory=dict)
 
 
 def point(r: RunReport, system: str, against: baseline_samples.Against, base_ids: set[str],
@@ -76,10 +82,72 @@ def point(r: RunReport, system: str, against: baseline_samples.Against, base_ids
                  medians)
 
 
-def history(system: str, old: dict, where: str, sessions: Iterable[RunReport]) -> History:
-    """Every session of ``sessions`` (read one at a time, none kept) as a point."""
+def history(system: str, old: dict, where: str, sessions: Iterable[RunReport],
+            kept: tuple[dict[str, Point], dict] = ({}, {})) -> History:
+    """Every session of ``sessions`` (read one at a time, none kept) as a point; ``kept``:
+    the points and units a page kept (:func:`read_cache`), used for the sessions they are
+    of (the same uuid and start) instead of judging them again."""
     against = baseline_samples.Against(old, where)
     base_ids = {i for s in against.stored.values() for i, _ in s.sessions if i}
-    units: dict = {}
-    pts = [point(r, system, against, base_ids, units) for r in sessions]
-    return History(sorted(pts, key=lambda p: p.when), {e: u for e, (_, u) in units.items()})
+    done, units = kept[0], dict(kept[1])
+    pts = []
+    for r in sessions:
+        p = done.get(r.uuid)
+        pts.append(p if p is not None and p.when == when(r) else
+                   point(r, system, against, base_ids, units))
+    return History(sorted(pts, key=lambda p: p.when), {e: u for e, (_, u) in units.items()},
+                   units)
+
+
+# -- the points kept for the next page ------------------------------------------------------
+
+#: the file in a history folder that keeps its sessions' points for the page after the next
+#: run: a stored session judged against one baseline by one version of the judgement gives
+#: the same point each time, and judging every session again is most of a page's cost
+CACHE = ".history-points.json"
+#: the most a kept file may hold (ten thousand sessions of 40 values are some 20 MB)
+CACHE_BYTES = 256 * 2**20
+
+
+def cache_key(system: str, baseline_version: str) -> str:
+    """What a kept point depends on: the system, the baseline's version and the judgement's
+    own code (a new rule judges every session again)."""
+    import hashlib
+    from .. import judgement
+    h = hashlib.sha256(f"{system}\0{baseline_version}\0".encode())
+    for p in [*sorted(Path(judgement.__file__).parent.glob("*.py")), Path(__file__)]:
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def read_cache(path: Path, key: str) -> tuple[dict[str, Point], dict]:
+    """The points kept at ``path`` for ``key`` by uuid, and their values' units; nothing
+    when there are none, they are another key's, or the file is not one this wrote (it is
+    then rebuilt: a kept point only saves time)."""
+    try:
+        data = json.loads(regular_file.read_text(path, "history cache", CACHE_BYTES))
+        if data.get("key") != key:
+            return {}, {}
+        pts = {p[0]: Point(str(p[0]), _dt.datetime.fromisoformat(p[1]), p[2], bool(p[3]),
+                           bool(p[4]), {_entry(m): float(m[3]) for m in p[5]})
+               for p in data["points"]}
+        units = {_entry(u): (_dt.datetime.fromisoformat(u[3]), str(u[4]))
+                 for u in data["units"]}
+        return pts, units
+    except (OSError, PlacementError, ValueError, TypeError, KeyError, IndexError,
+            AttributeError):
+        return {}, {}
+
+
+def _entry(m: list) -> tuple:
+    return (m[0], tuple(m[1]), m[2])
+
+
+def write_cache(path: Path, key: str, hist: History) -> None:
+    """Keep ``hist``'s points at ``path`` for the next page (an exclusive temporary file
+    renamed over it)."""
+    pts = [[p.uuid, p.when.isoformat(), p.shift, p.flagged, p.baseline,
+            [[e[0], list(e[1]), e[2], v] for e, v in p.medians.items()]] for p in hist.points]
+    units = [[e[0], list(e[1]), e[2], at.isoformat(), u] for e, (at, u) in hist.dated.items()]
+    atomic.write_text(path, json.dumps({"key": key, "points": pts, "units": units},
+                                       separators=(",", ":")))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..judgement import RunReport, baseline_samples, baselines, peer_cases, peers
 from ..util import PlacementError
-from . import files, history_page
+from . import files, history_page, history_points
 from .tables import slug
 
 
@@ -43,13 +43,14 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
         return {}
     if not old or not baseline_samples.entries(old, str(path)):
         return {}
-    out = {}
+    out, version = {}, baselines.version(path)
     for node in nodes:
         target = reports / "history" / f"{slug(system)}-{slug(node)}"
         only = (of_node(r, node) for r in sessions)     # each read once, none kept
         target.mkdir(parents=True, exist_ok=True)
         rep = history_page.build(system, old, str(path), only,
-                                 [of_node(r, node) for r in confirmations], target, report_link)
+                                 [of_node(r, node) for r in confirmations], target, report_link,
+                                 history_points.cache_key(f"{system} node {node}", version))
         rep.title = f"History: {system} node {node}"
         files.write(rep, target)
         out[node] = target
