@@ -146,3 +146,13 @@ def test_an_edited_file_is_read_and_checked_again(written):
     written.write_text(written.read_text() + "PartitionCase: {}\n")
     with pytest.raises(PlacementError, match="a key given twice"):
         baselines.load(written)
+
+
+def test_the_cyclic_collector_runs_again_after_a_load_read_or_refused(written):
+    import gc
+    baselines.load(written)
+    assert gc.isenabled()
+    written.write_text("a: &x 1\n")
+    with pytest.raises(PlacementError, match="anchors and aliases"):
+        baselines.load(written)
+    assert gc.isenabled()
