@@ -107,6 +107,18 @@ def test_the_command_line_runs(recipe_venv, tmp_path):
     assert "report" in _run([placement, "--help"], env).stdout
 
 
+def test_site_new_finds_the_checkout(recipe_venv, tmp_path):
+    """Installed apart from the checkout (as in a Spack view), ``placement site new`` finds
+    config/ and reframe_tests/ from where it runs, and the node is READY."""
+    env = {**_env(recipe_venv, tmp_path), "PLACEMENT_SYSTEMS": str(tmp_path / "systems")}
+    (tmp_path / "systems").mkdir()
+    r = _run([str(recipe_venv / "bin" / "placement"), "site", "new", "recipesite",
+              "--scheduler", "local"], env, timeout=600)
+    assert r.returncode == 0 and "NODE READY recipesite" in r.stdout, \
+        (r.stdout + r.stderr)[-3000:]
+    assert (tmp_path / "systems" / "recipesite.py").is_file()
+
+
 def test_two_acceptance_runs_compare(recipe_venv, tmp_path):
     """The second run is compared with the first (no ``not compared``) and reported."""
     env = _env(recipe_venv, tmp_path)

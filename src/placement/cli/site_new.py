@@ -41,7 +41,10 @@ _NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
 
 
 def _root() -> Path:
-    return Path(__file__).resolve().parents[3]  # src/placement/cli/
+    """The suite's checkout (config/, reframe_tests/): from a Spack view the package is
+    installed apart from it, so :func:`..util.paths.repo_root` finds it."""
+    from ..util import paths
+    return paths.repo_root()
 
 
 def systems_dir() -> Path:
