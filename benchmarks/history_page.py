@@ -14,10 +14,10 @@ folder) and then rebuilt in that folder as the page after a run is, with the poi
 for the sessions judged before; three times each up to 1,000 sessions (the median is
 given), once beyond. Each build checks what the page shows: the
 NODE session flagged, the step found where it starts, the drift in the node's shift, the
-page's rows and points bounded. Targets: the page of 10,000 sessions after a run in under
-60 s of CPU time (the process's own: on the shared 2-core development machine the wall time
-is that plus waiting for a core, printed beside it) and 2048 MB; exits 1 when one is missed
-or a check fails. The build from nothing is printed beside it, with its own verdict.
+page's rows and points bounded. Targets: the page of 10,000 sessions in under 60 s of CPU
+time (the process's own: on the shared 2-core development machine the wall time is that
+plus waiting for a core, printed beside it) and 2048 MB, both after a run and built from
+nothing (a new baseline); exits 1 when either misses or a check fails.
 The table in ``docs/reference/benchmarks.md`` is generated from the results JSON.
 
     python benchmarks/history_page.py [--sizes 100 1000 10000] [--repeats 3]
@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         write_page(result)
     print(f"fitted exponent {result['exponent']}; targets met by the page after a run: "
           f"{result['met']}, by one built from nothing: {result['met_cold']}")
-    return 0 if result["met"] else 1
+    return 0 if result["met"] and result["met_cold"] else 1
 
 
 if __name__ == "__main__":
