@@ -232,6 +232,10 @@ class Judgement(list):
     #: values not judged because the file's reference is in another unit than the check
     #: reports: ``{entry: (the reference's unit, the check's unit)}``
     units: dict = {}
+    #: the entries judged against (:func:`entries` of the baseline) and those judged (of
+    #: the run): a report draws from them without reading 100k entries again
+    stored: dict = {}
+    fresh: dict = {}
 
     @property
     def node(self) -> verdict.NodeShift | None:
@@ -274,6 +278,7 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
     out.run = rv
     out.control_note = note
     out.units = units
+    out.stored, out.fresh = stored, fresh
     return out
 
 

@@ -369,7 +369,7 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     allv = all_values_table(cases, n)
     if allv:
         rep.sections.append(Section("values", "All performance values", "", [allv]))
-    _say_where_values_are(lead, rep.sections, cases)
+    _say_where_values_are(lead, rep.sections, len(allv.rows) if allv else 0)
     return rep
 
 
@@ -411,12 +411,12 @@ def _regression_section(cases: list[Case], judged: list, out: Path, n: Numbers,
     return reg
 
 
-def _say_where_values_are(lead: Section, sections: list[Section], cases: list[Case]) -> None:
+def _say_where_values_are(lead: Section, sections: list[Section], values: int) -> None:
     """When a section drew figures for only some of its items, the lead says so once,
-    and where every value is: a reader never takes the figures for the whole run."""
+    and where every value is (``values``: the rows of the table of all values): a reader
+    never takes the figures for the whole run."""
     if not any(s.undrawn for s in sections):
         return
-    values = sum(1 for c in cases for v in c.primary_vars() if c.summary(v) is not None)
     line = (f"Figures are drawn for what needs a look first (failed cases, changed or "
             f"undecided values, odd nodes), at most {plots.MAX_ITEM_FIGURES} of a kind per "
             f"section; all {values} values are in the table of all values and in "

@@ -53,9 +53,8 @@ def judgements(cases: list[Case]) -> list[SystemJudgement]:
             new = baselines.from_run(RunReport(Path("run"), {}, cases), system, cases_of)
         except PlacementError:
             continue
-        out.append(SystemJudgement(system, baseline_samples.judge_run(old, new, str(path)),
-                                   baseline_samples.entries(old, str(path)),
-                                   baseline_samples.entries(new, "run"), cases_of))
+        judged = baseline_samples.judge_run(old, new, str(path))
+        out.append(SystemJudgement(system, judged, judged.stored, judged.fresh, cases_of))
     return out
 
 
