@@ -77,7 +77,7 @@ def test_figures_are_bounded_and_the_page_says_where_every_value_is(report: Path
     rows = list(csv.DictReader((report / "numbers.csv").open()))
     every = [r for r in rows if r["table"] == "all-values" and r["quantity"] == "value"]
     assert {r["row"].split(" node=")[1].split()[0] for r in every} == set(NODES)
-    assert f"all {len(every)} values are in the table of all values" in page
+    assert f"all {len(every)} measured values are in the table of all values" in page
 
 
 def test_chosen_draws_what_needs_a_look_first():

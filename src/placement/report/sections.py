@@ -419,7 +419,7 @@ def _say_where_values_are(lead: Section, sections: list[Section], values: int) -
         return
     line = (f"Figures are drawn for what needs a look first (failed cases, changed or "
             f"undecided values, odd nodes), at most {plots.MAX_ITEM_FIGURES} of a kind per "
-            f"section; all {values} values are in the table of all values and in "
+            f"section; all {values} measured values are in the table of all values and in "
             "`numbers.csv`.")
     lead.after = "\n\n".join(x for x in (lead.after, line) if x)
 
