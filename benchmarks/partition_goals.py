@@ -197,16 +197,23 @@ SAID = {"unchanged": "an unchanged partition with no node named",
 
 
 def readme_block(conditions: dict) -> str:
-    """The README's lines: each condition's validation sessions, no baseline."""
+    """The README's lines: each condition's validation sessions, no baseline; where it has
+    none yet, its in-sample sessions, labelled so."""
     n = sum(c["sessions"] for c in conditions.values())
     rows = [README_BEGIN,
             f"A partition's nodes against their peers, first session, no baseline ({n} "
             "validation sessions on a live 4-node test Slurm sharing one 2-CPU virtual "
-            "machine; 20 per condition is the goal):"]
+            "machine, 20 per condition the goal; in-sample: the sessions the rules were "
+            "chosen on):"]
     for name in CONDITIONS:
         c = conditions.get(name)
-        if c and c["sessions"]:
+        if c is None:
+            continue
+        ins = c["in_sample"]
+        if c["sessions"]:
             rows.append(f"- {SAID[name]}: {c['met']} of {c['sessions']}")
+        elif ins["sessions"]:
+            rows.append(f"- {SAID[name]}: in-sample only, {ins['met']} of {ins['sessions']}")
     return "\n".join([*rows, README_END])
 
 
