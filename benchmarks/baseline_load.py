@@ -36,7 +36,6 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from placement.util import atomic
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "results" / "baseline_load.json"
@@ -141,9 +140,9 @@ def page_block(result: dict) -> str:
 
 
 def write_page(result: dict) -> None:
-    text = PAGE.read_text()
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    atomic.write_text(PAGE, text[:start] + page_block(result) + text[end:])
+    """The figures into their page, between its markers (:mod:`page_blocks`)."""
+    import page_blocks
+    page_blocks.replace(PAGE, BEGIN, END, page_block(result))
 
 
 def main() -> int:

@@ -294,10 +294,9 @@ def _marginal(sizes: list[dict]) -> list[str]:
 
 
 def write_page(result: dict) -> None:
-    from placement.util import atomic
-    text = PAGE.read_text()
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    atomic.write_text(PAGE, text[:start] + page_block(result) + text[end:])
+    """The figures into their page, between its markers (:mod:`page_blocks`)."""
+    import page_blocks
+    page_blocks.replace(PAGE, BEGIN, END, page_block(result))
 
 
 def met(sizes: list[dict], build: str = "rebuild") -> bool:

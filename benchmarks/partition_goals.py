@@ -217,17 +217,11 @@ def readme_block(conditions: dict) -> str:
     return "\n".join([*rows, README_END])
 
 
-def _replace_block(path: Path, begin: str, end: str, block: str) -> None:
-    text = path.read_text()
-    if begin in text and end in text:
-        a, b = text.index(begin), text.index(end) + len(end)
-        atomic.write_text(path, text[:a] + block + text[b:])
-
-
 def write_page(conditions: dict) -> None:
     """The table into the how-to and the lines into the README, between their markers."""
-    _replace_block(PAGE, BEGIN, END, page_block(conditions))
-    _replace_block(README, README_BEGIN, README_END, readme_block(conditions))
+    import page_blocks
+    page_blocks.replace(PAGE, BEGIN, END, page_block(conditions))
+    page_blocks.replace(README, README_BEGIN, README_END, readme_block(conditions))
 
 
 def _session(env: dict, results: Path) -> Path | None:

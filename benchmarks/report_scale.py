@@ -199,9 +199,9 @@ def page_block(result: dict) -> str:
 
 
 def write_page(result: dict) -> None:
-    text = PAGE.read_text()
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    atomic.write_text(PAGE, text[:start] + page_block(result) + text[end:])
+    """The figures into their page, between its markers (:mod:`page_blocks`)."""
+    import page_blocks
+    page_blocks.replace(PAGE, BEGIN, END, page_block(result))
 
 
 def main(argv: list[str] | None = None) -> int:
