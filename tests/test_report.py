@@ -306,3 +306,32 @@ def test_the_lead_says_which_failures_the_confirmation_showed_again(tmp_path):
     # without a confirmation session: said so, never "confirmed"
     (t,) = lead.lead_section(cases, [], tmp_path).tables
     assert {r[5] for r in t.rows} == {"no confirmation session"}
+
+
+def test_a_distributed_run_keeps_each_nodes_npb_table_and_numa_matrix(tmp_path):
+    """The same cases pinned to two nodes (``--distribute``): one NPB table and one NUMA
+    matrix per node, named by the node; neither node's numbers replace the other's."""
+    import copy
+
+    from placement.report.sections import numa_section
+
+    data = runreport.read(WITH_BASE)
+    tcs = data["runs"][0]["testcases"]
+    both = []
+    for node in ("n1", "n2"):
+        for tc in tcs:
+            tc = copy.deepcopy(tc)
+            tc["node"] = node
+            tc["display_name"] += f" %.nid={node}"
+            both.append(tc)
+    data["runs"][0]["testcases"] = both
+    rep = runreport.from_data(data, tmp_path / "run.json")
+    assert {c.where.rsplit(" ", 1)[-1] for c in rep.cases if c.node} == {"n1", "n2"}
+    numbers = Numbers()
+    titles = [t.title for s in npb_sections(rep.cases, tmp_path, numbers, figures=False)[:1]
+              for t in s.tables]
+    assert any("node n1" in t for t in titles) and any("node n2" in t for t in titles), titles
+    numa = numa_section(rep.cases, tmp_path, Numbers())
+    assert numa is not None
+    names = [t.title for t in numa.tables]
+    assert any("node n1" in t for t in names) and any("node n2" in t for t in names), names

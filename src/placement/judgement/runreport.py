@@ -102,6 +102,12 @@ class Case:
         return self.params.get("node")
 
     @property
+    def where(self) -> str:
+        """:attr:`sysenv`, with the node of a case pinned to one (``--distribute``): what a
+        report's per-system tables are keyed by, so one node's numbers never hide another's."""
+        return f"{self.sysenv} node {self.node}" if self.node else self.sysenv
+
+    @property
     def key(self) -> tuple:
         """Identity across runs: same test, parameters, system, partition and environment."""
         return (self.test, tuple(sorted((k, str(v)) for k, v in self.params.items())),

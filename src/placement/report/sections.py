@@ -161,7 +161,7 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | No
                 continue
             s = c.summary(var)
             if s:
-                mats.setdefault((c.test, c.sysenv), {})[
+                mats.setdefault((c.test, c.where), {})[
                     (int(c.params["src_node"]), int(c.params["dst_node"]))] = s
             continue
         for var in c.primary_vars():
@@ -169,7 +169,7 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | No
             if m and (c.perf[var].unit or "").lower().startswith(("gb", "mb")):
                 s = c.summary(var)
                 if s:
-                    mats.setdefault((c.test, c.sysenv), {})[
+                    mats.setdefault((c.test, c.where), {})[
                         (int(m.group("src")), int(m.group("dst")))] = s
     if not mats:
         return None

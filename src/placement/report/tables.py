@@ -122,7 +122,7 @@ def _baseline_label(placement: str) -> str:
 def npb_groups(cases: Iterable[Case]) -> list[NpbGroup]:
     by: dict[tuple[str, str], list[Case]] = {}
     for c in npb_cases(cases):
-        by.setdefault((c.sysenv, str(c.params["npb_class"])), []).append(c)
+        by.setdefault((c.where, str(c.params["npb_class"])), []).append(c)
     groups = []
     for (sysenv, klass), cs in sorted(by.items()):
         with_policy = len({str(c.params.get("policy")) for c in cs}) > 1
