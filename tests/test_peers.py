@@ -133,6 +133,21 @@ def test_a_node_slower_on_a_few_values_only_is_named_by_its_values():
                                    "values (median -50%)"), j.lines()
 
 
+def test_values_alone_need_three_peers():
+    """Once n3 is named, the three left judge each other with two peers each: a node
+    faster on 2 values of 12 is not named by its values alone there."""
+    vals = _session(values=12, seed=5)
+    out = []
+    for j, v in enumerate(vals):
+        runs = {n: list(r) for n, r in v.launches.items()}
+        runs["n3"] = [x * 2.0 for x in runs["n3"]]
+        if j < 2:
+            runs["n1"] = [x / 2.0 for x in runs["n1"]]
+        out.append(peers.PeerValue(v.name, False, runs))
+    j = peers.judge(out, WHERE)
+    assert j.named == ["n3"] and not j.no_majority, j.lines()
+
+
 def test_one_value_alone_names_no_node():
     """One called value is not enough without the rank test (PEER_VALUES_ALONE is 2)."""
     vals = _session(values=12, seed=5)

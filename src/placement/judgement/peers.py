@@ -30,7 +30,7 @@ A node is **named** on either of two paths, the level split between them (Bonfer
   and at least ``PEER_MIN_VALUES`` of its values are called on that side;
 * or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its values, and
   ``PEER_VALUES_SHARE`` of those judged, are called on one side by the value test at
-  ``PEER_ALPHA / 2``. Why: a fault can move a few values only
+  ``PEER_ALPHA / 2``, while it has 3 peers or more. Why: a fault can move a few values only
   (a CPU cap slows the values that use every PU, not one thread's), and with four nodes no
   rank test can call a node that is worst on four values of twelve and middling on the
   rest; Benjamini-Hochberg over nodes x values, with no node odd, calls any value with a
@@ -90,6 +90,10 @@ PEER_VALUES_SHARE = value("PEER_VALUES_SHARE")
 PEER_MEMORY_SLACK = value("PEER_MEMORY_SLACK")
 #: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
 MIN_NODES = 3
+#: the fewest nodes still judged for the values-alone path: a node and 3 peers (a spread
+#: of 2 peers has one degree of freedom, and after a node is named in a partition of four
+#: it named a remaining node faster on 2 values of 12)
+VALUES_ALONE_MIN_NODES = 4
 #: the largest partition whose halves are each tested (C(8, 4) = 70 halves; a larger one
 #: has a majority whenever its odd nodes are fewer than half, and step-down names them)
 HALVES_MAX_NODES = 8
@@ -260,8 +264,10 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
         apart = stand_apart(m[:, rank_cols], active, rank_level)
         named = [(i, slower, pr) for i, slower, pr in apart
                  if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
-        named += called_alone(calls(d, p, active, alpha / 2, effect), np.isfinite(d).sum(1),
-                              active, {i for i, _, _ in named}, m[:, rank_cols])
+        if active.sum() >= VALUES_ALONE_MIN_NODES:
+            named += called_alone(calls(d, p, active, alpha / 2, effect),
+                                  np.isfinite(d).sum(1), active, {i for i, _, _ in named},
+                                  m[:, rank_cols])
         if not named:
             # nodes apart on ranks alone, each by PEER_EFFECT over its values: half of
             # those left or more is two groups

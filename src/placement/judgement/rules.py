@@ -161,7 +161,7 @@ def value(name: str) -> float:
 # -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
 #: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
 #: whose sessions start later is out of sample for them
-PEERS_FIXED = "2026-12-02T02:18:37Z"
+PEERS_FIXED = "2026-12-02T03:09:09Z"
 
 RULES.update({
     "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
