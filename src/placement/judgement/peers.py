@@ -329,14 +329,22 @@ def called_alone(strict: np.ndarray, judged: np.ndarray, active: np.ndarray,
 
 
 def _rank_p(m: np.ndarray, active: np.ndarray, i: int, slower: bool) -> float:
-    """Node ``i``'s one-sided rank-sum p among the active nodes (:func:`stand_apart`'s)."""
+    """Node ``i``'s one-sided rank-sum p among the active nodes (:func:`rank_pvalues`)."""
+    rows, upper, lower = rank_pvalues(m, active)
+    r = int(np.flatnonzero(rows == i)[0])
+    return float(upper[r] if slower else lower[r])
+
+
+def rank_pvalues(m: np.ndarray, active: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The active rows and each one's ``(upper, lower)`` rank-sum p over the values at
+    least :data:`MIN_NODES` active nodes have."""
     rows = np.flatnonzero(active)
     sub = m[rows]
     n_per = np.isfinite(sub).sum(axis=0).astype(float)
     ranks = np.where((n_per >= MIN_NODES)[None, :], peer_stats.column_ranks(sub), np.nan)
     upper, lower = peer_stats.rank_tests(ranks, n_per)
-    r = int(np.flatnonzero(rows == i)[0])
-    return float(upper[r] if slower else lower[r])
+    return rows, upper, lower
 
 
 def node_order(name: str) -> tuple:
@@ -460,13 +468,7 @@ def stand_apart(m: np.ndarray, active: np.ndarray, alpha: float
                 ) -> list[tuple[int, bool, float]]:
     """The active nodes whose rank sum over their values stands apart at
     ``alpha / (2 * active nodes)``: ``(node, slower, p)``."""
-    rows = np.flatnonzero(active)
-    sub = m[rows]
-    ranks = peer_stats.column_ranks(sub)
-    n_per = np.isfinite(sub).sum(axis=0).astype(float)
-    judged = (n_per >= MIN_NODES)[None, :]
-    ranks = np.where(judged, ranks, np.nan)
-    upper, lower = peer_stats.rank_tests(ranks, n_per)
+    rows, upper, lower = rank_pvalues(m, active)
     level = alpha / (2 * len(rows))
     out = []
     for r, i in enumerate(rows):
