@@ -66,7 +66,7 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunRepo
     merged, report = old, None
     for i, spec in enumerate(args.source or ["latest"]):
         report = runreport.pool([runreport.load(p) for p in runreport.expand(spec, args.system)])
-        new = baselines.from_run(report, args.system)
+        new = baselines.from_run(report, args.system, pools=True)
         if not getattr(args, "replace", False):
             baselines.check_units(old, new, str(path))
         if args.add or i > 0:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..util import PlacementError
-from . import baseline_shape, verdict
+from . import baseline_pool, baseline_shape, verdict
 from .baseline_shape import short
 from .intervals import (MEASURABLE, Entry, entries as intervals, measurable, parse_entry,
                         same_entry, sibling_family, unit_mismatches)
@@ -112,6 +112,10 @@ class Samples:
     #: why the check says one baseline session cannot bound this value for plain ReFrame
     #: while the verdict still judges it, or ""
     no_plain_bound: str = ""
+    #: a partition's pooled entry (:mod:`.baseline_pool`): each stored session as
+    #: ``(session id, its nodes, each node's median)``, its runs (in ``sessions``) one per
+    #: node; empty for a value of one node
+    pooled: tuple = ()
 
     @property
     def runs(self) -> list[float]:
@@ -128,7 +132,8 @@ def add_sessions(old: dict[str, Any], new: dict[str, Any], keep: int = KEEP_SESS
     """``new`` (a run's entries) with each sample leaf's stored sessions of ``old`` before it.
 
     The newest ``keep`` sessions stay; a session recorded again replaces its
-    earlier copy; a variable whose direction changed starts afresh.
+    earlier copy; a variable whose direction changed starts afresh. A partition's pooled
+    entry keeps sessions too, each with all its nodes (:mod:`.baseline_pool`).
     """
     import copy
     stored = entries(old, where)
@@ -138,7 +143,10 @@ def add_sessions(old: dict[str, Any], new: dict[str, Any], keep: int = KEEP_SESS
         if before is None or before.higher_is_better != leaf_["higher_is_better"]:
             continue
         ids = {s["session"] for s in leaf_["sessions"]}
-        older = [{"session": i, "runs": r} for i, r in before.sessions if i not in ids]
+        if baseline_pool.is_pooled(leaf_):
+            older = baseline_pool.written(g for g in before.pooled if g[0] not in ids)
+        else:
+            older = [{"session": i, "runs": r} for i, r in before.sessions if i not in ids]
         leaf_["sessions"] = (older + leaf_["sessions"])[-keep:]
     return out
 
@@ -200,6 +208,7 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
                                  f"{MEASURABLE[1]:g}); {accepted}; nothing was written")
         sid = g.get("session")
         sessions.append((None if sid is None else str(sid), [float(x) for x in runs]))
+    pooled = baseline_pool.groups(groups, sessions, f"{where}: {name}")
     if not isinstance(v.get("contended", False), bool):
         raise PlacementError(f"{where}: {name}: contended {short(v['contended'])} is not true or "
                              f"false; {accepted}; nothing was written")
@@ -208,7 +217,7 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
             raise PlacementError(f"{where}: {name}: {field} {short(v[field])} is not a reason "
                                  f"(text); {accepted}; nothing was written")
     return Samples(sessions, v["higher_is_better"], v.get("contended", False),
-                   v.get("no_bound", ""), v.get("no_plain_bound", ""))
+                   v.get("no_bound", ""), v.get("no_plain_bound", ""), pooled)
 
 
 @dataclass(frozen=True)

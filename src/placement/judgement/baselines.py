@@ -32,7 +32,8 @@ from typing import Any, TypeVar
 import yaml
 
 from ..util import PlacementError, atomic, regular_file, safe_yaml
-from . import baseline_cache, baseline_contents, baseline_samples, baseline_shape, peer_cases
+from . import (baseline_cache, baseline_contents, baseline_pool, baseline_samples, baseline_shape,
+               peer_cases)
 from .baseline_shape import short
 from .guards import GUARD_VARS
 from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
@@ -85,10 +86,13 @@ def _yaml_key(v: Any) -> Any:
 
 
 def from_run(report: RunReport, system: str,
-             cases_of: dict[Entry, Case] | None = None) -> dict[str, Any]:
+             cases_of: dict[Entry, Case] | None = None, pools: bool = False) -> dict[str, Any]:
     """Reference entries (no provenance) for ``system`` from a run's measured values.
 
-    ``cases_of``, when given, is filled with the case each entry came from.
+    ``cases_of``, when given, is filled with the case each entry came from. ``pools``: a
+    test kept per node also gets its partition's pooled entry beside the nodes' own
+    (:mod:`.baseline_pool`), as ``baseline record`` writes it; a run judged against a file
+    leaves them out (each node is judged against its own entries, or the pool in its stead).
 
     Only cases whose sanity passed are recorded (a failed performance check
     still measured); per-run copies and spread variables get no reference.
@@ -105,6 +109,7 @@ def from_run(report: RunReport, system: str,
         parts.add(c.partition)
         envs.add(c.environ)
         nodes |= {peer_cases.node_of(c)} - {None}     # a case that names no node: none
+    pooled = baseline_pool.Pools()
     for c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
             continue
@@ -115,9 +120,12 @@ def from_run(report: RunReport, system: str,
         keys = _in_tree(out, runs, c, index, leaves, sample_leaves)
         if cases_of is not None:
             cases_of.update({(c.test, keys, v): c for v in leaves})
+        if pools:
+            pooled.add(c.test, c.partition, index, keys, leaves, sample_leaves)
     if not out:
         raise PlacementError(f"{report.path}: no performance values for system {system!r} "
                              "(did the performance tests run and pass sanity?)")
+    pooled.put(out, runs)
     if runs:
         out[baseline_samples.SAMPLES_KEY] = runs
     return out
@@ -203,14 +211,18 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     20 ms that one time slice makes 0.16 s): the cap would fail an unchanged rerun of such
     a value; nor their siblings, the same kernel and threads in another placement or
     compiler (:func:`placement.judgement.verdict.state_prone`).
-    The other values keep the interval of the run they came from.
+    The other values keep the interval of the run they came from. A partition's pooled
+    entries (:mod:`.baseline_pool`) get the bound of one node's median, with a prior of
+    their own: their runs spread as nodes do, not as one node's launches.
     """
     from . import verdict
     out = copy.deepcopy(data)
     stored = baseline_samples.entries(out, where)
     if not stored:
         return out
-    prior = verdict.file_prior([s.session_runs for s in stored.values()])
+    priors = {kind: verdict.file_prior([s.session_runs for s in stored.values()
+                                        if bool(s.pooled) is kind]) for kind in (False, True)}
+    looked_up = sum(not s.pooled for s in stored.values())    # the values ReFrame reads
     flat = entries(out)
     prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
                                 lambda e: sibling_family(out, e))
@@ -218,8 +230,10 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         leaf = flat.get(e)
         if leaf is None or len(leaf) < 3:
             continue
-        centre, bound = verdict.reference_bound(s.session_runs, s.higher_is_better, prior,
-                                                len(stored))
+        # a pooled entry bounds one node's median (:mod:`.baseline_pool`), not 3 launches
+        centre, bound = verdict.reference_bound(
+            s.session_runs, s.higher_is_better, priors[bool(s.pooled)], max(1, looked_up),
+            **({"launches": 1} if s.pooled else {}))
         leaf[0] = _round(centre)
         # the scheduler's arbitration under a load, or launches (its own or a sibling's)
         # already wider than the cap
