@@ -99,6 +99,36 @@ def test_add_keeps_the_pools_sessions_each_with_its_nodes(tmp_path, monkeypatch)
     assert [len(s["runs"]) for s in leaf["sessions"]] == [4, 3]
 
 
+def test_a_renamed_node_is_judged_against_the_pool_and_named(tmp_path, monkeypatch):
+    """n3, capped, comes back as n5: no entry of its own, so its partition's pooled entry
+    judges it, and it is named slower; the others keep their own entries."""
+    _record(tmp_path, monkeypatch, BASE)
+    lines = _history(tmp_path, _renamed(CAPPED, tmp_path / "run-report-x.json", {"n3": "n5"}))
+    assert sorted(lines) == ["n1", "n2", "n4", "n5"], lines
+    assert all("against its own 1 baseline session(s)" in lines[n] for n in ("n1", "n2", "n4"))
+    assert ("no entries of its own, against partition batch's pooled baseline (4 nodes, "
+            "1 session(s))") in lines["n5"]
+    assert "slower than its baseline" in lines["n5"], lines["n5"]
+
+
+def test_an_unchanged_renamed_node_is_judged_and_not_named(tmp_path, monkeypatch):
+    _record(tmp_path, monkeypatch, BASE)
+    lines = _history(tmp_path, _renamed(LATER, tmp_path / "run-report-x.json", {"n2": "n7"}))
+    assert "pooled baseline (4 nodes" in lines["n7"]
+    assert "slower" not in lines["n7"] and " 0 regressed" in lines["n7"], lines["n7"]
+
+
+def test_a_node_down_when_the_baseline_was_recorded_is_judged_against_the_pool(
+        tmp_path, monkeypatch):
+    """n3 was down when the baseline was recorded: the pool of n1, n2 and n4 judges it when
+    it comes back (capped), while it has no entry of its own."""
+    _record(tmp_path, monkeypatch, _renamed(BASE, tmp_path / "base.json", drop="n3"))
+    lines = _history(tmp_path, _renamed(CAPPED, tmp_path / "run-report-x.json"))
+    assert "against partition batch's pooled baseline (3 nodes, 1 session(s))" in lines["n3"]
+    assert "slower than its baseline" in lines["n3"], lines["n3"]
+    assert "against its own" in lines["n1"]
+
+
 def test_a_pooled_session_whose_nodes_do_not_match_its_runs_is_refused(tmp_path, monkeypatch):
     """A hand edit that drops a node name from a pooled session: one line naming the entry."""
     path = tmp_path / "b" / "testnodes.yaml"

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..judgement import baseline_samples, baselines, peer_cases, peers, runreport, verdict
+from ..judgement import (baseline_pool, baseline_samples, baselines, peer_cases, peers,
+                         runreport, verdict)
 from ..util import PlacementError
 
 
@@ -58,8 +59,11 @@ def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
 def own_history_lines(report: runreport.RunReport, system: str) -> list[str]:
     """Today's verdict per node: each node's values against its own entries of the system's
     baseline (``baseline record`` keeps a distributed run per node), judged together with
-    that node's common shift alone. Information: a regressed value already fails the run
-    through the verdict over every node's entries."""
+    that node's common shift alone; a node with no entry of its own (replaced, renamed,
+    added, or down when the baseline was recorded) against its partition's pooled entries
+    (:mod:`placement.judgement.baseline_pool`). Information: a regressed value of a node's
+    own entries already fails the run through the verdict over every node's entries, and a
+    node unlike its peers today through the NODES lines."""
     from ..util import baseline_file
     path = baseline_file(system)
     if baselines.refusal(path):
@@ -69,26 +73,58 @@ def own_history_lines(report: runreport.RunReport, system: str) -> list[str]:
         new = baselines.from_run(report, system.split(":")[0])
     except PlacementError:
         return []
+    stored = baseline_samples.entries(old, str(path))
+    partition = {peer_cases.node_of(c): c.partition for c in report.cases}
     lines = []
     for node, only in sorted(entries_by_node(new).items()):
-        judged = [j.verdict for j in baseline_samples.judge_run(old, new, str(path), only=only)
-                  if j.verdict is not None]
-        if not judged:
+        if only & stored.keys():
+            lines += _history_line(system, node, baseline_samples.judge_run(
+                old, new, str(path), only=only), "")
             continue
-        c = verdict.counts(judged)
-        k = sorted(v.sessions for v in judged)[len(judged) // 2]
-        lines.append(f"HISTORY {system} {node}: against its own {k} baseline session(s): "
-                     f"{c[verdict.REGRESSED]} regressed, {c[verdict.IMPROVED]} improved, "
-                     f"{c[verdict.UNCHANGED]} unchanged, {c[verdict.UNDECIDED]} undecided "
-                     f"of {len(judged)}")
+        instead = baseline_pool.in_stead(new, node, partition.get(node, ""))
+        judged = baseline_samples.judge_run(old, instead, str(path),
+                                            only=set(baseline_samples.entries(instead, "run")))
+        lines += _history_line(system, node, judged, _pool_text(judged, partition.get(node)))
     return lines
 
 
+def _history_line(system: str, node: str, judgement: baseline_samples.Judgement,
+                  pool: str) -> list[str]:
+    """One node's HISTORY line (none when nothing of it was judged): against its own
+    sessions, or against the pool (``pool``: what the pool holds)."""
+    judged = [j.verdict for j in judgement if j.verdict is not None]
+    if not judged:
+        return []
+    c = verdict.counts(judged)
+    k = sorted(v.sessions for v in judged)[len(judged) // 2]
+    against = pool or f"against its own {k} baseline session(s)"
+    shift = judgement.node
+    flagged = f"; {shift.line()}" if shift is not None and shift.flagged else ""
+    return [f"HISTORY {system} {node}: {against}: {c[verdict.REGRESSED]} regressed, "
+            f"{c[verdict.IMPROVED]} improved, {c[verdict.UNCHANGED]} unchanged, "
+            f"{c[verdict.UNDECIDED]} undecided of {len(judged)}{flagged}"]
+
+
+def _pool_text(judgement: baseline_samples.Judgement, partition: str | None) -> str:
+    """``no entries of its own, against partition P's pooled baseline (N nodes, K
+    sessions)``: the nodes and sessions of the pooled entries it was judged against."""
+    nodes, sessions = set(), set()
+    for j in judgement:
+        s = judgement.stored.get(j.entry)
+        if j.verdict is not None and s is not None:
+            for sid, names, _ in s.pooled:
+                nodes |= set(names)
+                sessions.add(sid)
+    return (f"no entries of its own, against partition {partition}'s pooled baseline "
+            f"({len(nodes)} nodes, {len(sessions)} session(s))")
+
+
 def entries_by_node(tree: dict) -> dict[str, set]:
-    """A run's entries by the node its test's index leads with (per-node entries only)."""
+    """A run's entries by the node its test's index names (per-node entries only)."""
     out: dict[str, set] = {}
     for e in baseline_samples.entries(tree, "run"):
         test, keys, _ = e
-        if tree.get(test, {}).get("$index", [None])[:1] == ["node"] and keys:
-            out.setdefault(str(keys[0]), set()).add(e)
+        at = baseline_pool.node_level(tree.get(test, {}).get("$index") or [])
+        if at is not None and len(keys) > at and not baseline_pool.is_key(keys[at]):
+            out.setdefault(str(keys[at]), set()).add(e)
     return out
