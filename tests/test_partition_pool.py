@@ -88,6 +88,23 @@ def test_record_writes_the_partitions_pooled_entry_beside_the_nodes(tmp_path, mo
     assert pooled.pooled[0][1] == tuple(NODES) and len(pooled.sessions) == 1
 
 
+def test_one_nodes_declared_states_mark_the_pool_and_no_other_node(tmp_path, monkeypatch):
+    """A check that names its states (``no_bound``) on n2 alone: the pool carries them (one
+    node's states are the partition's), n1's own entry does not."""
+    data = json.loads(BASE.read_text())
+    for tc in data["runs"][0]["testcases"]:
+        if tc["display_name"].startswith("NodeMemWriteCheck") and tc.get("node") != "n2":
+            tc.pop("no_bound", None)
+    src = tmp_path / "base.json"
+    src.write_text(json.dumps(data))
+    runs = _record(tmp_path, monkeypatch, src)["_samples"]["NodeMemWriteCheck"]
+
+    def leaf(where: str) -> dict:
+        return runs[where]["gnu"]["small"]["scatter"][2]["gbps"]   # threads=full: 2 PUs
+    assert "no_bound" in leaf("n2") and "no_bound" in leaf(POOL)
+    assert "no_bound" not in leaf("n1") and "no_bound" not in leaf("n3")
+
+
 def test_add_keeps_the_pools_sessions_each_with_its_nodes(tmp_path, monkeypatch):
     """``--add`` of a session in which n4 was down: the pool keeps both sessions, the
     second of three nodes."""

@@ -97,8 +97,8 @@ class Pools:
     :func:`placement.judgement.baselines.from_run` walks the run's cases."""
 
     def __init__(self) -> None:
-        #: (test, index values with the pool's key, var) -> reference leaf, samples leaf
-        #: (of its first node) and each session's median per node
+        #: (test, index values with the pool's key, var) -> the first node's reference leaf,
+        #: the pooled samples leaf's fields but its sessions, each session's median per node
         self._acc: dict[tuple, tuple[list, dict, dict[str | None, dict[str, float]]]] = {}
 
     def add(self, test: str, partition: str, index: Sequence[str], keys: tuple,
@@ -109,10 +109,12 @@ class Pools:
             return
         node, pkeys = str(keys[at]), keys[:at] + (key(partition),) + keys[at + 1:]
         for var, sl in sample_leaves.items():
-            ref, first, by = self._acc.setdefault((test, pkeys, var), (leaves[var], sl, {}))
+            _, head, by = self._acc.setdefault(
+                (test, pkeys, var), (leaves[var], {"higher_is_better": sl["higher_is_better"]},
+                                     {}))
             for flag in ("contended", "no_bound", "no_plain_bound"):
-                if sl.get(flag) and not first.get(flag):
-                    first[flag] = sl[flag]      # one node's state is the partition's
+                if sl.get(flag) and not head.get(flag):
+                    head[flag] = sl[flag]       # one node's state is the partition's
             for s in sl["sessions"]:
                 by.setdefault(s["session"], {})[node] = float(f"{statistics.median(s['runs']):.6g}")
 
@@ -120,7 +122,7 @@ class Pools:
         """Each pool of two nodes or more into the reference tree and the samples tree,
         after the nodes' own entries."""
         from .peers import node_order
-        for (test, pkeys, var), (ref, first, by) in self._acc.items():
+        for (test, pkeys, var), (ref, head, by) in self._acc.items():
             sessions = []
             for sid, medians in by.items():
                 nodes = sorted(medians, key=node_order)
@@ -131,8 +133,7 @@ class Pools:
                 continue
             centre = statistics.median(m for s in sessions for m in s["runs"])
             _at(out[test], pkeys)[var] = [float(f"{centre:.6g}"), *ref[1:]]
-            leaf = {k: v for k, v in first.items() if k != "sessions"}
-            _at(runs[test], pkeys)[var] = {**leaf, "sessions": sessions}
+            _at(runs[test], pkeys)[var] = {**head, "sessions": sessions}
 
 
 def in_stead(tree: dict[str, Any], node: str, partition: str) -> dict[str, Any]:
