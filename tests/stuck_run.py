@@ -4,6 +4,8 @@ the tail of ReFrame's log, so that a failure in CI says which process blocks."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -22,7 +24,8 @@ def _carries_tag(pid: int, script_pid: int) -> bool:
 
 
 def run_processes(script_pid: int) -> str:
-    """``ps`` lines of the script's descendants and of every process carrying its run tag."""
+    """``ps`` lines of the script's descendants and of every process carrying its run tag
+    (the script's own line first)."""
     ps = subprocess.run(['ps', '-eo', PS_FIELDS], capture_output=True, text=True).stdout
     head, *rows = ps.splitlines()
     parent = {}
@@ -42,6 +45,16 @@ def run_processes(script_pid: int) -> str:
     mine = [r for r in rows if in_run(int(r.split()[0])) or _carries_tag(int(r.split()[0]),
                                                                           script_pid)]
     return '\n'.join([head, *mine])
+
+
+def end_run(processes: str) -> None:
+    """SIGKILL every process :func:`run_processes` listed: a stuck ReFrame is in a process
+    group of its own and would otherwise linger until its time box kills it."""
+    for row in processes.splitlines()[1:]:
+        try:
+            os.kill(int(row.split()[0]), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
 
 
 def stuck_report(processes: str, results: Path, out: str, err: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from held_lock import is_held
-from stuck_run import run_processes, stuck_report
+from stuck_run import end_run, run_processes, stuck_report
 from rate_checks import RATE_CASE
 
 pytestmark = pytest.mark.reframe
@@ -269,7 +269,7 @@ def _finish(proc: subprocess.Popen, results: Path, timeout: int = 120) -> tuple[
         return proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         report = run_processes(proc.pid)
-        os.killpg(proc.pid, 9)
+        end_run(report)
         try:
             out, err = proc.communicate(timeout=30)
         except subprocess.TimeoutExpired:     # a pipe still held open by one of them
