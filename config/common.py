@@ -12,7 +12,7 @@ from reframe.core.backends import register_scheduler
 from reframe.core.exceptions import ConfigError
 from reframe.core.schedulers.sge import SgeJobScheduler
 
-from placement.util import local_jobs, poll_clock, storage_without_polars
+from placement.util import interrupt_once, local_jobs, poll_clock, storage_without_polars
 from placement.util.reframe_workarounds import SGE_ACCESS, enabled
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -87,11 +87,13 @@ try:   # the configuration may be loaded more than once in one process
 except ConfigError:   # already registered by an earlier load
     pass
 
-# a local job's detached processes end with it; a clock step never stalls the poll loop
-# (both only on the ReFrame versions they were checked against: README, ReFrame workarounds)
+# a local job's detached processes end with it; a clock step never stalls the poll loop; a
+# second SIGINT never stops the abort of the first (only on the ReFrame versions they were
+# checked against: README, ReFrame workarounds)
 local_jobs.install()
 poll_clock.install()
 storage_without_polars.install()
+interrupt_once.install()
 
 
 logging = [

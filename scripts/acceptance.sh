@@ -26,11 +26,14 @@
 #   (1, the default, or 0: no confirmation session, every first-session failure stands).
 #
 # Signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the run as its time box does: ReFrame
-#   is interrupted (it cancels its jobs and writes its report), whatever else runs is ended,
-#   and the run ends UNFINISHED (exit 3), to go on with --resume; a second signal ends
-#   ReFrame outright. Killed outright (SIGKILL), the script leaves no line: ReFrame gets
-#   SIGTERM and ends as above, the run lock is free once it has, and --resume continues the
-#   run (a run without --resume starts afresh and says it set the killed one aside).
+#   is interrupted (it cancels its jobs and writes its report, its last lines still shown
+#   and kept), whatever else runs is ended, and the run ends UNFINISHED (exit 3), to go on
+#   with --resume; before ReFrame started, nothing is changed. A second signal ends
+#   ReFrame outright. Started with SIGINT ignored (in the background of another script,
+#   under nohup), the run cannot see Ctrl-C. Killed outright (SIGKILL), the script leaves
+#   no line: ReFrame gets SIGTERM and ends as above, the run lock is free once it has, and
+#   --resume continues the run (a run without --resume starts afresh and says it set the
+#   killed one aside).
 #
 # Confirmation: the checks that missed a reference or regressed against the baseline
 #   run once more as a session of their own; such a failure fails the run only if it
@@ -59,7 +62,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-usage() { sed -n '2,55p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,60p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad_usage() { echo "acceptance.sh: $* (see --help)" >&2; exit 2; }
 value_of() {   # value_of OPTION "$@": the option's value, or a usage error
   [ $# -ge 2 ] && [ -n "$2" ] && [ "${2:0:1}" != - ] || bad_usage "option $1 needs a value"
@@ -146,7 +149,8 @@ sysopt=()
 if [ -n "$system" ]; then
   sysname=${system%%:*}
   "${RFM[@]}" "${sysopt[@]}" --show-config=systems/0/name >/dev/null 2>&1 ||
-    bad_usage "unknown system '$system': not in config/settings.py (config/systems/*.py)"
+    { [ -z "$stop_signal" ] || exit_stopped_or 3    # Ctrl-C ended it: no unknown system
+      bad_usage "unknown system '$system': not in config/settings.py (config/systems/*.py)"; }
 else sysname=$("${RFM[@]}" --show-config=systems/0/name 2>/dev/null | tr -d '"[:space:]')
 fi
 sysname=${sysname:-unknown}
@@ -203,6 +207,7 @@ fi
 if [ -z "$resume" ] && grep -q . "$unfinished" 2>/dev/null; then
   echo "== an unfinished $mode run of $sysname is set aside: this run starts afresh ($unfinished; --resume would have continued it)"
 fi
+[ -z "$stop_signal" ] || exit_stopped_or 3     # stopped before ReFrame: nothing changed
 boxed=("${deathsig[@]}")
 [ -n "$time_box" ] && boxed+=(timeout -s INT -k 300 "$time_box")
 # the run is unfinished until ReFrame is done: a part killed before its end is resumable
@@ -243,7 +248,11 @@ run_reframe() {
   local -n box_=$1
   local rep=$2 rc tee_pid
   shift 2
-  exec 4> >(squash_log_errors) 5> >(tee "${rep%.json}.out")
+  # a signal that came before ReFrame started (the trap found none to interrupt) starts none
+  [ -n "$stop_signal" ] && return 130
+  # the filters outlive a Ctrl-C or a hangup, which reach this script's whole process group:
+  # they end once ReFrame, interrupted, has written its last lines
+  exec 4> >(trap '' INT HUP; squash_log_errors) 5> >(trap '' INT HUP; exec tee "${rep%.json}.out")
   tee_pid=$!
   # a child this script waits for (not a foreground one): a signal's trap runs at once and
   # interrupts ReFrame through its time box (acceptance_signals.sh)

@@ -5,6 +5,9 @@
 # reach, so the trap passes SIGINT to that `timeout`, which hands it to ReFrame (ReFrame
 # then cancels its jobs and writes its report); any other child is ended with SIGTERM. The
 # script goes on to its UNFINISHED line (exit 3). A second signal ends ReFrame outright.
+# `timeout` sends what it hands on twice (to ReFrame, then to its process group): ReFrame
+# stops on the first SIGINT and ignores the rest (src/placement/util/interrupt_once.py).
+# The output filters of run_reframe ignore Ctrl-C: they end after ReFrame's last line.
 #
 # Bash runs a trap only once the foreground command has ended, and a command blocked for
 # good (a read from a FIFO) never does: every child that may take long therefore runs

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from held_lock import is_held
+from stuck_run import end_run, run_processes, stuck_report
 from rate_checks import RATE_CASE
 
 pytestmark = pytest.mark.reframe
@@ -234,6 +235,12 @@ def test_a_job_left_by_a_killed_reframe_ends_with_the_run(root, hang):
     assert not _running(job) or _ppid(job) != 1, 'the job outlived the run'
 
 
+def _sigint_default() -> None:
+    """SIGINT as a terminal's shell leaves it: a suite started in the background inherits it
+    ignored, and bash can then not trap it (the Ctrl-C test would wait in vain)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(root: Path, env: dict, checks: Path, prefix: Path, *args: str,
            opts: tuple[str, ...] = ()) -> subprocess.Popen:
     """scripts/acceptance.sh started as a terminal starts it: the leader of its own process
@@ -241,7 +248,8 @@ def _start(root: Path, env: dict, checks: Path, prefix: Path, *args: str,
     return subprocess.Popen(
         [str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s', 'generic', *opts, '--',
          '-c', str(checks), '--prefix', str(prefix), *args], cwd=root, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_sigint_default)
 
 
 def _wait_for_file(path: Path, proc: subprocess.Popen, seconds: float = 120) -> int:
@@ -254,9 +262,20 @@ def _wait_for_file(path: Path, proc: subprocess.Popen, seconds: float = 120) -> 
     raise AssertionError(f'{path} never written')
 
 
-def _finish(proc: subprocess.Popen, timeout: int = 120) -> tuple[str, str]:
+def _finish(proc: subprocess.Popen, results: Path, timeout: int = 120) -> tuple[str, str]:
+    """The run's output once it has ended; a run still going after ``timeout`` fails the test
+    with what its processes were doing (they are then killed)."""
     try:
         return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        report = run_processes(proc.pid)
+        end_run(report)
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:     # a pipe still held open by one of them
+            out, err = '', '(not read: the pipes stayed open)'
+        pytest.fail(f'the run had not ended {timeout}s after the signal\n'
+                    f'{stuck_report(report, results, out, err)}', pytrace=False)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
@@ -287,7 +306,7 @@ def test_a_signal_stops_reframe_and_its_jobs_and_the_run_ends_unfinished(root, h
         os.killpg(proc.pid, sig)
     else:
         os.kill(proc.pid, sig)
-    out, err = _finish(proc)
+    out, err = _finish(proc, tmp / 'results')
     lines = out.rstrip().splitlines()
     assert proc.returncode == 3, out[-3000:] + err[-2000:]
     assert time.monotonic() - started < 60
@@ -302,6 +321,49 @@ def test_a_signal_stops_reframe_and_its_jobs_and_the_run_ends_unfinished(root, h
     assert len(listed) == 1 and (runs / listed[0]).is_file()     # resumable
     assert not list(runs.glob('acceptance-generic-quick-*.run'))
     assert 'Traceback' not in out + err
+    # ReFrame's last lines, written after the interrupt, reach the terminal and its .out file
+    ran = 'Ran 1/2 test case(s) from 2 check(s)'
+    assert ran in out and ran in (runs / listed[0]).with_suffix('.out').read_text(), out[-3000:]
+
+
+@pytest.mark.parametrize('sig,whom', [
+    pytest.param(signal.SIGINT, 'group', id='ctrl-c-to-the-group'),
+    pytest.param(signal.SIGTERM, 'script', id='sigterm-to-the-script'),
+])
+def test_a_signal_before_reframe_starts_leaves_it_unstarted(root, hang, sig, whom):
+    """A signal while the script still looks up its system (no ReFrame to interrupt yet)
+    ended nothing: ReFrame then ran the whole session (a hanging case until the time box),
+    or a Ctrl-C read as an unknown system (exit 2)."""
+    _, pids = hang
+    tmp = pids.parent
+    bindir = tmp / 'bin'
+    bindir.mkdir()
+    (bindir / 'placement').symlink_to(root / '.venv' / 'bin' / 'placement')
+    wrapper = bindir / 'reframe'
+    wrapper.write_text(
+        '#!/bin/bash\n'
+        'case " $* " in *" --show-config=systems/0/name "*)\n'
+        f'  echo $$ > {pids}/config; sleep 3 ;; esac\n'
+        f'exec {root / ".venv" / "bin" / "reframe"} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
+           'PLACEMENT_REPORTS': str(tmp / 'reports'), 'REFRAME': str(wrapper)}
+    proc = _start(root, env, tmp / 'hang_cases.py', tmp / 'rfm', '-S', f'pids={pids}',
+                  '-n', '%case=unlimited')
+    _wait_for_file(pids / 'config', proc)
+    if whom == 'group':
+        os.killpg(proc.pid, sig)
+    else:
+        os.kill(proc.pid, sig)
+    out, err = _finish(proc, tmp / 'results')
+    name = signal.Signals(sig).name
+    assert proc.returncode == 3, out[-3000:] + err[-2000:]
+    assert out.rstrip().splitlines()[-1] == (
+        f'ACCEPTANCE generic quick: UNFINISHED 0 passed, 0 failed (stopped by {name} before '
+        'ReFrame ran: nothing changed, run again)'), out[-2000:]
+    assert not (pids / 'unlimited').exists()          # no job ran
+    assert not (tmp / 'results' / 'runs' / 'unfinished-acceptance-generic-quick.run').exists()
+    assert not is_held(tmp / 'results' / '.acceptance.lock')
 
 
 def test_sigterm_while_a_reader_blocks_leaves_nothing_holding_the_lock(root, hang):
@@ -330,7 +392,7 @@ def test_sigterm_while_a_reader_blocks_leaves_nothing_holding_the_lock(root, han
     reader = _wait_for_file(pids / 'reader', proc)
     time.sleep(0.5)
     os.kill(proc.pid, signal.SIGTERM)
-    out, err = _finish(proc)
+    out, err = _finish(proc, tmp / 'results')
     try:
         assert proc.returncode == 3, out[-3000:] + err[-2000:]
         assert out.rstrip().splitlines()[-1].startswith(

@@ -64,8 +64,12 @@ MONOTONIC_POLL = Workaround('monotonic poll clock', 'src/placement/util/poll_clo
 STORAGE_WITHOUT_POLARS = Workaround('storage without polars',
                                     'src/placement/util/storage_without_polars.py', (4, 10), (4, 10))
 
+#: a second SIGINT during the abort leaves a job uncancelled and ReFrame waiting for it
+INTERRUPT_ONCE = Workaround('interrupt once', 'src/placement/util/interrupt_once.py',
+                            (4, 10), (4, 10))
+
 ALL = (DEPRECATION_FASTPATH, QUIET_GENERIC, SGE_ACCESS, LOCAL_SWEEP, MONOTONIC_POLL,
-       STORAGE_WITHOUT_POLARS)
+       STORAGE_WITHOUT_POLARS, INTERRUPT_ONCE)
 
 
 def enabled(w: Workaround) -> bool:
