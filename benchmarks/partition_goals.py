@@ -274,6 +274,8 @@ def _write_set(target: Path, cond: Condition, stamp: _dt.datetime, loads: list[f
                     f"4-node test cluster: {cond.what}; the 2-core machine shared with "
                     "other work",
             "host": "vm", "cpus": os.cpu_count(), "nodes_weighted": True,
+            # NPB CG and EP join the family's values where NPB_DIR names their binaries
+            "npb": bool(os.environ.get("NPB_DIR")),
             "recorded_after_rules_fixed": rules.PEERS_FIXED, "commit": commit,
             "written": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"), "loads": loads}
     atomic.write_text(target / "set.yaml", yaml.safe_dump(info, sort_keys=False))
