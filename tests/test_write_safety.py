@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import resource
 import stat
 import subprocess
 import sys
@@ -286,23 +287,32 @@ def test_site_new_never_replaces_an_existing_system_without_force(tmp_path):
                           cwd=ROOT, capture_output=True, text=True).stdout == ""
 
 
-@pytest.mark.parametrize("answer", ["garbage, not XML", "<topology>" * 3000])
+@pytest.mark.parametrize("answer", ["garbage, not XML", "<topology>" * 3000,
+                                    b"\xff\xfe<topology>", None])
 def test_site_new_puts_both_files_back_when_the_capture_does_not_parse(tmp_path, answer):
+    """Garbage, deep XML, bytes that are no UTF-8 text, or output without end (None: a
+    MemoryError traceback, or the memory filled, before lstopo's output was bounded)."""
     systems = tmp_path / "systems"
     systems.mkdir()
     (systems / "mine.py").write_text("# the site edited this\n")
     (systems / "mine.xml").write_text("<topology/>  <!-- the stored one -->\n")
     bindir = tmp_path / "bin"
     bindir.mkdir()
-    (tmp_path / "answer").write_text(answer)
+    if answer is not None:
+        (tmp_path / "answer").write_bytes(answer if isinstance(answer, bytes) else answer.encode())
+    say = f"cat {tmp_path / 'answer'}" if answer is not None else "exec yes '<topology>'"
     for tool in ("lstopo-no-graphics", "lstopo"):      # the node answers with this
-        (bindir / tool).write_text(f"#!/bin/sh\ncat {tmp_path / 'answer'}\n")
+        (bindir / tool).write_text(f"#!/bin/sh\n{say}\n")
         (bindir / tool).chmod(0o755)
-    env = {"PLACEMENT_SYSTEMS": str(systems), "PATH": f"{bindir}:/usr/bin:/bin"}
-    proc = _placement("site", "new", "mine", "--scheduler", "local", "--force", "--no-check",
-                      env=env)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr
+    env = {**os.environ, "PLACEMENT_SYSTEMS": str(systems), "PATH": f"{bindir}:/usr/bin:/bin"}
+    # bounded memory: the unbounded reader reached a MemoryError here, not the machine's limit
+    proc = subprocess.run([sys.executable, "-m", "placement", "site", "new", "mine",
+                           "--scheduler", "local", "--force", "--no-check"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=150,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS,
+                                                                (3 << 30, 3 << 30)))
+    assert proc.returncode == 2, proc.stdout + proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
     assert (systems / "mine.py").read_text() == "# the site edited this\n"
     assert (systems / "mine.xml").read_text() == "<topology/>  <!-- the stored one -->\n"
     assert sorted(p.name for p in systems.iterdir()) == ["mine.py", "mine.xml"]

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import functools
 import os
+import selectors
 import shutil
 import stat
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -307,19 +309,54 @@ def live_xml() -> str:
         exe = shutil.which(tool)
         if exe:
             for opts in (["--disallowed"], []):     # hwloc before 2.0 lacks --disallowed
-                try:
-                    proc = subprocess.run([exe, *opts, "--of", "xml", "-"],
-                                          capture_output=True, text=True,
-                                          timeout=LSTOPO_TIMEOUT_S)
-                except subprocess.TimeoutExpired:
-                    raise PlacementError(f"{tool} did not describe this machine within "
-                                         f"{LSTOPO_TIMEOUT_S} s") from None
-                if proc.returncode == 0:
-                    return proc.stdout
+                code, out = _lstopo([exe, *opts, "--of", "xml", "-"], tool)
+                if code == 0:
+                    try:
+                        return out.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise PlacementError(f"{tool} wrote no hwloc XML (not UTF-8 text, byte "
+                                             f"{exc.start}): is it hwloc's lstopo?") from None
     raise PlacementError(
         "cannot read the live topology: hwloc's lstopo is not installed "
         "(apt-get install hwloc, or activate the project's Spack environment), "
         "or pass --topology FILE.xml")
+
+
+def _lstopo(cmd: list[str], tool: str) -> tuple[int, bytes]:
+    """lstopo's exit status and output, read as it comes: past :data:`LSTOPO_TIMEOUT_S` or
+    :data:`MAX_TOPOLOGY_BYTES` it is killed and that is one line (an lstopo that wrote
+    without end filled the memory before its time ran out)."""
+    deadline = time.monotonic() + LSTOPO_TIMEOUT_S
+    chunks: list[bytes] = []
+    size = 0
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc, \
+            selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise PlacementError(f"{tool} did not describe this machine within "
+                                         f"{LSTOPO_TIMEOUT_S} s")
+                if not sel.select(left):
+                    continue
+                chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > MAX_TOPOLOGY_BYTES:
+                    raise PlacementError(f"{tool} wrote more than {MAX_TOPOLOGY_BYTES // 2**20} "
+                                         "MiB, more than any node's topology: is it hwloc's "
+                                         "lstopo?")
+                chunks.append(chunk)
+            code = proc.wait(timeout=max(deadline - time.monotonic(), 1))
+        except subprocess.TimeoutExpired:
+            raise PlacementError(f"{tool} did not describe this machine within "
+                                 f"{LSTOPO_TIMEOUT_S} s") from None
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    return code, b"".join(chunks)
 
 
 def node_cpus() -> set[int]:
