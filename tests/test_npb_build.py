@@ -151,3 +151,21 @@ def test_a_foreign_folder_is_never_replaced(tmp_path):
                   '--benchmarks', 'is', '--classes', 'S')
     _one_line_error(proc, "exists and is not an NPB install made by `placement npb build`")
     assert (prefix / 'data.txt').read_text() == 'keep'
+
+
+@needs_tarball
+@pytest.mark.parametrize('plant', ['log', 'prefix'])
+def test_a_link_planted_at_the_log_or_the_prefix_is_never_written_through(tmp_path, plant):
+    """The build log's name beside the prefix is known in advance: a link planted there had
+    the log written into its target. A prefix that is a link is refused before the build
+    (it failed at the end with 'Not a directory')."""
+    victim = tmp_path / 'victim'
+    victim.mkdir() if plant == 'prefix' else victim.write_text('kept\n')
+    at = tmp_path / ('npb.build.log' if plant == 'log' else 'npb')
+    at.symlink_to(victim)
+    proc = _build(tmp_path, '--tarball', str(TARBALL), '--prefix', str(tmp_path / 'npb'),
+                  '--benchmarks', 'ep', '--classes', 'S')
+    _one_line_error(proc, f'{at}: a symbolic link')
+    assert 'building' not in proc.stderr + proc.stdout
+    assert (list(victim.iterdir()) == [] if plant == 'prefix'
+            else victim.read_text() == 'kept\n')
