@@ -227,6 +227,37 @@ def test_a_run_report_or_run_list_that_is_a_fifo_is_refused_unread(tmp_path):
     _one_line(proc, f"{lst}: a FIFO (named pipe), not a regular file: a run list is never")
 
 
+def test_a_folder_given_as_a_run_report_or_baseline_is_named_in_its_line(tmp_path):
+    """A folder where a file belongs was "placement: error: 3: Is a directory" (its fd)."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "b" / "generic.yaml").mkdir(parents=True)
+    for args in (["report", "--run", str(tmp_path / "d"), "--output", str(tmp_path / "o")],
+                 ["baseline", "diff", "--system", "generic", "--from", str(tmp_path / "d"),
+                  "--baselines", str(tmp_path / "g.yaml")],
+                 ["baseline", "control", "--system", "generic", "--baselines",
+                  str(tmp_path / "b" / "generic.yaml")]):
+        proc = _placement(*args)
+        assert proc.returncode == 2, proc.stderr
+        _one_line(proc, f"{tmp_path}/", "a directory, not a regular file")
+
+
+def test_latest_passes_over_a_dangling_link_fifo_or_device_link_in_runs(tmp_path):
+    """One bad name in runs/ made every --latest fail (a dangling link: "No such file or
+    directory"), or was called an empty report (a link to a FIFO or /dev/zero)."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "run-report-1.json").write_bytes(FIRST.read_bytes())
+    (runs / "run-report-dangling.json").symlink_to(tmp_path / "gone")
+    os.mkfifo(tmp_path / "fifo")
+    (runs / "run-report-fifo.json").symlink_to(tmp_path / "fifo")
+    (runs / "run-report-zero.json").symlink_to("/dev/zero")
+    proc = _placement("report", "--latest", "--no-compare", "--output", str(tmp_path / "o"),
+                      env={"PLACEMENT_RESULTS": str(tmp_path)}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    skipped = [line for line in proc.stderr.splitlines() if "skipped" in line]
+    assert len(skipped) == 3 and all("a symbolic link" in line for line in skipped), skipped
+
+
 # -- report folders: made fresh, or the report's own; nobody else's files deleted -------------
 
 def test_output_dot_never_replaces_a_checkout_s_files(tmp_path, monkeypatch, capsys):
