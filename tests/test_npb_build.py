@@ -50,6 +50,8 @@ def _not_npb(tmp: Path) -> Path:
 
 @pytest.mark.parametrize('case,message', [
     ('missing', "not found: give the path of NASA's NPB 3.x source tarball"),
+    ('fifo', "is a FIFO (named pipe), not a file: give the path of NASA's NPB 3.x"),
+    ('device', "is a character device, not a file: give the path of NASA's NPB 3.x"),
     ('not-a-tar', 'is not a readable tar archive'),
     ('not-npb', 'is not NPB: it holds no NPB3.x-OMP/config/make.def.template'),
     ('class', "--classes 'S,X' not accepted: choose from S,W,A,B,C,D,E"),
@@ -57,7 +59,10 @@ def _not_npb(tmp: Path) -> Path:
 ])
 def test_bad_input_is_one_line_and_installs_nothing(tmp_path, case, message):
     tarball = {'missing': tmp_path / 'none.tar.gz', 'not-a-tar': ROOT / 'README.md',
-               'not-npb': _not_npb(tmp_path)}.get(case, TARBALL)
+               'not-npb': _not_npb(tmp_path), 'fifo': tmp_path / 'npb.fifo',
+               'device': Path('/dev/zero')}.get(case, TARBALL)
+    if case == 'fifo':
+        os.mkfifo(tarball)       # said "not found"
     extra = {'class': ['--classes', 'S,X'], 'bench': ['--benchmarks', 'bt,ua']}.get(case, [])
     proc = _build(tmp_path, '--tarball', str(tarball), '--prefix', str(tmp_path / 'npb'), *extra)
     _one_line_error(proc, message)

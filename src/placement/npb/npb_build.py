@@ -96,9 +96,11 @@ def find_compilers(environ: dict[str, str] | None = None) -> Compilers:
 
 def omp_folder(tarball: Path) -> str:
     """The member path of NPB's OpenMP folder, or a one-line error for anything else."""
-    if not tarball.is_file():
-        raise PlacementError(f"NPB tarball {str(tarball)!r} not found: give the path of NASA's "
-                             f"NPB 3.x source tarball (NPB3.4.x.tar.gz)")
+    if not tarball.is_file():       # a FIFO or device (a link to one too) is said as such
+        is_ = regular_file.kind(tarball.stat().st_mode) if tarball.exists() else ""
+        raise PlacementError(f"NPB tarball {str(tarball)!r} "
+                             f"{f'is {is_}, not a file' if is_ else 'not found'}: give the "
+                             f"path of NASA's NPB 3.x source tarball (NPB3.4.x.tar.gz)")
     try:
         with tarfile.open(tarball) as tar:
             for member in tar:
