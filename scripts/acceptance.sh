@@ -63,7 +63,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 usage() { sed -n '2,60p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
-bad_usage() { echo "acceptance.sh: $* (see --help)" >&2; exit 2; }
+bad_usage() {   # one line: a value with a line break in it is printed with \n
+  local m="$*"; m=${m//$'\n'/\\n}; m=${m//$'\r'/\\r}
+  echo "acceptance.sh: $m (see --help)" >&2; exit 2
+}
 value_of() {   # value_of OPTION "$@": the option's value, or a usage error
   [ $# -ge 2 ] && [ -n "$2" ] && [ "${2:0:1}" != - ] || bad_usage "option $1 needs a value"
   printf '%s' "$2"
@@ -371,10 +374,14 @@ if [ -z "$cut_short" ] && [ -n "$previous" ]; then
     spec="$(<"$scratch/now")/$(<"$scratch/prev")/mean:/+result"
     echo "== reframe --performance-compare=$spec   (previous: $previous)"
     compare_opt=(--compare "$compare")
-    child "${RFM[@]}" --performance-compare="$spec" --table-format=csv >"$compare" 2>"$compare.err" ||
-      grep -q 'failed to generate performance comparison' "$compare" ||
-      not_compared+=("not compared: reframe --performance-compare failed: $(grep -v '^$' "$compare.err" | tail -n 1)")
-    grep -v WARNING "$compare.err" >&2; rm -f "$compare.err"
+    # written to a new temporary file, then renamed: the CSV's name follows from the start
+    # time, and a link planted there had the comparison written into its target
+    compare_tmp=$(new_temp "$compare") || exit 2
+    child "${RFM[@]}" --performance-compare="$spec" --table-format=csv >"$compare_tmp" 2>"$scratch/compare.err" ||
+      grep -q 'failed to generate performance comparison' "$compare_tmp" ||
+      not_compared+=("not compared: reframe --performance-compare failed: $(grep -v '^$' "$scratch/compare.err" | tail -n 1)")
+    grep -v WARNING "$scratch/compare.err" >&2
+    mv -f "$compare_tmp" "$compare"
     cat "$compare"
     note_stop
     [ -z "$cut_short" ] || { compare_opt=() not_compared=(); }

@@ -166,3 +166,11 @@ def test_an_inconsistent_topology_is_refused_in_one_line(tmp_path, edit, message
     assert edited != text
     out.write_text(edited)
     _one_line_exit_2(run("topo", "--topology", str(out)), message)
+
+
+@pytest.mark.parametrize("policy", ["bind:,", "interleave: ", "bind:, ,"])
+def test_a_policy_naming_no_node_is_one_line(policy):
+    """``bind:,`` printed ``numactl --membind= ...``, a command numactl refuses."""
+    _one_line_exit_2(run("maps", "--topology", str(BULLDOZER), "--threads", "4",
+                         "--policy", policy, "--format", "numactl"),
+                     f"policy {policy!r} names no NUMA node")

@@ -126,3 +126,27 @@ def test_a_duplicate_key_in_a_baseline_is_exit_2_in_one_line(tmp_path, capsys):
 def test_dates_and_binary_keep_the_safe_loader_s_types():
     got = safe_yaml.loads("d: 2001-12-14\nb: !!binary aGVsbG8=\n", "x.yaml")
     assert got == {"d": datetime.date(2001, 12, 14), "b": b"hello"}
+
+
+_SECRET = "root:$6$saltsalt$SECRETHASH:19000:0:99999:7:::"
+_LONG = "S" * 1_000_000
+
+
+@pytest.mark.parametrize("text", [
+    f"{_SECRET}\ndaemon:*:19000:0:99999:7:::\n",                # a password file copied in
+    f'? "{_LONG}"\n: 5\n',                                        # a test name of 1 MB
+    f'T:\n  $index: [a]\n  ? "{_LONG}"\n  : {{t: [.nan, -1, 1, s]}}\n',   # an index value
+    f'T:\n  $index: [a]\n  x:\n    ? "{_LONG}"\n    : [.nan, -1, 1, s]\n',   # a variable
+    f'_samples:\n  ? "{_LONG}"\n  : 5\n',                         # a test under _samples
+    f'_samples:\n  T:\n    $index: [a]\n    ? "{_LONG}"\n    : 5\n',
+])
+def test_a_malformed_baseline_s_error_quotes_no_line_or_long_key_of_it(tmp_path, capsys, text):
+    """The line names where the shape breaks, never what the file holds there: a key that is
+    no test class name is not quoted (a password line was), a long one is cut short."""
+    target = tmp_path / "generic.yaml"
+    target.write_text(text)
+    assert cli.main(["baseline", "control", "--system", "generic", "--baselines",
+                     str(target)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and len(err) < 600, err[:300]
+    assert "SECRETHASH" not in err and err.startswith(f"placement: error: {target}: ")

@@ -345,3 +345,34 @@ def test_a_number_out_of_range_is_one_line_before_any_arithmetic(tmp_path, opts,
     assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
     assert proc.stderr.count("\n") == 1 and said in proc.stderr, proc.stderr
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.reframe
+def test_a_link_planted_at_the_comparison_s_name_is_not_written_through(tmp_path):
+    """The comparison CSV's name follows from the run's start: links planted at the names of
+    the next minutes had ReFrame's comparison written into their target."""
+    import datetime
+    results = tmp_path / "results"
+    proc, line = _acceptance(tmp_path, results)
+    assert proc.returncode == 0 and ": PASS " in line
+    victim = tmp_path / "victim"
+    victim.write_text("kept\n")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    for s in range(600):
+        stamp = (now + datetime.timedelta(seconds=s)).strftime("%Y%m%dT%H%M%SZ")
+        (results / "runs" / f"compare-acceptance-generic-quick-{stamp}.csv").symlink_to(victim)
+    proc, line = _acceptance(tmp_path, results)
+    assert proc.returncode == 0 and ": PASS " in line and "not compared" not in line, line
+    assert victim.read_text() == "kept\n"
+    written = [p for p in (results / "runs").glob("compare-*.csv") if not p.is_symlink()]
+    assert len(written) == 1 and "mean" in written[0].read_text()
+
+
+def test_a_value_with_a_line_break_is_still_one_line(tmp_path):
+    """A usage error quotes the value it refuses; a line break in it split the line in two."""
+    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-s", "x\ny"], cwd=ROOT,
+                          env={**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "r"),
+                               "ACCEPTANCE_MAX_SLOWDOWN": "1\n2"},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "'1\\n2'" in proc.stderr

@@ -105,13 +105,25 @@ def test_word_mode_gives_the_reasons_on_stderr(tmp_path, capsys):
     ("bad regex", ["--var", A, "(unclosed"], "invalid regex"),
     ("a launch without the line", None, "launch 1 printed no line matching"),
     ("both modes", ["--var", A, RE_A, "--entry", A], "--output needs --var"),
-    ("no such output", ["--var", A, RE_A], "not readable"),
+    ("no such output", ["--var", A, RE_A], "cannot read the job output"),
+    # a FIFO blocked the judge for ever, /dev/zero filled the memory
+    ("a FIFO as output", ["--var", A, RE_A], "a FIFO (named pipe), not a regular file"),
+    ("a device as output", ["--var", A, RE_A], "a character device, not a regular file"),
+    ("a FIFO as reference", ["--var", A, RE_A], "a FIFO (named pipe), not a regular file"),
 ])
 def test_bad_input_is_one_line(tmp_path, capsys, case, args, message):
     ref = _reference(tmp_path, {"a": FAR, "b": SPREAD})
     out = _output(tmp_path, 3, b_line=False)
     if case == "no such output":
         out = tmp_path / "missing.out"
+    elif case == "a FIFO as output":
+        out = tmp_path / "fifo.out"
+        os.mkfifo(out)
+    elif case == "a device as output":
+        out = Path("/dev/zero")
+    elif case == "a FIFO as reference":
+        ref = tmp_path / "fifo.yaml"
+        os.mkfifo(ref)
     argv = ["judge", "--baseline", str(ref), "--output", str(out)]
     argv += args if args is not None else ["--var", B, RE_B]
     assert cli.main(argv) == 2

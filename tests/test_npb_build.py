@@ -50,6 +50,8 @@ def _not_npb(tmp: Path) -> Path:
 
 @pytest.mark.parametrize('case,message', [
     ('missing', "not found: give the path of NASA's NPB 3.x source tarball"),
+    ('fifo', "is a FIFO (named pipe), not a file: give the path of NASA's NPB 3.x"),
+    ('device', "is a character device, not a file: give the path of NASA's NPB 3.x"),
     ('not-a-tar', 'is not a readable tar archive'),
     ('not-npb', 'is not NPB: it holds no NPB3.x-OMP/config/make.def.template'),
     ('class', "--classes 'S,X' not accepted: choose from S,W,A,B,C,D,E"),
@@ -57,7 +59,10 @@ def _not_npb(tmp: Path) -> Path:
 ])
 def test_bad_input_is_one_line_and_installs_nothing(tmp_path, case, message):
     tarball = {'missing': tmp_path / 'none.tar.gz', 'not-a-tar': ROOT / 'README.md',
-               'not-npb': _not_npb(tmp_path)}.get(case, TARBALL)
+               'not-npb': _not_npb(tmp_path), 'fifo': tmp_path / 'npb.fifo',
+               'device': Path('/dev/zero')}.get(case, TARBALL)
+    if case == 'fifo':
+        os.mkfifo(tarball)       # said "not found"
     extra = {'class': ['--classes', 'S,X'], 'bench': ['--benchmarks', 'bt,ua']}.get(case, [])
     proc = _build(tmp_path, '--tarball', str(tarball), '--prefix', str(tmp_path / 'npb'), *extra)
     _one_line_error(proc, message)
@@ -151,3 +156,21 @@ def test_a_foreign_folder_is_never_replaced(tmp_path):
                   '--benchmarks', 'is', '--classes', 'S')
     _one_line_error(proc, "exists and is not an NPB install made by `placement npb build`")
     assert (prefix / 'data.txt').read_text() == 'keep'
+
+
+@needs_tarball
+@pytest.mark.parametrize('plant', ['log', 'prefix'])
+def test_a_link_planted_at_the_log_or_the_prefix_is_never_written_through(tmp_path, plant):
+    """The build log's name beside the prefix is known in advance: a link planted there had
+    the log written into its target. A prefix that is a link is refused before the build
+    (it failed at the end with 'Not a directory')."""
+    victim = tmp_path / 'victim'
+    victim.mkdir() if plant == 'prefix' else victim.write_text('kept\n')
+    at = tmp_path / ('npb.build.log' if plant == 'log' else 'npb')
+    at.symlink_to(victim)
+    proc = _build(tmp_path, '--tarball', str(TARBALL), '--prefix', str(tmp_path / 'npb'),
+                  '--benchmarks', 'ep', '--classes', 'S')
+    _one_line_error(proc, f'{at}: a symbolic link')
+    assert 'building' not in proc.stderr + proc.stdout
+    assert (list(victim.iterdir()) == [] if plant == 'prefix'
+            else victim.read_text() == 'kept\n')

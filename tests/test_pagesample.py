@@ -164,12 +164,12 @@ def run_case(exe: Path, case: str, tmp_path: Path, output: str = "out.csv", **en
                                "PAGESAMPLE_OUTPUT": str(tmp_path / output), **env})
 
 
-@pytest.mark.parametrize("case", ["read", "stdio", "write", "socket", "altstack", "altstack_malloc",
-                                  "own_handler", "threads", "fork"])
+@pytest.mark.parametrize("case", ["read", "stdio", "write", "printf", "socket", "altstack",
+                                  "altstack_malloc", "own_handler", "threads", "fork"])
 def test_program_behaves_as_without_the_sampler(cases, tmp_path, case):
     """System calls on tracked buffers (read, readv, pread, fgets/fread through a 1 MiB stdio
-    buffer, write, send/recv/sendmsg/recvmsg), a stack-overflow handler on an alternate stack
-    (static or malloc'd), the program's own handler and mprotect, 1000 threads, fork and exec:
+    buffer, write, fprintf/dprintf of a 1 MiB string, send/recv/sendmsg/recvmsg), a
+    stack-overflow handler on an alternate stack (static or malloc'd), the program's own handler and mprotect, 1000 threads, fork and exec:
     each sees what it sees without the sampler (EFAULT, lost lines or a SIGSEGV death before)."""
     proc = run_case(cases, case, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -74,3 +74,16 @@ def test_reframe_resolves_a_case_from_the_file():
     for key in tree.index:
         node = node[getattr(Case, key)]
     assert node["wall"] == (421.29, -0.1, 0.1, "s")
+
+
+def test_a_link_at_a_seed_baseline_s_name_is_replaced_not_written_through(tmp_path):
+    """The seed files were written with Path.write_text: through a link planted there."""
+    victim = tmp_path / "victim"
+    victim.write_text("kept\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "bulldozer.yaml").symlink_to(victim)
+    assert seed_baselines.main(["--output", str(tmp_path / "out")]) == 0
+    assert victim.read_text() == "kept\n"
+    written = tmp_path / "out" / "bulldozer.yaml"
+    assert not written.is_symlink() and written.read_text() == seed_baselines.render(
+        "bulldozer", SEED)

@@ -1,5 +1,8 @@
 """The committed topology XML files are exactly what their synthetic descriptions generate."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,3 +122,24 @@ def test_a_topology_that_is_no_regular_file_is_refused_at_once(tmp_path, kind):
 def test_a_synthetic_description_past_any_node_is_refused_before_lstopo():
     with pytest.raises(topology.PlacementError, match="more than 1048576 PUs"):
         generate_xml("pack:1000 core:1000 pu:1000")
+
+
+@pytest.mark.parametrize("say", ["exec yes '<topology>'", r"printf '\377\376<topology>'"])
+def test_synthetic_reads_lstopo_bounded_and_as_utf8(tmp_path, say):
+    """An lstopo on PATH that writes without end (a MemoryError traceback, or the memory
+    filled) or bytes that are no UTF-8 (a UnicodeDecodeError traceback): one line, exit 2."""
+    import resource
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("lstopo-no-graphics", "lstopo"):
+        (bindir / tool).write_text(f"#!/bin/sh\n{say}\n")
+        (bindir / tool).chmod(0o755)
+    desc = tmp_path / "node.synthetic"
+    desc.write_text("pack:2 core:2 pu:1\n")
+    proc = subprocess.run([sys.executable, "-m", "placement", "topo", "--synthetic", str(desc)],
+                          capture_output=True, text=True, timeout=150,
+                          env={**os.environ, "PATH": f"{bindir}:/usr/bin:/bin"},
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS,
+                                                                (3 << 30, 3 << 30)))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert len(proc.stderr.splitlines()) == 1 and "is it hwloc's lstopo?" in proc.stderr

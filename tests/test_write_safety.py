@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import resource
 import stat
 import subprocess
 import sys
@@ -226,6 +227,37 @@ def test_a_run_report_or_run_list_that_is_a_fifo_is_refused_unread(tmp_path):
     _one_line(proc, f"{lst}: a FIFO (named pipe), not a regular file: a run list is never")
 
 
+def test_a_folder_given_as_a_run_report_or_baseline_is_named_in_its_line(tmp_path):
+    """A folder where a file belongs was "placement: error: 3: Is a directory" (its fd)."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "b" / "generic.yaml").mkdir(parents=True)
+    for args in (["report", "--run", str(tmp_path / "d"), "--output", str(tmp_path / "o")],
+                 ["baseline", "diff", "--system", "generic", "--from", str(tmp_path / "d"),
+                  "--baselines", str(tmp_path / "g.yaml")],
+                 ["baseline", "control", "--system", "generic", "--baselines",
+                  str(tmp_path / "b" / "generic.yaml")]):
+        proc = _placement(*args)
+        assert proc.returncode == 2, proc.stderr
+        _one_line(proc, f"{tmp_path}/", "a directory, not a regular file")
+
+
+def test_latest_passes_over_a_dangling_link_fifo_or_device_link_in_runs(tmp_path):
+    """One bad name in runs/ made every --latest fail (a dangling link: "No such file or
+    directory"), or was called an empty report (a link to a FIFO or /dev/zero)."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "run-report-1.json").write_bytes(FIRST.read_bytes())
+    (runs / "run-report-dangling.json").symlink_to(tmp_path / "gone")
+    os.mkfifo(tmp_path / "fifo")
+    (runs / "run-report-fifo.json").symlink_to(tmp_path / "fifo")
+    (runs / "run-report-zero.json").symlink_to("/dev/zero")
+    proc = _placement("report", "--latest", "--no-compare", "--output", str(tmp_path / "o"),
+                      env={"PLACEMENT_RESULTS": str(tmp_path)}, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    skipped = [line for line in proc.stderr.splitlines() if "skipped" in line]
+    assert len(skipped) == 3 and all("a symbolic link" in line for line in skipped), skipped
+
+
 # -- report folders: made fresh, or the report's own; nobody else's files deleted -------------
 
 def test_output_dot_never_replaces_a_checkout_s_files(tmp_path, monkeypatch, capsys):
@@ -286,23 +318,32 @@ def test_site_new_never_replaces_an_existing_system_without_force(tmp_path):
                           cwd=ROOT, capture_output=True, text=True).stdout == ""
 
 
-@pytest.mark.parametrize("answer", ["garbage, not XML", "<topology>" * 3000])
+@pytest.mark.parametrize("answer", ["garbage, not XML", "<topology>" * 3000,
+                                    b"\xff\xfe<topology>", None])
 def test_site_new_puts_both_files_back_when_the_capture_does_not_parse(tmp_path, answer):
+    """Garbage, deep XML, bytes that are no UTF-8 text, or output without end (None: a
+    MemoryError traceback, or the memory filled, before lstopo's output was bounded)."""
     systems = tmp_path / "systems"
     systems.mkdir()
     (systems / "mine.py").write_text("# the site edited this\n")
     (systems / "mine.xml").write_text("<topology/>  <!-- the stored one -->\n")
     bindir = tmp_path / "bin"
     bindir.mkdir()
-    (tmp_path / "answer").write_text(answer)
+    if answer is not None:
+        (tmp_path / "answer").write_bytes(answer if isinstance(answer, bytes) else answer.encode())
+    say = f"cat {tmp_path / 'answer'}" if answer is not None else "exec yes '<topology>'"
     for tool in ("lstopo-no-graphics", "lstopo"):      # the node answers with this
-        (bindir / tool).write_text(f"#!/bin/sh\ncat {tmp_path / 'answer'}\n")
+        (bindir / tool).write_text(f"#!/bin/sh\n{say}\n")
         (bindir / tool).chmod(0o755)
-    env = {"PLACEMENT_SYSTEMS": str(systems), "PATH": f"{bindir}:/usr/bin:/bin"}
-    proc = _placement("site", "new", "mine", "--scheduler", "local", "--force", "--no-check",
-                      env=env)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stderr
+    env = {**os.environ, "PLACEMENT_SYSTEMS": str(systems), "PATH": f"{bindir}:/usr/bin:/bin"}
+    # bounded memory: the unbounded reader reached a MemoryError here, not the machine's limit
+    proc = subprocess.run([sys.executable, "-m", "placement", "site", "new", "mine",
+                           "--scheduler", "local", "--force", "--no-check"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=150,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS,
+                                                                (3 << 30, 3 << 30)))
+    assert proc.returncode == 2, proc.stdout + proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
     assert (systems / "mine.py").read_text() == "# the site edited this\n"
     assert (systems / "mine.xml").read_text() == "<topology/>  <!-- the stored one -->\n"
     assert sorted(p.name for p in systems.iterdir()) == ["mine.py", "mine.xml"]

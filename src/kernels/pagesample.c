@@ -29,8 +29,9 @@
  * The program is not changed by it. The kernel answers a system call on a PROT_NONE page
  * with EFAULT, not SIGSEGV, so libc's calls that hand the kernel a buffer (read/write and
  * their p-, v-, 64 and _chk forms, recv/send/-from/-to/-msg, getrandom, process_vm_*'s local
- * side, fread/fwrite/fputs/puts) pin it first (pagesample_io.c): its armed pages are counted
- * as the caller's access and given back, and none is armed until the call returns. Memory the
+ * side, fread/fwrite/fputs/puts; the printf family is formatted in memory, then written) pin it
+ * first (pagesample_io.c): its armed pages are counted as the caller's access and given back,
+ * and none is armed until the call returns. Memory the
  * kernel fills on its own is never armed: sigaltstack stacks, pthread_attr_setstack stacks,
  * setvbuf/setbuf buffers; allocations libc makes itself are not tracked. The SIGSEGV handler
  * takes the alternate stack when the program's handler asks for it (SA_ONSTACK), and a fault

@@ -14,8 +14,11 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -166,6 +169,77 @@ size_t __fread_unlocked_chk(void *b, size_t bl, size_t s, size_t n, FILE *f) {
 int fputs(const char *s, FILE *f) { PINNED(int, fputs, ps_pin(&pins_, s, strlen(s)), s, f); }
 int fputs_unlocked(const char *s, FILE *f) { PINNED(int, fputs_unlocked, ps_pin(&pins_, s, strlen(s)), s, f); }
 int puts(const char *s) { PINNED(int, puts, ps_pin(&pins_, s, strlen(s)), s); }
+
+/* ---- printf family: libc writes a long argument (or format) to the kernel from the program's
+ * memory, through its internal write, past the wrappers above. The text is formatted in memory
+ * first (a fault there is an ordinary sampled access), then written by fwrite or write, which
+ * pin it. FLAG is the _chk forms' fortify level (-1: the plain forms). ---- */
+
+int __vsnprintf_chk(char *s, size_t n, int flag, size_t slen, const char *fmt, va_list ap);
+int __vasprintf_chk(char **s, int flag, const char *fmt, va_list ap);
+
+/* The formatted length; the text in STACK when it fits (CAP bytes), else in *HEAP. */
+static int format(char *stack, size_t cap, char **heap, int flag, const char *fmt, va_list ap) {
+    va_list again;
+    va_copy(again, ap);
+    int n = flag < 0 ? vsnprintf(stack, cap, fmt, again) : __vsnprintf_chk(stack, cap, flag, cap, fmt, again);
+    va_end(again);
+    *heap = NULL;
+    if (n < 0 || (size_t)n < cap) return n;
+    return flag < 0 ? vasprintf(heap, fmt, ap) : __vasprintf_chk(heap, flag, fmt, ap);
+}
+
+static int print_file(FILE *f, int flag, const char *fmt, va_list ap) {
+    char stack[1024], *heap;
+    int n = format(stack, sizeof stack, &heap, flag, fmt, ap);
+    if (n > 0 && fwrite(heap ? heap : stack, 1, (size_t)n, f) != (size_t)n) n = -1;
+    int saved = errno;
+    free(heap);
+    errno = saved;
+    return n;
+}
+
+static int print_fd(int fd, int flag, const char *fmt, va_list ap) {
+    char stack[1024], *heap;
+    int n = format(stack, sizeof stack, &heap, flag, fmt, ap);
+    const char *p = heap ? heap : stack;
+    for (size_t done = 0; n > 0 && done < (size_t)n;) {
+        ssize_t k = write(fd, p + done, (size_t)n - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) n = -1;
+        else done += (size_t)k;
+    }
+    int saved = errno;
+    free(heap);
+    errno = saved;
+    return n;
+}
+
+#define VA_CALL(call) \
+    va_list ap; \
+    va_start(ap, fmt); \
+    int rc_ = call; \
+    va_end(ap); \
+    return rc_
+
+int vfprintf(FILE *f, const char *fmt, va_list ap) { return print_file(f, -1, fmt, ap); }
+int vprintf(const char *fmt, va_list ap) { return print_file(stdout, -1, fmt, ap); }
+int vdprintf(int fd, const char *fmt, va_list ap) { return print_fd(fd, -1, fmt, ap); }
+int fprintf(FILE *f, const char *fmt, ...) { VA_CALL(print_file(f, -1, fmt, ap)); }
+int printf(const char *fmt, ...) { VA_CALL(print_file(stdout, -1, fmt, ap)); }
+int dprintf(int fd, const char *fmt, ...) { VA_CALL(print_fd(fd, -1, fmt, ap)); }
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap) { return print_file(f, flag, fmt, ap); }
+int __vprintf_chk(int flag, const char *fmt, va_list ap);
+int __vprintf_chk(int flag, const char *fmt, va_list ap) { return print_file(stdout, flag, fmt, ap); }
+int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
+int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap) { return print_fd(fd, flag, fmt, ap); }
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...) { VA_CALL(print_file(f, flag, fmt, ap)); }
+int __printf_chk(int flag, const char *fmt, ...);
+int __printf_chk(int flag, const char *fmt, ...) { VA_CALL(print_file(stdout, flag, fmt, ap)); }
+int __dprintf_chk(int fd, int flag, const char *fmt, ...);
+int __dprintf_chk(int fd, int flag, const char *fmt, ...) { VA_CALL(print_fd(fd, flag, fmt, ap)); }
 
 /* A buffer the program gives stdio is filled by libc's own read(): kept off the sampler. */
 int setvbuf(FILE *f, char *b, int mode, size_t n) {

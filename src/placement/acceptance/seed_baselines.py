@@ -28,6 +28,8 @@ from typing import Any
 
 import yaml
 
+from ..util import atomic
+
 #: What the studies ran: the default (first-touch) policy.
 POLICY = "first-touch"
 
@@ -149,8 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{path} is out of date: run python -m placement.acceptance.seed_baselines")
                 stale += 1
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+            atomic.write_text(path, text)      # a link there is replaced, never written through
             print(f"wrote {path}")
     return 1 if stale else 0
 

@@ -58,6 +58,9 @@ def resolve(spec: str, topo: Topology, placement: Placement) -> MemoryPolicy:
         return MemoryPolicy(name, ())
     if nodes_text:
         nodes = parse_list(nodes_text, what="NUMA node")
+        if not nodes:       # "bind:," made numactl --membind= (an empty list)
+            raise PlacementError(f"policy {spec!r} names no NUMA node: give NAME:NODES (e.g. "
+                                 f"{name}:0,1), or {name} alone for the placement's nodes")
         for node in nodes:
             if node not in topo.numa_nodes:
                 raise PlacementError(

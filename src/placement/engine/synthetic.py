@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 
 from pathlib import Path
 
 from ..util import PlacementError
 from .cpulist import MAX_INDEX
-from .topology import LSTOPO_TIMEOUT_S, read_bounded
+from .topology import lstopo_text, read_bounded, run_lstopo
 
 #: A synthetic description is one line of a few hundred characters.
 MAX_DESCRIPTION_BYTES = 64 * 1024
@@ -30,17 +29,15 @@ def generate_xml(description: str) -> str:
         raise PlacementError("lstopo is not installed: apt-get install hwloc, "
                              "or activate the project's Spack environment")
     _check_size(description)
-    try:
-        proc = subprocess.run([exe, "-i", description.strip(), "--of", "xml", "-"],
-                              capture_output=True, text=True, timeout=LSTOPO_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise PlacementError(f"lstopo did not expand the synthetic description within "
-                             f"{LSTOPO_TIMEOUT_S} s: is it a node's (e.g. pack:2 core:8 pu:2)?"
-                             ) from None
-    if proc.returncode != 0:
-        why = proc.stderr.strip().splitlines()[:1] or ["no reason given"]
+    # read as it comes, bounded in time and size (an lstopo writing without end filled the
+    # memory), its output UTF-8
+    code, out, err = run_lstopo([exe, "-i", description.strip(), "--of", "xml", "-"], "lstopo",
+                                "expand the synthetic description (is it a node's, e.g. "
+                                "pack:2 core:8 pu:2?)")
+    if code != 0:
+        why = err.decode("utf-8", "replace").strip().splitlines()[:1] or ["no reason given"]
         raise PlacementError(f"hwloc rejected the synthetic description: {why[0][:200]}")
-    return normalise(proc.stdout)
+    return normalise(lstopo_text(out, "lstopo"))
 
 
 def _check_size(description: str) -> None:

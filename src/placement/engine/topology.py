@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import functools
 import os
+import selectors
 import shutil
 import stat
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -307,19 +309,64 @@ def live_xml() -> str:
         exe = shutil.which(tool)
         if exe:
             for opts in (["--disallowed"], []):     # hwloc before 2.0 lacks --disallowed
-                try:
-                    proc = subprocess.run([exe, *opts, "--of", "xml", "-"],
-                                          capture_output=True, text=True,
-                                          timeout=LSTOPO_TIMEOUT_S)
-                except subprocess.TimeoutExpired:
-                    raise PlacementError(f"{tool} did not describe this machine within "
-                                         f"{LSTOPO_TIMEOUT_S} s") from None
-                if proc.returncode == 0:
-                    return proc.stdout
+                code, out, _ = run_lstopo([exe, *opts, "--of", "xml", "-"], tool)
+                if code == 0:
+                    return lstopo_text(out, tool)
     raise PlacementError(
         "cannot read the live topology: hwloc's lstopo is not installed "
         "(apt-get install hwloc, or activate the project's Spack environment), "
         "or pass --topology FILE.xml")
+
+
+def lstopo_text(out: bytes, tool: str) -> str:
+    """lstopo's XML as text; bytes that are no UTF-8 are one line."""
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PlacementError(f"{tool} wrote no hwloc XML (not UTF-8 text, byte {exc.start}): "
+                             "is it hwloc's lstopo?") from None
+
+
+def run_lstopo(cmd: list[str], tool: str, what: str = "describe this machine"
+            ) -> tuple[int, bytes, bytes]:
+    """lstopo's exit status, output and the start of its stderr, read as they come: past
+    :data:`LSTOPO_TIMEOUT_S` or :data:`MAX_TOPOLOGY_BYTES` it is killed and that is one line
+    (an lstopo that wrote without end filled the memory before its time ran out)."""
+    deadline = time.monotonic() + LSTOPO_TIMEOUT_S
+    late = PlacementError(f"{tool} did not {what} within {LSTOPO_TIMEOUT_S} s")
+    out: dict[int, list[bytes]] = {}
+    size = 0
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc, \
+            selectors.DefaultSelector() as sel:
+        for pipe in (proc.stdout, proc.stderr):
+            sel.register(pipe, selectors.EVENT_READ)
+            out[pipe.fileno()] = []
+        try:
+            while sel.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise late
+                for key, _ in sel.select(left):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        sel.unregister(key.fileobj)
+                    elif key.fileobj is proc.stdout:
+                        size += len(chunk)
+                        if size > MAX_TOPOLOGY_BYTES:
+                            raise PlacementError(
+                                f"{tool} wrote more than {MAX_TOPOLOGY_BYTES // 2**20} MiB, "
+                                "more than any node's topology: is it hwloc's lstopo?")
+                        out[key.fd].append(chunk)
+                    elif sum(map(len, out[key.fd])) < 1 << 16:     # the start of stderr
+                        out[key.fd].append(chunk)
+            code = proc.wait(timeout=max(deadline - time.monotonic(), 1))
+        except subprocess.TimeoutExpired:
+            raise late from None
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        return (code, b"".join(out[proc.stdout.fileno()]),
+                b"".join(out[proc.stderr.fileno()]))
 
 
 def node_cpus() -> set[int]:

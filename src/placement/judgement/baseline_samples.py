@@ -33,7 +33,7 @@ from typing import Any
 
 from ..util import PlacementError
 from . import baseline_pool, baseline_shape, verdict
-from .baseline_shape import short
+from .baseline_shape import cut, short
 from .intervals import (MEASURABLE, Entry, entries as intervals, measurable, parse_entry,
                         same_entry, sibling_family, unit_mismatches)
 from .runreport import Case
@@ -167,9 +167,10 @@ def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str,
         raise PlacementError(f"{where}: {SAMPLES_KEY} must be a mapping of test names "
                              "(hand-edited?); fix it or record again, nothing was written")
     for test, node in tree.items():
+        at = f"{SAMPLES_KEY}.{baseline_shape.test_name(test)}"
         if not isinstance(node, dict):
-            raise PlacementError(f"{where}: {SAMPLES_KEY}.{test} must be a mapping")
-        depth = baseline_shape.index_depth(node.get("$index"), where, f"{SAMPLES_KEY}.{test}")
+            raise PlacementError(f"{where}: {at} must be a mapping")
+        depth = baseline_shape.index_depth(node.get("$index"), where, at)
 
         def walk(n: dict, keys: tuple, level: int) -> Iterator[tuple[str, tuple, str, Any]]:
             for k, v in n.items():
@@ -180,13 +181,14 @@ def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str,
                 elif isinstance(v, dict):
                     yield from walk(v, keys + (k,), level + 1)
                 else:
-                    raise PlacementError(f"{where}: {SAMPLES_KEY}.{test}."
-                                         f"{'.'.join(map(str, keys + (k,)))} must be a mapping")
+                    path = '.'.join(map(str, keys + (k,)))
+                    raise PlacementError(f"{where}: {cut(f'{at}.{path}')} must be a mapping")
         yield from walk(node, (), 0)
 
 
 def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
-    name = f"{SAMPLES_KEY}.{test}.{'.'.join(map(str, keys + (var,)))}"
+    name = cut(f"{SAMPLES_KEY}.{baseline_shape.test_name(test)}."
+               f"{'.'.join(map(str, keys + (var,)))}")
     accepted = ("expected {higher_is_better: true|false, sessions: [{session: id, "
                 "runs: [numbers > 0]}, ...]}")
     if not isinstance(v, dict) or not isinstance(v.get("higher_is_better"), bool):

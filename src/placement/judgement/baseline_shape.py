@@ -36,11 +36,12 @@ def check(data: dict[str, Any], where: str) -> None:
                         "a top-level key is a test class name")
         if test.startswith("_"):
             continue
+        at = test_name(test)
         if not isinstance(node, dict):
-            raise _fail(where, test, f"a {type(node).__name__}, not a mapping of index "
-                                     "values to references")
-        depth = index_depth(node.get("$index", []), where, test)
-        _walk(node, where, test, depth)
+            raise _fail(where, at, f"a {type(node).__name__}, not a mapping of index "
+                                   "values to references")
+        depth = index_depth(node.get("$index", []), where, at)
+        _walk(node, where, at, depth)
 
 
 def index_depth(index: Any, where: str, at: str) -> int:
@@ -85,6 +86,21 @@ def _short(key: Any) -> str:
         return "<a number of over 30 digits>"
     text = str(key) if isinstance(key, _KEY_TYPES) else f"<a {type(key).__name__}>"
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def test_name(key: Any) -> str:
+    """A top-level key as an error names it. A test class name is a Python name; any other
+    key is not quoted: a file copied or linked from elsewhere (a password file reads as keys
+    of null values) would have a line of it printed."""
+    if isinstance(key, str) and key.isidentifier() and len(key) <= 80:
+        return key
+    return "<a key that is not a test class name>"
+
+
+def cut(name: str, limit: int = 160) -> str:
+    """An entry's name as an error prints it, cut to ``limit`` characters: its index values
+    are the file's keys, and a crafted one can be megabytes long."""
+    return name if len(name) <= limit else name[:limit - 3] + "..."
 
 
 def short(value: Any, limit: int = 80) -> str:

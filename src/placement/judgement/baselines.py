@@ -34,7 +34,7 @@ import yaml
 from ..util import PlacementError, atomic, regular_file, safe_yaml
 from . import (baseline_cache, baseline_contents, baseline_pool, baseline_samples, baseline_shape,
                peer_cases)
-from .baseline_shape import short
+from .baseline_shape import cut, short
 from .guards import GUARD_VARS
 from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
                         parse_entry, sibling_family, unit_mismatches)
@@ -371,7 +371,7 @@ def check_references(data: dict[str, Any], where: str) -> None:
                 f"{MEASURABLE[1]:g}), lower (a fraction from -1 to 0, or null), upper (a "
                 f"fraction from 0 to {MAX_UPPER:g}, or null), unit]")
     for e, leaf in entries(data).items():
-        name = entry_name(e)
+        name = cut(entry_name(e))
         if len(leaf) < 3 or not measurable(leaf[0]):
             v = leaf[0] if len(leaf) >= 3 else None
             positive = isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
@@ -413,7 +413,7 @@ def check_units(old: dict[str, Any], new: dict[str, Any], where: str) -> None:
     from ``GB/s`` to ``MB/s`` would otherwise read as a change of x1000."""
     for e, (was, unit) in sorted(unit_mismatches(old, new).items(), key=_sortkey):
         raise PlacementError(
-            f"{where}: {entry_name(e)}: the reference is in "
+            f"{where}: {cut(entry_name(e))}: the reference is in "
             f"{short(was)} but the check reports {unit!r}; give the value in {unit!r} (or "
             "record it again with --replace); nothing was written")
 

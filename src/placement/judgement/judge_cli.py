@@ -28,7 +28,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..util import PlacementError
+from ..util import PlacementError, regular_file
 from . import baseline_samples, baselines, repeat_loop, verdict
 from .intervals import parse_entry
 
@@ -124,12 +124,17 @@ def judge_launches(path: Path, text: str, variables: list[tuple[str, str]], min_
     return all(stops), lines
 
 
+#: the largest kernel job output read: the job's launches print a few lines each
+MAX_JOB_OUTPUT = 256 * 2**20
+
+
 def cmd_judge(args: argparse.Namespace) -> int:
     if args.min_runs < 1 or args.max_runs < args.min_runs:
         raise PlacementError(f"invalid repeats: need 1 <= --min-runs ({args.min_runs}) "
                              f"<= --max-runs ({args.max_runs})")
     path = Path(args.baseline)
-    if not path.is_file():
+    regular_file.refuse_special(path, "reference file")     # a FIFO or folder was "not found"
+    if not path.exists():
         raise PlacementError(f"reference file {str(path)!r} not found")
     if args.output is not None:
         return _judge_output(args, path)
@@ -157,11 +162,9 @@ def _judge_output(args: argparse.Namespace, path: Path) -> int:
     if args.entry is not None or args.runs or not args.var:
         raise PlacementError("--output needs --var ENTRY REGEX (one per variable) and "
                              "neither --entry nor run values")
-    try:
-        text = Path(args.output).read_text(errors="replace")
-    except OSError as exc:
-        raise PlacementError(f"job output {args.output!r} not readable ({exc.strerror})") \
-            from None
+    # a regular file, bounded: a FIFO blocked the judge for ever, /dev/zero filled the memory
+    text = regular_file.read_bytes(Path(args.output), "job output",
+                                   MAX_JOB_OUTPUT).decode("utf-8", errors="replace")
     stop, lines = judge_launches(path, text, [tuple(v) for v in args.var], args.min_runs,
                                  args.max_runs, args.min_effect)
     word = "stop" if stop else "continue"

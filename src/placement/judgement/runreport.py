@@ -24,6 +24,7 @@ import datetime as _dt
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -344,8 +345,13 @@ def latest(runs_dir: str | Path, system: str | None = None) -> Path:
 def _session_start(path: Path, system: str | None) -> tuple[_dt.datetime | None, str]:
     """A report's session start and why it cannot be chosen ("" when it can; no start and
     no reason: another system's run)."""
-    # an empty file is a run that could not write its report (a full disk)
-    if path.stat().st_size == 0:
+    # an empty file is a run that could not write its report (a full disk); the path itself
+    # is looked at: a link (dangling, or to a FIFO or device) is refused by the reader below
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return None, f"the run report {path}: {exc.strerror}"
+    if stat.S_ISREG(st.st_mode) and st.st_size == 0:
         return None, f"the empty run report {path} (its run could not write it)"
     try:
         data = read(path)       # the session and the systems only: the chosen one is loaded

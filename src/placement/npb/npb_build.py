@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tarfile
 import time
@@ -95,9 +96,11 @@ def find_compilers(environ: dict[str, str] | None = None) -> Compilers:
 
 def omp_folder(tarball: Path) -> str:
     """The member path of NPB's OpenMP folder, or a one-line error for anything else."""
-    if not tarball.is_file():
-        raise PlacementError(f"NPB tarball {str(tarball)!r} not found: give the path of NASA's "
-                             f"NPB 3.x source tarball (NPB3.4.x.tar.gz)")
+    if not tarball.is_file():       # a FIFO or device (a link to one too) is said as such
+        is_ = regular_file.kind(tarball.stat().st_mode) if tarball.exists() else ""
+        raise PlacementError(f"NPB tarball {str(tarball)!r} "
+                             f"{f'is {is_}, not a file' if is_ else 'not found'}: give the "
+                             f"path of NASA's NPB 3.x source tarball (NPB3.4.x.tar.gz)")
     try:
         with tarfile.open(tarball) as tar:
             for member in tar:
@@ -210,13 +213,32 @@ def make(src: Path, benchmark: str, npb_class: str, log: Path) -> Path:
     except FileNotFoundError:
         raise PlacementError("make is not on PATH: install it (Debian: apt-get install make)") \
             from None
-    with log.open("a") as fp:
-        fp.write(f"$ {' '.join(cmd)}\n{out}\n")
+    _log(log, f"$ {' '.join(cmd)}\n{out}\n")
     binary = src / "bin" / name
     if rc != 0 or not binary.is_file():
         raise PlacementError(f"building {name} failed (make exit {rc}): {_last_error(out)} "
                              f"(full log: {log})")
     return binary
+
+
+def _log(log: Path, text: str, start: bool = False) -> None:
+    """Add ``text`` to the build log (``start``: begin it empty). Its name beside the prefix
+    is known in advance, so it is never opened through a link or at a FIFO planted there
+    (the log was written into the file a planted link named)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(log, flags | (os.O_TRUNC if start else os.O_APPEND), 0o644)
+    except OSError as exc:
+        is_ = regular_file.special(log)
+        raise PlacementError(f"{log}: {is_}: the NPB build log is never written through one; "
+                             "remove it or choose another --prefix" if is_ else
+                             f"{log}: cannot write the NPB build log ({exc.strerror})") from None
+    with os.fdopen(fd, "w") as fp:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise PlacementError(f"{log}: {regular_file.kind(os.fstat(fd).st_mode)}, not a "
+                                 "regular file: the NPB build log is never written through "
+                                 "one; remove it or choose another --prefix")
+        fp.write(text)
 
 
 def verify(binary: Path, benchmark: str, npb_class: str, log: Path) -> Verified:
@@ -237,8 +259,7 @@ def verify(binary: Path, benchmark: str, npb_class: str, log: Path) -> Verified:
     except subprocess.TimeoutExpired:
         out, rc = "", 124
     seconds = time.monotonic() - start
-    with log.open("a") as fp:
-        fp.write(f"$ {name}\n{out}\n")
+    _log(log, f"$ {name}\n{out}\n")
     result = npb_output.parse_result(out)
     if rc == 124:
         raise PlacementError(f"{name} did not finish its verification run in {budget:.0f} s "
@@ -263,7 +284,7 @@ def build(tarball: Path, dest: Path, benchmarks: list[str], classes: list[str],
     src = unpack(tarball, folder, dest / "src")
     pairs = [(b, c) for b in benchmarks for c in classes]
     configure(src, compilers, pairs)
-    log.write_text("")
+    _log(log, "", start=True)
     progress(f"building {len(pairs)} binaries of {folder} with {Path(compilers.fc).name} "
              f"{compilers.fc_version} (FFLAGS = {compilers.fflags})")
     bin_dir = dest / "bin"

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..util import PlacementError, atomic, sha256
+from ..util import PlacementError, atomic, regular_file, sha256
 from . import npb_build, npb_locate
 
 MANIFEST = "npb-build.json"
@@ -90,6 +90,10 @@ def install(tarball: Path, prefix: Path | None, benchmarks: list[str], classes: 
     npb_build.omp_folder(tarball)                  # not NPB: say so before anything else
     digest = sha256(tarball)
     prefix = (prefix or default_prefix(digest)).absolute()
+    is_ = regular_file.special(prefix)
+    if is_ and is_ != "a directory":        # checked before the build, not at its end
+        raise PlacementError(f"{prefix}: {is_}: an NPB install is never made through one; "
+                             "choose another --prefix")
     with atomic.locked(prefix):
         _remove_leftovers(prefix)
         have = read_manifest(prefix)

@@ -58,10 +58,11 @@ def read_bytes(path: Path, what: str, max_bytes: int) -> bytes:
         if exc.errno == errno.ELOOP:
             refuse_special(path, what)
         raise PlacementError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):    # before fdopen, which names a folder by its fd ("3")
+        os.close(fd)
+        raise _not_regular(path, kind(st.st_mode), what)
     with os.fdopen(fd, "rb") as fp:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _not_regular(path, kind(st.st_mode), what)
         if st.st_size > max_bytes:
             raise _too_large(path, what, max_bytes, f"{st.st_size} bytes, ")
         try:
