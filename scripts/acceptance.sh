@@ -28,7 +28,8 @@
 # Signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the run as its time box does: ReFrame
 #   is interrupted (it cancels its jobs and writes its report, its last lines still shown
 #   and kept), whatever else runs is ended, and the run ends UNFINISHED (exit 3), to go on
-#   with --resume; before ReFrame started, nothing is changed. A second signal ends
+#   with --resume, which runs the cases it stopped again (a stop is no hang: HUNG is the
+#   time box's alone); before ReFrame started, nothing is changed. A second signal ends
 #   ReFrame outright. Started with SIGINT ignored (in the background of another script,
 #   under nohup), the run cannot see Ctrl-C. Killed outright (SIGKILL), the script leaves
 #   no line: ReFrame gets SIGTERM and ends as above, the run lock is free once it has, and
@@ -43,6 +44,8 @@
 # Output, under $PLACEMENT_RESULTS/runs/:
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.json   ReFrame's run report
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.out    its output (skip reasons)
+#   run-report-acceptance-<system>-<mode>-<UTC stamp>.stopped  the signal that stopped
+#                   its session before the time box closed: its cases are not hung
 #   compare-acceptance-<system>-<mode>-<UTC stamp>.csv       vs. the previous run
 #   confirm-report-acceptance-<system>-<mode>-<UTC stamp>.json  the confirmation session
 #   summary-acceptance-<system>-<mode>-<UTC stamp>.txt   the summary printed last
@@ -62,7 +65,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-usage() { sed -n '2,60p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad_usage() {   # one line: a value with a line break in it is printed with \n
   local m="$*"; m=${m//$'\n'/\\n}; m=${m//$'\r'/\\r}
   echo "acceptance.sh: $m (see --help)" >&2; exit 2
@@ -187,6 +190,13 @@ write_list() {   # write_list FILE REPORT...: names relative to the runs folder,
   local tmp
   tmp=$(new_temp "$f") && printf '%s\n' "${@#"$RUNS"/}" >"$tmp" && mv -f "$tmp" "$f"
 }
+mark_stopped() {   # mark_stopped REPORT: REPORT.stopped names the signal that stopped its session
+  local m=${1%.json}.stopped tmp
+  if ! { tmp=$(new_temp "$m") && printf '%s\n' "$stop_signal" >"$tmp" && mv -f "$tmp" "$m"; }; then
+    [ -n "${tmp:-}" ] && rm -f "$tmp"
+    echo "acceptance.sh: cannot write $m: its cases still running at $stop_signal read as hung" >&2
+  fi
+}
 
 # One acceptance run is one or more ReFrame sessions: more when a time box cut it
 # and --resume went on. Their run reports are listed in a .run file.
@@ -306,6 +316,12 @@ elif ! child "$PLACEMENT" acceptance sessions "$report" >/dev/null 2>&1; then
   exit 1
 else
   parts+=("$report")
+  # ReFrame records a case a signal stopped as the time box's (an abort by KeyboardInterrupt):
+  # a signal that came before the box closed is kept beside the part, and its cases still
+  # running then are interrupted, not hung; --resume runs them again (placement.acceptance.run)
+  if [ -n "$stop_signal" ] && [ $(( stop_at - started )) -lt "$time_box" ]; then
+    mark_stopped "$report"
+  fi
 fi
 # until its very end the run is resumable: the list of the whole run is written last
 write_list "$unfinished" "${parts[@]}"

@@ -16,12 +16,13 @@
 #   child CMD...        run CMD (with the death signal in $deathsig), its status
 #   wait_for PID        wait for a background PID, through any trap, its status
 #   stop_signal         the signal that stopped the run (SIGINT...), empty while none did
+#   stop_at             when it came, in the script's $SECONDS
 #   exit_stopped_or N   exit 3 with an UNFINISHED line when a signal stopped the run, else N
 #
 # Needs: sysname, mode and deathsig set; sets scratch, a folder under the runs folder removed
 # on exit.
 
-stop_signal='' reframe_pid='' child_pid=''
+stop_signal='' stop_at='' reframe_pid='' child_pid=''
 
 on_signal() {   # on_signal NAME: the trap of INT, TERM and HUP
   if [ -n "$stop_signal" ]; then     # the second one: no more grace
@@ -30,7 +31,7 @@ on_signal() {   # on_signal NAME: the trap of INT, TERM and HUP
     [ -n "$child_pid" ] && kill -KILL "$child_pid" 2>/dev/null
     return 0
   fi
-  stop_signal=SIG$1
+  stop_signal=SIG$1 stop_at=$SECONDS
   echo "acceptance.sh: $stop_signal: stopping the run (finished cases are kept; continue with --resume)" >&2
   # the time box's timeout hands SIGINT on to ReFrame (and its group) as when it expires
   [ -n "$reframe_pid" ] && kill -INT "$reframe_pid" 2>/dev/null

@@ -314,6 +314,9 @@ def test_a_signal_stops_reframe_and_its_jobs_and_the_run_ends_unfinished(root, h
     assert lines[-1].startswith('ACCEPTANCE generic quick: UNFINISHED '), lines[-1]
     assert f'stopped by {name}: continue with --resume' in lines[-1]
     assert sum(ln.startswith('ACCEPTANCE ') for ln in lines) == 1
+    # a user's stop is no hang: the case is interrupted, neither HUNG nor failed
+    assert not [ln for ln in lines if ln.startswith('HUNG ')], out[-3000:]
+    assert lines[-1].startswith('ACCEPTANCE generic quick: UNFINISHED 1 passed, 0 failed ')
     assert not _alive(detached) and not _running(job)
     assert not is_held(tmp / 'results' / '.acceptance.lock')
     runs = tmp / 'results' / 'runs'
@@ -324,6 +327,32 @@ def test_a_signal_stops_reframe_and_its_jobs_and_the_run_ends_unfinished(root, h
     # ReFrame's last lines, written after the interrupt, reach the terminal and its .out file
     ran = 'Ran 1/2 test case(s) from 2 check(s)'
     assert ran in out and ran in (runs / listed[0]).with_suffix('.out').read_text(), out[-3000:]
+
+
+def test_resume_runs_again_a_case_a_ctrl_c_stopped(root, hang):
+    """A Ctrl-C stops a case with no time limit as the time box does (ReFrame records both
+    alike), but it is no hang: --resume runs it again (it writes its pid again)."""
+    _, pids = hang
+    tmp = pids.parent
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
+           'PLACEMENT_REPORTS': str(tmp / 'reports'),
+           'PLACEMENT_BASELINES': str(tmp / 'baselines')}
+    select = ('-S', f'pids={pids}', '-n', '%case=(ok|unlimited)')
+    for n, opts in enumerate(((), ('--resume',))):
+        proc = _start(root, env, tmp / 'hang_cases.py', tmp / 'rfm', *select, opts=opts)
+        _wait_for_file(pids / 'unlimited', proc)
+        time.sleep(1)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = _finish(proc, tmp / 'results')
+        lines = out.rstrip().splitlines()
+        assert proc.returncode == 3, out[-3000:] + err[-2000:]
+        assert not [ln for ln in lines if ln.startswith('HUNG ')], out[-3000:]
+        assert 'stopped by SIGINT: continue with --resume' in lines[-1], lines[-1]
+        (pids / 'unlimited').rename(pids / f'unlimited.{n}')    # the next run writes it anew
+    assert '== resuming: 1 earlier part(s), 1 check(s) already finished\n' in out, out[-3000:]
+    assert lines[-1].startswith('ACCEPTANCE generic quick: UNFINISHED 1 passed, 0 failed '), \
+        lines[-1]
+    assert ' parts=2 ' in lines[-1]
 
 
 @pytest.mark.parametrize('sig,whom', [

@@ -142,6 +142,40 @@ def test_resume_drops_a_corrupt_part(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and f"dropped part {bad}" in err
 
 
+def _hanging_part(tmp_path: Path) -> tuple[Path, dict]:
+    """A part whose case was still running, with no time limit, when ReFrame was interrupted."""
+    data = json.loads(FIRST.read_text())
+    tc = next(t for t in data["runs"][0]["testcases"] if not t.get("fixture"))
+    tc.update(result="abort", fail_phase="run", time_limit=None, fail_reason="KeyboardInterrupt: ")
+    report = tmp_path / "run-report-acceptance-generic-quick-1.json"
+    report.write_text(json.dumps(data))
+    return report, tc
+
+
+@pytest.mark.parametrize("mark", [None, "SIGINT\n", ""], ids=["time-box", "signal", "empty-mark"])
+def test_a_case_a_signal_stopped_is_interrupted_not_hung(tmp_path, capsys, mark):
+    """ReFrame records the time box's interrupt and a user's Ctrl-C alike; the ``.stopped``
+    file beside the part tells them apart. Without one (a list written before such files
+    existed) the case hung, as it read then."""
+    report, tc = _hanging_part(tmp_path)
+    if mark is not None:
+        report.with_suffix(".stopped").write_text(mark)
+    listing = tmp_path / "unfinished-acceptance-generic-quick.run"
+    listing.write_text(f"{report.name}\n")
+    assert cli.main(["acceptance", "resume", str(listing)]) == 0
+    plan = capsys.readouterr().out.splitlines()
+    lines, status = _summary(report, cut_short=True)
+    hung = [ln for ln in lines if ln.startswith("HUNG ")]
+    assert status == 3
+    if mark is None:
+        assert len(hung) == 1 and f"skip /{tc['hashcode']}" in plan
+        assert f"hung {tc['display_name']}" in plan and "19 passed, 1 failed" in lines[-1]
+    else:
+        assert hung == [] and f"skip /{tc['hashcode']}" not in plan      # runs again
+        assert not any(ln.startswith("hung ") for ln in plan)
+        assert "19 passed, 0 failed" in lines[-1]
+
+
 def test_summary_still_written_with_a_corrupt_part(tmp_path):
     lines, status = _summary(FIRST, _corrupt(tmp_path))
     assert status == 0 and lines[-1].startswith("ACCEPTANCE generic quick: PASS 20 passed")

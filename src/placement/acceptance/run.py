@@ -7,6 +7,8 @@ acceptance``:
 
 * ``resume LIST``: the earlier parts that can be read (a corrupt one is dropped
   with one line) and the checks that already finished (``-x /HASH`` for ReFrame);
+  a case a signal interrupted (the part's ``.stopped`` file, :func:`stopped_by`) runs
+  again, one that hung in the time box (:func:`is_hung`) does not;
 * ``sessions PART...``: ReFrame's session filter selecting a run's parts;
 * ``confirm PART...``: the checks a confirmation session runs (:mod:`.confirmation`);
 * ``summary PART... --compare CSV --confirm REPORT``: a ``FAIL`` line per failed case, ``SKIP``
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import re
 import sys
 import traceback
@@ -46,7 +49,7 @@ from typing import Any
 
 from ..judgement import (baseline_samples, baselines, entry_name, guards, node_load, runreport,
                          verdict)
-from ..util import PlacementError
+from ..util import PlacementError, regular_file
 from . import comparison_health, confirmation, peer_lines
 
 @dataclass(frozen=True)
@@ -75,6 +78,30 @@ class Part:
     #: the report as ReFrame wrote it, fixtures included
     data: dict[str, Any]
     report: runreport.RunReport
+    #: the signal that stopped this part's session (:func:`stopped_by`), ``""`` if none did
+    stopped: str = ""
+
+
+#: beside a part's run report, the file naming the signal that stopped its session
+STOP_MARK = ".stopped"
+
+
+def stopped_by(report: Path) -> str:
+    """The signal (``SIGINT``...) that stopped the session of ``report``, ``""`` when none did.
+
+    The acceptance script writes the file when a Ctrl-C, SIGTERM or SIGHUP came before the
+    time box closed. ReFrame records both stops alike (an abort with ``KeyboardInterrupt``:
+    the script hands the signal on through the time box's ``timeout``), so without it a
+    case the user stopped would read as hung. A list written before such files existed
+    has none: its stops read as the time box's, as they did then."""
+    mark = report.with_suffix(STOP_MARK)
+    if not os.path.lexists(mark):
+        return ""
+    try:      # what it says is for people; that it is there is the fact
+        text = regular_file.read_text(mark, "stop mark", 256)
+    except PlacementError:
+        return "a signal"
+    return text.split("\n", 1)[0].strip()[:16] or "a signal"
 
 
 def judge_values(parts: list[Part], system: str,
@@ -119,7 +146,8 @@ def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
     for p in parts:
         try:
             data = runreport.read(p)
-            good.append(Part(p, data, runreport.from_data(data, p)))  # the one shape check
+            good.append(Part(p, data, runreport.from_data(data, p),  # the one shape check
+                             stopped_by(p)))
         except PlacementError as err:
             dropped.append(f"dropped part {p}: {err}")
     return good, dropped
@@ -135,15 +163,34 @@ def final_cases(parts: list[Part]) -> dict[tuple, dict[str, Any]]:
     for part in parts:                   # earlier parts, then retries: the last one decides
         for run in part.data["runs"]:
             for tc in run.get("testcases", []):
-                final[(tc.get("unique_name"), tc.get("system"), tc.get("environ"))] = tc
+                final[case_key(tc)] = tc
     return final
 
 
-def is_hung(tc: dict[str, Any]) -> bool:
+def case_key(tc: dict[str, Any]) -> tuple:
+    """What names one test case across a run's parts: a case run again has the same key."""
+    return (tc.get("unique_name"), tc.get("system"), tc.get("environ"))
+
+
+def by_signal(parts: list[Part]) -> set[tuple]:
+    """The keys of :func:`final_cases` whose last attempt was in a part a signal stopped
+    (:func:`stopped_by`): a user's stop, which is no hang."""
+    keys: set[tuple] = set()
+    for part in parts:                   # as final_cases: the last attempt decides
+        for run in part.data["runs"]:
+            for tc in run.get("testcases", []):
+                (keys.add if part.stopped else keys.discard)(case_key(tc))
+    return keys
+
+
+def is_hung(tc: dict[str, Any], signalled: bool = False) -> bool:
     """Still running when the time box interrupted ReFrame (``SIGINT``), with no time limit
     of its own: only the box ended it, and running it again would spend the next window
-    the same way, so ``--resume`` skips it (:func:`resume_plan`)."""
-    return (tc.get("result") == "abort" and tc.get("fail_phase") == "run"
+    the same way, so ``--resume`` skips it (:func:`resume_plan`).
+
+    ``signalled``: a Ctrl-C, SIGTERM or SIGHUP stopped its part (:func:`by_signal`), which
+    leaves the same record; that case was stopped, not hung, and runs again."""
+    return (not signalled and tc.get("result") == "abort" and tc.get("fail_phase") == "run"
             and not tc.get("time_limit") and "KeyboardInterrupt" in str(tc.get("fail_reason")))
 
 
@@ -156,18 +203,18 @@ def hung_line(tc: dict[str, Any]) -> str:
             f"--resume skips it: give the check a time_limit] stage={tc.get('stagedir')}")
 
 
-def classify(tc: dict[str, Any], cut_short: bool) -> str:
+def classify(tc: dict[str, Any], cut_short: bool, signalled: bool = False) -> str:
     """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended), ``hung``
     (:func:`is_hung`, a failure to finish) or ``interrupted``.
 
-    A case the time box interrupted before its own time limit is ``interrupted``:
-    ``--resume`` runs it again. A case ReFrame failed stays failed: no verdict turns a
-    failure into a pass.
+    A case the time box interrupted before its own time limit, or a signal stopped
+    (``signalled``, :func:`by_signal`), is ``interrupted``: ``--resume`` runs it again. A
+    case ReFrame failed stays failed: no verdict turns a failure into a pass.
     """
     result = tc.get("result")
     if result in ("pass", "skip"):
         return result
-    if is_hung(tc):
+    if is_hung(tc, signalled):
         return "hung"
     if result == "abort" and cut_short:
         return "interrupted"
@@ -311,7 +358,8 @@ def _first_session(good: list[Part], system: str, cut_short: bool, notes: list[s
     """The first session's cases, their kinds, its values' verdicts and its load."""
     final = final_cases(good)
     judged, judgement = judge_values(good, system)
-    kinds = {key: classify(tc, cut_short) for key, tc in final.items()}
+    signalled = by_signal(good)
+    kinds = {key: classify(tc, cut_short, key in signalled) for key, tc in final.items()}
     return _Findings(system, good, final, kinds, judged, judgement,
                      confirmation.load_fails(final), notes, gaps)
 
@@ -623,16 +671,17 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
     """Readable earlier parts, ReFrame's ``-x /HASH`` options for finished checks, dropped lines.
 
     A check with a finished case is excluded by its hash; one with an aborted case
-    runs again, unless it hung (:func:`is_hung`): that one is excluded too, and the
-    summary keeps its ``HUNG`` line.
+    runs again, unless it hung in the time box (:func:`is_hung`): that one is excluded
+    too, and the summary keeps its ``HUNG`` line. One a signal stopped runs again.
     """
     if not unfinished.is_file() or not unfinished.read_text().strip():
         raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
     good, dropped = readable(runreport.run_list(unfinished))
     done, aborted = set(), set()
-    for tc in final_cases(good).values():
+    signalled = by_signal(good)
+    for key, tc in final_cases(good).items():
         if not tc.get("fixture") and tc.get("hashcode"):
-            runs_again = tc.get("result") == "abort" and not is_hung(tc)
+            runs_again = tc.get("result") == "abort" and not is_hung(tc, key in signalled)
             (aborted if runs_again else done).add(tc["hashcode"])
     skip = [opt for h in sorted(done - aborted) for opt in ("-x", f"/{h}")]
     return [p.path for p in good], skip, dropped
@@ -641,7 +690,8 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
 def hung_cases(parts: list[Path]) -> list[dict[str, Any]]:
     """The cases of a run's parts that hung (:func:`is_hung`), as their last attempt left them."""
     good, _ = readable(parts)
-    return [tc for tc in final_cases(good).values() if is_hung(tc)]
+    signalled = by_signal(good)
+    return [tc for key, tc in final_cases(good).items() if is_hung(tc, key in signalled)]
 
 
 def session_filter(parts: list[Path]) -> str:
@@ -721,7 +771,9 @@ def unjudged(parts: list[Path], system: str, mode: str, cut_short: bool, notes: 
     cause = f"the summary could not judge the run: {failure_cause(exc)}"
     try:
         good, _ = readable(parts)
-        kinds = [classify(tc, cut_short) for tc in final_cases(good).values()]
+        signalled = by_signal(good)
+        kinds = [classify(tc, cut_short, key in signalled)
+                 for key, tc in final_cases(good).items()]
         failed = sum(k in ("fail", "unfinished", "hung") for k in kinds)
         counts = (f"{kinds.count('pass')} passed, {failed} failed "
                   f"report={good[-1].path if good else '(none readable)'}")
