@@ -19,25 +19,25 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import functools
-import gc
 import math
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import yaml
 
 from ..util import PlacementError, atomic, regular_file, safe_yaml
+from ..util.cycles import without_cyclic_gc
 from . import baseline_cache, baseline_contents, baseline_samples, baseline_shape, peer_cases
 from .baseline_shape import short
 from .guards import GUARD_VARS
 from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
                         parse_entry, sibling_family, unit_mismatches)
 from .runreport import Case, RunReport
+from .stats import Summary
 
 MIN_THRESHOLD = 0.05
 CV_FACTOR = 3.0
@@ -46,9 +46,10 @@ PROVENANCE_KEY = "_provenance"
 
 
 
-def threshold_for(case: Case, var: str) -> tuple[float, str]:
-    """The symmetric relative threshold of one perfvar, and how it was chosen."""
-    s = case.summary(var)
+def threshold_for(case: Case, var: str, s: Summary | None = None) -> tuple[float, str]:
+    """The symmetric relative threshold of one perfvar, and how it was chosen (``s``: its
+    :meth:`Case.summary`, when the caller has it)."""
+    s = case.summary(var) if s is None else s
     if s is not None and s.n > 1 and s.cv is not None:
         return round(max(CV_FACTOR * s.cv, MIN_THRESHOLD), 4), f"max(3*CV, 5%) over {s.n} runs"
     return DEFAULT_THRESHOLD, "default ±10% (single run)"
@@ -136,7 +137,7 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
             # nothing measured (NaN, inf), or every run below the printing step (NPB's
             # 0.00 s): no reference to judge against, and none a reader would refuse
             continue
-        t, _ = threshold_for(c, var)
+        t, _ = threshold_for(c, var, s)
         if not math.isfinite(t):
             continue
         # one-sided where the direction is known: an improvement never fails (ReFrame
@@ -144,7 +145,7 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
         better = baseline_samples.higher_is_better(var, pv.unit)
         leaves[var] = [_round(s.mean), None if better is False else -min(t, 1.0),
                        None if better else t, pv.unit]
-        sl = baseline_samples.leaf(c, var)
+        sl = baseline_samples.directed_leaf(c, var, better)
         if sl:
             sample_leaves[var] = sl
     return leaves, sample_leaves
@@ -171,11 +172,13 @@ def _in_tree(out: dict[str, Any], runs: dict[str, Any], c: Case, index: list[str
         if not attr.startswith("$") and attr not in c.params:
             raise PlacementError(f"test {c.test}: reference_index names {attr!r}, "
                                  "which the run report does not record")
-        node = node.setdefault(_yaml_key(_attr(c, attr)), {})
-        snode = snode.setdefault(_yaml_key(_attr(c, attr)), {})
+    keys = tuple(_yaml_key(_attr(c, a)) for a in index)
+    for k in keys:
+        node = node.setdefault(k, {})
+        snode = snode.setdefault(k, {})
     node.update(leaves)
     snode.update(sample_leaves)
-    return tuple(_yaml_key(_attr(c, a)) for a in index)
+    return keys
 
 
 class _NoAliasDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -235,26 +238,7 @@ def _round(x: float) -> float:
     return float(f"{x:.6g}")
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _without_cyclic_gc(fn: _F) -> _F:
-    """``fn`` with Python's cyclic collector paused while it runs: a reference file's tree
-    holds no cycles, and the collector's passes over its millions of new objects were a
-    third of a 100k-entry load. Nested calls leave it to the outermost to resume it."""
-    @functools.wraps(fn)
-    def paused(*args: Any, **kwargs: Any) -> Any:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if was:
-                gc.enable()
-    return paused  # type: ignore[return-value]
-
-
-@_without_cyclic_gc
+@without_cyclic_gc
 def load(path: Path) -> dict[str, Any]:
     """A reference file, checked whole; missing file: empty.
 
@@ -523,7 +507,7 @@ def git_commit(cwd: Path | None = None) -> str | None:
         return None
 
 
-@_without_cyclic_gc
+@without_cyclic_gc
 def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | None:
     """Write YAML through a temporary file and a rename; keep the old file as ``.prev``.
 
