@@ -16,6 +16,7 @@ run-to-run spread (< 5 %) doubled.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as _dt
 import functools
@@ -23,6 +24,7 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -238,9 +240,33 @@ def _round(x: float) -> float:
     return float(f"{x:.6g}")
 
 
-@without_cyclic_gc
+#: each version of a reference file read in a :func:`read_once` scope (None outside one):
+#: ``(path, mtime_ns, size, inode) -> (its data, or why it is refused)``
+_ONCE: dict[tuple, tuple[dict[str, Any], str]] | None = None
+
+
+@contextlib.contextmanager
+def read_once() -> Iterator[None]:
+    """A scope in which each version of a reference file is read and checked once, its data
+    then shared by every :func:`load` of it (its readers judge against it, none changes
+    it). Why: an acceptance summary reads its system's file to judge the run, again for
+    each confirmation judgement, for its provenance and for each node's own lines, each
+    reading seconds at 100k entries. A file written meanwhile is another version, read
+    again; outside the scope every load reads the file."""
+    global _ONCE
+    outer = _ONCE is not None
+    if not outer:
+        _ONCE = {}
+    try:
+        yield
+    finally:
+        if not outer:
+            _ONCE = None
+
+
 def load(path: Path) -> dict[str, Any]:
-    """A reference file, checked whole; missing file: empty.
+    """A reference file, checked whole; missing file: empty (once per version in a
+    :func:`read_once` scope).
 
     Read without anchors or aliases and up to a size (:mod:`placement.util.safe_yaml`);
     its values must be measurements (:func:`check_references`) and it must hold what its
@@ -250,6 +276,24 @@ def load(path: Path) -> dict[str, Any]:
     writes nothing: a large file's checked copy, when its writer left one
     (:mod:`.baseline_cache`), is read instead of its YAML, and checked the same.
     """
+    if _ONCE is None or not os.path.lexists(path):
+        return _load(path)
+    st = os.lstat(path)
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, st.st_ino)
+    if key not in _ONCE:
+        try:
+            _ONCE[key] = (_load(path), "")
+        except PlacementError as exc:
+            _ONCE[key] = ({}, str(exc))
+    data, why = _ONCE[key]
+    if why:
+        raise PlacementError(why)
+    return data
+
+
+@without_cyclic_gc
+def _load(path: Path) -> dict[str, Any]:
+    """:func:`load`'s reading and checks, each time it is called."""
     if not os.path.lexists(path):
         return {}
     text = regular_file.read_text(Path(path), "reference file", safe_yaml.MAX_BYTES)
