@@ -621,3 +621,48 @@ def test_a_state_of_the_node_for_one_session_is_gross_and_dismissed_by_the_next(
     assert status == 0 and " PASS " in lines[-1] and " confirmed 0 of 1 " in lines[-1], lines
     (un,) = [ln for ln in lines if ln.startswith("UNCONFIRMED ")]
     assert " chain [first session: undecided: " in un
+
+
+def test_an_acceptance_summary_reads_its_baseline_once(baseline, monkeypatch):
+    """A summary judges the run, its confirmation session (twice: alone and against the
+    first), the file's provenance and its nodes against one reference file: it reads and
+    checks that file once (each reading is seconds at 100k entries), and leaves its data
+    as read."""
+    from placement.judgement import baselines
+    path = baseline / "generic.yaml"
+    checked = []
+    real = baselines._checked
+
+    def counted(data, where):
+        checked.append(where)
+        return real(data, where)
+    monkeypatch.setattr(baselines, "_checked", counted)
+    first = _regressed_first(baseline)
+    calm = _write(baseline, "confirm.json", json.loads(LAUNCHES[-2].read_text()))
+    with baselines.read_once():
+        lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                           confirm=calm)
+        assert checked == [str(path)] and status == 0, (checked, lines)
+        assert baselines.load(path) == baselines._load(path)   # read again: unchanged
+    baselines.load(path)
+    baselines.load(path)        # outside the scope every load reads the file
+    assert len(checked) == 4
+
+
+def test_a_reference_file_written_within_one_reading_is_read_again(baseline):
+    """In the scope a file is read once per version: one written meanwhile (a ``record
+    --add``) is read again, and a refused one stays refused."""
+    from placement.judgement import baselines
+    from placement.util import PlacementError
+    path = baseline / "generic.yaml"
+    with baselines.read_once():
+        before = baselines.load(path)
+        assert baselines.load(path) is before
+        assert cli.main(["baseline", "record", "--system", "generic", "--add",
+                         "--from", str(LAUNCHES[3])]) == 0
+        after = baselines.load(path)
+        assert after is not before and after != before
+        path.write_text("T: [unclosed\n")
+        for _ in range(2):
+            with pytest.raises(PlacementError):
+                baselines.load(path)

@@ -22,7 +22,7 @@ from placement import cli
 from placement.judgement import baseline_samples, baselines, runreport, verdict
 from placement.report import history_bins, history_page
 from placement.report.history_points import Point
-from placement.util import baseline_file
+from placement.util import PlacementError, baseline_file
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -181,3 +181,100 @@ def test_the_page_after_a_run_judges_only_the_sessions_it_has_not_kept(baseline,
     link = tmp_path / "link.json"
     link.symlink_to(kept / history_points.CACHE)
     assert history_points.read_cache(link, key) == ({}, {})
+
+
+def test_the_baseline_sessions_shifts_are_taken_once_for_the_page(baseline, tmp_path,
+                                                                  monkeypatch):
+    """The baseline sessions' own shifts depend on the baseline and the values a session's
+    shift is taken over, not on the session: a page of sessions with the same values takes
+    them once, not once per session (they were a tenth of each session's node line)."""
+    from placement.judgement import node_shift
+    calls: dict = {}
+    _counted(monkeypatch, node_shift, "session_shifts", calls)
+    sessions = [runreport.from_data(d, Path("stored")) for d in bench.made(60)]
+    history_page.write("generic", sessions, [], tmp_path / "history")
+    assert calls == {"session_shifts": 1}, calls
+
+
+def test_a_session_is_judged_with_the_cyclic_collector_paused(baseline, tmp_path):
+    """Thousands of sessions make millions of objects and no cycles: the collector's walks
+    over them found nothing and cost a tenth of a page, so it is paused while the page
+    judges them, and resumed after."""
+    import gc
+    enabled: list[bool] = []
+
+    def sessions():
+        for d in bench.made(8):
+            enabled.append(gc.isenabled())
+            yield runreport.from_data(d, Path("stored"))
+    assert gc.isenabled()
+    history_page.write("generic", sessions(), [], tmp_path / "history")
+    assert enabled == [False] * 8 and gc.isenabled()
+
+
+def test_a_runs_own_entries_read_unchecked_are_the_checked_ones():
+    """A run's entries as ``from_run`` made them read the same without each leaf's checks
+    (``run_entries``) as through them (``entries``): sessions, launches and marks."""
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    paths = sorted(fixtures.glob("runreports/*.json")) + sorted(fixtures.glob("*/*.json"))[::9]
+    read = 0
+    for p in paths:
+        try:
+            report = runreport.load(p)
+        except PlacementError:      # a fixture that is no run report
+            continue
+        for system in report.systems:
+            try:
+                new = baselines.from_run(report, system)
+            except PlacementError:  # no values measured
+                continue
+            assert baseline_samples.run_entries(new) == baseline_samples.entries(new, "run"), p
+            read += 1
+    assert read >= 20
+
+
+def test_a_node_line_alone_takes_no_launch_spread(baseline):
+    """The node's line reads each value's launches' median, never their spread: a history
+    judging only node lines leaves each value's pooled launch variance untaken."""
+    path = baseline_file("generic")
+    old = baselines.load(path)
+    against = baseline_samples.Against(old, str(path))
+    new = baselines.from_run(runreport.from_data(next(bench.made(3)), Path("s")), "generic")
+    fresh = baseline_samples.entries(new, "run")
+    keys, series, _ = baseline_samples._series(against.stored, fresh, {}, against._intervals,
+                                               prepared=against.prepared)
+    assert verdict.node_line(series) is not None
+    assert series and all("w" not in s.prepared.__dict__ for s in series)
+    whole = baseline_samples.judge_run(old, new, str(path))
+    assert whole.node == verdict.node_line(series)
+
+
+def test_unit_mismatches_against_a_file_s_entries_taken_once():
+    """``unit_mismatches`` given the file's entries (a history judges thousands of runs
+    against one file) finds what it finds walking the file itself."""
+    from placement.judgement import intervals
+    old = {"T": {"generic:default": {"t": [1.0, -0.1, 0.1, "s"], "r": [2.0, None, 0.1, "GB/s"]}}}
+    new = {"T": {"generic:default": {"t": [1.0, -0.1, 0.1, "ms"], "r": [2.0, None, 0.1,
+                                                                       "GB/s"]}}}
+    want = {("T", ("generic:default",), "t"): ("s", "ms")}
+    assert intervals.unit_mismatches(old, new) == want
+    assert intervals.unit_mismatches({}, new, intervals.entries(old)) == want
+
+
+def test_judging_a_session_leaves_no_reference_cycle(baseline):
+    """With the collector paused (:func:`test_a_session_is_judged_with_the_cyclic_collector_paused`)
+    a cycle is never freed until the page is done: judging a session makes none, so ten
+    thousand sessions hold no more memory than one."""
+    import gc
+    from placement.report import history_points
+    path = baseline_file("generic")
+    against = baseline_samples.Against(baselines.load(path), str(path))
+    reports = [runreport.from_data(d, Path("stored")) for d in bench.made(6)]
+    gc.collect()
+    gc.disable()
+    try:
+        for r in reports:
+            history_points.point(r, "generic", against, set(), {})
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -207,6 +207,34 @@ def test_the_previous_run_is_of_the_same_system_by_session_time(tmp_path, monkey
     assert [r.uuid for r in previous_run.stored_sessions(b2, ROOT)] == [uuid["b1"]]
 
 
+def test_a_report_reads_the_stored_sessions_once(tmp_path, monkeypatch):
+    """The comparison with the previous run and the history read the same stored whole
+    runs: ReFrame describes them once for a report (each reading is every stored session's
+    JSON, gigabytes for ten thousand sessions), and the previous run is still found."""
+    if not (Path(sys.executable).parent / "reframe").exists():
+        pytest.skip("ReFrame is not installed (make venv): its results storage is the input")
+    from placement.report import cli as report_cli
+    results = tmp_path / "results"
+    results.mkdir()
+    reports = [_report(tmp_path, f"r{i}.json", start) for i, start in
+               enumerate(("20261123T100000+0000", "20261123T110000+0000"))]
+    _store(reports, results)
+    monkeypatch.setenv("PLACEMENT_RESULTS", str(results))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
+    queries: list[str] = []
+    real = previous_run.run_reframe
+
+    def counted(cmd, root):
+        queries.extend(a for a in cmd if a.startswith("--describe-stored-sessions"))
+        return real(cmd, root)
+    monkeypatch.setattr(previous_run, "run_reframe", counted)
+    out = report_cli.report_runs([runreport.load(reports[-1])], tmp_path / "reports", None)
+    whole = [q for q in queries if "!=" in q]
+    assert len(whole) == 1, queries
+    first = json.loads(reports[0].read_text())["session_info"]["uuid"]
+    assert f"Previous run: session {first[:8]}" in (out / "README.md").read_text()
+
+
 def _store(paths, results: Path) -> None:
     """Put run reports into ReFrame's results database, with ReFrame's own storage code."""
     script = ("import json, sys\n"

@@ -480,7 +480,17 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     are comparisons that could not even start (the previous run's reports gone).
     ``confirm`` is the run report of the confirmation session (:mod:`.confirmation`);
     ``not_confirmed``: why a confirmation that was due did not run (its failures stand).
+    The system's reference file is read once for all of it (:func:`baselines.read_once`).
     """
+    with baselines.read_once():
+        return _summary(parts, system, mode, compare, max_slowdown, cut_short, notes,
+                        not_compared, confirm, not_confirmed)
+
+
+def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
+             max_slowdown: float, cut_short: bool, notes: list[str],
+             not_compared: list[str], confirm: Path | None,
+             not_confirmed: list[str]) -> tuple[list[str], int]:
     good, dropped = readable(parts)
     notes = dropped + list(notes) + comparison_health.not_stored([p.path for p in good])
     gaps = list(not_compared) + (comparison_health.comparison_gaps(compare, compare_rows(compare))

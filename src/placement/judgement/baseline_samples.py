@@ -70,10 +70,19 @@ def higher_is_better(var: str, unit: str | None) -> bool | None:
 def leaf(case: Case, var: str) -> dict[str, Any] | None:
     """The samples entry of one variable of one case, or None when it is not judged."""
     pv = case.perf.get(var)
-    better = higher_is_better(var, pv.unit if pv else None)
-    # a zero or NaN launch measured nothing: never stored (the reader refuses it)
-    runs = [x for x in case.launches.get(var) or [] if measurable(x)]
-    if better is None or not runs:
+    return directed_leaf(case, var, higher_is_better(var, pv.unit if pv else None))
+
+
+def directed_leaf(case: Case, var: str, better: bool | None) -> dict[str, Any] | None:
+    """:func:`leaf`, its direction (:func:`higher_is_better`) already known."""
+    if better is None:
+        return None
+    # a zero or NaN launch measured nothing: never stored (the reader refuses it); a float
+    # (what a run report's launches are read as) compared inline, as measurable() does
+    lo, hi = MEASURABLE
+    runs = [x for x in case.launches.get(var) or []
+            if (lo <= x <= hi if type(x) is float else measurable(x))]
+    if not runs:
         return None
     out = {"higher_is_better": better,
            "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
@@ -157,6 +166,18 @@ def entries(data: dict[str, Any], where: str = "reference file") -> dict[Entry, 
             for test, keys, var, leaf_ in _leaves(data, where)}
 
 
+def run_entries(new: dict[str, Any]) -> dict[Entry, Samples]:
+    """:func:`entries` of a run's own entries as :func:`placement.judgement.baselines.from_run`
+    made them (each leaf one :func:`leaf` wrote): read without checking each leaf again,
+    which is most of the reading, for a history that reads thousands of runs."""
+    return {(test, keys, var): Samples([(None if g["session"] is None else str(g["session"]),
+                                         list(g["runs"]))      # floats :func:`leaf` wrote
+                                        for g in v["sessions"]],
+                                       v["higher_is_better"], v.get("contended", False),
+                                       v.get("no_bound", ""), v.get("no_plain_bound", ""))
+            for test, keys, var, v in _leaves(new, "run")}
+
+
 def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str, Any]]:
     """``(test, index values, var, leaf)`` of every variable under ``_samples``, walking
     the same ``$index`` tree as the test's references; a malformed node is an error."""
@@ -171,19 +192,24 @@ def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str,
         if not isinstance(node, dict):
             raise PlacementError(f"{where}: {at} must be a mapping")
         depth = baseline_shape.index_depth(node.get("$index"), where, at)
+        yield from _walk(test, at, depth, where, node, (), 0)
 
-        def walk(n: dict, keys: tuple, level: int) -> Iterator[tuple[str, tuple, str, Any]]:
-            for k, v in n.items():
-                if k == "$index" and level == 0:
-                    continue
-                if level == depth:
-                    yield test, keys, str(k), v
-                elif isinstance(v, dict):
-                    yield from walk(v, keys + (k,), level + 1)
-                else:
-                    path = '.'.join(map(str, keys + (k,)))
-                    raise PlacementError(f"{where}: {cut(f'{at}.{path}')} must be a mapping")
-        yield from walk(node, (), 0)
+
+def _walk(test: str, at: str, depth: int, where: str, n: dict, keys: tuple,
+          level: int) -> Iterator[tuple[str, tuple, str, Any]]:
+    """:func:`_leaves`' walk down one test's tree (a function of its own: a nested one that
+    calls itself is a reference cycle, which keeps each run's entries until a collection);
+    ``at``: the test's place in the file, for the error line."""
+    for k, v in n.items():
+        if k == "$index" and level == 0:
+            continue
+        if level == depth:
+            yield test, keys, str(k), v
+        elif isinstance(v, dict):
+            yield from _walk(test, at, depth, where, v, keys + (k,), level + 1)
+        else:
+            path = '.'.join(map(str, keys + (k,)))
+            raise PlacementError(f"{where}: {cut(f'{at}.{path}')} must be a mapping")
 
 
 def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
@@ -329,6 +355,8 @@ class Against:
         self.stored = entries(old, where)
         self._intervals = intervals(old)
         self._prepared: dict[Entry, verdict.BaselineSessions] = {}
+        #: the baseline sessions' shifts by basis (:func:`verdict.node_line`)
+        self._shifts: dict = {}
 
     def prepared(self, e: Entry) -> verdict.BaselineSessions:
         if e not in self._prepared:
@@ -342,10 +370,11 @@ class Against:
         """The node line :func:`judge_run` gives ``new`` (a run's entries; ``fresh``: their
         :func:`entries`, when the caller has them), without testing each value."""
         fresh = entries(new, "run") if fresh is None else fresh
-        keys, series, _ = _series(self.stored, fresh, unit_mismatches(self.old, new),
+        keys, series, _ = _series(self.stored, fresh,
+                                  unit_mismatches(self.old, new, self._intervals),
                                   self._intervals, prepared=self.prepared)
         control, _ = control_of(self.old, keys)
-        return verdict.node_line(series, min_effect, machine_effect, control)
+        return verdict.node_line(series, min_effect, machine_effect, control, self._shifts)
 
 
 def declared_states(*sets: dict[Entry, Samples]) -> set[Entry]:

@@ -16,22 +16,23 @@ run-to-run spread (< 5 %) doubled.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as _dt
 import functools
-import gc
 import math
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import yaml
 
 from ..util import PlacementError, atomic, regular_file, safe_yaml
+from ..util.cycles import without_cyclic_gc
 from . import (baseline_cache, baseline_contents, baseline_pool, baseline_samples, baseline_shape,
                peer_cases)
 from .baseline_shape import cut, short
@@ -39,6 +40,7 @@ from .guards import GUARD_VARS
 from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
                         parse_entry, sibling_family, unit_mismatches)
 from .runreport import Case, RunReport
+from .stats import Summary
 
 MIN_THRESHOLD = 0.05
 CV_FACTOR = 3.0
@@ -47,9 +49,10 @@ PROVENANCE_KEY = "_provenance"
 
 
 
-def threshold_for(case: Case, var: str) -> tuple[float, str]:
-    """The symmetric relative threshold of one perfvar, and how it was chosen."""
-    s = case.summary(var)
+def threshold_for(case: Case, var: str, s: Summary | None = None) -> tuple[float, str]:
+    """The symmetric relative threshold of one perfvar, and how it was chosen (``s``: its
+    :meth:`Case.summary`, when the caller has it)."""
+    s = case.summary(var) if s is None else s
     if s is not None and s.n > 1 and s.cv is not None:
         return round(max(CV_FACTOR * s.cv, MIN_THRESHOLD), 4), f"max(3*CV, 5%) over {s.n} runs"
     return DEFAULT_THRESHOLD, "default ±10% (single run)"
@@ -144,7 +147,7 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
             # nothing measured (NaN, inf), or every run below the printing step (NPB's
             # 0.00 s): no reference to judge against, and none a reader would refuse
             continue
-        t, _ = threshold_for(c, var)
+        t, _ = threshold_for(c, var, s)
         if not math.isfinite(t):
             continue
         # one-sided where the direction is known: an improvement never fails (ReFrame
@@ -152,7 +155,7 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
         better = baseline_samples.higher_is_better(var, pv.unit)
         leaves[var] = [_round(s.mean), None if better is False else -min(t, 1.0),
                        None if better else t, pv.unit]
-        sl = baseline_samples.leaf(c, var)
+        sl = baseline_samples.directed_leaf(c, var, better)
         if sl:
             sample_leaves[var] = sl
     return leaves, sample_leaves
@@ -179,11 +182,13 @@ def _in_tree(out: dict[str, Any], runs: dict[str, Any], c: Case, index: list[str
         if not attr.startswith("$") and attr not in c.params:
             raise PlacementError(f"test {c.test}: reference_index names {attr!r}, "
                                  "which the run report does not record")
-        node = node.setdefault(_yaml_key(_attr(c, attr)), {})
-        snode = snode.setdefault(_yaml_key(_attr(c, attr)), {})
+    keys = tuple(_yaml_key(_attr(c, a)) for a in index)
+    for k in keys:
+        node = node.setdefault(k, {})
+        snode = snode.setdefault(k, {})
     node.update(leaves)
     snode.update(sample_leaves)
-    return tuple(_yaml_key(_attr(c, a)) for a in index)
+    return keys
 
 
 class _NoAliasDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -249,28 +254,33 @@ def _round(x: float) -> float:
     return float(f"{x:.6g}")
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+#: each version of a reference file read in a :func:`read_once` scope (None outside one):
+#: ``(path, mtime_ns, size, inode) -> (its data, or why it is refused)``
+_ONCE: dict[tuple, tuple[dict[str, Any], str]] | None = None
 
 
-def _without_cyclic_gc(fn: _F) -> _F:
-    """``fn`` with Python's cyclic collector paused while it runs: a reference file's tree
-    holds no cycles, and the collector's passes over its millions of new objects were a
-    third of a 100k-entry load. Nested calls leave it to the outermost to resume it."""
-    @functools.wraps(fn)
-    def paused(*args: Any, **kwargs: Any) -> Any:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if was:
-                gc.enable()
-    return paused  # type: ignore[return-value]
+@contextlib.contextmanager
+def read_once() -> Iterator[None]:
+    """A scope in which each version of a reference file is read and checked once, its data
+    then shared by every :func:`load` of it (its readers judge against it, none changes
+    it). Why: an acceptance summary reads its system's file to judge the run, again for
+    each confirmation judgement, for its provenance and for each node's own lines, each
+    reading seconds at 100k entries. A file written meanwhile is another version, read
+    again; outside the scope every load reads the file."""
+    global _ONCE
+    outer = _ONCE is not None
+    if not outer:
+        _ONCE = {}
+    try:
+        yield
+    finally:
+        if not outer:
+            _ONCE = None
 
 
-@_without_cyclic_gc
 def load(path: Path) -> dict[str, Any]:
-    """A reference file, checked whole; missing file: empty.
+    """A reference file, checked whole; missing file: empty (once per version in a
+    :func:`read_once` scope).
 
     Read without anchors or aliases and up to a size (:mod:`placement.util.safe_yaml`);
     its values must be measurements (:func:`check_references`) and it must hold what its
@@ -280,6 +290,24 @@ def load(path: Path) -> dict[str, Any]:
     writes nothing: a large file's checked copy, when its writer left one
     (:mod:`.baseline_cache`), is read instead of its YAML, and checked the same.
     """
+    if _ONCE is None or not os.path.lexists(path):
+        return _load(path)
+    st = os.lstat(path)
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, st.st_ino)
+    if key not in _ONCE:
+        try:
+            _ONCE[key] = (_load(path), "")
+        except PlacementError as exc:
+            _ONCE[key] = ({}, str(exc))
+    data, why = _ONCE[key]
+    if why:
+        raise PlacementError(why)
+    return data
+
+
+@without_cyclic_gc
+def _load(path: Path) -> dict[str, Any]:
+    """:func:`load`'s reading and checks, each time it is called."""
     if not os.path.lexists(path):
         return {}
     text = regular_file.read_text(Path(path), "reference file", safe_yaml.MAX_BYTES)
@@ -537,7 +565,7 @@ def git_commit(cwd: Path | None = None) -> str | None:
         return None
 
 
-@_without_cyclic_gc
+@without_cyclic_gc
 def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | None:
     """Write YAML through a temporary file and a rename; keep the old file as ``.prev``.
 

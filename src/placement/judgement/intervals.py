@@ -57,20 +57,24 @@ def entries(data: dict[str, Any]) -> dict[Entry, list]:
         if str(test).startswith("_") or not isinstance(node, dict):
             continue  # _provenance, _samples: never a test ReFrame looks up
         depth = len(node.get("$index") or []) or 1  # no $index: 'system:partition' level
-
-        def walk(n: Any, keys: tuple, level: int) -> None:
-            if not isinstance(n, dict):
-                return
-            for k, v in n.items():
-                if k == "$index" and level == 0:
-                    continue
-                if level == depth:
-                    if isinstance(v, list):
-                        flat[(test, keys, str(k))] = v
-                else:
-                    walk(v, keys + (k,), level + 1)
-        walk(node, (), 0)
+        _walk(flat, test, depth, node, (), 0)
     return flat
+
+
+def _walk(flat: dict[Entry, list], test: str, depth: int, n: Any, keys: tuple,
+          level: int) -> None:
+    """:func:`entries`' walk down one test's tree (a function of its own: a nested one that
+    calls itself is a reference cycle, which keeps each run's entries until a collection)."""
+    if not isinstance(n, dict):
+        return
+    for k, v in n.items():
+        if k == "$index" and level == 0:
+            continue
+        if level == depth:
+            if isinstance(v, list):
+                flat[(test, keys, str(k))] = v
+        else:
+            _walk(flat, test, depth, v, keys + (k,), level + 1)
 
 
 def index_of(data: dict[str, Any], test: str) -> list[str]:
@@ -103,11 +107,13 @@ def measurable(x: Any) -> bool:
             and MEASURABLE[0] <= x <= MEASURABLE[1])
 
 
-def unit_mismatches(old: dict[str, Any], new: dict[str, Any]) -> dict[Entry, tuple[str, str]]:
+def unit_mismatches(old: dict[str, Any], new: dict[str, Any],
+                    have: dict[Entry, list] | None = None) -> dict[Entry, tuple[str, str]]:
     """``{entry: (the reference's unit, the check's unit)}`` where ``old`` (a reference
     file) and ``new`` (a run's entries) name a value in two units: a number in ``s`` compared
-    with one in ``GB/s`` means nothing."""
-    have = entries(old)
+    with one in ``GB/s`` means nothing. ``have``: ``old``'s :func:`entries`, when the caller
+    judges many runs against it."""
+    have = entries(old) if have is None else have
     out = {}
     for e, leaf in entries(new).items():
         ref = have.get(e)

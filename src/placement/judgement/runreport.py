@@ -52,6 +52,8 @@ KNOWN_PARAMS = ("benchmark", "npb_class", "num_threads", "affinity", "policy", "
 #: (a 5 MB gzip file of zeros holding 5 GiB is refused as it expands, not after)
 MAX_REPORT_BYTES = 512 * 2**20
 
+#: a parameter in a test's display name: ``%name=value``
+_PARAM = re.compile(r"%([\w.]+)=(\S+)")
 _SAMPLE_VAR = re.compile(r"^(?P<base>.+?)_(?:run|rep)(?P<i>\d+)$")
 #: Perfvars that describe another's spread, never references of their own.
 _SPREAD_VAR = re.compile(r"(^|_)(stddev|std|sd|cv|ci|min|max|n|nrep|repeats)$")
@@ -229,11 +231,11 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     name = tc["name"]
     test = name.split()[0]
     params: dict[str, Any] = {}
-    for m in re.finditer(r"%([\w.]+)=(\S+)", tc.get("display_name", name)):
-        params[m.group(1)] = tc.get(m.group(1), m.group(2))
+    for k, v in _PARAM.findall(tc.get("display_name", name)):
+        params[k] = tc.get(k, v)
     _node_param(params, tc)
     index = list(tc.get("reference_index") or [])
-    for k in list(index) + list(KNOWN_PARAMS):
+    for k in (*index, *KNOWN_PARAMS):
         if k in tc and tc[k] is not None and not isinstance(tc[k], (dict, list)):
             params.setdefault(k, tc[k])
     perf: dict[str, PerfValue] = {}
@@ -251,14 +253,15 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     given = tc.get("perf_launches")
     if isinstance(given, dict):
         launches = {k: [float(x) for x in v] for k, v in given.items() if isinstance(v, list)}
-    for var, pv in perf.items():
-        if var not in launches and pv.value is not None and not _SAMPLE_VAR.match(var):
-            launches[var] = [pv.value]
     per_run: dict[str, list[tuple[int, float]]] = {}
     for var, pv in perf.items():
+        if pv.value is None:
+            continue
         m = _SAMPLE_VAR.match(var)
-        if m and pv.value is not None:
+        if m:
             per_run.setdefault(m.group("base"), []).append((int(m.group("i")), pv.value))
+        elif var not in launches:
+            launches[var] = [pv.value]
     for base, vals in per_run.items():
         samples.setdefault(base, [v for _, v in sorted(vals)])
     return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],

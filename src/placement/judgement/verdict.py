@@ -340,13 +340,23 @@ class _Value:
     n_new: int
     n_base: int
     nbar: float                  # harmonic mean of the baseline sessions' launches
-    w: float                     # pooled variance of launches within a session
     dfw: int
     rounding: float              # variance of the printing step (log scale)
+    #: the baseline sessions' mean median (log scale): the baseline's, taken once for it
+    centre: float
+    #: the baseline sessions' squared deviations from their own means, summed
+    base_ss: float
 
     @property
     def k(self) -> int:
         return len(self.medians)
+
+    @functools.cached_property
+    def w(self) -> float:
+        """Pooled variance of launches within a session, the new ones with the baseline's:
+        taken when read, as a node's line alone (a history's sessions) never reads it."""
+        ss = self.base_ss + float(((self.new - self.new.mean()) ** 2).sum())
+        return ss / self.dfw if self.dfw else 0.0
 
     @functools.cached_property
     def a(self) -> float:
@@ -356,11 +366,6 @@ class _Value:
         x = sorted(self.new.tolist())
         h = len(x) // 2
         return x[h] if len(x) % 2 else (x[h - 1] + x[h]) / 2
-
-    @functools.cached_property
-    def centre(self) -> float:
-        """The baseline sessions' mean median (log scale)."""
-        return float(self.medians.mean())
 
 
 @dataclass(frozen=True)
@@ -378,6 +383,8 @@ class BaselineSessions:
     ss: float
     dfw: int
     rounding: float
+    #: the sessions' mean median (log scale)
+    centre: float
 
 
 def prepare_sessions(sessions: Sequence[tuple[str | None, Sequence[float]]],
@@ -395,17 +402,16 @@ def prepare_sessions(sessions: Sequence[tuple[str | None, Sequence[float]]],
     medians.setflags(write=False)       # shared by every run judged against them
     return BaselineSessions(sign, ids, medians, len(raw),
                             len(groups) / sum(1 / len(g) for g in groups), ss,
-                            sum(len(g) - 1 for g in groups), q * q / 12)
+                            sum(len(g) - 1 for g in groups), q * q / 12,
+                            float(medians.mean()))
 
 
 def _prepare(s: Series) -> _Value:
     b = s.baseline if s.baseline is not None else \
         prepare_sessions(s.sessions, s.higher_is_better)
     new = b.sign * np.log(_clean(s.new, "new runs"))
-    ss = b.ss + float(((new - new.mean()) ** 2).sum())
-    dfw = b.dfw + len(new) - 1
     return _Value(b.sign, b.ids, b.medians, new, len(new), b.n_base, b.nbar,
-                  ss / dfw if dfw else 0.0, dfw, b.rounding)
+                  b.dfw + len(new) - 1, b.rounding, b.centre, b.ss)
 
 
 def _coarse(v: _Value, min_effect: float) -> bool:
@@ -449,6 +455,8 @@ class _Run:
     basis: list[int] = field(default_factory=list)
     #: each baseline session's common shift, by session id
     shifts: dict = field(default_factory=dict)
+    #: those shifts by basis (its values' keys), kept across the runs of one baseline
+    shifts_of: dict | None = None
     #: the run's common shift (log, slower positive), each value's change with and without it
     c: float = 0.0
     d_raw: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -506,10 +514,7 @@ def _node_shift(r: _Run) -> None:
         r.shifts = dict(zip(cv_.ids, (float(m) for m in cv_.medians - cv_.medians.mean()))) \
             if cv_.k >= 2 else {}
     elif r.n >= MIN_VALUES:
-        base = [vals[i] for i in r.basis]
-        r.shifts = node_shift.session_shifts([v.ids for v in base],
-                                             [v.medians - v.medians.mean() for v in base],
-                                             MIN_VALUES)
+        r.shifts = _session_shifts(r)
     r.d_raw = np.array([v.a - v.centre for v in vals])
     if r.selected_by is not None:
         r.c = r.selected_by.node.shift if r.selected_by.node is not None else 0.0
@@ -724,9 +729,25 @@ def _shifted(series: Sequence[Series], min_effect: float, selected_by: RunVerdic
     return r
 
 
-def _node_only(series: Sequence[Series], min_effect: float, control: int | None) -> _Run:
+def _session_shifts(r: _Run) -> dict:
+    """The baseline sessions' own shifts over the run's basis, from ``r.shifts_of`` when it
+    holds them for the same basis (the values' keys), and kept there."""
+    base = [r.vals[i] for i in r.basis]
+    key = tuple(r.series[i].key for i in r.basis) if r.shifts_of is not None else None
+    if key is not None and key in r.shifts_of:
+        return dict(r.shifts_of[key])
+    shifts = node_shift.session_shifts([v.ids for v in base],
+                                       [v.medians - v.medians.mean() for v in base], MIN_VALUES)
+    if key is not None:
+        r.shifts_of[key] = dict(shifts)
+    return shifts
+
+
+def _node_only(series: Sequence[Series], min_effect: float, control: int | None,
+               shifts_of: dict | None = None) -> _Run:
     """The steps of :func:`_shifted` the node's line reads, no more."""
     r = _Run(series, [s.prepared for s in series], min_effect, None, control)
+    r.shifts_of = shifts_of
     if r.n:
         _basis(r)
         _node_shift(r)
@@ -735,11 +756,13 @@ def _node_only(series: Sequence[Series], min_effect: float, control: int | None)
 
 def node_line(series: Sequence[Series], min_effect: float = MIN_EFFECT,
               machine_effect: float = MACHINE_EFFECT,
-              control: int | None = None) -> NodeShift | None:
+              control: int | None = None, shifts_of: dict | None = None) -> NodeShift | None:
     """The node's line of a run as :func:`judge_run` draws it, without testing each value:
     a history page of thousands of sessions reads only each session's node line, and the
-    values' tests are most of a judgement's cost."""
-    r = _node_only(series, min_effect, control)
+    values' tests are most of a judgement's cost. ``shifts_of``: the baseline sessions'
+    shifts by basis, kept between runs judged against one baseline whose series carry their
+    entries as keys (:class:`placement.judgement.baseline_samples.Against`)."""
+    r = _node_only(series, min_effect, control, shifts_of)
     return _node(r, machine_effect)[0] if r.n else None
 
 

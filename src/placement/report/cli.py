@@ -60,8 +60,9 @@ def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: 
     table, note, scratch = None, "", Numbers()
     hist, link = None, ""
     if compare_previous:
-        table, note = compare(newest, root, scratch)
-        hist, link = _history(newest, root, scratch, name, out)
+        stored = history_page.read(newest, root)    # once: the comparison and the history
+        table, note = compare(newest, root, scratch, None if stored[2] else stored[0])
+        hist, link = _history(stored, scratch, name, out)
     notes = out / folder.DISCUSSION
     rep = build(f"Placement report: {name}",
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
@@ -74,11 +75,12 @@ def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: 
     return out
 
 
-def _history(newest: RunReport, root: Path, numbers: Numbers, system: str, out: Path
-             ) -> tuple[tuple[Table | None, str], str]:
-    """The step changes over ReFrame's stored sessions of this host, and the link to the
-    system's history page (written beside the report; "" when there is none)."""
-    sessions, confirmations, error = history_page.read(newest, root)
+def _history(stored: tuple[list[RunReport], list[RunReport], str], numbers: Numbers,
+             system: str, out: Path) -> tuple[tuple[Table | None, str], str]:
+    """The step changes over ReFrame's stored sessions of this host (``stored``:
+    :func:`.history_page.read`), and the link to the system's history page (written beside
+    the report; "" when there is none)."""
+    sessions, confirmations, error = stored
     if error:
         return (None, f"History: {md(error)}."), ""
     if "+" in system:       # one page per system: a pooled report links none

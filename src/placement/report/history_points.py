@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..judgement import RunReport, baseline_samples, baselines
 from ..util import PlacementError, atomic, regular_file
+from ..util.cycles import without_cyclic_gc
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def point(r: RunReport, system: str, against: baseline_samples.Against, base_ids
         new = baselines.from_run(r, system, cases_of)
     except PlacementError:
         return Point(r.uuid, when(r), None, False, r.uuid in base_ids)
-    fresh = baseline_samples.entries(new, "run")
+    fresh = baseline_samples.run_entries(new)
     node = against.node(new, fresh)
     medians = {e: statistics.median(s.runs) for e, s in fresh.items() if s.runs}
     shift = math.copysign(node.percent * 100, node.shift) if node is not None else None
@@ -82,6 +83,7 @@ def point(r: RunReport, system: str, against: baseline_samples.Against, base_ids
                  medians)
 
 
+@without_cyclic_gc     # thousands of sessions' objects, no cycles: a tenth of the page's time
 def history(system: str, old: dict, where: str, sessions: Iterable[RunReport],
             kept: tuple[dict[str, Point], dict] = ({}, {})) -> History:
     """Every session of ``sessions`` (read one at a time, none kept) as a point; ``kept``:

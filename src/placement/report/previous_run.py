@@ -101,24 +101,30 @@ def sessions_of(query: str, systems: set[str], root: Path) -> list[RunReport]:
     return out
 
 
-def previous_session(report: RunReport, root: Path) -> str | None:
-    """UUID of the newest stored whole run of the same system started before this one."""
+def previous_session(report: RunReport, root: Path,
+                     stored: list[RunReport] | None = None) -> str | None:
+    """UUID of the newest stored whole run of the same system started before this one
+    (``stored``: :func:`stored_sessions`, when the caller has read them)."""
     start = session_info.started(report.session)
     if start is None:
         return None
     own = {report.uuid, *report.session.get("parts", [])}     # every part of a resumed run
-    earlier = [r for r in stored_sessions(report, root)
+    stored = stored_sessions(report, root) if stored is None else stored
+    earlier = [r for r in stored
                if r.uuid not in own and session_info.order(r.session) < start]
     return earlier[-1].uuid if earlier else None
 
 
-def compare(report: RunReport, root: Path, numbers: Numbers) -> tuple[Table | None, str]:
-    """A table of this run against the previous one, and a note saying what was done."""
+def compare(report: RunReport, root: Path, numbers: Numbers,
+            stored: list[RunReport] | None = None) -> tuple[Table | None, str]:
+    """A table of this run against the previous one, and a note saying what was done
+    (``stored``: :func:`stored_sessions`, when the caller has read them: ten thousand
+    stored sessions are read once for a report, not once for each of its parts)."""
     base = reframe_cmd(root)
     if base is None:
         return None, "ReFrame or its configuration not found: no comparison with a previous run."
     try:
-        prev = previous_session(report, root)
+        prev = previous_session(report, root, stored)
         if prev is None:
             return None, ("No earlier session of this system in ReFrame's results storage: "
                           "nothing to compare with yet.")

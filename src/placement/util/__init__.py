@@ -13,7 +13,7 @@ from .sizes import size_bytes
 
 __all__ = [
     # modules
-    "atomic", "digest", "errors", "paths", "reframe_workarounds", "regular_file", "safe_yaml",
+    "atomic", "cycles", "digest", "errors", "paths", "reframe_workarounds", "regular_file", "safe_yaml",
     "sizes",
     "spack_spec",
     "local_jobs", "poll_clock",     # ReFrame workarounds: import ReFrame, only config/ loads them
