@@ -5,7 +5,8 @@ fixed-limit checks in :mod:`.guards`, the node's load over a run in :mod:`.node_
 baseline's sessions (:mod:`.verdict` with :mod:`.moderation`); reference files keep the
 intervals ReFrame reads (:mod:`.intervals`, written by :mod:`.baselines`) and the
 per-launch samples (:mod:`.baseline_samples`), with the counts that tell a whole file from
-a cut one (:mod:`.baseline_contents`); :mod:`.changepoints` finds steps in
+a cut one (:mod:`.baseline_contents`), and a partition's pooled entry beside its nodes'
+(:mod:`.baseline_pool`); :mod:`.changepoints` finds steps in
 history. :mod:`.repeat_loop` and :mod:`.judge_cli` (``placement judge``) put the same
 judge inside a job, so it must stay importable without ReFrame.
 
@@ -23,7 +24,7 @@ from .verdict import two_modes
 
 __all__ = [
     # modules
-    "baseline_contents", "baseline_samples", "baselines", "changepoints", "guards", "intervals",
+    "baseline_contents", "baseline_pool", "baseline_samples", "baselines", "changepoints", "guards", "intervals",
     "judge_cli", "moderation", "node_load", "node_shift", "peer_cases", "peer_stats", "peers",
     "repeat_loop", "rules", "runreport",
     "session_info", "stats", "verdict",

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..util import PlacementError
-from .baseline_shape import short
+from .baseline_shape import SAMPLES_KEY, short
 
 #: the pooled entry's key at the node level: ``partition batch``
 PREFIX = "partition "
@@ -142,7 +142,6 @@ def in_stead(tree: dict[str, Any], node: str, partition: str) -> dict[str, Any]:
     reduced to their median: the node judged against the pool, where it has no entries of
     its own. One number, as each node of the pool is one: the pool's runs spread as nodes
     do, and a node's median differs from theirs by a node's spread, not a launch's."""
-    from .baseline_samples import SAMPLES_KEY
     pkey = key(partition)
 
     def moved(t: dict[str, Any], samples: bool) -> dict[str, Any]:

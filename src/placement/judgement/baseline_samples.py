@@ -38,7 +38,7 @@ from .intervals import (MEASURABLE, Entry, entries as intervals, measurable, par
                         same_entry, sibling_family, unit_mismatches)
 from .runreport import Case
 
-SAMPLES_KEY = "_samples"
+SAMPLES_KEY = baseline_shape.SAMPLES_KEY
 #: the site's control value (``Test[keys].var``): its change is the node's shift
 #: (:func:`placement.judgement.verdict.judge_run`, ``control``); set by ``placement baseline
 #: control``, kept by ``record``

@@ -15,6 +15,9 @@ from typing import Any
 
 from ..util import PlacementError
 
+#: the key under which a reference file keeps its sessions' launches
+SAMPLES_KEY = "_samples"
+
 #: what a key below a test can be: an index value (ReFrame looks entries up with the
 #: attribute's own value, so numbers stay numbers)
 _KEY_TYPES = (str, int, float, bool)

@@ -31,8 +31,7 @@ from typing import Any
 
 import yaml
 
-from ..util import PlacementError, atomic, regular_file, safe_yaml
-from ..util.cycles import without_cyclic_gc
+from ..util import PlacementError, atomic, cycles, regular_file, safe_yaml
 from . import (baseline_cache, baseline_contents, baseline_pool, baseline_samples, baseline_shape,
                peer_cases)
 from .baseline_shape import cut, short
@@ -305,7 +304,7 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-@without_cyclic_gc
+@cycles.without_cyclic_gc
 def _load(path: Path) -> dict[str, Any]:
     """:func:`load`'s reading and checks, each time it is called."""
     if not os.path.lexists(path):
@@ -565,7 +564,7 @@ def git_commit(cwd: Path | None = None) -> str | None:
         return None
 
 
-@without_cyclic_gc
+@cycles.without_cyclic_gc
 def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | None:
     """Write YAML through a temporary file and a rename; keep the old file as ``.prev``.
 

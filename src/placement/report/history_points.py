@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..judgement import RunReport, baseline_samples, baselines
-from ..util import PlacementError, atomic, regular_file
-from ..util.cycles import without_cyclic_gc
+from ..util import PlacementError, atomic, cycles, regular_file
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def point(r: RunReport, system: str, against: baseline_samples.Against, base_ids
                  medians)
 
 
-@without_cyclic_gc     # thousands of sessions' objects, no cycles: a tenth of the page's time
+@cycles.without_cyclic_gc     # thousands of sessions' objects, no cycles: a tenth of the page's time
 def history(system: str, old: dict, where: str, sessions: Iterable[RunReport],
             kept: tuple[dict[str, Point], dict] = ({}, {})) -> History:
     """Every session of ``sessions`` (read one at a time, none kept) as a point; ``kept``:
