@@ -24,6 +24,12 @@ pytest.importorskip('reframe')
 from placement.util import reframe_workarounds as rw  # noqa: E402
 
 
+def _sigint_default() -> None:
+    """A child's SIGINT as a terminal leaves it: a test started in the background (a CI job,
+    ``make test &``) inherits SIGINT ignored, which would hide what is tested here."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _handler_after_install(start: str, off: bool = False) -> str:
     """The SIGINT handler's name after install(), in a Python whose SIGINT starts as
     ``start`` (``default`` or ``ignored``)."""
@@ -34,7 +40,8 @@ def _handler_after_install(start: str, off: bool = False) -> str:
             'print("ignored" if h is signal.SIG_IGN else h.__name__)\n')
     env = {**os.environ, **({'PLACEMENT_REFRAME_WORKAROUNDS': 'off'} if off else {})}
     return subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
-                          env=env, timeout=120, check=True).stdout.strip()
+                          env=env, timeout=120, check=True,
+                          preexec_fn=_sigint_default).stdout.strip()
 
 
 def test_installed_in_place_of_pythons_handler_on_this_reframe():
@@ -58,7 +65,7 @@ def test_the_first_sigint_interrupts_and_the_ones_after_are_ignored():
     if not rw.INTERRUPT_ONCE.applies():
         pytest.skip('the workaround is not meant for this ReFrame')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
-                         timeout=120).stdout
+                         timeout=120, preexec_fn=_sigint_default).stdout
     assert out.strip() == 'interrupted once'
 
 
@@ -134,7 +141,8 @@ def test_a_second_sigint_during_the_cancel_still_ends_the_job_and_reframe(
                              '--system', 'generic', '-c', str(checks), '--prefix',
                              str(tmp_path / 'rfm'), '-S', f'pidfile={pidfile}', '-r'],
                             cwd=root, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            preexec_fn=_sigint_default)
     job = None
     try:
         _wait_for(pidfile, proc)

@@ -286,7 +286,10 @@ def _capture_and_write(name: str, scheduler: str, args: argparse.Namespace, laun
     atomic.write_text(dest, system_file(name, scheduler, args.partition, launcher, access,
                                         args.host, None))
     xml = capture(name, settings)
+    # a capture that does not parse is named as the capture, not as the stored file; once
+    # parsed, the topology is the one written to topo_dest
     new_topo = topology.from_xml(xml, source=f"the topology captured now for {topo_dest}")
+    new_topo.source = str(topo_dest)
     if topo_dest.exists():
         try:
             old = topology.load(topo_dest)
