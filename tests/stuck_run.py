@@ -12,6 +12,21 @@ from pathlib import Path
 PS_FIELDS = 'pid,ppid,pgid,stat,etime,wchan:24,args'
 
 
+def running(pid: int) -> bool:
+    """Whether ``pid`` still runs: a killed process that init has not reaped yet (a zombie,
+    state ``Z``) has ended."""
+    try:
+        return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
+def sigint_default() -> None:
+    """A child's SIGINT as a terminal's shell leaves it: a suite started in the background
+    (a CI job, ``make test &``) inherits it ignored, and the signal tests would wait in vain."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _carries_tag(pid: int, script_pid: int) -> bool:
     """Whether ``pid`` carries the run tag of the script ``script_pid`` (scripts/acceptance.sh
     puts ``PLACEMENT_ACCEPTANCE_RUN=<its pid>-<stamp>`` in ReFrame's environment, so ReFrame,

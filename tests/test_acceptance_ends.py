@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from held_lock import is_held
-from stuck_run import end_run, run_processes, stuck_report
+from stuck_run import end_run, run_processes, running as _running, stuck_report
+from stuck_run import sigint_default as _sigint_default
 from rate_checks import RATE_CASE
 
 pytestmark = pytest.mark.reframe
@@ -193,15 +194,6 @@ def _ppid(pid: int) -> int:
     return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[1])
 
 
-def _running(pid: int) -> bool:
-    """Whether ``pid`` still runs: a killed process that init has not reaped yet (a zombie,
-    state ``Z``) has ended."""
-    try:
-        return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
-    except OSError:
-        return False
-
-
 def test_a_job_left_by_a_killed_reframe_ends_with_the_run(root, hang):
     """ReFrame killed outright (``timeout -k`` after an ignored interrupt, the OOM killer)
     cancels nothing: the run still ends the processes its jobs started, detached ones too."""
@@ -233,12 +225,6 @@ def test_a_job_left_by_a_killed_reframe_ends_with_the_run(root, hang):
         'ACCEPTANCE generic quick: FAIL reframe exited 137 without a report'), out[-2000:]
     assert not _alive(detached)
     assert not _running(job) or _ppid(job) != 1, 'the job outlived the run'
-
-
-def _sigint_default() -> None:
-    """SIGINT as a terminal's shell leaves it: a suite started in the background inherits it
-    ignored, and bash can then not trap it (the Ctrl-C test would wait in vain)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _start(root: Path, env: dict, checks: Path, prefix: Path, *args: str,

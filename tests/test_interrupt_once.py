@@ -22,12 +22,7 @@ import pytest
 pytest.importorskip('reframe')
 
 from placement.util import reframe_workarounds as rw  # noqa: E402
-
-
-def _sigint_default() -> None:
-    """A child's SIGINT as a terminal leaves it: a test started in the background (a CI job,
-    ``make test &``) inherits SIGINT ignored, which would hide what is tested here."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+from stuck_run import running as _running, sigint_default as _sigint_default  # noqa: E402
 
 
 def _handler_after_install(start: str, off: bool = False) -> str:
@@ -116,13 +111,6 @@ def _wait_for(path: Path, proc: subprocess.Popen, seconds: float = 120) -> None:
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.1)
     raise AssertionError(f'{path} never written')
-
-
-def _running(pid: int) -> bool:
-    try:
-        return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
-    except OSError:
-        return False
 
 
 @pytest.mark.reframe
