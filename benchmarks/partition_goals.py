@@ -271,8 +271,8 @@ def _write_set(target: Path, cond: Condition, stamp: _dt.datetime, loads: list[f
             "condition": cond.name,
             "what": f"{kept} sessions of the node-health family (scripts/acceptance.sh -m "
                     f"quick -s testnodes:batch -- --distribute=all -t nodes) on the live "
-                    f"4-node test cluster: {cond.what}; the 2-core machine shared with "
-                    "other work",
+                    f"4-node test cluster: {cond.what}; on the {os.cpu_count()}-CPU host, its "
+                    "load average before each session in loads",
             "host": "vm", "cpus": os.cpu_count(), "nodes_weighted": True,
             # NPB CG and EP join the family's values where NPB_DIR names their binaries
             "npb": bool(os.environ.get("NPB_DIR")),
