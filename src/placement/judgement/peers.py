@@ -260,12 +260,13 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
     ``rank_level``."""
     while active.sum() >= MIN_NODES:
         d, p = value_tests(m, w, n_launch, active)
-        called = calls(d, p, active, alpha, effect)
+        q = bh_q(p, active)
+        called = called_at(d, q, alpha, effect)
         apart = stand_apart(m[:, rank_cols], active, rank_level)
         named = [(i, slower, pr) for i, slower, pr in apart
                  if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
         if active.sum() >= VALUES_ALONE_MIN_NODES:
-            named += called_alone(calls(d, p, active, alpha / 2, effect),
+            named += called_alone(called_at(d, q, alpha / 2, effect),
                                   np.isfinite(d).sum(1), active, {i for i, _, _ in named},
                                   m[:, rank_cols])
         if not named:
@@ -451,14 +452,25 @@ def calls(d: np.ndarray, p: np.ndarray, rows: np.ndarray, alpha: float, effect: 
           ) -> np.ndarray:
     """+1 (worse) / -1 (better) where a value of a node in ``rows`` is called: BH over those
     nodes x values at ``alpha``, and a change of at least ``effect``; 0 elsewhere."""
-    out = np.zeros(d.shape, int)
+    return called_at(d, bh_q(p, rows), alpha, effect)
+
+
+def bh_q(p: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg q of the values of the nodes in ``rows``; ``nan`` elsewhere.
+    Why apart from :func:`called_at`: a round reads one q-vector at two levels."""
+    q = np.full(p.shape, np.nan)
     judged = np.isfinite(p) & rows[:, None]
-    if not judged.any():
-        return out
-    q = np.ones(d.shape)
-    q[judged] = stats.false_discovery_control(np.clip(p[judged], 0, 1), method="bh")
+    if judged.any():
+        q[judged] = stats.false_discovery_control(np.clip(p[judged], 0, 1), method="bh")
+    return q
+
+
+def called_at(d: np.ndarray, q: np.ndarray, alpha: float, effect: float) -> np.ndarray:
+    """+1 (worse) / -1 (better) where ``q`` is at most ``alpha`` and the change at least
+    ``effect``; 0 elsewhere (a ``nan`` q is never called)."""
+    out = np.zeros(d.shape, int)
     big = np.abs(np.expm1(np.where(np.isfinite(d), d, 0.0))) >= effect
-    hit = judged & (q <= alpha) & big
+    hit = np.isfinite(q) & (np.nan_to_num(q, nan=np.inf) <= alpha) & big
     out[hit & (d > 0)] = 1
     out[hit & (d < 0)] = -1
     return out
