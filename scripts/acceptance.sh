@@ -24,6 +24,9 @@
 #   PLACEMENT_REPORTS (default reports/): where `placement report` writes;
 #   REFRAME (default .venv/bin/reframe, else reframe on PATH); ACCEPTANCE_CONFIRM
 #   (1, the default, or 0: no confirmation session, every first-session failure stands).
+#   An empty ACCEPTANCE_* or REFRAME means its default, as unset does (a schedule's
+#   `VAR=` line); an empty or blank PLACEMENT_* folder is refused (it would name the
+#   current folder).
 #
 # Signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the run as its time box does: ReFrame
 #   is interrupted (it cancels its jobs and writes its report, its last lines still shown

@@ -376,3 +376,15 @@ def test_a_value_with_a_line_break_is_still_one_line(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert "'1\\n2'" in proc.stderr
+
+
+def test_an_empty_acceptance_variable_means_its_default(tmp_path):
+    """A schedule's `ACCEPTANCE_CONFIRM=` line (empty) is the default, as unset is: the run
+    gets past every variable and stops only at the unknown system it was given."""
+    env = {**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "r"), "ACCEPTANCE_CONFIRM": "",
+           "ACCEPTANCE_MAX_SLOWDOWN": "", "ACCEPTANCE_TIME_BOX": "", "REFRAME": ""}
+    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", "-s",
+                           "nosuch"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and "unknown system 'nosuch'" in proc.stderr, proc.stderr
