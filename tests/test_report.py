@@ -335,3 +335,24 @@ def test_a_distributed_run_keeps_each_nodes_npb_table_and_numa_matrix(tmp_path):
     assert numa is not None
     names = [t.title for t in numa.tables]
     assert any("node n1" in t for t in names) and any("node n2" in t for t in names), names
+
+
+def test_placement_reports_moves_the_report_as_it_does_for_acceptance(tmp_path, monkeypatch,
+                                                                      capsys):
+    """Without --output the report went to ./reports whatever PLACEMENT_REPORTS said (only
+    scripts/acceptance.sh read it): a report by hand landed beside the checkout's others."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLACEMENT_REPORTS", str(tmp_path / "elsewhere"))
+    assert cli.main(["report", "--run", str(FIRST), "--no-compare"]) == 0
+    (written,) = (tmp_path / "elsewhere").iterdir()
+    assert (written / "index.html").is_file() and not (tmp_path / "reports").exists()
+    assert capsys.readouterr().out.strip() == str(written)
+
+
+def test_an_empty_placement_reports_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLACEMENT_REPORTS", "")
+    assert cli.main(["report", "--run", str(FIRST), "--no-compare"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "PLACEMENT_REPORTS is empty" in err, err
+    assert list(tmp_path.iterdir()) == []

@@ -15,7 +15,7 @@ import datetime as _dt
 from pathlib import Path
 
 from ..judgement import Case, RunReport, runreport, session_info
-from ..util import PlacementError, regular_file, system_name
+from ..util import PlacementError, regular_file, reports_dir, system_name
 from . import files, folder, history_page, node_history, provenance
 from .document import Report
 from .escape import markdown as md
@@ -128,7 +128,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             from ..util import baseline_dir
             bl = sorted(baseline_dir().glob("*.yaml"))
         out = report_reference(bl, [Path(p) for p in args.seed_csv],
-                               Path(args.output or "reports/reference"))
+                               Path(args.output) if args.output else reports_dir() / "reference")
         print(out)
         return 0
     if args.system:
@@ -146,7 +146,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if not any(ln.startswith("ACCEPTANCE ") for ln in summary):
             raise PlacementError(f"{args.summary} is no acceptance summary: it has no "
                                  "ACCEPTANCE line (what `placement acceptance summary` prints)")
-    out = report_runs(reports, Path(args.output or "reports"), args.system,
+    out = report_runs(reports, Path(args.output) if args.output else reports_dir(), args.system,
                       compare_previous=not args.no_compare, summary=summary)
     print(out)
     return 0
@@ -162,8 +162,8 @@ def register(sub) -> None:
                    help="a run report, 'latest', or an acceptance run's .run list "
                         "(repeatable); runs are pooled")
     p.add_argument("--output", metavar="DIR",
-                   help="parent folder (default reports/; with --reference: the folder, "
-                        "default reports/reference)")
+                   help="parent folder (default $PLACEMENT_REPORTS, else reports/; with "
+                        "--reference: the folder, default reference/ in that one)")
     p.add_argument("--system", help="keep only this system's cases (an error when the runs "
                                     "have none) and name the folder after it")
     p.add_argument("--no-compare", action="store_true",

@@ -7,7 +7,7 @@ below every stage and imports none of them, so any stage can lean on it without 
 
 from .digest import sha256
 from .errors import PlacementError
-from .paths import baseline_dir, baseline_file, repo_root, system_name
+from .paths import baseline_dir, baseline_file, reports_dir, repo_root, system_name
 from .reframe_workarounds import DEPRECATION_FASTPATH, enabled
 from .sizes import size_bytes
 
@@ -19,5 +19,5 @@ __all__ = [
     "local_jobs", "poll_clock",     # ReFrame workarounds: import ReFrame, only config/ loads them
     # names
     "DEPRECATION_FASTPATH", "PlacementError", "baseline_dir", "baseline_file", "enabled",
-    "repo_root", "sha256", "size_bytes", "system_name",
+    "reports_dir", "repo_root", "sha256", "size_bytes", "system_name",
 ]

@@ -45,6 +45,12 @@ def baseline_dir() -> Path:
     return env_path("PLACEMENT_BASELINES") or repo_root() / "config" / "baselines"
 
 
+def reports_dir() -> Path:
+    """Where ``placement report`` writes (``PLACEMENT_REPORTS`` overrides, as it does for
+    scripts/acceptance.sh; else ``reports/`` here)."""
+    return env_path("PLACEMENT_REPORTS") or Path("reports")
+
+
 def baseline_file(system: str) -> Path:
     """A system's reference file (``<system>.yaml``; a partition suffix is dropped)."""
     return baseline_dir() / f"{system.split(':')[0]}.yaml"
