@@ -512,3 +512,54 @@ def test_a_report_folder_written_before_markers_is_taken_as_a_report_s(tmp_path)
                      str(out)]) == 0
     assert not (out / "old.png").exists() and (out / "discussion.md").read_text() == "earlier\n"
     assert (out / "index.html").read_text() != "earlier\n"
+
+
+# -- node history pages: their folder's name is known before a run; never followed ------------
+
+def _node_history_inputs(tmp_path: Path, monkeypatch):
+    """A distributed run recorded per node, as test_peer_acceptance records it."""
+    from test_peer_acceptance import _distributed
+    from placement.judgement import baselines
+    data = _distributed({})
+    for run_ in data["runs"]:
+        for tc in run_["testcases"]:
+            tc["node"] = tc["job_nodelist"][0]
+    rep = runreport.from_data(data, Path("x.json"))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
+    (tmp_path / "baselines").mkdir()
+    baselines.write_atomic(tmp_path / "baselines" / "generic.yaml",
+                           baselines.from_run(rep, "generic"))
+    return rep
+
+
+@pytest.mark.parametrize("plant", ["history", "history/generic-n2"])
+def test_a_link_planted_at_a_node_history_folder_is_never_followed(tmp_path, monkeypatch,
+                                                                   plant):
+    """reports/history/<system>-<node> follows from names anyone knows: a link planted there
+    (or at history/) had the node's page replace the index.html of the link's target."""
+    from placement.report import node_history
+    rep = _node_history_inputs(tmp_path, monkeypatch)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "index.html").write_text("the victim's own\n")
+    reports = tmp_path / "reports"
+    (reports / plant).parent.mkdir(parents=True, exist_ok=True)
+    (reports / plant).symlink_to(victim)
+    with pytest.raises(runreport.PlacementError, match="a symbolic link, never followed") as err:
+        node_history.write("generic", [rep], [], reports)
+    assert f"{reports / plant}: a symbolic link" in str(err.value)
+    assert sorted(p.name for p in victim.iterdir()) == ["index.html"]
+    assert (victim / "index.html").read_text() == "the victim's own\n"
+
+
+def test_a_node_history_folder_written_before_markers_is_replaced(tmp_path, monkeypatch):
+    """A node's page written before node pages left a marker (with its kept points) is
+    taken as a report's, and sealed with a marker once written again."""
+    from placement.report import folder, node_history
+    rep = _node_history_inputs(tmp_path, monkeypatch)
+    pages = node_history.write("generic", [rep], [], tmp_path / "reports")
+    n2 = pages["n2"]
+    (n2 / folder.MARKER).unlink()      # as the pages were left before
+    pages = node_history.write("generic", [rep], [], tmp_path / "reports")
+    assert ".history-points.json" in (n2 / folder.MARKER).read_text()
+    assert "History: generic node n2" in (n2 / "index.html").read_text()

@@ -71,8 +71,10 @@ def written_before(out: Path) -> list[str]:
     return [n for n in names if "/" not in n and n not in (".", "..", MARKER, DISCUSSION)]
 
 
-#: what a report wrote before it left a marker: its pages, tables and figures
+#: what a report wrote before it left a marker: its pages, tables and figures, and the
+#: points a history page keeps beside it (node pages kept them before they left a marker)
 _EARLIER = (".png", ".html", ".md", ".csv")
+_EARLIER_NAMES = (".history-points.json",)
 
 
 def _unmarked_report(out: Path) -> list[str] | None:
@@ -84,7 +86,8 @@ def _unmarked_report(out: Path) -> list[str] | None:
         return []
     names = {p.name for p in entries}
     if not {"index.html", "numbers.csv"} <= names or not all(
-            stat.S_ISREG(os.lstat(p).st_mode) and p.suffix in _EARLIER for p in entries):
+            stat.S_ISREG(os.lstat(p).st_mode)
+            and (p.suffix in _EARLIER or p.name in _EARLIER_NAMES) for p in entries):
         return None
     return sorted(names - {DISCUSSION})
 

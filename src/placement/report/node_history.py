@@ -5,7 +5,9 @@ whole session; on a partition the session's values come from several nodes, and 
 that drifts week after week is hidden among its peers there. So each node gets the
 same page drawn from its own cases alone, judged against its own entries of the
 baseline (``baseline record`` keeps a distributed run per node), in
-``history/<system>-<node>/`` beside the system's.
+``history/<system>-<node>/`` beside the system's. The folder's name follows from the system
+and the node, so anyone can plant a link there before a run: it is claimed as the system's
+page is (:func:`.folder.claimed`), never written through a link below the reports' folder.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from ..judgement import RunReport, baseline_samples, baselines, peer_cases, peers
 from ..util import PlacementError
 from . import files, history_page, history_points
+from .folder import claimed
 from .tables import slug
 
 
@@ -47,11 +50,12 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
     for node in nodes:
         target = reports / "history" / f"{slug(system)}-{slug(node)}"
         only = (of_node(r, node) for r in sessions)     # each read once, none kept
-        target.mkdir(parents=True, exist_ok=True)
-        rep = history_page.build(system, old, str(path), only,
-                                 [of_node(r, node) for r in confirmations], target, report_link,
-                                 history_points.cache_key(f"{system} node {node}", version))
-        rep.title = f"History: {system} node {node}"
-        files.write(rep, target)
+        with claimed(target, reports):      # no link at history/ or below it is followed
+            rep = history_page.build(system, old, str(path), only,
+                                     [of_node(r, node) for r in confirmations], target,
+                                     report_link,
+                                     history_points.cache_key(f"{system} node {node}", version))
+            rep.title = f"History: {system} node {node}"
+            files.write(rep, target)
         out[node] = target
     return out
