@@ -213,6 +213,35 @@ def test_planted_links_are_not_followed(cases, tmp_path):
     assert len(links) == 1 and links[0].is_symlink()         # the planted link is left alone
 
 
+@pytest.mark.parametrize("kind, is_", [("fifo", "a FIFO (named pipe)"),
+                                       ("device", "a character device"),
+                                       ("folder", "a directory")])
+def test_an_output_that_is_no_regular_file_is_left_as_it_is(cases, tmp_path, kind, is_):
+    """PAGESAMPLE_OUTPUT=/dev/null (as root) had the table renamed over the device node:
+    /dev/null became a regular file. A device, FIFO or folder there stays; the program runs
+    and exits as without the sampler, and one line says no table was written."""
+    import stat
+    out = tmp_path / "out.csv"
+    if kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "folder":
+        out.mkdir()
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(out, 0o666 | stat.S_IFCHR, os.makedev(1, 3))      # /dev/null's numbers
+    before = os.lstat(out)
+    proc = run_case(cases, "own_handler", tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("ok own_handler"), proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"pagesample: {out} is {is_}, not a regular file: no table written (name a file in "
+        "PAGESAMPLE_OUTPUT)"]
+    after = os.lstat(out)
+    assert stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode)
+    assert (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+
+
 @pytest.mark.skipif(shutil.which("pin") is None or not os.environ.get("NUMALIZE_TOOL"),
                     reason="numalize is not installed here (needs Intel Pin `pin` on PATH and "
                            "NUMALIZE_TOOL=/path/to/numalize.so): no comparison with the sampler")

@@ -18,7 +18,8 @@
  * by their own mapping). Not tracked: static arrays (.bss), the brk heap, stacks.
  * Threads are numbered in creation order (main 0), as numalize numbers them.
  * At exit the process writes numalize's page CSV (PAGESAMPLE_OUTPUT, default
- * <program>.full.page.csv; %p is the pid) through a temporary file and a rename.
+ * <program>.full.page.csv; %p is the pid) through a temporary file and a rename; a device,
+ * FIFO, socket or folder at that name is left as it is and no table is written.
  *
  *   PAGESAMPLE_PERIOD_US  time between arming rounds (default 10000)
  *   PAGESAMPLE_PAGES      pages armed per round (default 64)
@@ -62,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -490,8 +492,28 @@ static FILE *open_tmp(char *tmp, size_t size) {
     return NULL;
 }
 
+/* The kind of what stands at the output when it is neither absent, a regular file nor a link
+ * (a link is replaced by the rename, never followed); NULL when the table may go there. The
+ * rename would put the table in place of a device node (PAGESAMPLE_OUTPUT=/dev/null, as root,
+ * replaced /dev/null itself), a FIFO or a socket. */
+static const char *not_a_file(void) {
+    struct stat st;
+    if (lstat(output, &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return NULL;
+    if (S_ISDIR(st.st_mode)) return "a directory";
+    if (S_ISCHR(st.st_mode)) return "a character device";
+    if (S_ISBLK(st.st_mode)) return "a block device";
+    if (S_ISFIFO(st.st_mode)) return "a FIFO (named pipe)";
+    return "a socket or other special file";
+}
+
 static void write_csv(void) {
     int threads = threads_seen < max_threads ? threads_seen : (int)max_threads;
+    const char *kind = not_a_file();
+    if (kind) {
+        fprintf(stderr, "pagesample: %s is %s, not a regular file: no table written (name a file in "
+                "PAGESAMPLE_OUTPUT)\n", output, kind);
+        return;
+    }
     char tmp[PATH_MAX + 48];
     FILE *f = open_tmp(tmp, sizeof tmp);
     if (!f) return;
