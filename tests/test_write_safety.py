@@ -349,6 +349,40 @@ def test_site_new_puts_both_files_back_when_the_capture_does_not_parse(tmp_path,
     assert sorted(p.name for p in systems.iterdir()) == ["mine.py", "mine.xml"]
 
 
+@pytest.mark.parametrize("text, says", [
+    ("site_configuration = {\n", "broken.py, line 1: SyntaxError: '{' was never closed"),
+    ("# a system file left half-edited\n", "a system file defines only site_configuration"),
+    ("import nosuchmodule\n", "No module named 'nosuchmodule'"),
+])
+def test_site_new_beside_a_system_file_that_does_not_load_is_one_line(tmp_path, text, says):
+    """Another system's file in the folder that does not load (a syntax error, a file that
+    defines no systems, a missing import) ended `site new` in a traceback."""
+    systems = tmp_path / "systems"
+    systems.mkdir()
+    (systems / "broken.py").write_text(text)
+    proc = _placement("site", "new", "other", "--scheduler", "local", "--no-check",
+                      env={"PLACEMENT_SYSTEMS": str(systems)})
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    _one_line(proc, "the system files do not load (", says, "nothing was written")
+    assert sorted(p.name for p in systems.iterdir()) == ["broken.py"]
+
+
+@pytest.mark.parametrize("name", ["generic", "bulldozer", "xeon-e5620"])
+def test_site_new_in_a_site_folder_never_takes_a_name_the_checkout_defines(tmp_path, name):
+    """With PLACEMENT_SYSTEMS, `site new bulldozer` captured through the checkout's
+    bulldozer system (its Grid Engine queue) and `site new generic` wrote a second catch-all
+    that ReFrame never selects; with --force as without, one line and nothing written."""
+    systems = tmp_path / "systems"
+    systems.mkdir()
+    for force in ((), ("--force",)):
+        proc = _placement("site", "new", name, "--scheduler", "local", "--no-check", *force,
+                          env={"PLACEMENT_SYSTEMS": str(systems)})
+        assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr[-2000:]
+        _one_line(proc, f"system {name!r} is the checkout's own (", "another name",
+                  "nothing was written")
+    assert list(systems.iterdir()) == []
+
+
 # -- temporary files: made exclusively beside their target, never at a name one can plant -----
 
 def test_a_figure_is_never_written_through_a_planted_temporary_name(tmp_path):

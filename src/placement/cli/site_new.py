@@ -193,13 +193,31 @@ def default_access(scheduler: str, partition: str | None) -> list[str]:
             "local": [], "ssh": []}[scheduler]
 
 
+def _load_settings(rconfig, settings: Path):
+    """ReFrame's configuration with every system file; one line when one of them does not
+    load. Loading runs each system file (the site's own folder's too): a syntax error or a
+    file that defines more than its systems ended ``site new`` for another system in a
+    traceback."""
+    try:
+        return rconfig.load_config(str(settings))
+    except Exception as exc:        # noqa: BLE001 - a site's Python file can raise anything
+        if isinstance(exc, SyntaxError):
+            why = f"{exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}"
+        else:
+            why = " ".join(str(exc).split()) or type(exc).__name__
+            why = why if len(why) <= 400 else why[:400] + "..."
+            why = why if type(exc).__name__ in why else f"{type(exc).__name__}: {why}"
+        raise PlacementError(f"the system files do not load ({why}): fix or remove that file "
+                             "first; nothing was written") from None
+
+
 def capture(name: str, settings: Path) -> str:
     """The compute node's hwloc XML, through the new system's partition (ReFrame's job API)."""
     from reframe.core import config as rconfig
     from reframe.core import runtime as rruntime
     from ..testlib import node_topology
 
-    site = rconfig.load_config(str(settings))
+    site = _load_settings(rconfig, settings)
     site.select_subconfig(name)
     rruntime.init_runtime(site)
     part = rruntime.runtime().system.partitions[0]
@@ -269,6 +287,23 @@ def _existing(paths: list[Path], name: str, force: bool) -> dict[Path, tuple[str
                  os.stat(p).st_mode & 0o777) if p in there else None) for p in paths}
 
 
+def _not_the_checkout_s(name: str) -> None:
+    """One line when a site's own folder (``PLACEMENT_SYSTEMS``) would get a system the
+    checkout already defines (config/systems/NAME.py, ``_`` read as ``-``): ReFrame selects
+    the checkout's, so ``site new bulldozer`` captured through the study's Grid Engine queue
+    and ``site new generic`` wrote a second catch-all that no run would use. --force does
+    not change that."""
+    own = _root() / "config" / "systems"
+    if systems_dir().resolve() == own.resolve():
+        return
+    for path in sorted(own.glob("*.py")):
+        if name in (path.stem, path.stem.replace("_", "-")):
+            raise PlacementError(
+                f"system {name!r} is the checkout's own ({path}): one of that name in "
+                f"{systems_dir()} would never be the one ReFrame selects; give the new system "
+                "another name; nothing was written")
+
+
 def _restore(saved: dict[Path, tuple[str, int] | None]) -> None:
     """Put each file back as :func:`_existing` found it (remove one that was not there)."""
     for p, old in saved.items():
@@ -322,6 +357,7 @@ def new(args: argparse.Namespace) -> int:
     dest.parent.mkdir(parents=True, exist_ok=True)
     topo_dest.parent.mkdir(parents=True, exist_ok=True)
     settings = _root() / "config" / "settings.py"
+    _not_the_checkout_s(name)
     saved = _existing([dest, topo_dest], name, args.force)
     print(f"site {name}: {scheduler}"
           + (f" partition {args.partition}" if args.partition else "")
