@@ -114,8 +114,14 @@ case $PWD in *[[:space:]]*)
   bad_usage "the checkout path '$PWD' contains a blank, which ReFrame's job scripts cannot take: move or link the checkout to a path without blanks" ;;
 esac
 
-REFRAME=${REFRAME:-$ROOT/.venv/bin/reframe}
-[ -x "$REFRAME" ] || REFRAME=$(command -v reframe) || { echo "reframe not found (make venv)" >&2; exit 2; }
+# a REFRAME given is used or refused, never swapped for another ReFrame on PATH
+if [ -n "${REFRAME:-}" ]; then
+  [ -f "$REFRAME" ] && [ -x "$REFRAME" ] ||
+    bad_usage "REFRAME '${REFRAME:0:200}' is no executable file: give the path of reframe, or leave it unset for .venv/bin/reframe"
+else
+  REFRAME=$ROOT/.venv/bin/reframe
+  [ -x "$REFRAME" ] || REFRAME=$(command -v reframe) || { echo "reframe not found (make venv)" >&2; exit 2; }
+fi
 "$REFRAME" --version >/dev/null 2>&1 ||
   { echo "acceptance.sh: $REFRAME does not start (a venv made before the checkout moved?): run make setup" >&2; exit 2; }
 PLACEMENT=$(dirname "$REFRAME")/placement

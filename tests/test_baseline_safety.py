@@ -396,3 +396,19 @@ def test_a_reference_in_another_unit_is_incomplete_in_a_run(tmp_path, monkeypatc
     assert (f"NOTE ReportNumaCopy[gnu].copy_0_0: the check reports 'GB/s', its reference in "
             f"{path} is in 's': not judged; give the reference in 'GB/s', or record it again "
             "with --replace") in lines
+
+
+def test_an_empty_baseline_without_a_previous_version_does_not_point_at_one(
+        tmp_path, monkeypatch, capsys):
+    """An empty file said "restore its previous version (....prev)" when none was kept."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    target = tmp_path / "generic.yaml"
+    target.write_text("")
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(AA[3])]) == 2
+    (err,) = capsys.readouterr().err.splitlines()
+    assert err.endswith(f"holds no reference entries (empty, or cut short); remove it (no "
+                        f"previous version {target}.prev is kept); nothing was written"), err
+    target.with_name("generic.yaml.prev").write_text("x: 1\n")
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(AA[3])]) == 2
+    (err,) = capsys.readouterr().err.splitlines()
+    assert f"restore its previous version ({target}.prev) or remove it;" in err, err

@@ -388,3 +388,13 @@ def test_an_empty_acceptance_variable_means_its_default(tmp_path):
                           timeout=120)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.count("\n") == 1 and "unknown system 'nosuch'" in proc.stderr, proc.stderr
+
+
+def test_a_reframe_given_that_does_not_exist_is_refused_not_replaced(tmp_path):
+    """A mistyped REFRAME ran whatever reframe was first on PATH, without a word."""
+    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick"], cwd=ROOT,
+                          env={**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "r"),
+                               "REFRAME": str(tmp_path / "no-such-reframe")},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    assert proc.stderr.count("\n") == 1 and "is no executable file" in proc.stderr, proc.stderr

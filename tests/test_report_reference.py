@@ -90,3 +90,14 @@ def test_committed_reference_is_current():
                 and r["table"].lower().startswith(table) and r["row"] == "CG none"
                 and r["column"] == "64" and r["quantity"] == "time"]
         assert hits == [0.41], (table, hits)
+
+
+def test_an_empty_baselines_folder_is_named_as_it_was_read(tmp_path, monkeypatch, capsys):
+    """The line named config/baselines/ whatever PLACEMENT_BASELINES said."""
+    from placement import cli
+    empty = tmp_path / "none"
+    empty.mkdir()
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(empty))
+    assert cli.main(["report", "--reference", "--output", str(tmp_path / "out")]) == 2
+    (err,) = capsys.readouterr().err.splitlines()
+    assert f"({empty} holds no *.yaml; give --baseline or --seed-csv)" in err, err

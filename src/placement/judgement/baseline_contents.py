@@ -12,6 +12,8 @@ file holding fewer than its counts is refused.
 
 from __future__ import annotations
 
+import os
+
 from typing import Any
 
 from ..util import PlacementError
@@ -65,8 +67,17 @@ def check(data: dict[str, Any], where: str,
 
 
 def _damaged(where: str) -> str:
-    return (f"cut short or edited; restore its previous version ({where}.prev) or move it "
-            "away and record again; nothing was written")
+    return (f"cut short or edited; {restore_hint(where, 'move it away and record again')}; "
+            "nothing was written")
+
+
+def restore_hint(where: str, otherwise: str) -> str:
+    """What to do with a damaged reference file: its previous version where one is kept
+    (``baseline record`` keeps ``<file>.prev``), else ``otherwise``."""
+    prev = f"{where}.prev"
+    if os.path.isfile(prev) and not os.path.islink(prev):
+        return f"restore its previous version ({prev}) or {otherwise}"
+    return f"{otherwise} (no previous version {prev} is kept)"
 
 
 def stamped(data: dict[str, Any], where: str = "reference file") -> dict[str, Any]:

@@ -321,7 +321,7 @@ def _checked(data: Any, where: str) -> dict[str, Any]:
     has passed; the first that fails is one line."""
     if data is None:        # never written so: a file cut before its first key
         raise PlacementError(f"{where}: holds no reference entries (empty, or cut short); "
-                             f"restore its previous version ({where}.prev) or remove it; "
+                             f"{baseline_contents.restore_hint(where, 'remove it')}; "
                              "nothing was written")
     if not isinstance(data, dict):
         raise PlacementError(f"{where}: a reference file must be a mapping of test names")

@@ -15,7 +15,7 @@ import datetime as _dt
 from pathlib import Path
 
 from ..judgement import Case, RunReport, runreport, session_info
-from ..util import PlacementError, regular_file, reports_dir, system_name
+from ..util import PlacementError, baseline_dir, regular_file, reports_dir, system_name
 from . import files, folder, history_page, node_history, provenance
 from .document import Report
 from .escape import markdown as md
@@ -103,8 +103,10 @@ def report_reference(baseline_files: list[Path], seed_files: list[Path], output:
         cases += from_seed_csv(f)
         prov.append(("seed table", str(f)))
     if not cases:
-        raise PlacementError("no baselines or seed tables to render "
-                             "(config/baselines/ is empty; give --baseline or --seed-csv)")
+        where = (f"{baseline_dir()} holds no *.yaml" if not baseline_files and not seed_files
+                 else "the files given hold no entries")
+        raise PlacementError(f"no baselines or seed tables to render ({where}; give "
+                             "--baseline or --seed-csv)")
     with folder.claimed(output) as out:
         return _write_reference(cases, prov, out)
 
@@ -125,7 +127,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.reference:
         bl = [Path(p) for p in args.baseline]
         if not bl and not args.seed_csv:
-            from ..util import baseline_dir
             bl = sorted(baseline_dir().glob("*.yaml"))
         out = report_reference(bl, [Path(p) for p in args.seed_csv],
                                Path(args.output) if args.output else reports_dir() / "reference")
