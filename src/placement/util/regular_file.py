@@ -84,18 +84,33 @@ def read_text(path: Path, what: str, max_bytes: int) -> str:
                              "nothing was read or written") from None
 
 
+#: how much :func:`gunzip` expands at a time
+_GUNZIP_PIECE = 16 * 2**20
+
+
 def gunzip(raw: bytes, path: Path, what: str, max_bytes: int) -> bytes:
     """``raw`` (gzip data) expanded, stopping past ``max_bytes``: a small file of zeros never
     fills the memory before it is refused."""
     inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    # a piece at a time: one call bounded by max_bytes held its output twice (1.2 GB for
+    # a 512 MiB bound) before the refusal
+    pieces, size, rest = [], 0, raw
     try:
-        out = inflate.decompress(raw, max_bytes + 1)
+        while not inflate.eof and size <= max_bytes:
+            piece = inflate.decompress(rest, _GUNZIP_PIECE)
+            rest = inflate.unconsumed_tail
+            if not piece and not rest:
+                break                   # input ended before the stream did
+            pieces.append(piece)
+            size += len(piece)
     except zlib.error:
         raise PlacementError(f"{path}: not a whole gzip file (the {what} is damaged or cut "
                              "short); nothing was read") from None
-    if len(out) > max_bytes:
+    if size > max_bytes:
         raise PlacementError(f"{path}: expands to more than {max_bytes // 2**20} MiB, more "
                              f"than any {what} a run writes; nothing was read")
+    out = b"".join(pieces)
+    del pieces
     if not inflate.eof:
         raise PlacementError(f"{path}: not a whole gzip file (the {what} is cut short); "
                              "nothing was read")
