@@ -213,6 +213,22 @@ def test_a_gzip_run_report_that_expands_without_bound_is_refused_as_it_expands(
     assert "Traceback" not in err and "MemoryError" not in err
 
 
+@pytest.mark.parametrize("piece", [7, 2**24], ids=["many-pieces", "one-piece"])
+def test_a_gzip_run_report_reads_as_the_plain_one(tmp_path, monkeypatch, piece):
+    """Expanded a piece at a time, the text is the whole file's, at any piece size; a cut
+    gzip file is refused, not read short."""
+    from placement.util import regular_file
+    monkeypatch.setattr(regular_file, "_GUNZIP_PIECE", piece)
+    plain = Path(__file__).parent / "fixtures" / "runreports" / "generic-first-run.json"
+    packed = tmp_path / "run-report-x.json.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert runreport.read(packed) == runreport.read(plain)
+    cut = tmp_path / "run-report-cut.json.gz"
+    cut.write_bytes(packed.read_bytes()[:-40])
+    with pytest.raises(runreport.PlacementError, match="not a whole gzip file"):
+        runreport.read(cut)
+
+
 def test_a_run_report_or_run_list_that_is_a_fifo_is_refused_unread(tmp_path):
     fifo = tmp_path / "run-report-x.json"
     os.mkfifo(fifo)
