@@ -163,9 +163,17 @@ sysopt=()
 
 if [ -n "$system" ]; then
   sysname=${system%%:*}
-  "${RFM[@]}" "${sysopt[@]}" --show-config=systems/0/name >/dev/null 2>&1 ||
-    { [ -z "$stop_signal" ] || exit_stopped_or 3    # Ctrl-C ended it: no unknown system
-      bad_usage "unknown system '$system': not in config/settings.py (config/systems/*.py)"; }
+  if ! said=$(RFM_COLORIZE=n "${RFM[@]}" "${sysopt[@]}" --show-config=systems/0/name 2>&1); then
+    [ -z "$stop_signal" ] || exit_stopped_or 3    # Ctrl-C ended it: no unknown system
+    case $said in
+      *"could not find a configuration entry for the requested system"*)
+        bad_usage "unknown system '$system': not in config/settings.py (config/systems/*.py)" ;;
+      *) # the configuration itself did not load (a system file with an error): its last line
+        last=$(printf '%s\n' "$said" | grep -v '^[[:space:]]*$' | tail -n 1)
+        at=$(printf '%s\n' "$said" | sed -n 's/^ *File "\([^"]*\)", line \([0-9]*\).*/\1 line \2/p' | tail -n 1)
+        bad_usage "the configuration does not load (${at:+${at:0:300}: }${last:0:300}): fix that file (config/systems/ or PLACEMENT_SYSTEMS)" ;;
+    esac
+  fi
 else sysname=$("${RFM[@]}" --show-config=systems/0/name 2>/dev/null | tr -d '"[:space:]')
 fi
 sysname=${sysname:-unknown}

@@ -398,3 +398,18 @@ def test_a_reframe_given_that_does_not_exist_is_refused_not_replaced(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
     assert proc.stderr.count("\n") == 1 and "is no executable file" in proc.stderr, proc.stderr
+
+
+def test_a_system_file_that_does_not_load_is_named_not_called_an_unknown_system(tmp_path):
+    """A site's system file with a syntax error made every run say "unknown system"."""
+    systems = tmp_path / "systems"
+    systems.mkdir()
+    (systems / "broken.py").write_text("site_configuration = (\n")
+    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", "-s",
+                           "generic"], cwd=ROOT,
+                          env={**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "r"),
+                               "PLACEMENT_SYSTEMS": str(systems)},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stdout + proc.stderr
+    assert f"the configuration does not load ({systems / 'broken.py'} line " in proc.stderr
+    assert "SyntaxError" in proc.stderr and "unknown system" not in proc.stderr
