@@ -55,3 +55,20 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
         files.write(rep, target)
         out[node] = target
     return out
+
+
+def write_judged(pages: history_page.Pages, nodes: dict[str, history_points.History],
+                 confirmations: Sequence[RunReport], report_link: str = "") -> dict[str, Path]:
+    """Each node's page of its judged sessions (``nodes``: :class:`.history_read.Reading`'s)
+    under ``pages``' reports folder, its points kept there for the next page."""
+    out = {}
+    for node, hist in nodes.items():
+        target = pages.folder(node)
+        target.mkdir(parents=True, exist_ok=True)
+        rep = history_page.page(pages, hist, [of_node(r, node) for r in confirmations],
+                                target, report_link)
+        history_points.write_cache(target / history_points.CACHE, pages.key(node), hist)
+        rep.title = f"History: {pages.system} node {node}"
+        files.write(rep, target)
+        out[node] = target
+    return out
