@@ -110,6 +110,7 @@ def test_reframe_s_periods_give_the_sessions_one_query_gives(tmp_path, monkeypat
     monkeypatch.setattr(stored_windows, "PER_CALL", 1)
     monkeypatch.setattr(stored_windows, "FIRST_S", 5400)
     monkeypatch.setattr(stored_windows, "GROWTH", 10**6)     # 1970 in a call
+    monkeypatch.setattr(stored_windows, "AT_ONCE_BYTES", 0)  # read as a large store
     queries: list[str] = []
     real = previous_run.run_reframe
 
@@ -120,3 +121,44 @@ def test_reframe_s_periods_give_the_sessions_one_query_gives(tmp_path, monkeypat
     got = previous_run.stored_sessions(newest, ROOT)
     assert [r.uuid for r in got] == [r.uuid for r in whole] == [r.uuid for r in runs[:-1]]
     assert len(queries) >= 3 and not any("?" in q for q in queries)
+
+
+def _counted(monkeypatch) -> list[str]:
+    """The stored-session queries the report asks ReFrame for from now on."""
+    queries: list[str] = []
+    real = previous_run.run_reframe
+
+    def counted(cmd, root):
+        queries.extend(a for a in cmd if a.startswith("--describe-stored-sessions"))
+        return real(cmd, root)
+    monkeypatch.setattr(previous_run, "run_reframe", counted)
+    return queries
+
+
+def test_a_small_store_is_described_in_one_call(tmp_path, monkeypatch):
+    # each call is a ReFrame start (0.7 s of CPU); periods back to 1970 would be seven
+    runs = _stored(tmp_path, monkeypatch, 4)
+    queries = _counted(monkeypatch)
+    got = previous_run.stored_sessions(runs[-1], ROOT)
+    assert [r.uuid for r in got] == [r.uuid for r in runs[:-1]]
+    assert len(queries) == 1 and queries[0].split("=", 1)[1].startswith("19700101T")
+    # the report's one reading: its whole runs, and the confirmations since, as before
+    from placement.report import history_read
+    queries.clear()
+    reading = history_read.read(runs[-1], ROOT, None)
+    assert not reading.error and [u for _, u in reading.sessions] == [r.uuid for r in runs[:-1]]
+    assert len(queries) == 2
+
+
+def test_a_large_store_is_described_a_period_at_a_time(tmp_path, monkeypatch):
+    runs = _stored(tmp_path, monkeypatch, 2)
+    database = previous_run.results_database(ROOT)
+    monkeypatch.setattr(stored_windows, "AT_ONCE_BYTES", database.stat().st_size - 1)
+    assert not stored_windows.at_once(database)
+    queries = _counted(monkeypatch)
+    got = previous_run.stored_sessions(runs[-1], ROOT)
+    assert [r.uuid for r in got] == [runs[0].uuid] and len(queries) > 1
+
+
+def test_a_store_not_yet_written_is_small(tmp_path):
+    assert stored_windows.at_once(tmp_path / "results.db")

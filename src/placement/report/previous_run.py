@@ -39,6 +39,13 @@ def reframe_cmd(root: Path) -> list[str] | None:
     return [exe, "-C", str(cfg), "--nocolor", "--table-format=csv"]
 
 
+def results_database(root: Path) -> Path:
+    """ReFrame's results database as the suite's configuration names it
+    (``config/common.py``: ``$PLACEMENT_RESULTS/results.db``, else under ``root``)."""
+    from ..util import paths
+    return (paths.env_path("PLACEMENT_RESULTS") or root / "results") / "results.db"
+
+
 def run_reframe(cmd: list[str], root: Path) -> str:
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root,
                        env={**os.environ, "RFM_COLORIZE": "n"})
@@ -106,7 +113,8 @@ def stored_runs(until: _dt.datetime, systems: set[str],
     def describe(query: str) -> str:
         return run_reframe(base + [f"--describe-stored-sessions={query}"], root)
     end = int(until.timestamp())
-    for period in stored_windows.periods(end, describe):
+    whole = stored_windows.at_once(results_database(root))
+    for period in stored_windows.periods(end, describe, whole=whole):
         yield _reports(period, systems)
 
 
