@@ -162,3 +162,23 @@ def test_a_large_store_is_described_a_period_at_a_time(tmp_path, monkeypatch):
 
 def test_a_store_not_yet_written_is_small(tmp_path):
     assert stored_windows.at_once(tmp_path / "results.db")
+
+
+def test_a_step_too_small_to_report_is_given_up_before_its_shuffles(monkeypatch):
+    # 999 shuffles of every session, thrown away when the step moved the median too little
+    rng = random.Random(5)
+    ids = [f"s{i}" for i in range(400)]
+    tiny = [rng.uniform(1, 1.01) * (1.001 if i >= 200 else 1) for i in range(400)]
+    big = [rng.uniform(1, 1.01) * (1.5 if i >= 200 else 1) for i in range(400)]
+    calls = []
+    real = changepoints.best_split
+
+    def counted(series, *args):
+        calls.append(len(series))
+        return real(series, *args)
+    monkeypatch.setattr(changepoints, "best_split", counted)
+    assert changepoints.step_of_medians(ids, tiny) is None and len(calls) == 1
+    assert changepoints.step_of_medians(ids, tiny, candidates=True) is not None
+    calls.clear()
+    step = changepoints.step_of_medians(ids, big)
+    assert step is not None and step.index == 200 and len(calls) > 1

@@ -107,6 +107,12 @@ def step_of_medians(sessions: Sequence[str], medians: Sequence[float],
         return None
     logs = np.log(medians)
     (k,), (share,) = best_split(logs)
+    ratio = math.exp(float(logs[k:].mean() - logs[:k].mean()))
+    if not candidates and abs(ratio - 1) < min_effect:
+        # too small a step to report whatever its p: its shuffles (999 of every session)
+        # would only be thrown away; each series has a generator of its own, so no other
+        # series' shuffles change
+        return None
     rng = np.random.default_rng(seed)
     # the shuffles in blocks of at most SHUFFLED_VALUES values (the same shuffles in the same
     # order): ten thousand sessions would otherwise hold 999 x 10,000 and its sums at once
@@ -116,7 +122,6 @@ def step_of_medians(sessions: Sequence[str], medians: Sequence[float],
                              for _ in range(min(block, PERMUTATIONS - i))]))[1]
         for i in range(0, PERMUTATIONS, block)])
     p = (1 + int(np.sum(shares >= share - 1e-12))) / (PERMUTATIONS + 1)
-    ratio = math.exp(float(logs[k:].mean() - logs[:k].mean()))
     s = Step(int(k), kept[k], ratio, p, higher_is_better, (int(k), len(kept) - int(k)))
     if candidates:
         return s

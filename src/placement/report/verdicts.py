@@ -154,12 +154,14 @@ def session_medians(r: RunReport) -> dict[tuple, tuple[float, bool]]:
     the session."""
     out = {}
     for c in r.cases:
+        label = None
         for var in c.primary_vars():
             hib = baseline_samples.higher_is_better(var, c.perf[var].unit)
             runs = c.launches.get(var)
             if hib is None or not runs:
                 continue
-            out[(c.key, c.test, c.label(), var)] = (_median(runs), hib)
+            label = c.label() if label is None else label     # once a case
+            out[(c.key, c.test, label, var)] = (_median(runs), hib)
     return out
 
 
