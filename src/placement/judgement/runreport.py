@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..util import PlacementError, regular_file
+from ..util import PlacementError, once, regular_file
 from . import session_info
 from .stats import Summary, number, summarize
 
@@ -114,7 +114,7 @@ class Case:
         report's per-system tables are keyed by, so one node's numbers never hide another's."""
         return f"{self.sysenv} node {self.node}" if self.node else self.sysenv
 
-    @functools.cached_property
+    @once
     def key(self) -> tuple:
         """Identity across runs: same test, parameters, system, partition and environment
         (taken once: a case's identity is never changed once read, and merging reruns, the

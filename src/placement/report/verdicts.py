@@ -168,7 +168,7 @@ def session_medians(r: RunReport) -> dict[tuple, tuple[float, bool]]:
 def _median(runs: list[float]) -> float:
     """numpy's median of the launches (the step search's), at Python's cost where every
     launch is finite: both take the middle value, or the two middle ones' sum halved."""
-    if all(math.isfinite(x) for x in runs):
+    if all(map(math.isfinite, runs)):
         return statistics.median(runs)
     return float(np.median(runs))
 
