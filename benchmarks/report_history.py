@@ -8,10 +8,12 @@ This stores the history page benchmark's sessions (real A/A run reports spread o
 a NODE session with its confirmation, a step) in a results database with ReFrame's own
 storage code, records the baseline of the first five, and times ``placement report --run``
 of the newest session in a fresh process: its own CPU time and peak memory and the CPU of
-the ReFrame processes it starts; and ReFrame describing every stored session once, alone
-(its CPU, peak memory and output). Targets:
-under 60 s of CPU time and 2048 MB at 10,000 sessions (the process's own and ReFrame's
-each); exits 1 when either misses. The storing is not counted.
+the ReFrame processes it starts (their CPU, and the peak of the largest: what the report
+asks ReFrame for, a period of sessions at a time); and, for scale only, ReFrame describing
+every stored session at once, alone (its CPU, peak memory and output: what the report
+asked for before it read a period at a time). Targets: under 60 s of CPU time and
+2048 MB at 10,000 sessions (the process's own and its ReFrame processes' each); exits 1
+when either misses. The storing is not counted.
 
     python benchmarks/report_history.py [--sessions 10000] [--results DIR]
 
@@ -76,7 +78,8 @@ rc = cli.main(sys.argv[1:])
 me, ch = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
 print(json.dumps({"rc": rc, "wall_s": time.perf_counter() - t,
                   "cpu_s": me.ru_utime + me.ru_stime, "peak_mb": me.ru_maxrss / 1024,
-                  "reframe_cpu_s": ch.ru_utime + ch.ru_stime}))
+                  "reframe_cpu_s": ch.ru_utime + ch.ru_stime,
+                  "reframe_peak_mb": ch.ru_maxrss / 1024}))
 """
 
 #: one ReFrame call describing every stored session, from a process of its own that holds
@@ -136,29 +139,33 @@ def describe(results: Path) -> dict:
 
 
 def met(r: dict) -> bool:
-    """Within the targets, the process's own and ReFrame's each, and the page written."""
+    """Within the targets, the process's own and its ReFrame processes' each, and the page
+    written (the description of every session at once is no part of it: the report no
+    longer asks for one)."""
     return (r["rc"] == 0 and r["history_page"] and r["cpu_s"] < TARGET_S
             and r["peak_mb"] < TARGET_MB and r["reframe_cpu_s"] < TARGET_S
-            and r["describe_peak_mb"] < TARGET_MB)
+            and r["reframe_peak_mb"] < TARGET_MB)
 
 
 def page_block(r: dict) -> str:
     """The reference page's lines, generated from the results JSON."""
     return "\n".join([
         BEGIN,
-        "| stored sessions | placement: CPU s / wall s / peak MB | its ReFrame calls: CPU s | "
-        "one ReFrame description of every session: CPU s / peak MB / output MB | "
-        "history page written | target met |",
+        "| stored sessions | placement: CPU s / wall s / peak MB | its ReFrame calls: CPU s "
+        "/ peak MB | for scale: one ReFrame description of every session: CPU s / peak MB / "
+        "output MB | history page written | target met |",
         "|---:|---:|---:|---:|---|---|",
         f"| {r['sessions']:,} | {r['cpu_s']:.1f} / {r['wall_s']:.1f} / {r['peak_mb']:.0f} | "
-        f"{r['reframe_cpu_s']:.1f} | {r['describe_cpu_s']:.1f} / {r['describe_peak_mb']:.0f} "
+        f"{r['reframe_cpu_s']:.1f} / {r['reframe_peak_mb']:.0f} | {r['describe_cpu_s']:.1f} / {r['describe_peak_mb']:.0f} "
         f"/ {r['describe_out_mb']:.0f} | {'yes' if r['history_page'] else 'no'} | "
         f"{'yes' if r['met'] else '**no**'} |",
         "",
         f"Target: under {TARGET_S:.0f} s of CPU and {TARGET_MB} MB, the process's own and "
-        "ReFrame's each; one fresh process, the page built from nothing (no points kept). "
-        "ReFrame's peak is read from one description run alone: a process it starts is "
-        "read as at least its parent's size.",
+        "its ReFrame processes' each; one fresh process, the page built from nothing (no "
+        "points kept). The ReFrame processes' peak is the largest of those the report "
+        "started, read from above: a process is read as at least its parent's size where "
+        "it was started. The description of every session at once is for scale, no target: "
+        "the report asks for a period of sessions at a time.",
         END])
 
 

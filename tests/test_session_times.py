@@ -209,8 +209,8 @@ def test_the_previous_run_is_of_the_same_system_by_session_time(tmp_path, monkey
 
 def test_a_report_reads_the_stored_sessions_once(tmp_path, monkeypatch):
     """The comparison with the previous run and the history read the same stored whole
-    runs: ReFrame describes them once for a report (each reading is every stored session's
-    JSON, gigabytes for ten thousand sessions), and the previous run is still found."""
+    runs: ReFrame describes each once for a report (every stored session's JSON is
+    gigabytes for ten thousand sessions), and the previous run is still found."""
     if not (Path(sys.executable).parent / "reframe").exists():
         pytest.skip("ReFrame is not installed (make venv): its results storage is the input")
     from placement.report import cli as report_cli
@@ -221,17 +221,18 @@ def test_a_report_reads_the_stored_sessions_once(tmp_path, monkeypatch):
     _store(reports, results)
     monkeypatch.setenv("PLACEMENT_RESULTS", str(results))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
-    queries: list[str] = []
+    described: list[str] = []
     real = previous_run.run_reframe
 
     def counted(cmd, root):
-        queries.extend(a for a in cmd if a.startswith("--describe-stored-sessions"))
-        return real(cmd, root)
+        out = real(cmd, root)
+        if any(a.startswith("--describe-stored-sessions") for a in cmd):
+            described.extend(d["session_info"]["uuid"] for d in json.loads(out or "[]"))
+        return out
     monkeypatch.setattr(previous_run, "run_reframe", counted)
     out = report_cli.report_runs([runreport.load(reports[-1])], tmp_path / "reports", None)
-    whole = [q for q in queries if "!=" in q]
-    assert len(whole) == 1, queries
     first = json.loads(reports[0].read_text())["session_info"]["uuid"]
+    assert described == [first], described      # the run itself ends the stored periods
     assert f"Previous run: session {first[:8]}" in (out / "README.md").read_text()
 
 
@@ -268,3 +269,34 @@ def test_an_acceptance_runs_session_filter_takes_only_uuids(tmp_path):
     proc = _placement("acceptance", "sessions", str(bad), results=tmp_path, cwd=ROOT)
     assert proc.returncode == 2 and "is not a UUID" in proc.stderr
     assert not marker.exists()
+
+
+def test_a_report_reads_its_baseline_once(tmp_path, monkeypatch):
+    """The verdicts, the history page and its points judge against one reference file:
+    a report reads and checks it once (seconds each at 100k entries), not once for each."""
+    if not (Path(sys.executable).parent / "reframe").exists():
+        pytest.skip("ReFrame is not installed (make venv): its results storage is the input")
+    from placement.judgement import baselines
+    from placement.report import cli as report_cli
+    results = tmp_path / "results"
+    results.mkdir()
+    reports = [_report(tmp_path, f"r{i}.json", start) for i, start in
+               enumerate(("20261123T100000+0000", "20261123T110000+0000"))]
+    _store(reports, results)
+    where = tmp_path / "baselines"
+    proc = _placement("baseline", "record", "--system", "generic", "--baselines",
+                      str(where / "generic.yaml"), "--from", str(reports[0]),
+                      results=results, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    monkeypatch.setenv("PLACEMENT_RESULTS", str(results))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(where))
+    read: list[Path] = []
+    real = baselines._load
+
+    def counted(path):
+        read.append(path)
+        return real(path)
+    monkeypatch.setattr(baselines, "_load", counted)
+    out = report_cli.report_runs([runreport.load(reports[-1])], tmp_path / "reports", None)
+    assert (out.parent / "history" / "generic" / "index.html").is_file()
+    assert read == [where / "generic.yaml"], read

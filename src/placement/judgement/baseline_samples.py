@@ -26,6 +26,7 @@ hand) still works: its cases get ReFrame's interval check only.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
@@ -50,13 +51,16 @@ _EXTREME = re.compile(r"(^|_)(max|min|maximum|minimum)($|_)")
 
 
 
+@functools.lru_cache(maxsize=4096)
 def is_extreme(var: str) -> bool:
     """The maximum or minimum of a run's iterations: one outlier moves it, never referenced."""
     return bool(_EXTREME.search(var))
 
 
+@functools.lru_cache(maxsize=4096)
 def higher_is_better(var: str, unit: str | None) -> bool | None:
-    """True for a rate, False for a time, None for what is not worth judging."""
+    """True for a rate, False for a time, None for what is not worth judging (kept per
+    name and unit: asked of every value of thousands of stored sessions)."""
     if is_extreme(var):
         return None
     u = (unit or "").strip()

@@ -86,14 +86,33 @@ def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_bet
     """
     if len(sessions) != len(runs):
         raise ValueError("one list of runs per session")
-    kept = [(s, list(r)) for s, r in zip(sessions, runs) if len(r)]
-    if len(kept) < 2 * MIN_SESSIONS:
+    kept = [(s, r) for s, r in zip(sessions, runs) if len(r)]
+    return step_of_medians([s for s, _ in kept], [np.median(r) for _, r in kept],
+                           higher_is_better, alpha, min_effect, candidates, seed)
+
+
+def step_of_medians(sessions: Sequence[str], medians: Sequence[float],
+                    higher_is_better: bool = False, alpha: float = ALPHA,
+                    min_effect: float = verdict.MIN_EFFECT, candidates: bool = False,
+                    seed: int = 0) -> Step | None:
+    """:func:`step` of sessions given as their launches' medians (each session's median
+    taken once where it is read: ten thousand sessions' launches need not be held)."""
+    if len(sessions) != len(medians):
+        raise ValueError("one median per session")
+    if len(sessions) < 2 * MIN_SESSIONS:
         return None
-    medians = np.array([np.median(r) for _, r in kept], dtype=float)
+    kept = list(sessions)
+    medians = np.array(medians, dtype=float)
     if np.any(medians <= 0) or np.ptp(medians) == 0:
         return None
     logs = np.log(medians)
     (k,), (share,) = best_split(logs)
+    ratio = math.exp(float(logs[k:].mean() - logs[:k].mean()))
+    if not candidates and abs(ratio - 1) < min_effect:
+        # too small a step to report whatever its p: its shuffles (999 of every session)
+        # would only be thrown away; each series has a generator of its own, so no other
+        # series' shuffles change
+        return None
     rng = np.random.default_rng(seed)
     # the shuffles in blocks of at most SHUFFLED_VALUES values (the same shuffles in the same
     # order): ten thousand sessions would otherwise hold 999 x 10,000 and its sums at once
@@ -103,8 +122,7 @@ def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_bet
                              for _ in range(min(block, PERMUTATIONS - i))]))[1]
         for i in range(0, PERMUTATIONS, block)])
     p = (1 + int(np.sum(shares >= share - 1e-12))) / (PERMUTATIONS + 1)
-    ratio = math.exp(float(logs[k:].mean() - logs[:k].mean()))
-    s = Step(int(k), kept[k][0], ratio, p, higher_is_better, (int(k), len(kept) - int(k)))
+    s = Step(int(k), kept[k], ratio, p, higher_is_better, (int(k), len(kept) - int(k)))
     if candidates:
         return s
     if p > alpha or abs(ratio - 1) < min_effect:

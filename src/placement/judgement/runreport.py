@@ -21,6 +21,7 @@ a test variable ``perf_samples`` (``{var: [values]}``), perfvars named
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import os
 import re
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..util import PlacementError, regular_file
+from ..util import PlacementError, once, regular_file
 from . import session_info
 from .stats import Summary, number, summarize
 
@@ -59,8 +60,11 @@ _SAMPLE_VAR = re.compile(r"^(?P<base>.+?)_(?:run|rep)(?P<i>\d+)$")
 _SPREAD_VAR = re.compile(r"(^|_)(stddev|std|sd|cv|ci|min|max|n|nrep|repeats)$")
 
 
+@functools.lru_cache(maxsize=4096)
 def is_primary_var(name: str) -> bool:
-    """A perfvar that is a measurement of its own, not a per-run copy or another's spread."""
+    """A perfvar that is a measurement of its own, not a per-run copy or another's spread
+    (kept per name: a report asks it of every value of ten thousand stored sessions, which
+    name a few dozen)."""
     return not _SAMPLE_VAR.match(name) and not _SPREAD_VAR.search(name)
 
 
@@ -110,9 +114,11 @@ class Case:
         report's per-system tables are keyed by, so one node's numbers never hide another's."""
         return f"{self.sysenv} node {self.node}" if self.node else self.sysenv
 
-    @property
+    @once
     def key(self) -> tuple:
-        """Identity across runs: same test, parameters, system, partition and environment."""
+        """Identity across runs: same test, parameters, system, partition and environment
+        (taken once: a case's identity is never changed once read, and merging reruns, the
+        step table and the baselines each ask it)."""
         return (self.test, tuple(sorted((k, str(v)) for k, v in self.params.items())),
                 self.system, self.partition, self.environ)
 

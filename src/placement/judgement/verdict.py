@@ -84,7 +84,6 @@ rounding error no number of sessions removes (:func:`resolution`).
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -93,6 +92,7 @@ from typing import TypeVar
 import numpy as np
 from scipy import stats
 
+from ..util import once
 from . import moderation, node_shift
 from .intervals import entry_name
 from .moderation import Prior
@@ -178,7 +178,7 @@ class Series:
     #: against one baseline (a history page): None prepares them here
     baseline: BaselineSessions | None = field(default=None, compare=False, repr=False)
 
-    @functools.cached_property
+    @once
     def prepared(self) -> _Value:
         """Its launches on the log scale, signed (:func:`_prepare`), taken once: a series
         is read, never changed, and one judged in many runs (the lone changes of the
@@ -351,14 +351,14 @@ class _Value:
     def k(self) -> int:
         return len(self.medians)
 
-    @functools.cached_property
+    @once
     def w(self) -> float:
         """Pooled variance of launches within a session, the new ones with the baseline's:
         taken when read, as a node's line alone (a history's sessions) never reads it."""
         ss = self.base_ss + float(((self.new - self.new.mean()) ** 2).sum())
         return ss / self.dfw if self.dfw else 0.0
 
-    @functools.cached_property
+    @once
     def a(self) -> float:
         """The new launches' median (read for every value in several steps: taken once).
         Sorted in Python: a handful of launches, for which NumPy's median costs ten times

@@ -14,15 +14,14 @@ import argparse
 import datetime as _dt
 from pathlib import Path
 
-from ..judgement import Case, RunReport, runreport, session_info
+from ..judgement import Case, RunReport, baselines, runreport, session_info
 from ..util import PlacementError, baseline_dir, regular_file, reports_dir, system_name
-from . import files, folder, history_page, node_history, provenance
+from . import files, folder, history_page, history_read, node_history, provenance
 from .document import Report
 from .escape import markdown as md
 from .previous_run import compare
 from .sections import build, npb_sections
 from .tables import Numbers, Table
-from .verdicts import history_table
 
 
 def _root() -> Path:
@@ -56,13 +55,23 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
 
 def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: RunReport,
                 out: Path, compare_previous: bool, summary: list[str] | None = None) -> Path:
+    # the system's reference file read once for the verdicts, the history and its pages
+    with baselines.read_once():
+        return _write_read_once(reports, cases, name, newest, out, compare_previous, summary)
+
+
+def _write_read_once(reports: list[RunReport], cases: list[Case], name: str,
+                     newest: RunReport, out: Path, compare_previous: bool,
+                     summary: list[str] | None) -> Path:
     root = _root()
     table, note, scratch = None, "", Numbers()
     hist, link = None, ""
     if compare_previous:
-        stored = history_page.read(newest, root)    # once: the comparison and the history
-        table, note = compare(newest, root, scratch, None if stored[2] else stored[0])
-        hist, link = _history(stored, scratch, name, out)
+        # once: the comparison, the step table and the history pages
+        pages = _pages(name, out)
+        stored = history_read.read(newest, root, pages)
+        table, note = compare(newest, root, scratch, None if stored.error else stored.sessions)
+        hist, link = _history(stored, pages, scratch, out)
     notes = out / folder.DISCUSSION
     rep = build(f"Placement report: {name}",
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
@@ -75,21 +84,25 @@ def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: 
     return out
 
 
-def _history(stored: tuple[list[RunReport], list[RunReport], str], numbers: Numbers,
-             system: str, out: Path) -> tuple[tuple[Table | None, str], str]:
+def _pages(system: str, out: Path) -> history_page.Pages | None:
+    """The history pages of a report's system (one per system: a pooled report has none)."""
+    return None if "+" in system else history_page.Pages.of(system, out.parent)
+
+
+def _history(stored: history_read.Reading, pages: history_page.Pages | None, numbers: Numbers,
+             out: Path) -> tuple[tuple[Table | None, str], str]:
     """The step changes over ReFrame's stored sessions of this host (``stored``:
-    :func:`.history_page.read`), and the link to the system's history page (written beside
+    :func:`.history_read.read`), and the link to the system's history page (written beside
     the report; "" when there is none)."""
-    sessions, confirmations, error = stored
-    if error:
-        return (None, f"History: {md(error)}."), ""
-    if "+" in system:       # one page per system: a pooled report links none
-        return history_table(sessions, numbers), ""
-    where = history_page.folder(system)
-    page = history_page.write(system, sessions, confirmations, out.parent / where,
-                              f"../../{out.name}/index.html")
-    node_history.write(system, sessions, confirmations, out.parent, f"../../{out.name}/index.html")
-    return history_table(sessions, numbers), (f"../{where.as_posix()}/index.html" if page else "")
+    if stored.error:
+        return (None, f"History: {md(stored.error)}."), ""
+    if pages is None or stored.history is None:
+        return stored.steps.table(numbers), ""
+    back = f"../../{out.name}/index.html"
+    history_page.write_judged(pages, stored.history, stored.confirmations, pages.folder(), back)
+    node_history.write_judged(pages, stored.nodes, stored.confirmations, back)
+    where = history_page.folder(pages.system)
+    return stored.steps.table(numbers), f"../{where.as_posix()}/index.html"
 
 
 def report_reference(baseline_files: list[Path], seed_files: list[Path], output: Path) -> Path:

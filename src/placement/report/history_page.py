@@ -16,11 +16,11 @@ page keeps its sessions' points, so the next run's page judges that run alone.
 from __future__ import annotations
 
 import statistics
-import subprocess
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..judgement import (CONFIRMATION_EXTRA, RunReport, baseline_samples, baselines,
+from ..judgement import (RunReport, baseline_samples, baselines,
                          entry_name, verdict)
 from ..util import PlacementError
 from . import files, history_bins, history_points, plots
@@ -28,7 +28,6 @@ from .document import Report, Section
 from .folder import claimed
 from .history_points import Point
 from .numbers_csv import CSV_NAME
-from .previous_run import sessions_of, stored_sessions
 from .tables import Numbers, Table, slug
 
 #: the figure's file in the history folder
@@ -45,23 +44,46 @@ def folder(system: str) -> Path:
     return Path("history") / slug(system)
 
 
-def confirmation_sessions(report: RunReport, root: Path) -> list[RunReport]:
-    """The confirmation sessions of this run's system (the whole runs' query leaves them
-    out: :func:`.previous_run.sessions_query`), up to now: this run's own starts after it
-    ends."""
-    key, value = CONFIRMATION_EXTRA
-    return sessions_of(f"19700101T0000+0000:now?locals().get({key!r}) == {value!r}",
-                       set(report.systems), root)
+@dataclass(frozen=True)
+class Pages:
+    """A system's history pages that stored sessions are judged for: the system's
+    baseline (read once for all of them) and the reports' folder the pages go under."""
 
+    system: str
+    old: dict
+    where: str
+    version: str
+    reports: Path
 
-def read(report: RunReport, root: Path) -> tuple[list[RunReport], list[RunReport], str]:
-    """The whole runs and the confirmation sessions of this host from ReFrame's storage,
-    and "" or why they could not be read."""
-    try:
-        return stored_sessions(report, root), confirmation_sessions(report, root), ""
-    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError,
-            PlacementError) as exc:
-        return [], [], f"ReFrame's stored sessions could not be read ({exc})"
+    @classmethod
+    def of(cls, system: str, reports: Path) -> Pages | None:
+        """``system``'s pages under ``reports``; None when it has no baseline with stored
+        sessions to judge against (or one that is refused: the run's summary says why)."""
+        from ..util import baseline_file
+        path = baseline_file(system)
+        try:
+            old = baselines.load(path)
+        except PlacementError:
+            return None
+        if not old or not baseline_samples.entries(old, str(path)):
+            return None
+        return cls(system, old, str(path), baselines.version(path), reports)
+
+    def folder(self, node: str | None = None) -> Path:
+        """The system's page's folder, or ``node``'s page's beside it."""
+        if node is None:
+            return self.reports / folder(self.system)
+        return self.reports / "history" / f"{slug(self.system)}-{slug(node)}"
+
+    def key(self, node: str | None = None) -> str:
+        """What the page's kept points depend on (:func:`.history_points.cache_key`)."""
+        name = self.system if node is None else f"{self.system} node {node}"
+        return history_points.cache_key(name, self.version)
+
+    def judge(self, node: str | None = None) -> history_points.Judge:
+        """The page's judge, with the points it kept (read before its folder is emptied)."""
+        return history_points.Judge(self.system, self.old, self.where,
+                                    kept(self.folder(node), self.key(node)))
 
 
 def build(system: str, old: dict, where: str, sessions: Iterable[RunReport],
@@ -96,6 +118,12 @@ def _page(system: str, old: dict, where: str, hist: history_points.History,
     rep.sections += [sec, Section("steps", "Step changes", "", [_steps_table(found, note)]),
                      Section("session-list", "Sessions", "", [_table(pts, conf, rep.numbers)])]
     return rep
+
+
+def page(pages: Pages, hist: history_points.History, confirmations: Iterable[RunReport],
+         out: Path, report_link: str = "") -> Report:
+    """The page of ``hist``, its sessions judged for ``pages`` (its figure drawn in ``out``)."""
+    return _page(pages.system, pages.old, pages.where, hist, confirmations, out, report_link)
 
 
 def kept(out: Path, key: str) -> tuple[dict, dict]:
@@ -206,19 +234,21 @@ def write(system: str, sessions: Iterable[RunReport], confirmations: Iterable[Ru
           out: Path, report_link: str = "") -> Path | None:
     """The history page of ``system`` in ``out`` (its files replaced), or None when the
     system has no baseline with stored sessions to judge against (or one that is refused)."""
-    from ..util import baseline_file
-    path = baseline_file(system)
-    try:
-        old = baselines.load(path)
-    except PlacementError:
-        return None     # a refused baseline judges nothing: the run's summary says why
-    if not old or not baseline_samples.entries(old, str(path)):
+    pages = Pages.of(system, out.parent.parent)
+    if pages is None:
         return None
-    key = history_points.cache_key(system, baselines.version(path))
-    before = kept(out, key)     # before the folder is emptied of what the page wrote
+    hist = history_points.history(system, pages.old, pages.where, sessions,
+                                  kept(out, pages.key()))
+    return write_judged(pages, hist, confirmations, out, report_link)
+
+
+def write_judged(pages: Pages, hist: history_points.History,
+                 confirmations: Iterable[RunReport], out: Path, report_link: str = "") -> Path:
+    """The page of ``hist`` (its sessions judged for ``pages``) in ``out``, its files
+    replaced, its points kept there for the next page."""
     # the reports' folder is the caller's; no link below it (history/, the page's own) is followed
     with claimed(out, out.parent.parent):
-        hist = history_points.history(system, old, str(path), sessions, before)
-        files.write(_page(system, old, str(path), hist, confirmations, out, report_link), out)
-        history_points.write_cache(out / history_points.CACHE, key, hist)
+        files.write(_page(pages.system, pages.old, pages.where, hist, confirmations, out,
+                          report_link), out)
+        history_points.write_cache(out / history_points.CACHE, pages.key(), hist)
     return out

@@ -82,22 +82,46 @@ def point(r: RunReport, system: str, against: baseline_samples.Against, base_ids
                  medians)
 
 
+class Judge:
+    """Each session of one page as its point: the kept one (the same uuid and start), else
+    judged against the baseline (read once for all of them)."""
+
+    def __init__(self, system: str, old: dict, where: str,
+                 kept: tuple[dict[str, Point], dict] = ({}, {})) -> None:
+        self.system, self.kept = system, kept
+        self.against = baseline_samples.Against(old, where)
+        self.base_ids = {i for s in self.against.stored.values() for i, _ in s.sessions if i}
+
+    def __call__(self, r: RunReport) -> tuple[Point, dict]:
+        """``r``'s point and the units it names (none for a kept point)."""
+        p = self.kept[0].get(r.uuid)
+        if p is not None and p.when == when(r):
+            return p, {}
+        units: dict = {}
+        return point(r, self.system, self.against, self.base_ids, units), units
+
+
+def assemble(judged: Iterable[tuple[Point, dict]], kept_units: dict) -> History:
+    """The history of the points :class:`Judge` gave, in the sessions' order (a value's
+    unit: the newest session's that names one, the later of two at one time)."""
+    units, pts = dict(kept_units), []
+    for p, named in judged:
+        pts.append(p)
+        for e, (at, unit) in named.items():
+            if e not in units or units[e][0] <= at:
+                units[e] = (at, unit)
+    return History(sorted(pts, key=lambda p: p.when), {e: u for e, (_, u) in units.items()},
+                   units)
+
+
 @cycles.without_cyclic_gc     # thousands of sessions' objects, no cycles: a tenth of the page's time
 def history(system: str, old: dict, where: str, sessions: Iterable[RunReport],
             kept: tuple[dict[str, Point], dict] = ({}, {})) -> History:
     """Every session of ``sessions`` (read one at a time, none kept) as a point; ``kept``:
     the points and units a page kept (:func:`read_cache`), used for the sessions they are
     of (the same uuid and start) instead of judging them again."""
-    against = baseline_samples.Against(old, where)
-    base_ids = {i for s in against.stored.values() for i, _ in s.sessions if i}
-    done, units = kept[0], dict(kept[1])
-    pts = []
-    for r in sessions:
-        p = done.get(r.uuid)
-        pts.append(p if p is not None and p.when == when(r) else
-                   point(r, system, against, base_ids, units))
-    return History(sorted(pts, key=lambda p: p.when), {e: u for e, (_, u) in units.items()},
-                   units)
+    judge = Judge(system, old, where, kept)
+    return assemble((judge(r) for r in sessions), kept[1])
 
 
 # -- the points kept for the next page ------------------------------------------------------

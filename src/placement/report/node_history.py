@@ -15,11 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..judgement import RunReport, baseline_samples, baselines, peer_cases, peers
-from ..util import PlacementError
+from ..judgement import RunReport, peer_cases, peers
 from . import files, history_page, history_points
 from .folder import claimed
-from .tables import slug
 
 
 def nodes_of(sessions: Sequence[RunReport]) -> list[str]:
@@ -37,25 +35,29 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
           reports: Path, report_link: str = "") -> dict[str, Path]:
     """Each node's history page under ``reports/history/``; ``{}`` when the sessions ran on
     one node or the system has no baseline with stored sessions."""
-    from ..util import baseline_file
     nodes = nodes_of(sessions)
-    path = baseline_file(system)
-    try:
-        old = baselines.load(path) if nodes else {}
-    except PlacementError:
+    pages = history_page.Pages.of(system, reports) if nodes else None
+    if pages is None:
         return {}
-    if not old or not baseline_samples.entries(old, str(path)):
-        return {}
-    out, version = {}, baselines.version(path)
-    for node in nodes:
-        target = reports / "history" / f"{slug(system)}-{slug(node)}"
-        only = (of_node(r, node) for r in sessions)     # each read once, none kept
-        with claimed(target, reports):      # no link at history/ or below it is followed
-            rep = history_page.build(system, old, str(path), only,
-                                     [of_node(r, node) for r in confirmations], target,
-                                     report_link,
-                                     history_points.cache_key(f"{system} node {node}", version))
-            rep.title = f"History: {system} node {node}"
+    judged = {node: history_points.history(                 # each read once, none kept
+        system, pages.old, pages.where, (of_node(r, node) for r in sessions),
+        history_page.kept(pages.folder(node), pages.key(node))) for node in nodes}
+    return write_judged(pages, judged, confirmations, report_link)
+
+
+def write_judged(pages: history_page.Pages, nodes: dict[str, history_points.History],
+                 confirmations: Sequence[RunReport], report_link: str = "") -> dict[str, Path]:
+    """Each node's page of its judged sessions (``nodes``: :class:`.history_read.Reading`'s)
+    under ``pages``' reports folder, its points kept there for the next page."""
+    out = {}
+    for node, hist in nodes.items():
+        target = pages.folder(node)
+        # no link at history/ or below it is followed (the reports' folder is the root)
+        with claimed(target, target.parent.parent):
+            rep = history_page.page(pages, hist, [of_node(r, node) for r in confirmations],
+                                    target, report_link)
+            history_points.write_cache(target / history_points.CACHE, pages.key(node), hist)
+            rep.title = f"History: {pages.system} node {node}"
             files.write(rep, target)
         out[node] = target
     return out

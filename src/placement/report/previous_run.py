@@ -20,10 +20,12 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..judgement import CONFIRMATION_EXTRA, RunReport, is_primary_var, runreport, session_info
 from ..util import PlacementError
+from . import stored_windows
 from .tables import Numbers, Table
 
 
@@ -35,6 +37,13 @@ def reframe_cmd(root: Path) -> list[str] | None:
     if not exe or not cfg.is_file():
         return None
     return [exe, "-C", str(cfg), "--nocolor", "--table-format=csv"]
+
+
+def results_database(root: Path) -> Path:
+    """ReFrame's results database as the suite's configuration names it
+    (``config/common.py``: ``$PLACEMENT_RESULTS/results.db``, else under ``root``)."""
+    from ..util import paths
+    return (paths.env_path("PLACEMENT_RESULTS") or root / "results") / "results.db"
 
 
 def run_reframe(cmd: list[str], root: Path) -> str:
@@ -69,15 +78,56 @@ def sessions_query(until: _dt.datetime) -> str:
 def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
     """Every stored whole run of this run's system up to this run, oldest first.
 
-    One ReFrame call; confirmation sessions left out (:func:`sessions_query`). The
-    system is the one the sessions' cases ran on, not the host: two systems can share
-    a host and a results folder. The order is the sessions' own recorded start.
+    Read a period at a time (:func:`stored_runs`); confirmation sessions left out
+    (:func:`sessions_query`). The system is the one the sessions' cases ran on, not the
+    host: two systems can share a host and a results folder. The order is the sessions'
+    own recorded start.
     """
     end = session_info.ended(report.session)
-    if end is None:
+    if end is None or reframe_cmd(root) is None:
         return []
-    return sorted(sessions_of(sessions_query(end), set(report.systems), root),
+    periods = [[r for r in period if not is_confirmation(r)]
+               for period in stored_runs(end, set(report.systems), root)]
+    return sorted((r for period in reversed(periods) for r in period),
                   key=lambda r: session_info.order(r.session))
+
+
+def is_confirmation(r: RunReport) -> bool:
+    """A confirmation session (:data:`CONFIRMATION_EXTRA`), as :func:`sessions_query`'s
+    filter tells it: ReFrame evaluates it over the session's info."""
+    key, value = CONFIRMATION_EXTRA
+    return r.session.get(key) == value
+
+
+def stored_runs(until: _dt.datetime, systems: set[str],
+                root: Path) -> Iterator[Iterator[RunReport]]:
+    """The stored sessions of ``systems`` that started before ``until`` (to the second, as
+    :func:`sessions_query`), confirmation sessions among them: one iterator per period of
+    :func:`.stored_windows.periods`, newest period first, each in ReFrame's order and
+    to be read before the next is asked for. Each session is parsed when its period's
+    iterator reaches it, so one period's text and one session are held at a time."""
+    base = [a for a in reframe_cmd(root) or [] if a != "--table-format=csv"]
+    if not base:
+        return
+
+    def describe(query: str) -> str:
+        return run_reframe(base + [f"--describe-stored-sessions={query}"], root)
+    end = int(until.timestamp())
+    whole = stored_windows.at_once(results_database(root))
+    for period in stored_windows.periods(end, describe, whole=whole):
+        yield _reports(period, systems)
+
+
+def _reports(data: Iterable[object], systems: set[str]) -> Iterator[RunReport]:
+    for d in data:
+        if not (isinstance(d, dict) and isinstance(d.get("session_info"), dict)):
+            continue
+        try:
+            r = runreport.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
+        except PlacementError:
+            continue        # a stored session that is no run report is no history
+        if systems & set(r.systems):
+            yield r
 
 
 def sessions_of(query: str, systems: set[str], root: Path) -> list[RunReport]:
@@ -86,40 +136,34 @@ def sessions_of(query: str, systems: set[str], root: Path) -> list[RunReport]:
     base = reframe_cmd(root)
     if not base:
         return []
-    data = json.loads(run_reframe([a for a in base if a != "--table-format=csv"]
-                                  + [f"--describe-stored-sessions={query}"], root) or "[]")
-    out = []
-    for d in data if isinstance(data, list) else []:
-        if not (isinstance(d, dict) and isinstance(d.get("session_info"), dict)):
-            continue
-        try:
-            r = runreport.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
-        except PlacementError:
-            continue        # a stored session that is no run report is no history
-        if systems & set(r.systems):
-            out.append(r)
-    return out
+    text = run_reframe([a for a in base if a != "--table-format=csv"]
+                       + [f"--describe-stored-sessions={query}"], root)
+    return list(_reports(stored_windows.items(text), systems))
 
 
 def previous_session(report: RunReport, root: Path,
-                     stored: list[RunReport] | None = None) -> str | None:
+                     stored: Sequence[tuple[_dt.datetime, str]] | None = None) -> str | None:
     """UUID of the newest stored whole run of the same system started before this one
-    (``stored``: :func:`stored_sessions`, when the caller has read them)."""
+    (``stored``: each stored whole run's start and uuid, oldest first, when the caller has
+    read them: :func:`stored_sessions`)."""
     start = session_info.started(report.session)
     if start is None:
         return None
     own = {report.uuid, *report.session.get("parts", [])}     # every part of a resumed run
-    stored = stored_sessions(report, root) if stored is None else stored
-    earlier = [r for r in stored
-               if r.uuid not in own and session_info.order(r.session) < start]
-    return earlier[-1].uuid if earlier else None
+    if stored is None:
+        stored = [(session_info.order(r.session), r.uuid)
+                  for r in stored_sessions(report, root)]
+    earlier = [uuid for at, uuid in stored if uuid not in own and at < start]
+    return earlier[-1] if earlier else None
 
 
 def compare(report: RunReport, root: Path, numbers: Numbers,
-            stored: list[RunReport] | None = None) -> tuple[Table | None, str]:
+            stored: Sequence[tuple[_dt.datetime, str]] | None = None
+            ) -> tuple[Table | None, str]:
     """A table of this run against the previous one, and a note saying what was done
-    (``stored``: :func:`stored_sessions`, when the caller has read them: ten thousand
-    stored sessions are read once for a report, not once for each of its parts)."""
+    (``stored``: each stored whole run's start and uuid, oldest first, when the caller has
+    read them: ten thousand stored sessions are read once for a report, not once for each
+    of its parts)."""
     base = reframe_cmd(root)
     if base is None:
         return None, "ReFrame or its configuration not found: no comparison with a previous run."

@@ -12,9 +12,12 @@ storage, per variable the session where a step change started
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints,
                          peer_cases, verdict)
@@ -145,41 +148,78 @@ def verdict_table(judged: list[SystemJudgement],
     return t, text
 
 
+def session_medians(r: RunReport) -> dict[tuple, tuple[float, bool]]:
+    """Each judged variable of a session's cases with launches: ``(case key, test, case,
+    var)`` -> (the launches' median, higher is better); what :class:`StepSeries` keeps of
+    the session."""
+    out = {}
+    for c in r.cases:
+        label = None
+        for var in c.primary_vars():
+            hib = baseline_samples.higher_is_better(var, c.perf[var].unit)
+            runs = c.launches.get(var)
+            if hib is None or not runs:
+                continue
+            label = c.label() if label is None else label     # once a case
+            out[(c.key, c.test, label, var)] = (_median(runs), hib)
+    return out
+
+
+def _median(runs: list[float]) -> float:
+    """numpy's median of the launches (the step search's), at Python's cost where every
+    launch is finite: both take the middle value, or the two middle ones' sum halved."""
+    if all(map(math.isfinite, runs)):
+        return statistics.median(runs)
+    return float(np.median(runs))
+
+
+class StepSeries:
+    """Every stored session's medians per judged variable, in the sessions' order: the
+    history's step table is searched over them (a session held whole is a quarter of a
+    megabyte; its medians are a few hundred bytes)."""
+
+    def __init__(self) -> None:
+        self.uuids: list[str] = []
+        self.series: dict[tuple, dict[str, float]] = {}
+        self.better: dict[tuple, bool] = {}
+
+    def add(self, uuid: str, medians: dict[tuple, tuple[float, bool]]) -> None:
+        """The next (later) session's :func:`session_medians`."""
+        self.uuids.append(uuid)
+        for key, (median, hib) in medians.items():
+            self.series.setdefault(key, {})[uuid] = median
+            self.better[key] = hib
+
+    def table(self, numbers: Numbers) -> tuple[Table | None, str]:
+        """Step changes over the sessions, per judged variable."""
+        if len(self.uuids) < 2 * changepoints.MIN_SESSIONS:
+            return None, (f"History: {len(self.uuids)} stored session(s) of this system; a "
+                          f"step change needs at least {2 * changepoints.MIN_SESSIONS}.")
+        t = Table("history", "Step changes over the stored sessions",
+                  ["test", "case", "perfvar", "first session after the step", "step"],
+                  note="The single most likely step in the session medians (the split "
+                       "removing the most squared error), kept when a permutation test of the "
+                       f"whole procedure ({changepoints.PERMUTATIONS} shuffles of the sessions) "
+                       f"gives p <= {changepoints.ALPHA} and the median moved by at least "
+                       f"{verdict.MIN_EFFECT:.0%}: at most 1 in 100 series without a change "
+                       "shows a step.")
+        for key in sorted(self.series, key=lambda k: (k[1], k[2], k[3])):
+            got = self.series[key]
+            ids = [u for u in self.uuids if u in got]
+            s = changepoints.step_of_medians(ids, [got[u] for u in ids], self.better[key])
+            if s:
+                t.add([key[1], key[2], key[3], s.session[:8], s.text()],
+                      "bad" if s.outcome == verdict.REGRESSED else "")
+                numbers.add("history", "history", f"{key[1]} {key[2]}", key[3],
+                            "step change %", (s.ratio - 1) * 100, "%")
+        text = (f"History: {len(self.uuids)} stored sessions of this system, "
+                f"{len(t.rows)} step change(s) found.")
+        return (t if t.rows else None), text
+
+
 def history_table(sessions: list[RunReport], numbers: Numbers) -> tuple[Table | None, str]:
     """Step changes over the stored sessions, per judged variable."""
-    if len(sessions) < 2 * changepoints.MIN_SESSIONS:
-        return None, (f"History: {len(sessions)} stored session(s) of this system; a step "
-                      f"change needs at least {2 * changepoints.MIN_SESSIONS}.")
-    series: dict[tuple, dict[str, list[float]]] = {}
-    better: dict[tuple, bool] = {}
+    series = StepSeries()
     for r in sessions:
-        for c in r.cases:
-            for var in c.primary_vars():
-                pv = c.perf[var]
-                hib = baseline_samples.higher_is_better(var, pv.unit)
-                if hib is None or not c.launches.get(var):
-                    continue
-                series.setdefault((c.key, c.test, c.label(), var), {})[r.uuid] = c.launches[var]
-                better[(c.key, c.test, c.label(), var)] = hib
-    uuids = [r.uuid for r in sessions]
-    t = Table("history", "Step changes over the stored sessions",
-              ["test", "case", "perfvar", "first session after the step", "step"],
-              note="The single most likely step in the session medians (the split removing "
-                   "the most squared error), kept when a permutation test of the whole "
-                   f"procedure ({changepoints.PERMUTATIONS} shuffles of the sessions) gives "
-                   f"p <= {changepoints.ALPHA} and the median moved by at least "
-                   f"{verdict.MIN_EFFECT:.0%}: at most 1 in 100 series without a change "
-                   "shows a step.")
-    for key in sorted(series, key=lambda k: (k[1], k[2], k[3])):
-        got = series[key]
-        ids = [u for u in uuids if u in got]
-        s = changepoints.step(ids, [got[u] for u in ids], better[key])
-        if s:
-            t.add([key[1], key[2], key[3], s.session[:8], s.text()],
-                  "bad" if s.outcome == verdict.REGRESSED else "")
-            numbers.add("history", "history", f"{key[1]} {key[2]}", key[3],
-                        "step change %", (s.ratio - 1) * 100, "%")
-    text = (f"History: {len(sessions)} stored sessions of this system, "
-            f"{len(t.rows)} step change(s) found.")
-    return (t if t.rows else None), text
-
+        series.add(r.uuid, session_medians(r))
+    return series.table(numbers)

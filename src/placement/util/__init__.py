@@ -5,6 +5,7 @@ The front door of :mod:`placement.util`: other groups import from here only. It 
 below every stage and imports none of them, so any stage can lean on it without a circle.
 """
 
+from .computed_once import once
 from .digest import sha256
 from .errors import PlacementError
 from .paths import baseline_dir, baseline_file, reports_dir, repo_root, system_name
@@ -13,11 +14,11 @@ from .sizes import size_bytes
 
 __all__ = [
     # modules
-    "atomic", "cycles", "digest", "errors", "paths", "reframe_workarounds", "regular_file", "safe_yaml",
+    "atomic", "computed_once", "cycles", "digest", "errors", "paths", "reframe_workarounds", "regular_file", "safe_yaml",
     "sizes",
     "spack_spec",
     "local_jobs", "poll_clock",     # ReFrame workarounds: import ReFrame, only config/ loads them
     # names
-    "DEPRECATION_FASTPATH", "PlacementError", "baseline_dir", "baseline_file", "enabled",
+    "DEPRECATION_FASTPATH", "PlacementError", "baseline_dir", "baseline_file", "enabled", "once",
     "reports_dir", "repo_root", "sha256", "size_bytes", "system_name",
 ]
