@@ -118,10 +118,10 @@ def test_a_baseline_keeps_the_nodes_apart():
     assert set(NODES) <= set(test)
 
 
-def test_each_node_gets_its_history_page(tmp_path, monkeypatch):
-    """A distributed run recorded per node: a history page per node, from its cases alone."""
+def recorded_per_node(tmp_path: Path, monkeypatch) -> runreport.RunReport:
+    """A distributed run, each case saying its node, recorded as the baseline
+    (``PLACEMENT_BASELINES`` under ``tmp_path``)."""
     from placement.judgement import baselines
-    from placement.report import node_history
     data = _distributed({})
     for run_ in data["runs"]:
         for tc in run_["testcases"]:
@@ -129,8 +129,15 @@ def test_each_node_gets_its_history_page(tmp_path, monkeypatch):
     rep = runreport.from_data(data, Path("x.json"))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
     (tmp_path / "baselines").mkdir()
-    baselines.write_atomic(tmp_path / "baselines" / "generic.yaml", baselines.from_run(
-        rep, "generic"))
+    baselines.write_atomic(tmp_path / "baselines" / "generic.yaml",
+                           baselines.from_run(rep, "generic"))
+    return rep
+
+
+def test_each_node_gets_its_history_page(tmp_path, monkeypatch):
+    """A distributed run recorded per node: a history page per node, from its cases alone."""
+    from placement.report import node_history
+    rep = recorded_per_node(tmp_path, monkeypatch)
     pages = node_history.write("generic", [rep], [], tmp_path / "reports")
     assert sorted(pages) == list(NODES)
     assert "History: generic node n2" in (pages["n2"] / "index.html").read_text()

@@ -214,11 +214,7 @@ def test_a_report_reads_the_stored_sessions_once(tmp_path, monkeypatch):
     if not (Path(sys.executable).parent / "reframe").exists():
         pytest.skip("ReFrame is not installed (make venv): its results storage is the input")
     from placement.report import cli as report_cli
-    results = tmp_path / "results"
-    results.mkdir()
-    reports = [_report(tmp_path, f"r{i}.json", start) for i, start in
-               enumerate(("20261123T100000+0000", "20261123T110000+0000"))]
-    _store(reports, results)
+    results, reports = _two_stored(tmp_path)
     monkeypatch.setenv("PLACEMENT_RESULTS", str(results))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
     described: list[str] = []
@@ -234,6 +230,16 @@ def test_a_report_reads_the_stored_sessions_once(tmp_path, monkeypatch):
     first = json.loads(reports[0].read_text())["session_info"]["uuid"]
     assert described == [first], described      # the run itself ends the stored periods
     assert f"Previous run: session {first[:8]}" in (out / "README.md").read_text()
+
+
+def _two_stored(tmp_path: Path) -> tuple[Path, list[Path]]:
+    """Two run reports an hour apart, stored in ReFrame's results database under tmp_path."""
+    results = tmp_path / "results"
+    results.mkdir()
+    reports = [_report(tmp_path, f"r{i}.json", start) for i, start in
+               enumerate(("20261123T100000+0000", "20261123T110000+0000"))]
+    _store(reports, results)
+    return results, reports
 
 
 def _store(paths, results: Path) -> None:
@@ -278,11 +284,7 @@ def test_a_report_reads_its_baseline_once(tmp_path, monkeypatch):
         pytest.skip("ReFrame is not installed (make venv): its results storage is the input")
     from placement.judgement import baselines
     from placement.report import cli as report_cli
-    results = tmp_path / "results"
-    results.mkdir()
-    reports = [_report(tmp_path, f"r{i}.json", start) for i, start in
-               enumerate(("20261123T100000+0000", "20261123T110000+0000"))]
-    _store(reports, results)
+    results, reports = _two_stored(tmp_path)
     where = tmp_path / "baselines"
     proc = _placement("baseline", "record", "--system", "generic", "--baselines",
                       str(where / "generic.yaml"), "--from", str(reports[0]),

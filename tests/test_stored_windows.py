@@ -111,13 +111,7 @@ def test_reframe_s_periods_give_the_sessions_one_query_gives(tmp_path, monkeypat
     monkeypatch.setattr(stored_windows, "FIRST_S", 5400)
     monkeypatch.setattr(stored_windows, "GROWTH", 10**6)     # 1970 in a call
     monkeypatch.setattr(stored_windows, "AT_ONCE_BYTES", 0)  # read as a large store
-    queries: list[str] = []
-    real = previous_run.run_reframe
-
-    def counted(cmd, root):
-        queries.extend(a for a in cmd if a.startswith("--describe-stored-sessions"))
-        return real(cmd, root)
-    monkeypatch.setattr(previous_run, "run_reframe", counted)
+    queries = _counted(monkeypatch)
     got = previous_run.stored_sessions(newest, ROOT)
     assert [r.uuid for r in got] == [r.uuid for r in whole] == [r.uuid for r in runs[:-1]]
     assert len(queries) >= 3 and not any("?" in q for q in queries)

@@ -568,18 +568,8 @@ def test_a_report_folder_written_before_markers_is_taken_as_a_report_s(tmp_path)
 
 def _node_history_inputs(tmp_path: Path, monkeypatch):
     """A distributed run recorded per node, as test_peer_acceptance records it."""
-    from test_peer_acceptance import _distributed
-    from placement.judgement import baselines
-    data = _distributed({})
-    for run_ in data["runs"]:
-        for tc in run_["testcases"]:
-            tc["node"] = tc["job_nodelist"][0]
-    rep = runreport.from_data(data, Path("x.json"))
-    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
-    (tmp_path / "baselines").mkdir()
-    baselines.write_atomic(tmp_path / "baselines" / "generic.yaml",
-                           baselines.from_run(rep, "generic"))
-    return rep
+    from test_peer_acceptance import recorded_per_node
+    return recorded_per_node(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("plant", ["history", "history/generic-n2"])
