@@ -359,7 +359,7 @@ def summary(data: dict) -> list[str]:
             f"rule may call ({n['lone_all']} over all values)",
             f"- the load line: {n['load']} quiet sessions flagged, {n['hog']} beside busy "
             "loops",
-            f"- `make bench` goals met: {met} of {len(data['goals'])}",
+            f"- the verdict benchmark's goals met: {met} of {len(data['goals'])}",
             END]
 
 
