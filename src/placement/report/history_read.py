@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..judgement import CONFIRMATION_EXTRA, RunReport, peer_cases, peers, session_info
+from ..judgement import CONFIRMATION_EXTRA, RunReport, peers, session_info
 from ..util import PlacementError, cycles
 from . import history_page, history_points, node_history
 from .history_points import History, Point
@@ -108,8 +108,7 @@ class _Judges:
         point, nodes = None, {}
         if self.system is not None:
             point = self.system(r)
-            names = {peer_cases.node_of(c) for c in r.cases} - {None}
-            nodes = {n: self.node(n)(node_history.of_node(r, n)) for n in names}
+            nodes = {n: self.node(n)(part) for n, part in node_history.by_node(r).items()}
         return Seen(r.uuid, session_info.order(r.session), r.path, r.session,
                     session_medians(r), point, nodes)
 

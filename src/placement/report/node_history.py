@@ -26,6 +26,17 @@ def nodes_of(sessions: Sequence[RunReport]) -> list[str]:
     return sorted(nodes, key=peers.node_order) if len(nodes) > 1 else []
 
 
+def by_node(r: RunReport) -> dict[str, RunReport]:
+    """The session split by the node each case ran on (each case's node looked up once;
+    cases that name none are left out)."""
+    cases: dict[str, list] = {}
+    for c in r.cases:
+        node = peer_cases.node_of(c)
+        if node is not None:
+            cases.setdefault(node, []).append(c)
+    return {n: RunReport(r.path, r.session, cs) for n, cs in cases.items()}
+
+
 def of_node(r: RunReport, node: str) -> RunReport:
     """The session with only the cases of ``node``."""
     return RunReport(r.path, r.session, [c for c in r.cases if peer_cases.node_of(c) == node])
