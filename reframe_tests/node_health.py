@@ -7,10 +7,11 @@ Run it with ``--distribute`` (ReFrame pins one copy of each case to each node)::
 Why these cases (docs/howto/partition-cluster.md): the fingerprint catches a node
 whose hardware or cpuset differs (a DIMM, SMT, a core offline, a cgroup left behind);
 the binding probe shows that compact and scatter maps bind there; memory write and
-copy bandwidth (one thread over a sweep of blocks, every PU at once, and the NUMA
-matrix on two nodes or more) catch a missing DIMM or a slow
+copy bandwidth (one thread over a sweep of blocks, every PU at once under three maps,
+and the NUMA matrix on two nodes or more) catch a missing DIMM or a slow
 memory setting; matmul compact against scatter and NPB CG and EP catch a throttling
-or shared node. The base classes are the suite's own (:mod:`placement.testlib`);
+or shared node. The cases that use every PU are several on purpose: a node short of
+CPU time is slower on each of them, and the peer verdict ranks the nodes over them. The base classes are the suite's own (:mod:`placement.testlib`);
 these classes only choose the few parameters a partition-wide run can afford.
 Outside ``--distribute`` every case skips with the reason.
 """
@@ -57,6 +58,18 @@ class NodeMemWriteCheck(MemWriteThreadsBase, NodeHealthMixin):
     descr = 'Memory write bandwidth, one thread and one thread per PU, scatter'
     affinity = parameter(['scatter'])
     threads = parameter([1, 'full'])
+    scale = parameter(SCALES)
+
+
+@rfm.simple_test
+class NodeMemWriteMapsCheck(MemWriteThreadsBase, NodeHealthMixin):
+    """Memory write bandwidth of every PU at once, unbound and filling cores in order:
+    two more values that use every PU, where a node short of CPU time shows (the peer
+    verdict's rank test over those values needs several to call a node)."""
+
+    descr = 'Memory write bandwidth, one thread per PU, unbound and close to cores'
+    affinity = parameter(['none', 'close-cores'])
+    threads = parameter(['full'])
     scale = parameter(SCALES)
 
 

@@ -234,3 +234,105 @@ def test_memory_rounded_near_a_half_is_the_same_topology():
     fp["n4"] = {"pus": 2, "numa_memory_gib": 4}
     (diff,), split = peers.topology_diffs(fp, list(fp))
     assert diff.node == "n4" and not split
+
+
+# ---- the values that use every PU (a node short of CPU time) ----
+
+def _every_pu_session(gap: float, all_pus: bool = True, values: int = 8) -> list:
+    """``values`` values that use every PU on which n3 is the slowest node, ``gap`` above
+    the slowest of its peers, which sit 1.0, 1.3 and 1.6 apart (too wide for any value to
+    be called); then as many single-thread values where n3 is one of the middle nodes."""
+    out = []
+    for j in range(values):
+        base = 10.0 + j
+        peers_at = [1.0, 1.3, 1.6][j % 3:] + [1.0, 1.3, 1.6][:j % 3]
+        at = dict(zip(("n1", "n2", "n4"), peers_at)) | {"n3": 1.6 * (1 + gap)}
+        out.append(peers.PeerValue(f"pu{j}", False, {n: [base * f] * 3 for n, f in at.items()},
+                                   all_pus=all_pus))
+    for j in range(values):
+        spread = [1.0, 1.3, 1.6][j % 3:] + [1.0, 1.3, 1.6][:j % 3]
+        at = dict(zip(("n1", "n2", "n4"), spread)) | {"n3": 1.2 + 0.2 * (j % 2)}
+        out.append(peers.PeerValue(f"one{j}", False, {n: [5.0 * f] * 3 for n, f in at.items()}))
+    return out
+
+
+def test_a_node_slowest_where_every_pu_is_busy_is_named_on_those_values():
+    """A CPU-capped node: slowest on every value that uses every PU, middling on the
+    single-thread ones, no value called: named on its ranks over the first alone."""
+    j = peers.judge(_every_pu_session(gap=0.1), WHERE)
+    assert j.named == ["n3"] and j.fails and not j.no_majority, j.lines()
+    assert j.lines() == [f"NODES {WHERE}: n3 slower than its 3 peers on 8 of 8 values that "
+                         "use every PU (median -26%)"]
+
+
+def test_the_same_ranks_over_all_values_name_no_node():
+    """Without knowing which values use every PU, the single-thread ones dilute the ranks."""
+    assert not peers.judge(_every_pu_session(gap=0.1, all_pus=False), WHERE).fails
+
+
+def test_slowest_by_less_than_the_effect_is_not_named():
+    """Slowest on every value that uses every PU, by 2 % in the median against its peers'
+    median: a real but small difference (PEER_EFFECT), not named."""
+    vals = [peers.PeerValue(v.name, False, {n: [x * (1.02 / 1.6 * 1.3 if n == "n3" else 1)
+                                                for x in r] for n, r in v.launches.items()},
+                            all_pus=v.all_pus) if v.all_pus else v
+            for v in _every_pu_session(gap=0.001)]
+    assert not peers.judge(vals, WHERE).fails
+
+
+def test_too_few_values_that_use_every_pu_give_their_level_back():
+    """With 4 nodes a perfect rank over 4 such values (p = 1/256) can never reach its share
+    split over the nodes: the share goes back to the rank test over all values."""
+    from placement.judgement import peer_levels
+    alpha = peers.PEER_ALPHA
+    for k in (4, 6):
+        lv = peer_levels.split(alpha, 4, k, True)
+        assert lv.node + lv.node_pu + lv.half + lv.half_pu == pytest.approx(alpha / 2)
+        reach = 4.0 ** -k <= alpha / 8 / 4
+        assert (lv.node_pu > 0) == reach and lv.node == pytest.approx(
+            alpha / 8 if reach else alpha / 4)
+        assert lv.half_pu == pytest.approx(alpha / 8)   # (1/6)^k over 6 halves: reachable
+    assert peer_levels.split(alpha, 5, 6, False) == peer_levels.Levels(
+        alpha / 4, alpha / 4, 0.0, 0.0)
+    assert peer_levels.split(alpha, 4, 0, True).node_pu == 0.0
+    j = peers.judge(_every_pu_session(gap=0.1, values=4), WHERE)
+    assert not j.fails, j.lines()
+
+
+def test_false_alarms_stay_under_the_level_with_values_that_use_every_pu():
+    """Exchangeable nodes, half the values using every PU: the extra rank tests share the
+    level, so an unchanged partition is still named at most PEER_ALPHA of the time."""
+    named = 0
+    for s in range(100):
+        vals = [peers.PeerValue(v.name, False, v.launches, all_pus=k % 2 == 0)
+                for k, v in enumerate(_session(seed=s))]
+        named += peers.judge(vals, WHERE).fails
+    assert named <= 100 * peers.PEER_ALPHA
+
+
+def test_two_nodes_apart_by_a_hair_are_no_half():
+    """Two unchanged nodes that rank 3rd and 4th on every value, 1 % from the others: their
+    half's ranks stand apart, its change does not reach PEER_EFFECT: no line."""
+    out = []
+    for j in range(12):
+        at = {"n1": 1.0, "n2": 1.001, "n3": 1.01, "n4": 1.011}
+        if j % 2:
+            at = {"n1": 1.001, "n2": 1.0, "n3": 1.011, "n4": 1.01}
+        out.append(peers.PeerValue(f"v{j}", False, {n: [3.0 * f] * 3 for n, f in at.items()}))
+    assert not peers.judge(out, WHERE).fails
+
+
+def test_a_recorded_session_knows_which_values_use_every_pu():
+    """From the run report: OMP_NUM_THREADS against the node's PUs allowed. A capped-node
+    session: the matmul cases, the write at full and NPB use both PUs of each node."""
+    from pathlib import Path
+
+    from placement.judgement import peer_cases, runreport
+    run = sorted((Path(__file__).parent / "fixtures/peers/capped70-20261202T1226")
+                 .glob("run-*.json"))[0]
+    ((vals, _),) = peer_cases.partitions(runreport.load(run)).values()
+    every = {v.name.split()[0] + " " + v.name.split()[1] for v in vals if v.all_pus}
+    assert every == {"NodeMatmulCheck affinity=compact", "NodeMatmulCheck affinity=none",
+                     "NodeMatmulCheck affinity=scatter", "NodeMemWriteCheck affinity=scatter",
+                     "NodeNpbCheck benchmark=CG", "NodeNpbCheck benchmark=EP"}
+    assert not any(v.all_pus for v in vals if "threads=1 " in v.name)

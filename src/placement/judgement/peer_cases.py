@@ -72,14 +72,35 @@ def partitions(report: RunReport) -> dict[str, tuple[list[peers.PeerValue],
     for where, cases in by_part.items():
         if len({n for n, _ in cases}) < 2:
             continue
-        out[where] = (_values(cases), _fingerprints(cases))
+        fps = _fingerprints(cases)
+        out[where] = (_values(cases, fps), fps)
     return out
 
 
-def _values(cases: list[tuple[str, Case]]) -> list[peers.PeerValue]:
-    """Each judged value's launches by node (a case that did not measure is left out)."""
+def threads_of(case: Case) -> int | None:
+    """The OpenMP threads a case ran (``OMP_NUM_THREADS`` in its environment), if it says."""
+    env = case.raw.get("env_vars")
+    v = env.get("OMP_NUM_THREADS") if isinstance(env, dict) else None
+    try:
+        return int(str(v).strip("'\"")) if v is not None else None
+    except ValueError:
+        return None
+
+
+def uses_every_pu(case: Case, fingerprint: Mapping[str, Any] | None) -> bool:
+    """Whether ``case`` ran one thread per PU its node allows (the fingerprint's
+    ``pus_allowed``): a node short of CPU time is slower there, not where a PU is spare."""
+    allowed = (fingerprint or {}).get("pus_allowed")
+    return isinstance(allowed, int) and allowed > 0 and threads_of(case) == allowed
+
+
+def _values(cases: list[tuple[str, Case]], fps: Mapping[str, Mapping[str, Any]]
+            ) -> list[peers.PeerValue]:
+    """Each judged value's launches by node (a case that did not measure is left out),
+    and whether it used every PU on every node it ran on."""
     launches: dict[tuple, dict[str, list[float]]] = {}
     meta: dict[tuple, tuple[str, bool]] = {}
+    every_pu: dict[tuple, bool] = {}
     for node, c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
             continue
@@ -91,9 +112,10 @@ def _values(cases: list[tuple[str, Case]]) -> list[peers.PeerValue]:
             key = value_key(c, var)
             launches.setdefault(key, {})[node] = list(runs)
             meta.setdefault(key, (value_name(c, var), higher))
+            every_pu[key] = every_pu.get(key, True) and uses_every_pu(c, fps.get(node))
     # a case's values are one measurement: one group (its key without the variable)
-    return [peers.PeerValue(meta[k][0], meta[k][1], launches[k], group=k[:-1])
-            for k in sorted(launches)]
+    return [peers.PeerValue(meta[k][0], meta[k][1], launches[k], group=k[:-1],
+                            all_pus=every_pu[k]) for k in sorted(launches)]
 
 
 def _fingerprints(cases: list[tuple[str, Case]]) -> dict[str, Mapping[str, Any]]:

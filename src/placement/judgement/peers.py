@@ -24,28 +24,37 @@ Two questions, each with its own test (:mod:`.peer_stats` holds the numbers):
    own launches allow; Benjamini-Hochberg over nodes x values. A value is called when its
    q is at most ``PEER_ALPHA`` and its change at least ``PEER_EFFECT``.
 
-A node is **named** on either of two paths, the level split between them (Bonferroni):
+A node is **named** on any of three paths, the level split between them (Bonferroni,
+:mod:`.peer_levels`):
 
-* it stands apart by rank at ``PEER_ALPHA / 2`` (split again over the nodes and sides)
+* it stands apart by rank over all its values (split again over the nodes and sides)
   and at least ``PEER_MIN_VALUES`` of its values are called on that side;
+* it is slower by rank over the values that **use every PU** (one thread per PU the node
+  allows, :attr:`PeerValue.all_pus`), split over the nodes, and by at least
+  ``PEER_EFFECT`` in the median of those values. Why: a node short of CPU time (a cap,
+  a throttle, a stray process) is slower where no PU is spare and like its peers where
+  one is, so over all values its ranks are diluted; over those values alone its rank sum
+  is as exact as the first path's, and nothing is fitted;
 * or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its values, and
   ``PEER_VALUES_SHARE`` of those judged, are called on one side by the value test at
-  ``PEER_ALPHA / 2``, while it has 3 peers or more. Why: a fault can move a few values only
-  (a CPU cap slows the values that use every PU, not one thread's), and with four nodes no
-  rank test can call a node that is worst on four values of twelve and middling on the
-  rest; Benjamini-Hochberg over nodes x values, with no node odd, calls any value with a
-  chance of at most its level, so this path's false alarms are bounded by it as long as
-  the value test's p-values hold (the validation sessions check that). The share keeps a
-  node whose few values had a bad minute (a one-off -50% on 3 values of 126) from being
-  named: a fault moves a tenth of the values or more.
+  ``PEER_ALPHA / 2``, while it has 3 peers or more. Why: a fault can move a few values
+  only, and with four nodes no rank test can call a node that is worst on four values
+  of twelve and middling on the rest; Benjamini-Hochberg over nodes x values, with no
+  node odd, calls any value with a chance of at most its level, so this path's false
+  alarms are bounded by it as long as the value test's p-values hold (the validation
+  sessions check that). The share keeps a node whose few values had a bad minute (a
+  one-off -50% on 3 values of 126) from being named: a fault moves a tenth of the
+  values or more.
 
 When no node is named and no majority was found that way, a partition of an even number
 of nodes up to :data:`HALVES_MAX_NODES` is also asked whether **half of its nodes stand
 apart** from the other half (two groups of two in four): each half's rank sum over the
 values against its exact distribution when the nodes are alike, over every half and both
-sides (Bonferroni), at the half of the rank path's level. A half that stands apart is no
-majority to judge by: it is named, and the run fails. Why: with two odd nodes of four each
-odd node's peers hold the other one, so neither stands apart alone.
+sides (Bonferroni), then over the values that use every PU (slower only), each at its
+share of the rank paths' level, and by at least ``PEER_EFFECT`` in the median. A half
+that stands apart is no majority to judge by: it is named, and the run fails. Why: with
+two odd nodes of four each odd node's peers hold the other one, so neither stands apart
+alone.
 
 Naming is step-down: once a node is named, the
 rest are judged again among themselves, so one slow node neither hides a second nor
@@ -72,7 +81,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from . import moderation, peer_stats
+from . import moderation, peer_levels, peer_stats
 from .rules import value
 
 #: family-wise level of naming a node of an unchanged partition (split over its nodes and
@@ -86,6 +95,10 @@ PEER_MIN_VALUES = int(value("PEER_MIN_VALUES"))
 #: of the node's judged values
 PEER_VALUES_ALONE = int(value("PEER_VALUES_ALONE"))
 PEER_VALUES_SHARE = value("PEER_VALUES_SHARE")
+#: whether the nodes are also ranked over the values that use every PU alone
+EVERY_PU = bool(value("PEER_EVERY_PU"))
+#: whether a half of the nodes apart on ranks must also be ``PEER_EFFECT`` apart
+HALF_EFFECT = bool(value("PEER_HALF_EFFECT"))
 #: how far a node's memory size may sit from the nodes' median and still be the same
 PEER_MEMORY_SLACK = value("PEER_MEMORY_SLACK")
 #: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
@@ -110,6 +123,9 @@ class PeerValue:
     #: values of one measurement (a case's time and its rate) share a group: the rank
     #: test counts a group once, its draws being one draw (None: a group of its own)
     group: Hashable = None
+    #: the case ran one thread on every PU its node allows, on every node: where a node
+    #: short of CPU time shows (:mod:`.peer_levels`)
+    all_pus: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,11 +140,15 @@ class OddNode:
     median: float
     p: float
     peers: int
+    #: which values the counts are of: ``""`` all, ``" that use every PU"`` when the node
+    #: was named on those alone
+    scope: str = ""
 
     def line(self, where: str) -> str:
         side = "slower" if self.slower else "faster"
         return (f"NODES {where}: {self.node} {side} than its {self.peers} peers on "
-                f"{self.called} of {self.judged} values (median {self.median:+.0%})")
+                f"{self.called} of {self.judged} values{self.scope} "
+                f"(median {self.median:+.0%})")
 
 
 @dataclass(frozen=True)
@@ -221,12 +241,17 @@ def judge(values: Sequence[PeerValue], where: str,
                     "measured in one session")
         return out
     active = np.ones(len(nodes), bool)
-    rank_cols = first_of_groups(values)
+    pu = [v.all_pus and EVERY_PU for v in values]
     halves = len(nodes) % 2 == 0 and len(nodes) <= HALVES_MAX_NODES
-    out.apart = step_down(m, w, n_launch, active, out, alpha, effect, rank_cols,
-                          alpha / 4 if halves else alpha / 2)
+    ranked = Ranked(first_of_groups(values), first_of_groups(values, pu),
+                    np.flatnonzero(pu), peer_levels.split(
+                        alpha, len(nodes), len(first_of_groups(values, pu)), halves))
+    out.apart = step_down(m, w, n_launch, active, out, alpha, effect, ranked)
     if halves and not out.odd and not out.apart:
-        out.apart = half_apart(m[:, rank_cols], nodes, alpha / 4)
+        out.apart = half_apart(m[:, ranked.cols], nodes, ranked.levels.half, effect)
+        if not out.apart and ranked.levels.half_pu:
+            out.apart = half_apart(m[:, ranked.pu_cols], nodes, ranked.levels.half_pu,
+                                   effect, slower_only=True)
     # the page's changes: against the nodes left standing, all of them when too few are
     shown = active if active.sum() >= MIN_NODES else np.ones(len(nodes), bool)
     d, p = value_tests(m, w, n_launch, shown)
@@ -238,11 +263,27 @@ def judge(values: Sequence[PeerValue], where: str,
     return out
 
 
-def first_of_groups(values: Sequence[PeerValue]) -> np.ndarray:
-    """The columns the rank test reads: the first value of each group."""
+@dataclass(frozen=True)
+class Ranked:
+    """What the rank tests read: the columns of all values and of those that use every
+    PU (one per group, :func:`first_of_groups`), every value that uses every PU (a
+    node's line counts them), and the tests' levels."""
+
+    cols: np.ndarray
+    pu_cols: np.ndarray
+    pu_values: np.ndarray
+    levels: peer_levels.Levels
+
+
+def first_of_groups(values: Sequence[PeerValue], keep: Sequence[bool] | None = None
+                    ) -> np.ndarray:
+    """The columns the rank test reads: the first value of each group (of those ``keep``
+    marks, when given)."""
     seen: set = set()
     cols = []
     for j, v in enumerate(values):
+        if keep is not None and not keep[j]:
+            continue
         g = ("own", j) if v.group is None else v.group
         if g not in seen:
             seen.add(g)
@@ -251,24 +292,25 @@ def first_of_groups(values: Sequence[PeerValue]) -> np.ndarray:
 
 
 def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.ndarray,
-              out: PeerJudgement, alpha: float, effect: float, rank_cols: np.ndarray,
-              rank_level: float) -> list[tuple[str, bool]]:
+              out: PeerJudgement, alpha: float, effect: float, ranked: Ranked
+              ) -> list[tuple[str, bool]]:
     """Name odd nodes one round at a time, judging the rest again among themselves
     (``active`` is updated, ``out.odd`` filled); the nodes that stand apart by rank with no
-    value called when they are half of those left (no majority), else ``[]``.
-    ``rank_cols``: the values the rank test counts (:func:`first_of_groups`), at
-    ``rank_level``."""
+    value called when they are half of those left (no majority), else ``[]``."""
     while active.sum() >= MIN_NODES:
         d, p = value_tests(m, w, n_launch, active)
         q = bh_q(p, active)
         called = called_at(d, q, alpha, effect)
-        apart = stand_apart(m[:, rank_cols], active, rank_level)
+        apart = stand_apart(m[:, ranked.cols], active, ranked.levels.node)
         named = [(i, slower, pr) for i, slower, pr in apart
                  if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
+        pu_named = slower_where_every_pu(m, d, active, ranked, effect,
+                                         {i for i, _, _ in named})
+        named += pu_named
         if active.sum() >= VALUES_ALONE_MIN_NODES:
             named += called_alone(called_at(d, q, alpha / 2, effect),
                                   np.isfinite(d).sum(1), active, {i for i, _, _ in named},
-                                  m[:, rank_cols])
+                                  m[:, ranked.cols])
         if not named:
             # nodes apart on ranks alone, each by PEER_EFFECT over its values: half of
             # those left or more is two groups
@@ -276,18 +318,23 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
             if apart and 2 * len(apart) >= active.sum():
                 return [(out.nodes[i], slower) for i, slower, _ in apart]
             return []
+        on_pus = {i for i, _, _ in pu_named}
         for i, slower, p_rank in named:
-            out.odd.append(_odd(out.nodes[i], slower, p_rank, d[i], called[i], active))
+            out.odd.append(_odd_on_pus(out.nodes[i], p_rank, d[i], ranked.pu_values,
+                                       effect, active) if i in on_pus else
+                           _odd(out.nodes[i], slower, p_rank, d[i], called[i], active))
         for i, _, _ in named:
             active[i] = False
     return []
 
 
-def half_apart(m: np.ndarray, nodes: Sequence[str], level: float
-               ) -> list[tuple[str, bool]]:
+def half_apart(m: np.ndarray, nodes: Sequence[str], level: float, effect: float,
+               slower_only: bool = False) -> list[tuple[str, bool]]:
     """The half of the nodes whose rank sum over the values every node has stands apart
-    from the other half's, one-sided, at ``level`` over every half and both sides:
-    ``[(node, slower)]`` for that half, ``[]`` when none does."""
+    from the other half's, one-sided, at ``level`` over every half and side tested, by
+    at least ``effect`` (:func:`_half_change`): ``[(node, slower)]`` for that half, ``[]``
+    when none does. Why the effect: ranks alone called two unchanged nodes apart whose
+    values sat 2 % from the others'."""
     full = m[:, np.isfinite(m).all(axis=0)]
     n, k = full.shape
     if k == 0 or n < 4:
@@ -295,19 +342,51 @@ def half_apart(m: np.ndarray, nodes: Sequence[str], level: float
     ranks = peer_stats.column_ranks(full)
     g = n // 2
     halves = list(itertools.combinations(range(n), g))
-    tests = 2 * len(halves)
-    best: tuple[float, tuple[int, ...], bool] | None = None
+    sides = (True,) if slower_only else (True, False)
+    tests = len(sides) * len(halves)
+    found = []
     for half in halves:
         total = float(ranks[list(half)].sum())
-        for slower, stat in ((True, total), (False, k * g * (n + 1) - total)):
+        for slower in sides:
             # a half faster: its rank sum counted from the top, the same distribution
+            stat = total if slower else k * g * (n + 1) - total
             pv = peer_stats.group_rank_p(stat, n, g, k)
-            # a half slower and the other half faster are one event: name the slower
-            if pv * tests <= level and (best is None or (pv, not slower) < (best[0], not best[2])):
-                best = (pv, half, slower)
-    if best is None:
+            if pv * tests <= level and (not HALF_EFFECT
+                                        or _half_change(full, half, slower) >= effect):
+                found.append((pv, not slower, half))
+    if not found:
         return []
-    return [(nodes[i], best[2]) for i in best[1]]
+    # a half slower and the other half faster are one event: name the slower
+    _, faster, half = min(found)
+    return [(nodes[i], not faster) for i in half]
+
+
+def _half_change(full: np.ndarray, half: Sequence[int], slower: bool) -> float:
+    """The median over the values of the half's median against the other half's, as a
+    change on its side (log values, worse positive)."""
+    rest = [i for i in range(full.shape[0]) if i not in half]
+    gap = np.median(full[list(half)], axis=0) - np.median(full[rest], axis=0)
+    x = float(np.median(gap))
+    return float(np.expm1(x if slower else -x))
+
+
+def slower_where_every_pu(m: np.ndarray, d: np.ndarray, active: np.ndarray, ranked: Ranked,
+                          effect: float, already: set[int]) -> list[tuple[int, bool, float]]:
+    """The active nodes not ``already`` named that are slower than the others over the
+    values that use every PU: the rank sum's upper p at ``levels.node_pu`` split over the
+    active nodes, and the median change over those values at least ``effect``:
+    ``(node, True, p)``."""
+    if not ranked.levels.node_pu or not len(ranked.pu_cols):
+        return []
+    rows, upper, _ = rank_pvalues(m[:, ranked.pu_cols], active)
+    level = ranked.levels.node_pu / len(rows)
+    out = []
+    for r, i in enumerate(rows):
+        if int(i) in already or upper[r] > level:
+            continue
+        if _typical_change(d[i, ranked.pu_values], True) >= effect:
+            out.append((int(i), True, float(upper[r])))
+    return out
 
 
 def called_alone(strict: np.ndarray, judged: np.ndarray, active: np.ndarray,
@@ -497,6 +576,19 @@ def _typical_change(d: np.ndarray, slower: bool) -> float:
     if not len(ok):
         return 0.0
     return float(np.expm1(np.median(ok) if slower else -np.median(ok)))
+
+
+def _odd_on_pus(node: str, p: float, d: np.ndarray, cols: np.ndarray, effect: float,
+                active: np.ndarray) -> OddNode:
+    """The line's numbers for a node named slower on the values that use every PU
+    (``cols``): those it is slower on by ``effect`` or more, of those judged."""
+    row = d[cols]
+    judged = row[np.isfinite(row)]
+    worse = judged[judged >= math.log1p(effect)]
+    perf = np.expm1(-worse)
+    return OddNode(node, True, len(worse), len(judged),
+                   float(np.median(perf)) if len(perf) else 0.0, p, int(active.sum()) - 1,
+                   " that use every PU")
 
 
 def _odd(node: str, slower: bool, p: float, d: np.ndarray, called: np.ndarray,

@@ -161,14 +161,27 @@ def value(name: str) -> float:
 # -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
 #: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
 #: whose sessions start later is out of sample for them
-PEERS_FIXED = "2026-12-02T03:09:09Z"
+PEERS_FIXED = "2026-12-02T14:59:40Z"
 
 RULES.update({
     "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
-                                 "partition, split (Bonferroni): half to the rank tests (a node, "
-                                 "per node and side; a half of 4-8 nodes against the other), "
-                                 "exact for exchangeable nodes, half to the values called "
-                                 "alone (BH over nodes x values); a convention, not fitted"),
+                                 "partition, split (Bonferroni, peer_levels): half to the rank "
+                                 "tests (a node, per node and side; a half of 4-8 nodes against "
+                                 "the other; each over all values and, slower only, over the "
+                                 "values that use every PU), exact for exchangeable nodes, "
+                                 "half to the values called alone (BH over nodes x values); a "
+                                 "convention, not fitted"),
+    "PEER_EVERY_PU": Rule(1, (), "yes (1): the nodes are also ranked over the values that use "
+                                 "every PU alone (a node slower there by PEER_EFFECT is named; "
+                                 "the node-health family has several such cases): in the peer "
+                                 "sets started before PEERS_FIXED a CPU-capped node was the "
+                                 "slowest on every such value in 12 of 13 sessions and named in "
+                                 "3 (its single-thread values diluted its ranks)"),
+    "PEER_HALF_EFFECT": Rule(1, (), "yes (1): a half of the nodes apart on ranks is named only "
+                                    "when its median gap to the other half reaches PEER_EFFECT: "
+                                    "in the peer sets started before PEERS_FIXED two unchanged "
+                                    "nodes were called a half apart with values 2 % from the "
+                                    "others'"),
     "PEER_EFFECT": Rule(0.05, (), "the smallest change of a value against its peers' median "
                                   "that is called: a node whose rank stands apart by less on "
                                   "every value is a real but small difference, not named"),
