@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from placement.judgement import baseline_samples, peers, runreport  # noqa: E402
+from placement.judgement import baseline_samples, peer_cases, peers, runreport  # noqa: E402
 from placement.util import atomic  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "peer_judge_scale.json"
@@ -39,47 +39,61 @@ BEGIN, END = "<!-- peer-judge-scale: benchmarks/peer_judge_scale.py -->", \
     "<!-- /peer-judge-scale -->"
 #: the recorded sessions the partitions are resampled from: the node-health family's peer
 #: sets when there are any, else the one-node acceptance sets
-SOURCES = ("tests/fixtures/peers/*/run-*.json", "tests/fixtures/validation/*/run-*.json")
+SOURCES = ("tests/fixtures/peers/unchanged-*/run-*.json", "tests/fixtures/validation/*/run-*.json")
 SECONDS_AT_1000 = 10.0
 MAX_EXPONENT = 1.25
 
 
-def recorded_values(max_values: int) -> tuple[list[tuple[str, bool, list[list[float]]]], str]:
-    """Each value's launches in every recorded session of the first source that has any:
-    ``(name, higher is better, [launches per session])``, and the glob it came from."""
+def recorded_values(max_values: int
+                    ) -> tuple[list[tuple[str, bool, bool, list[list[float]]]], str]:
+    """Each value's launches in every recorded session (on every node of a peer set) of
+    the first source that has any: ``(name, higher is better, uses every PU, [launches
+    per session and node])``, and the glob it came from."""
     for pattern in SOURCES:
         paths = sorted(ROOT.glob(pattern))
         if paths:
             break
     else:
         raise SystemExit("peer_judge_scale: no recorded sessions under tests/fixtures")
-    by_key: dict[tuple, tuple[str, bool, list[list[float]]]] = {}
+    by_key: dict[str, tuple[str, bool, bool, list[list[float]]]] = {}
     for p in paths:
-        for c in runreport.load(p).cases:
-            for var in c.primary_vars():
-                higher = baseline_samples.higher_is_better(var, c.perf[var].unit)
-                runs = [x for x in c.launches.get(var, []) if x > 0]
-                if higher is None or not runs:
-                    continue
-                key = (c.test, tuple(sorted((k, str(v)) for k, v in c.params.items()
-                                            if not k.startswith("."))), var)
-                by_key.setdefault(key, (f"{c.test} {var}", higher, []))[2].append(runs)
-    values = [v for v in by_key.values() if len(v[2]) >= 2][:max_values]
+        for value in _session_values(runreport.load(p)):
+            key = value.name
+            entry = by_key.setdefault(key, (value.name, value.higher_is_better, value.all_pus, []))
+            entry[3].extend([x for x in runs if x > 0] for runs in value.launches.values())
+    values = [v for v in by_key.values() if len(v[3]) >= 2][:max_values]
     return values, pattern
+
+
+def _session_values(report: runreport.RunReport) -> list[peers.PeerValue]:
+    """A session's values as the peer verdict reads them: by node where the cases name
+    one (a peer set), else one node's cases as one sample each."""
+    parts = peer_cases.partitions(report)
+    if parts:
+        return [v for values, _ in parts.values() for v in values]
+    out = []
+    for c in report.cases:
+        for var in c.primary_vars():
+            higher = baseline_samples.higher_is_better(var, c.perf[var].unit)
+            runs = c.launches.get(var, [])
+            if higher is not None and runs:
+                name = f"{c.test} {c.label(default='')} {var}"
+                out.append(peers.PeerValue(name, higher, {"one": list(runs)}))
+    return out
 
 
 def partition(values, n_nodes: int, rng: np.random.Generator) -> list[peers.PeerValue]:
     """``n_nodes`` nodes, each value's launches drawn from one recorded session; every
     fiftieth node 30 % slower."""
     out = []
-    for name, higher, sessions in values:
+    for name, higher, every_pu, sessions in values:
         launches = {}
         for i in range(n_nodes):
             runs = np.asarray(sessions[rng.integers(len(sessions))], dtype=float)
             if i % 50 == 7:
                 runs = runs * (0.7 if higher else 1 / 0.7)
             launches[f"n{i + 1}"] = runs.tolist()
-        out.append(peers.PeerValue(name, higher, launches))
+        out.append(peers.PeerValue(name, higher, launches, all_pus=every_pu))
     return out
 
 
@@ -123,7 +137,8 @@ def page_block(result: dict) -> str:
     rows.append(f"Fitted exponent of the time in the number of nodes: "
                 f"**{result['exponent']:.2f}** (target at most {MAX_EXPONENT}); "
                 f"1,000 nodes: **{result['seconds_at_1000']:.2f} s** (target under "
-                f"{SECONDS_AT_1000:.0f} s). Resampled from `{result['source']}`; "
+                f"{SECONDS_AT_1000:.0f} s). Resampled from `{result['source']}` "
+                f"({result.get('values_every_pu', 0)} of the values use every PU); "
                 f"{result['cpus']} CPUs. Targets met: **{'yes' if result['met'] else 'no'}**.")
     return "\n".join([BEGIN, *rows, END])
 
@@ -151,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     exp = exponent(by_size)
     at = by_size[1000]["seconds"]
     met = at < SECONDS_AT_1000 and exp <= MAX_EXPONENT
-    result = {"values": len(values), "source": source, "cpus": os.cpu_count(),
+    result = {"values": len(values), "values_every_pu": sum(v[2] for v in values),
+              "source": source, "cpus": os.cpu_count(),
               "repeats": args.repeats, "exponent": exp, "seconds_at_1000": at,
               "targets": {"seconds_at_1000": SECONDS_AT_1000, "max_exponent": MAX_EXPONENT},
               "met": met, "sizes": {str(n): r for n, r in by_size.items()}}
