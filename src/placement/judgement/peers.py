@@ -35,9 +35,10 @@ A node is **named** on any of three paths, the level split between them (Bonferr
   a throttle, a stray process) is slower where no PU is spare and like its peers where
   one is, so over all values its ranks are diluted; over those values alone its rank sum
   is as exact as the first path's, and nothing is fitted;
-* or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its values, and
-  ``PEER_VALUES_SHARE`` of those judged, are called on one side by the value test at
-  ``PEER_ALPHA / 2``, while it has 3 peers or more. Why: a fault can move a few values
+* or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its measurements, and
+  ``PEER_VALUES_SHARE`` of those judged, have a value called on one side by the value
+  test at ``PEER_ALPHA / 2``, while it has 3 peers or more (a case's time and its rate
+  are one measurement: one bad launch moves both, and counting both made one value two). Why: a fault can move a few values
   only, and with four nodes no rank test can call a node that is worst on four values
   of twelve and middling on the rest; Benjamini-Hochberg over nodes x values, with no
   node odd, calls any value with a chance of at most its level, so this path's false
@@ -245,7 +246,8 @@ def judge(values: Sequence[PeerValue], where: str,
     halves = len(nodes) % 2 == 0 and len(nodes) <= HALVES_MAX_NODES
     ranked = Ranked(first_of_groups(values), first_of_groups(values, pu),
                     np.flatnonzero(pu), peer_levels.split(
-                        alpha, len(nodes), len(first_of_groups(values, pu)), halves))
+                        alpha, len(nodes), len(first_of_groups(values, pu)), halves),
+                    group_numbers(values))
     out.apart = step_down(m, w, n_launch, active, out, alpha, effect, ranked)
     if halves and not out.odd and not out.apart:
         out.apart = half_apart(m[:, ranked.cols], nodes, ranked.levels.half, effect)
@@ -273,6 +275,8 @@ class Ranked:
     pu_cols: np.ndarray
     pu_values: np.ndarray
     levels: peer_levels.Levels
+    #: each value's group (one measurement: a case's time and rate), as a number
+    group_of: np.ndarray
 
 
 def first_of_groups(values: Sequence[PeerValue], keep: Sequence[bool] | None = None
@@ -289,6 +293,13 @@ def first_of_groups(values: Sequence[PeerValue], keep: Sequence[bool] | None = N
             seen.add(g)
             cols.append(j)
     return np.asarray(cols, dtype=int)
+
+
+def group_numbers(values: Sequence[PeerValue]) -> np.ndarray:
+    """Each value's group as a number (a value with none is a group of its own)."""
+    ids: dict = {}
+    return np.asarray([ids.setdefault(("own", j) if v.group is None else v.group, len(ids))
+                       for j, v in enumerate(values)], dtype=int)
 
 
 def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.ndarray,
@@ -308,8 +319,8 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
                                          {i for i, _, _ in named})
         named += pu_named
         if active.sum() >= VALUES_ALONE_MIN_NODES:
-            named += called_alone(called_at(d, q, alpha / 2, effect),
-                                  np.isfinite(d).sum(1), active, {i for i, _, _ in named},
+            named += called_alone(called_at(d, q, alpha / 2, effect), np.isfinite(d),
+                                  ranked.group_of, active, {i for i, _, _ in named},
                                   m[:, ranked.cols])
         if not named:
             # nodes apart on ranks alone, each by PEER_EFFECT over its values: half of
@@ -389,19 +400,22 @@ def slower_where_every_pu(m: np.ndarray, d: np.ndarray, active: np.ndarray, rank
     return out
 
 
-def called_alone(strict: np.ndarray, judged: np.ndarray, active: np.ndarray,
-                 already: set[int], rank_m: np.ndarray) -> list[tuple[int, bool, float]]:
-    """The active nodes not ``already`` named with at least :data:`PEER_VALUES_ALONE` values,
-    and :data:`PEER_VALUES_SHARE` of their judged values, called on one side (``strict``:
-    :func:`calls` at half the level; ``judged``: each node's judged values): ``(node,
-    slower, p)``, ``p`` the node's rank-sum p on that side (its line's number; it did not
-    decide)."""
+def called_alone(strict: np.ndarray, judged: np.ndarray, group_of: np.ndarray,
+                 active: np.ndarray, already: set[int], rank_m: np.ndarray
+                 ) -> list[tuple[int, bool, float]]:
+    """The active nodes not ``already`` named with at least :data:`PEER_VALUES_ALONE`
+    measurements, and :data:`PEER_VALUES_SHARE` of those judged, called on one side
+    (``strict``: :func:`calls` at half the level; ``judged``: which values each node has;
+    ``group_of``: each value's measurement, so a case's time and rate count once):
+    ``(node, slower, p)``, ``p`` the node's rank-sum p on that side (its line's number;
+    it did not decide)."""
     out = []
     for i in np.flatnonzero(active):
         if int(i) in already:
             continue
-        worse, better = (strict[i] == 1).sum(), (strict[i] == -1).sum()
-        need = max(PEER_VALUES_ALONE, PEER_VALUES_SHARE * judged[i])
+        worse = len(set(group_of[strict[i] == 1]))
+        better = len(set(group_of[strict[i] == -1]))
+        need = max(PEER_VALUES_ALONE, PEER_VALUES_SHARE * len(set(group_of[judged[i]])))
         if max(worse, better) >= need and worse != better:
             slower = bool(worse > better)
             out.append((int(i), slower, _rank_p(rank_m, active, int(i), slower)))

@@ -161,7 +161,7 @@ def value(name: str) -> float:
 # -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
 #: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
 #: whose sessions start later is out of sample for them
-PEERS_FIXED = "2026-12-02T14:59:40Z"
+PEERS_FIXED = "2026-12-02T15:15:01Z"
 
 RULES.update({
     "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
@@ -186,7 +186,8 @@ RULES.update({
                                   "that is called: a node whose rank stands apart by less on "
                                   "every value is a real but small difference, not named"),
     "PEER_MIN_VALUES": Rule(1, (), "called values a node that stands apart needs to be named"),
-    "PEER_VALUES_ALONE": Rule(2, (), "values called on one side (BH at PEER_ALPHA / 2) that "
+    "PEER_VALUES_ALONE": Rule(2, (), "measurements (a case's time and rate are one) with a "
+                                     "value called on one side (BH at PEER_ALPHA / 2) that "
                                      "name a node whatever its ranks: a CPU-capped test node "
                                      "was worst on its 4 all-PU values of 12, which no rank "
                                      "test over 4 nodes calls; chosen on the peer sets started "
