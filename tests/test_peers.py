@@ -336,3 +336,21 @@ def test_a_recorded_session_knows_which_values_use_every_pu():
                      "NodeMatmulCheck affinity=scatter", "NodeMemWriteCheck affinity=scatter",
                      "NodeNpbCheck benchmark=CG", "NodeNpbCheck benchmark=EP"}
     assert not any(v.all_pus for v in vals if "threads=1 " in v.name)
+
+
+def test_a_case_time_and_rate_count_once_for_the_values_alone():
+    """One measurement's time and rate called on one node are one bad launch, not the two
+    values PEER_VALUES_ALONE asks for; two measurements are."""
+    def session(bad: int) -> list:
+        out = []
+        for j, v in enumerate(_session(values=12, seed=5)):
+            runs = {n: [x * (2.0 if n == "n3" and j < bad else 1.0) for x in r]
+                    for n, r in v.launches.items()}
+            out.append(peers.PeerValue(f"{v.name} time", False, runs, group=j))
+            out.append(peers.PeerValue(f"{v.name} rate", True,
+                                       {n: [1 / x for x in r] for n, r in runs.items()},
+                                       group=j))
+        return out
+    assert not peers.judge(session(1), WHERE).fails
+    j = peers.judge(session(3), WHERE)
+    assert j.named == ["n3"], j.lines()
