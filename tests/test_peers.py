@@ -343,7 +343,7 @@ def test_a_case_time_and_rate_count_once_for_the_values_alone():
     values PEER_VALUES_ALONE asks for; two measurements are."""
     def session(bad: int) -> list:
         out = []
-        for j, v in enumerate(_session(values=12, seed=5)):
+        for j, v in enumerate(_session(values=6, seed=5)):
             runs = {n: [x * (2.0 if n == "n3" and j < bad else 1.0) for x in r]
                     for n, r in v.launches.items()}
             out.append(peers.PeerValue(f"{v.name} time", False, runs, group=j))
