@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from placement.judgement import moderation, peer_stats, peers
+from placement.judgement import moderation, peer_ranks, peer_stats, peer_topology, peers
 
 WHERE = "testnodes:batch"
 
@@ -126,7 +126,7 @@ def test_a_node_slower_on_a_few_values_only_is_named_by_its_values():
             runs["n3"] = [x * 2.0 for x in runs["n3"]]
         few.append(peers.PeerValue(v.name, False, runs))
     m, _, _ = peers.matrix(few, ["n1", "n2", "n3", "n4"])
-    assert not peers.stand_apart(m, np.ones(4, bool), peers.PEER_ALPHA / 2)
+    assert not peer_ranks.stand_apart(m, np.ones(4, bool), peers.PEER_ALPHA / 2)
     j = peers.judge(few, WHERE)
     assert j.named == ["n3"] and j.fails and not j.no_majority
     assert j.lines()[0].startswith(f"NODES {WHERE}: n3 slower than its 3 peers on 4 of 12 "
@@ -230,9 +230,9 @@ def test_memory_rounded_near_a_half_is_the_same_topology():
     half of it is not."""
     fp = {n: {"pus": 2, "numa_memory_gib": m} for n, m in
           (("n1", 9), ("n2", 9), ("n3", 8), ("n4", 8))}
-    assert peers.topology_diffs(fp, list(fp)) == ([], False)
+    assert peer_topology.topology_diffs(fp, list(fp)) == ([], False)
     fp["n4"] = {"pus": 2, "numa_memory_gib": 4}
-    (diff,), split = peers.topology_diffs(fp, list(fp))
+    (diff,), split = peer_topology.topology_diffs(fp, list(fp))
     assert diff.node == "n4" and not split
 
 

@@ -69,12 +69,10 @@ majority's: a node that differs gets its own line, whatever its values say.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 import statistics
 import warnings
-from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,7 +80,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from . import moderation, peer_levels, peer_stats
+from . import moderation, peer_levels, peer_ranks, peer_stats
+from .peer_ranks import (Ranked, half_apart, rank_p, slower_where_every_pu, stand_apart,
+                         typical_change)
+from .peer_topology import TopologyDiff, topology_diffs
 from .rules import value
 
 #: family-wise level of naming a node of an unchanged partition (split over its nodes and
@@ -98,12 +99,8 @@ PEER_VALUES_ALONE = int(value("PEER_VALUES_ALONE"))
 PEER_VALUES_SHARE = value("PEER_VALUES_SHARE")
 #: whether the nodes are also ranked over the values that use every PU alone
 EVERY_PU = bool(value("PEER_EVERY_PU"))
-#: whether a half of the nodes apart on ranks must also be ``PEER_EFFECT`` apart
-HALF_EFFECT = bool(value("PEER_HALF_EFFECT"))
-#: how far a node's memory size may sit from the nodes' median and still be the same
-PEER_MEMORY_SLACK = value("PEER_MEMORY_SLACK")
 #: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
-MIN_NODES = 3
+MIN_NODES = peer_ranks.MIN_NODES
 #: the fewest nodes still judged for the values-alone path: a node and 3 peers (a spread
 #: of 2 peers has one degree of freedom, and after a node is named in a partition of four
 #: it named a remaining node faster on 2 values of 12)
@@ -150,19 +147,6 @@ class OddNode:
         return (f"NODES {where}: {self.node} {side} than its {self.peers} peers on "
                 f"{self.called} of {self.judged} values{self.scope} "
                 f"(median {self.median:+.0%})")
-
-
-@dataclass(frozen=True)
-class TopologyDiff:
-    """A node whose topology fingerprint differs from the majority's."""
-
-    node: str
-    peers: int
-    diffs: tuple[str, ...]
-
-    def line(self, where: str) -> str:
-        return (f"NODES {where}: {self.node} topology differs from its {self.peers} peers: "
-                + "; ".join(self.diffs))
 
 
 @dataclass
@@ -265,20 +249,6 @@ def judge(values: Sequence[PeerValue], where: str,
     return out
 
 
-@dataclass(frozen=True)
-class Ranked:
-    """What the rank tests read: the columns of all values and of those that use every
-    PU (one per group, :func:`first_of_groups`), every value that uses every PU (a
-    node's line counts them), and the tests' levels."""
-
-    cols: np.ndarray
-    pu_cols: np.ndarray
-    pu_values: np.ndarray
-    levels: peer_levels.Levels
-    #: each value's group (one measurement: a case's time and rate), as a number
-    group_of: np.ndarray
-
-
 def first_of_groups(values: Sequence[PeerValue], keep: Sequence[bool] | None = None
                     ) -> np.ndarray:
     """The columns the rank test reads: the first value of each group (of those ``keep``
@@ -325,7 +295,7 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
         if not named:
             # nodes apart on ranks alone, each by PEER_EFFECT over its values: half of
             # those left or more is two groups
-            apart = [a for a in apart if _typical_change(d[a[0]], a[1]) >= effect]
+            apart = [a for a in apart if typical_change(d[a[0]], a[1]) >= effect]
             if apart and 2 * len(apart) >= active.sum():
                 return [(out.nodes[i], slower) for i, slower, _ in apart]
             return []
@@ -337,67 +307,6 @@ def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.nda
         for i, _, _ in named:
             active[i] = False
     return []
-
-
-def half_apart(m: np.ndarray, nodes: Sequence[str], level: float, effect: float,
-               slower_only: bool = False) -> list[tuple[str, bool]]:
-    """The half of the nodes whose rank sum over the values every node has stands apart
-    from the other half's, one-sided, at ``level`` over every half and side tested, by
-    at least ``effect`` (:func:`_half_change`): ``[(node, slower)]`` for that half, ``[]``
-    when none does. Why the effect: ranks alone called two unchanged nodes apart whose
-    values sat 2 % from the others'."""
-    full = m[:, np.isfinite(m).all(axis=0)]
-    n, k = full.shape
-    if k == 0 or n < 4:
-        return []
-    ranks = peer_stats.column_ranks(full)
-    g = n // 2
-    halves = list(itertools.combinations(range(n), g))
-    sides = (True,) if slower_only else (True, False)
-    tests = len(sides) * len(halves)
-    found = []
-    for half in halves:
-        total = float(ranks[list(half)].sum())
-        for slower in sides:
-            # a half faster: its rank sum counted from the top, the same distribution
-            stat = total if slower else k * g * (n + 1) - total
-            pv = peer_stats.group_rank_p(stat, n, g, k)
-            if pv * tests <= level and (not HALF_EFFECT
-                                        or _half_change(full, half, slower) >= effect):
-                found.append((pv, not slower, half))
-    if not found:
-        return []
-    # a half slower and the other half faster are one event: name the slower
-    _, faster, half = min(found)
-    return [(nodes[i], not faster) for i in half]
-
-
-def _half_change(full: np.ndarray, half: Sequence[int], slower: bool) -> float:
-    """The median over the values of the half's median against the other half's, as a
-    change on its side (log values, worse positive)."""
-    rest = [i for i in range(full.shape[0]) if i not in half]
-    gap = np.median(full[list(half)], axis=0) - np.median(full[rest], axis=0)
-    x = float(np.median(gap))
-    return float(np.expm1(x if slower else -x))
-
-
-def slower_where_every_pu(m: np.ndarray, d: np.ndarray, active: np.ndarray, ranked: Ranked,
-                          effect: float, already: set[int]) -> list[tuple[int, bool, float]]:
-    """The active nodes not ``already`` named that are slower than the others over the
-    values that use every PU: the rank sum's upper p at ``levels.node_pu`` split over the
-    active nodes, and the median change over those values at least ``effect``:
-    ``(node, True, p)``."""
-    if not ranked.levels.node_pu or not len(ranked.pu_cols):
-        return []
-    rows, upper, _ = rank_pvalues(m[:, ranked.pu_cols], active)
-    level = ranked.levels.node_pu / len(rows)
-    out = []
-    for r, i in enumerate(rows):
-        if int(i) in already or upper[r] > level:
-            continue
-        if _typical_change(d[i, ranked.pu_values], True) >= effect:
-            out.append((int(i), True, float(upper[r])))
-    return out
 
 
 def called_alone(strict: np.ndarray, judged: np.ndarray, group_of: np.ndarray,
@@ -418,27 +327,8 @@ def called_alone(strict: np.ndarray, judged: np.ndarray, group_of: np.ndarray,
         need = max(PEER_VALUES_ALONE, PEER_VALUES_SHARE * len(set(group_of[judged[i]])))
         if max(worse, better) >= need and worse != better:
             slower = bool(worse > better)
-            out.append((int(i), slower, _rank_p(rank_m, active, int(i), slower)))
+            out.append((int(i), slower, rank_p(rank_m, active, int(i), slower)))
     return out
-
-
-def _rank_p(m: np.ndarray, active: np.ndarray, i: int, slower: bool) -> float:
-    """Node ``i``'s one-sided rank-sum p among the active nodes (:func:`rank_pvalues`)."""
-    rows, upper, lower = rank_pvalues(m, active)
-    r = int(np.flatnonzero(rows == i)[0])
-    return float(upper[r] if slower else lower[r])
-
-
-def rank_pvalues(m: np.ndarray, active: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The active rows and each one's ``(upper, lower)`` rank-sum p over the values at
-    least :data:`MIN_NODES` active nodes have."""
-    rows = np.flatnonzero(active)
-    sub = m[rows]
-    n_per = np.isfinite(sub).sum(axis=0).astype(float)
-    ranks = np.where((n_per >= MIN_NODES)[None, :], peer_stats.column_ranks(sub), np.nan)
-    upper, lower = peer_stats.rank_tests(ranks, n_per)
-    return rows, upper, lower
 
 
 def node_order(name: str) -> tuple:
@@ -569,29 +459,6 @@ def called_at(d: np.ndarray, q: np.ndarray, alpha: float, effect: float) -> np.n
     return out
 
 
-def stand_apart(m: np.ndarray, active: np.ndarray, alpha: float
-                ) -> list[tuple[int, bool, float]]:
-    """The active nodes whose rank sum over their values stands apart at
-    ``alpha / (2 * active nodes)``: ``(node, slower, p)``."""
-    rows, upper, lower = rank_pvalues(m, active)
-    level = alpha / (2 * len(rows))
-    out = []
-    for r, i in enumerate(rows):
-        if upper[r] <= level:
-            out.append((int(i), True, float(upper[r])))
-        elif lower[r] <= level:
-            out.append((int(i), False, float(lower[r])))
-    return out
-
-
-def _typical_change(d: np.ndarray, slower: bool) -> float:
-    """The median over a node's values of its change against its peers, on its side."""
-    ok = d[np.isfinite(d)]
-    if not len(ok):
-        return 0.0
-    return float(np.expm1(np.median(ok) if slower else -np.median(ok)))
-
-
 def _odd_on_pus(node: str, p: float, d: np.ndarray, cols: np.ndarray, effect: float,
                 active: np.ndarray) -> OddNode:
     """The line's numbers for a node named slower on the values that use every PU
@@ -614,57 +481,3 @@ def _odd(node: str, slower: bool, p: float, d: np.ndarray, called: np.ndarray,
                    float(np.median(perf)) if len(perf) else 0.0, p, int(active.sum()) - 1)
 
 
-def topology_diffs(fingerprints: Mapping[str, Mapping[str, Any]], nodes: Sequence[str]
-                   ) -> tuple[list[TopologyDiff], bool]:
-    """The nodes whose fingerprint differs from the one most nodes share (more than half
-    of those with one), and whether the fingerprints differ with no such majority."""
-    have = [n for n in nodes if n in fingerprints]
-    if len(have) < MIN_NODES:
-        return [], False
-    fingerprints = memory_snapped({n: fingerprints[n] for n in have})
-    frozen = {n: tuple(sorted((k, str(v)) for k, v in fingerprints[n].items())) for n in have}
-    common, count = Counter(frozen.values()).most_common(1)[0]
-    if 2 * count <= len(have):
-        return [], True
-    major = dict(common)
-    return [TopologyDiff(n, len(have) - 1, fingerprint_diffs(
-        {k: str(v) for k, v in fingerprints[n].items()}, major))
-        for n in have if frozen[n] != common], False
-
-
-def memory_snapped(fingerprints: Mapping[str, Mapping[str, Any]]
-                   ) -> dict[str, dict[str, Any]]:
-    """The fingerprints with each memory size within :data:`PEER_MEMORY_SLACK` (or one unit
-    of the size as printed) of the nodes' median set to that median.
-
-    Why: a node's memory as hwloc reports it moves with what the kernel keeps for itself,
-    and rounded to whole GiB it flips between two numbers on nodes that are alike (8 and
-    9 GiB on the 4-node test cluster); a DIMM missing moves it far more."""
-    out = {n: dict(fp) for n, fp in fingerprints.items()}
-    fields = {k for fp in out.values() for k in fp if "memory" in k}
-    for k in fields:
-        vals = [fp[k] for fp in out.values() if isinstance(fp.get(k), (int, float))]
-        if not vals:
-            continue
-        mid = statistics.median(vals)
-        for fp in out.values():
-            v = fp.get(k)
-            if isinstance(v, (int, float)) and abs(v - mid) <= max(1, PEER_MEMORY_SLACK * mid):
-                fp[k] = mid
-    return out
-
-
-def fingerprint_diffs(own: Mapping[str, str], major: Mapping[str, str]) -> tuple[str, ...]:
-    """What differs, in words: ``1 PU allowed of 2`` for the allowed cpuset, else
-    ``FIELD VALUE (its peers VALUE)``."""
-    out = []
-    for k in sorted(set(own) | set(major)):
-        a, b = own.get(k, "none"), major.get(k, "none")
-        if a == b:
-            continue
-        if k == "pus_allowed":
-            total = own.get("pus", major.get("pus", "?"))
-            out.append(f"{a} PU{'' if a == '1' else 's'} allowed of {total}")
-        else:
-            out.append(f"{k} {a} (its peers {b})")
-    return tuple(out)
