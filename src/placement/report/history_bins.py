@@ -71,17 +71,29 @@ def node_series(pts: list[Point], gs: list[range]) -> dict:
             "flagged": [x[2] for x in out]}
 
 
+def _column(pts: list[Point], e) -> list:
+    """Each session's median of ``e``, :data:`_NONE` where it has none (each point's
+    medians looked up once: ten thousand sessions' for each of dozens of values)."""
+    return [p.medians.get(e, _NONE) for p in pts]
+
+
+#: a session without the value (no median is this object)
+_NONE = object()
+
+
 def value_series(pts: list[Point], gs: list[range], e) -> dict:
     """A value's panel: ``dates``, ``values`` and ``baseline`` (:func:`.plots.history`)."""
     out: list[tuple] = []
+    col = _column(pts, e)
     for g in gs:
-        mine = [pts[i] for i in g if e in pts[i].medians]
-        rest = [p for p in mine if not p.baseline]
-        part = [(p.when, p.medians[e], True) for p in mine if p.baseline]
+        mine = [i for i in g if col[i] is not _NONE]
+        rest = [i for i in mine if not pts[i].baseline]
+        part = [(pts[i].when, col[i], True) for i in mine if pts[i].baseline]
         if len(rest) == 1:
-            part.append((rest[0].when, rest[0].medians[e], False))
+            part.append((pts[rest[0]].when, col[rest[0]], False))
         elif rest:
-            part.append((_middle(rest), statistics.median(p.medians[e] for p in rest), False))
+            part.append((_middle([pts[i] for i in rest]),
+                         statistics.median([col[i] for i in rest]), False))
         out += sorted(part, key=lambda x: x[0])
     return {"dates": [x[0] for x in out], "values": [x[1] for x in out],
             "baseline": [x[2] for x in out]}
@@ -92,11 +104,12 @@ def steps(pts: list[Point], gs: list[range], drawn: list, stored: dict) -> dict:
     found = {}
     for e in drawn:
         firsts, meds = [], []
+        col = _column(pts, e)
         for g in gs:
-            mine = [pts[i] for i in g if e in pts[i].medians]
+            mine = [i for i in g if col[i] is not _NONE]
             if mine:
-                firsts.append(mine[0])
-                meds.append([statistics.median(p.medians[e] for p in mine)])
+                firsts.append(pts[mine[0]])
+                meds.append([statistics.median([col[i] for i in mine])])
         s = changepoints.step([p.uuid for p in firsts], meds, stored[e].higher_is_better)
         if s is not None:
             found[e] = Found(s, firsts[s.index].when)
