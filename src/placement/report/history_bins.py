@@ -101,19 +101,20 @@ def value_series(pts: list[Point], gs: list[range], e) -> dict:
 
 def steps(pts: list[Point], gs: list[range], drawn: list, stored: dict) -> dict:
     """Each drawn value's step over the sessions (or their groups), when a real one."""
-    found = {}
+    firsts, series = [], []
     for e in drawn:
-        firsts, meds = [], []
+        first, meds = [], []
         col = _column(pts, e)
         for g in gs:
             mine = [i for i in g if col[i] is not _NONE]
             if mine:
-                firsts.append(pts[mine[0]])
-                meds.append([statistics.median([col[i] for i in mine])])
-        s = changepoints.step([p.uuid for p in firsts], meds, stored[e].higher_is_better)
-        if s is not None:
-            found[e] = Found(s, firsts[s.index].when)
-    return found
+                first.append(pts[mine[0]])
+                meds.append(statistics.median([col[i] for i in mine]))
+        firsts.append(first)
+        series.append(([p.uuid for p in first], meds, stored[e].higher_is_better))
+    # searched together: values over the same groups share their shuffles
+    return {e: Found(s, first[s.index].when) for e, first, s
+            in zip(drawn, firsts, changepoints.steps_of_medians(series)) if s is not None}
 
 
 def steps_note(gs: list[range], n: int) -> str:
