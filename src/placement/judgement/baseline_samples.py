@@ -84,20 +84,21 @@ def directed_leaf(case: Case, var: str, better: bool | None) -> dict[str, Any] |
     # a zero or NaN launch measured nothing: never stored (the reader refuses it); a float
     # (what a run report's launches are read as) compared inline, as measurable() does
     lo, hi = MEASURABLE
-    runs = [x for x in case.launches.get(var) or []
+    runs = [float(f"{x:.6g}") for x in case.launches.get(var) or ()
             if (lo <= x <= hi if type(x) is float else measurable(x))]
     if not runs:
         return None
-    out = {"higher_is_better": better,
-           "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
-    if case.raw.get("contended") is True:
+    out = {"higher_is_better": better, "sessions": [{"session": case.session, "runs": runs}]}
+    raw = case.raw
+    if raw.get("contended") is True:
         out["contended"] = True     # judged by the verdict, never bounded for plain ReFrame
     for field in ("no_bound", "no_plain_bound"):
         # the check's own word: states no bound fits (no_bound), or none of one baseline
         # session for plain ReFrame (no_plain_bound)
-        why = _reason(case.raw.get(field), var)
-        if why:
-            out[field] = why
+        if field in raw:
+            why = _reason(raw[field], var)
+            if why:
+                out[field] = why
     return out
 
 
