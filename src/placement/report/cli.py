@@ -80,12 +80,13 @@ def _write_read_once(reports: list[RunReport], cases: list[Case], name: str,
     return out
 
 
+@cycles.without_cyclic_gc     # the reading's millions of objects, none in a cycle
 def _against_stored(name: str, newest: RunReport, root: Path, numbers: Numbers, out: Path
                     ) -> tuple[Table | None, str, tuple[Table | None, str], str]:
     """The comparison with the previous run, the step table and the history pages, from one
-    reading of the stored sessions; the reading is dropped on return (ten thousand
-    sessions' reductions are millions of objects, which the report that follows need not
-    hold, nor the collector walk)."""
+    reading of the stored sessions. Ten thousand sessions' reductions are millions of
+    objects: the cyclic collector is paused until the reading is dropped (on return), so
+    it never walks them, and the run's report that follows does not hold them."""
     pages = _pages(name, out)
     stored = history_read.read(newest, root, pages)
     table, note = compare(newest, root, numbers, None if stored.error else stored.sessions)
@@ -98,7 +99,6 @@ def _pages(system: str, out: Path) -> history_page.Pages | None:
     return None if "+" in system else history_page.Pages.of(system, out.parent)
 
 
-@cycles.without_cyclic_gc     # the reading's millions of objects, none in a cycle
 def _history(stored: history_read.Reading, pages: history_page.Pages | None, numbers: Numbers,
              out: Path) -> tuple[tuple[Table | None, str], str]:
     """The step changes over ReFrame's stored sessions of this host (``stored``:
