@@ -85,10 +85,16 @@ def value_series(pts: list[Point], gs: list[range], e) -> dict:
     """A value's panel: ``dates``, ``values`` and ``baseline`` (:func:`.plots.history`)."""
     out: list[tuple] = []
     col = _column(pts, e)
+    based = [p.baseline for p in pts]
     for g in gs:
-        mine = [i for i in g if col[i] is not _NONE]
-        rest = [i for i in mine if not pts[i].baseline]
-        part = [(pts[i].when, col[i], True) for i in mine if pts[i].baseline]
+        if g.step == 1 and True not in based[g.start:g.stop] \
+                and _NONE not in col[g.start:g.stop]:
+            rest = list(g)      # most groups: every session has the value, none the baseline's
+            part = []
+        else:
+            mine = [i for i in g if col[i] is not _NONE]
+            rest = [i for i in mine if not based[i]]
+            part = [(pts[i].when, col[i], True) for i in mine if based[i]]
         if len(rest) == 1:
             part.append((pts[rest[0]].when, col[rest[0]], False))
         elif rest:
