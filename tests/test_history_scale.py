@@ -278,3 +278,77 @@ def test_judging_a_session_leaves_no_reference_cycle(baseline):
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def _panel_one_by_one(pts: list[Point], gs: list[range], e) -> dict:
+    """A value's panel as :func:`.history_bins.value_series` took it before it read its
+    groups as slices: session by session."""
+    import statistics
+    out: list[tuple] = []
+    for g in gs:
+        mine = [pts[i] for i in g if e in pts[i].medians]
+        rest = [p for p in mine if not p.baseline]
+        part = [(p.when, p.medians[e], True) for p in mine if p.baseline]
+        if len(rest) == 1:
+            part.append((rest[0].when, rest[0].medians[e], False))
+        elif rest:
+            part.append((rest[len(rest) // 2].when,
+                         statistics.median(p.medians[e] for p in rest), False))
+        out += sorted(part, key=lambda x: x[0])
+    return {"dates": [x[0] for x in out], "values": [x[1] for x in out],
+            "baseline": [x[2] for x in out]}
+
+
+def test_a_panel_read_in_slices_is_the_one_read_session_by_session():
+    """A value's panel, its groups read as slices where every session has the value and
+    none is the baseline's, is the panel read session by session: with the baseline's
+    sessions among the groups, sessions without the value, and groups of one."""
+    import random
+    rng = random.Random(4)
+    e = ("T", (), "t")
+    for n in (5, 399, 450, 3000):
+        pts = [Point(p.uuid, p.when, p.shift, p.flagged, rng.random() < 0.02,
+                     {} if rng.random() < 0.03 else {e: rng.uniform(1, 2)})
+               for p in _points(n, set(), set())]
+        gs = history_bins.groups(n)
+        assert history_bins.value_series(pts, gs, e) == _panel_one_by_one(pts, gs, e)
+
+
+def test_values_prepared_together_are_the_ones_prepared_alone(baseline):
+    """A run's values judged against a prepared baseline (a history's) have their launches
+    taken to the log scale in one call: the same numbers as one value at a time; launches
+    that are no positive finite floats are refused as one at a time refuses them."""
+    import numpy as np
+    path = baseline_file("generic")
+    against = baseline_samples.Against(baselines.load(path), str(path))
+    new = baselines.from_run(runreport.from_data(next(bench.made(3)), Path("s")), "generic")
+    fresh = baseline_samples.run_entries(new)
+
+    def series() -> list:
+        return baseline_samples._series(against.stored, fresh, {}, against._intervals,
+                                        prepared=against.prepared)[1]
+    together, alone = verdict._prepared(series()), [verdict._prepare(s) for s in series()]
+    assert len(together) > 10
+    for a, b in zip(together, alone):
+        assert a.new.tobytes() == b.new.tobytes() and a.sign == b.sign and a.dfw == b.dfw
+    bad = series()
+    bad[3] = verdict.Series([1.0, float("nan")], bad[3].sessions, bad[3].higher_is_better,
+                            bad[3].key, bad[3].baseline)
+    with pytest.raises(ValueError, match="new runs: runs must be positive finite"):
+        verdict._prepared(bad)
+    assert np.isfinite(verdict._prepared(series())[0].new).all()
+
+
+def test_the_node_shift_s_median_is_numpy_s():
+    """The node's shift, the median of its values' changes taken in Python, is NumPy's:
+    odd and even counts, and NumPy's own where a change is zero (of either sign) or not
+    finite."""
+    import numpy as np
+    rng = np.random.default_rng(8)
+    for n in (1, 2, 9, 10, 37, 38):
+        x = list(rng.normal(0, 0.1, n))
+        assert verdict._median(x) == float(np.median(x))
+    for x in ([0.0, -0.0, 0.1, -0.1], [-0.0, -0.0, 0.0, 0.2], [1.0, float("inf"), 2.0],
+              [1.0, float("nan"), 2.0]):
+        got, want = verdict._median(x), float(np.median(x))
+        assert repr(got) == repr(want)

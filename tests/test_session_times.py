@@ -302,3 +302,45 @@ def test_a_report_reads_its_baseline_once(tmp_path, monkeypatch):
     out = report_cli.report_runs([runreport.load(reports[-1])], tmp_path / "reports", None)
     assert (out.parent / "history" / "generic" / "index.html").is_file()
     assert read == [where / "generic.yaml"], read
+
+
+def test_reframe_s_form_is_read_as_strptime_reads_it():
+    """A time in ReFrame's own form is read without ``strptime`` (a history reads three of
+    each of ten thousand sessions): the same datetime and zone where ``strptime`` reads
+    one, the same refusal where it reads none (no such day, second 60, a zone of a day or
+    more, minutes 60, other digits than ASCII's), and other forms still ``strptime``'s."""
+    import datetime as dt
+    import random
+
+    def by_strptime(value):
+        try:
+            when = dt.datetime.strptime(value, "%Y%m%dT%H%M%S%z")
+        except ValueError:
+            try:
+                when = dt.datetime.fromisoformat(value)
+            except ValueError:
+                return None
+        return (when, when.utcoffset()) if when.tzinfo is not None else None
+
+    def ours(value):
+        try:
+            when = session_info.parse_time(value)
+        except ValueError:
+            return None
+        return when, when.utcoffset()
+    rng = random.Random(6)
+    values = ["20261122T231250+0000", "20261122T231250-0130", "20260229T000000+0000",
+              "20280229T000000+0000", "20261322T231250+0000", "20261122T235960+0000",
+              "20261122T231250+2400", "20261122T231250+2359", "20261122T231250+0060",
+              "00001122T231250+0000", "20261122T231250Z", "2026-11-22T23:12:50+00:00",
+              "20261122T231250", "20261122T231250+00000", "\u0662\u0660\u0662\u0666"
+              "1122T231250+0000"]
+    for _ in range(20000):
+        d = dt.datetime(rng.randint(1, 9999), rng.randint(1, 12), rng.randint(1, 28),
+                        rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59))
+        values.append(f"{d.year:04d}{d:%m%d}T{d:%H%M%S}{rng.choice('+-')}"
+                      f"{rng.randint(0, 25):02d}{rng.randint(0, 61):02d}")
+        values.append("".join(rng.choice("0123456789") for _ in range(8)) + "T" +
+                      "".join(rng.choice("0123456789") for _ in range(6)) + "+0000")
+    assert [ours(v) for v in values] == [by_strptime(v) for v in values]
+    assert sum(ours(v) is not None for v in values) > 10000

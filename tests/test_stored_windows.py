@@ -176,3 +176,25 @@ def test_a_step_too_small_to_report_is_given_up_before_its_shuffles(monkeypatch)
     calls.clear()
     step = changepoints.step_of_medians(ids, big)
     assert step is not None and step.index == 200 and len(calls) > 1
+
+
+def test_reframe_s_output_is_read_as_text_mode_reads_it(tmp_path, monkeypatch):
+    """ReFrame's output read whole in one go is what ``subprocess.run(text=True)`` gives:
+    its newlines made ``\\n``; a failure is its last line of errors (else of output), a
+    call past the time limit is killed and says so."""
+    import subprocess
+
+    def py(code: str) -> list[str]:
+        return [sys.executable, "-c", code]
+    text = "import sys; sys.stdout.write('a\\r\\nb\\rc\\n' + 'x' * 100000)"
+    assert previous_run.run_reframe(py(text), tmp_path) == \
+        subprocess.run(py(text), capture_output=True, text=True).stdout
+    fails = "import sys; print('out'); print('one', file=sys.stderr); " \
+            "print('ERROR: two', file=sys.stderr); sys.exit(3)"
+    with pytest.raises(RuntimeError, match="ERROR: two"):
+        previous_run.run_reframe(py(fails), tmp_path)
+    with pytest.raises(RuntimeError, match="only out"):
+        previous_run.run_reframe(py("import sys; print('only out'); sys.exit(1)"), tmp_path)
+    monkeypatch.setattr(previous_run, "TIMEOUT_S", 0.5)
+    with pytest.raises(subprocess.TimeoutExpired, match="timed out after 0.5 seconds"):
+        previous_run.run_reframe(py("import time; time.sleep(30)"), tmp_path)

@@ -486,6 +486,51 @@ def test_a_real_step_is_found_where_it_started():
     assert changepoints.step(sessions[:3], runs[:3]) is None  # too short a history
 
 
+def _step_by_the_book(sessions, medians, higher_is_better, seed=0):
+    """The most likely step and its permutation p as written out: 999 series shuffled
+    with ``rng.permutation``, each split searched over every k (the reference the step
+    search's faster arithmetic and shared shuffles must give again, number for number)."""
+    logs = np.log(np.array(medians, dtype=float))
+    n = len(logs)
+
+    def best(x):
+        gains = [k * (n - k) / n * (x[:k].sum() / k - x[k:].sum() / (n - k)) ** 2
+                 for k in range(2, n - 1)]
+        return 2 + int(np.argmax(gains)), max(gains) / ((x - x.mean()) ** 2).sum()
+    k, share = best(logs)
+    rng = np.random.default_rng(seed)
+    shares = [best(rng.permutation(logs))[1] for _ in range(changepoints.PERMUTATIONS)]
+    p = (1 + sum(s >= share - 1e-12 for s in shares)) / (changepoints.PERMUTATIONS + 1)
+    ratio = math.exp(float(logs[k:].mean() - logs[:k].mean()))
+    return sessions[k], round(ratio, 9), p
+
+
+def test_values_searched_together_get_the_steps_each_gets_alone():
+    """Values over the same sessions are searched together (their shuffles drawn once, as
+    positions): each gets the step, p and ratio it gets alone, and the one written out
+    (:func:`_step_by_the_book`); values over other sessions, and too short or too flat a
+    series, are left as alone."""
+    rng = np.random.default_rng(12)
+    series = []
+    for j in range(7):
+        n = (40, 40, 40, 25, 3, 40, 25)[j]
+        jump = (1.3, 1.0, 0.8, 1.2, 1.5, 1.01, 1.0)[j]
+        meds = list(rng.lognormal(0, 0.05, n) * np.where(np.arange(n) >= n // 3, jump, 1))
+        series.append(([f"s{i}" for i in range(n)], meds, bool(j % 2)))
+    series.append(([f"s{i}" for i in range(9)], [2.0] * 9, False))      # no spread
+    together = changepoints.steps_of_medians(series, candidates=True)
+    alone = [changepoints.step_of_medians(*s, candidates=True) for s in series]
+    assert together == alone and together[4] is None and together[-1] is None
+    for s, got in zip(series, together):
+        if got is not None and len(s[0]) == 25:
+            assert (got.session, round(got.ratio, 9), got.p) == _step_by_the_book(*s)
+    reported = changepoints.steps_of_medians(series)
+    assert [s is not None for s in reported] == [
+        s is not None and s.p <= changepoints.ALPHA and abs(s.ratio - 1) >= V.MIN_EFFECT
+        for s in alone]
+    assert sum(s is not None for s in reported) >= 2
+
+
 def test_noise_gets_a_step_in_at_most_one_series_in_a_hundred():
     rng = np.random.default_rng(7)
     sessions = [f"s{i:02d}" for i in range(10)]

@@ -84,20 +84,21 @@ def directed_leaf(case: Case, var: str, better: bool | None) -> dict[str, Any] |
     # a zero or NaN launch measured nothing: never stored (the reader refuses it); a float
     # (what a run report's launches are read as) compared inline, as measurable() does
     lo, hi = MEASURABLE
-    runs = [x for x in case.launches.get(var) or []
+    runs = [float(f"{x:.6g}") for x in case.launches.get(var) or ()
             if (lo <= x <= hi if type(x) is float else measurable(x))]
     if not runs:
         return None
-    out = {"higher_is_better": better,
-           "sessions": [{"session": case.session, "runs": [float(f"{x:.6g}") for x in runs]}]}
-    if case.raw.get("contended") is True:
+    out = {"higher_is_better": better, "sessions": [{"session": case.session, "runs": runs}]}
+    raw = case.raw
+    if raw.get("contended") is True:
         out["contended"] = True     # judged by the verdict, never bounded for plain ReFrame
     for field in ("no_bound", "no_plain_bound"):
         # the check's own word: states no bound fits (no_bound), or none of one baseline
         # session for plain ReFrame (no_plain_bound)
-        why = _reason(case.raw.get(field), var)
-        if why:
-            out[field] = why
+        if field in raw:
+            why = _reason(raw[field], var)
+            if why:
+                out[field] = why
     return out
 
 
@@ -179,7 +180,26 @@ def run_entries(new: dict[str, Any]) -> dict[Entry, Samples]:
                                         for g in v["sessions"]],
                                        v["higher_is_better"], v.get("contended", False),
                                        v.get("no_bound", ""), v.get("no_plain_bound", ""))
-            for test, keys, var, v in _leaves(new, "run")}
+            for test, keys, var, v in _run_leaves(new)}
+
+
+def _run_leaves(new: dict[str, Any]) -> list[tuple[str, tuple, str, Any]]:
+    """:func:`_leaves` of a tree :func:`placement.judgement.baselines.from_run` made, in the
+    same order: its shape is known (each test's ``$index`` as deep as its keys, or one
+    ``system:partition`` level), so it is walked without checking it (a history reads
+    thousands)."""
+    out: list[tuple[str, tuple, str, Any]] = []
+    for test, node in (new.get(SAMPLES_KEY) or {}).items():
+        _collect(out, test, len(node.get("$index") or ()) or 1, node, (), 0)
+    return out
+
+
+def _collect(out: list, test: str, depth: int, n: dict, keys: tuple, level: int) -> None:
+    for k, v in n.items():
+        if level == depth:
+            out.append((test, keys, str(k), v))
+        elif not (level == 0 and k == "$index"):
+            _collect(out, test, depth, v, keys + (k,), level + 1)
 
 
 def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str, Any]]:

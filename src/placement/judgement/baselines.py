@@ -107,10 +107,14 @@ def from_run(report: RunReport, system: str,
     runs: dict[str, Any] = {}  # the same tree with each judged variable's launches
     spread: dict[str, tuple[set, set, set]] = {}
     for c in cases:
-        parts, envs, nodes = spread.setdefault(c.test, (set(), set(), set()))
-        parts.add(c.partition)
-        envs.add(c.environ)
-        nodes |= {peer_cases.node_of(c)} - {None}     # a case that names no node: none
+        sets = spread.get(c.test)
+        if sets is None:
+            sets = spread[c.test] = (set(), set(), set())
+        sets[0].add(c.partition)
+        sets[1].add(c.environ)
+        node = peer_cases.node_of(c)
+        if node is not None:        # a case that names no node: none
+            sets[2].add(node)
     pooled = baseline_pool.Pools()
     for c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
@@ -118,7 +122,8 @@ def from_run(report: RunReport, system: str,
         leaves, sample_leaves = _case_leaves(c)
         if not leaves:
             continue
-        index = case_index(c, *(len(x) for x in spread[c.test]))
+        parts, envs, nodes = spread[c.test]
+        index = case_index(c, len(parts), len(envs), len(nodes))
         keys = _in_tree(out, runs, c, index, leaves, sample_leaves)
         if cases_of is not None:
             cases_of.update({(c.test, keys, v): c for v in leaves})
@@ -141,8 +146,9 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
         if var in GUARD_VARS or baseline_samples.is_extreme(var):
             continue        # guards have fixed limits; extremes follow one outlier
         pv = c.perf[var]
-        s = c.summary(var)
-        if pv.value is None or s is None or not measurable(_round(s.mean)):
+        s = None if pv.value is None else c.summary(var)
+        mean = None if s is None else _round(s.mean)
+        if mean is None or not measurable(mean):
             # nothing measured (NaN, inf), or every run below the printing step (NPB's
             # 0.00 s): no reference to judge against, and none a reader would refuse
             continue
@@ -152,7 +158,7 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
         # one-sided where the direction is known: an improvement never fails (ReFrame
         # reads None as no bound); it rejects lower thresholds below -1
         better = baseline_samples.higher_is_better(var, pv.unit)
-        leaves[var] = [_round(s.mean), None if better is False else -min(t, 1.0),
+        leaves[var] = [mean, None if better is False else -min(t, 1.0),
                        None if better else t, pv.unit]
         sl = baseline_samples.directed_leaf(c, var, better)
         if sl:

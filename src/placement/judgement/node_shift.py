@@ -16,6 +16,7 @@ two sessions' mean shift still does (:func:`shown_again`).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -170,13 +171,20 @@ def tested_against(c: float, shifts: dict) -> tuple[float | None, float]:
     ks = len(shifts)
     if ks < TESTED_SESSIONS:
         return None, 0.0
-    vals = list(shifts.values())
-    sd = float(np.std(vals, ddof=1)) * math.sqrt(1 + 1 / ks)
+    sd, mean = _spread(tuple(shifts.values()))
     if sd <= 0:
         return 0.0, 0.0
     # stats.t.sf's own function (Student's t survival): the same number without its checks
     # of arguments, which cost twenty times the function in a history of thousands
-    return float(special.stdtr(ks - 1, -(abs(c - float(np.mean(vals))) / sd))), sd * sd
+    return float(special.stdtr(ks - 1, -(abs(c - mean) / sd))), sd * sd
+
+
+@functools.lru_cache(maxsize=256)
+def _spread(vals: tuple[float, ...]) -> tuple[float, float]:
+    """The baseline sessions' shifts' prediction spread and mean (kept per set of shifts:
+    a history tests thousands of runs against the same few)."""
+    return (float(np.std(vals, ddof=1)) * math.sqrt(1 + 1 / len(vals)),
+            float(np.mean(vals)))
 
 
 def flagged(c: float, moved: int, values: int, p: float | None, by_control: bool,

@@ -26,13 +26,14 @@ FINGERPRINT_FIELDS = ("fingerprint", "topology_fingerprint")
 
 def node_of(case: Case) -> str | None:
     """The one node ``case`` ran on, or None when it does not say."""
+    raw, params = case.raw, case.params
     for name in ("node", ".nid"):
-        v = case.raw.get(name, case.params.get(name))
+        v = raw[name] if name in raw else params.get(name)
         if isinstance(v, list) and len(v) == 1:
             v = v[0]
         if isinstance(v, str) and v:
             return v
-    nodes = case.raw.get("job_nodelist")
+    nodes = raw.get("job_nodelist")
     if isinstance(nodes, list) and len(nodes) == 1 and isinstance(nodes[0], str):
         return nodes[0]
     return None

@@ -141,6 +141,8 @@ class Case:
         if pv is None or pv.value is None:
             return None
         sd = _first(self.perf, (f"{var}_stddev", f"{var}_sd", "stddev"))
+        if sd is None:          # no spread exposed: the value alone, whatever its count
+            return Summary(pv.value)
         n = _first(self.perf, (f"{var}_n", "nrep", "repeats", "n"))
         n = n or _int(self.raw.get("repeats") or self.raw.get("num_repeats"))
         if sd is not None and n and n > 1:
@@ -237,35 +239,40 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     name = tc["name"]
     test = name.split()[0]
     params: dict[str, Any] = {}
-    for k, v in _PARAM.findall(tc.get("display_name", name)):
+    shown = tc.get("display_name", name)
+    for k, v in (_display_params(shown) if type(shown) is str else _PARAM.findall(shown)):
         params[k] = tc.get(k, v)
     _node_param(params, tc)
     index = list(tc.get("reference_index") or [])
-    for k in (*index, *KNOWN_PARAMS):
-        if k in tc and tc[k] is not None and not isinstance(tc[k], (dict, list)):
-            params.setdefault(k, tc[k])
+    for keys in (index, KNOWN_PARAMS):
+        for k in keys:
+            if k in tc and tc[k] is not None and not isinstance(tc[k], (dict, list)):
+                params.setdefault(k, tc[k])
     perf: dict[str, PerfValue] = {}
     prefix = f"{tc['system']}:{tc['partition']}:"
     for key, tup in (tc.get("perfvalues") or {}).items():
         var = key[len(prefix):] if key.startswith(prefix) else key.rsplit(":", 1)[-1]
-        value, ref, lower, upper, unit, result = (list(tup) + [None] * 6)[:6]
-        perf[var] = PerfValue(number(value), number(ref), number(lower), number(upper), unit,
-                              result)
+        if type(tup) is list and len(tup) == 6:     # as ReFrame writes them
+            value, ref, lower, upper, unit, result = tup
+        else:
+            value, ref, lower, upper, unit, result = (list(tup) + [None] * 6)[:6]
+        perf[var] = PerfValue(_number(value), _number(ref), _number(lower), _number(upper),
+                              unit, result)
     samples: dict[str, list[float]] = {}
     given = tc.get("perf_samples")
     if isinstance(given, dict):
-        samples = {k: [float(x) for x in v] for k, v in given.items() if isinstance(v, list)}
+        samples = {k: list(map(float, v)) for k, v in given.items() if isinstance(v, list)}
     launches: dict[str, list[float]] = {}
     given = tc.get("perf_launches")
     if isinstance(given, dict):
-        launches = {k: [float(x) for x in v] for k, v in given.items() if isinstance(v, list)}
+        launches = {k: list(map(float, v)) for k, v in given.items() if isinstance(v, list)}
     per_run: dict[str, list[tuple[int, float]]] = {}
     for var, pv in perf.items():
         if pv.value is None:
             continue
-        m = _SAMPLE_VAR.match(var)
+        m = _sample_var(var)
         if m:
-            per_run.setdefault(m.group("base"), []).append((int(m.group("i")), pv.value))
+            per_run.setdefault(m[0], []).append((m[1], pv.value))
         elif var not in launches:
             launches[var] = [pv.value]
     for base, vals in per_run.items():
@@ -273,6 +280,26 @@ def _case(tc: dict[str, Any], session: str) -> Case:
     return Case(test=test, params=params, system=tc["system"], partition=tc["partition"],
                 environ=tc["environ"], result=tc.get("result") or "", fail_phase=tc.get("fail_phase"),
                 perf=perf, samples=samples, launches=launches, index=index, session=session, raw=tc)
+
+
+@functools.lru_cache(maxsize=4096)
+def _display_params(shown: str) -> list[tuple[str, str]]:
+    """The ``%name=value`` pairs of a display name (kept per name: ten thousand stored
+    sessions repeat a few dozen cases' names; the caller only reads the list)."""
+    return _PARAM.findall(shown)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sample_var(var: str) -> tuple[str, int] | None:
+    """A per-run copy's value name and run number (``gbps_run3``: gbps, 3), else None."""
+    m = _SAMPLE_VAR.match(var)
+    return (m.group("base"), int(m.group("i"))) if m else None
+
+
+def _number(x: Any) -> float | None:
+    """:func:`.stats.number`, a float returned as it is without a call (a run report's
+    values nearly all are)."""
+    return x if type(x) is float else number(x)
 
 
 def _node_param(params: dict[str, Any], tc: dict[str, Any]) -> None:
@@ -301,6 +328,9 @@ def _merge_reruns(cases: list[Case]) -> list[Case]:
         by_key.setdefault(c.key, []).append(c)
     merged = []
     for group in by_key.values():
+        if len(group) == 1:         # nearly every case: nothing to merge
+            merged.append(group[0])
+            continue
         ok = [c for c in group if c.result == "pass"] or group
         head = ok[-1]
         if len(ok) > 1:

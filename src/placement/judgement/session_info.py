@@ -24,11 +24,24 @@ _REFRAME_TIME = "%Y%m%dT%H%M%S%z"
 TIME_KEYS = ("time_start", "time_end")
 
 
+#: ReFrame's own form of a time, read without ``strptime`` (a tenth of its cost: a history
+#: reads three times of each of ten thousand sessions); ASCII digits only, as anything else
+#: is left to ``strptime``
+_REFRAME_FORM = re.compile(r"([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})([0-9]{2})"
+                           r"([+-])([0-9]{2})([0-5][0-9])")
+
+
 def parse_time(value: Any) -> _dt.datetime:
     """A session time as ReFrame writes it (or ISO 8601 with a zone), as an aware datetime.
 
     Anything else is a :class:`ValueError` that says what is accepted.
     """
+    m = _REFRAME_FORM.fullmatch(value) if type(value) is str else None
+    if m is not None:
+        try:
+            return _reframe_time(m)
+        except ValueError:
+            pass            # no such date or zone: strptime says so below
     if isinstance(value, str) and len(value) <= 40:
         try:
             when = _dt.datetime.strptime(value, _REFRAME_TIME)
@@ -57,6 +70,15 @@ def check(session: dict[str, Any], where: str) -> None:
                 parse_time(session[key])
             except ValueError as exc:
                 raise PlacementError(f"{where}: {key} {exc}") from None
+
+
+def _reframe_time(m: re.Match) -> _dt.datetime:
+    """The datetime ``strptime`` reads from ReFrame's form (each field its two or four
+    digits, the zone ``+HHMM``); a ValueError where it has none."""
+    year, month, day, hour, minute, second, sign, zh, zm = m.groups()
+    offset = _dt.timedelta(hours=int(zh), minutes=int(zm))
+    return _dt.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second),
+                        tzinfo=_dt.timezone(-offset if sign == "-" else offset))
 
 
 def started(session: dict[str, Any]) -> _dt.datetime | None:

@@ -15,7 +15,7 @@ import datetime as _dt
 from pathlib import Path
 
 from ..judgement import Case, RunReport, baselines, runreport, session_info
-from ..util import PlacementError, baseline_dir, regular_file, reports_dir, system_name
+from ..util import PlacementError, baseline_dir, cycles, regular_file, reports_dir, system_name
 from . import files, folder, history_page, history_read, node_history, provenance
 from .document import Report
 from .escape import markdown as md
@@ -67,11 +67,7 @@ def _write_read_once(reports: list[RunReport], cases: list[Case], name: str,
     table, note, scratch = None, "", Numbers()
     hist, link = None, ""
     if compare_previous:
-        # once: the comparison, the step table and the history pages
-        pages = _pages(name, out)
-        stored = history_read.read(newest, root, pages)
-        table, note = compare(newest, root, scratch, None if stored.error else stored.sessions)
-        hist, link = _history(stored, pages, scratch, out)
+        table, note, hist, link = _against_stored(name, newest, root, scratch, out)
     notes = out / folder.DISCUSSION
     rep = build(f"Placement report: {name}",
                 f"{len(cases)} test cases from {len(reports)} run(s), newest session "
@@ -82,6 +78,20 @@ def _write_read_once(reports: list[RunReport], cases: list[Case], name: str,
     rep.numbers.rows += scratch.rows
     files.write(rep, out)
     return out
+
+
+@cycles.without_cyclic_gc     # the reading's millions of objects, none in a cycle
+def _against_stored(name: str, newest: RunReport, root: Path, numbers: Numbers, out: Path
+                    ) -> tuple[Table | None, str, tuple[Table | None, str], str]:
+    """The comparison with the previous run, the step table and the history pages, from one
+    reading of the stored sessions. Ten thousand sessions' reductions are millions of
+    objects: the cyclic collector is paused until the reading is dropped (on return), so
+    it never walks them, and the run's report that follows does not hold them."""
+    pages = _pages(name, out)
+    stored = history_read.read(newest, root, pages)
+    table, note = compare(newest, root, numbers, None if stored.error else stored.sessions)
+    hist, link = _history(stored, pages, numbers, out)
+    return table, note, hist, link
 
 
 def _pages(system: str, out: Path) -> history_page.Pages | None:

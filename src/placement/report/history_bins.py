@@ -71,17 +71,35 @@ def node_series(pts: list[Point], gs: list[range]) -> dict:
             "flagged": [x[2] for x in out]}
 
 
+def _column(pts: list[Point], e) -> list:
+    """Each session's median of ``e``, :data:`_NONE` where it has none (each point's
+    medians looked up once: ten thousand sessions' for each of dozens of values)."""
+    return [p.medians.get(e, _NONE) for p in pts]
+
+
+#: a session without the value (no median is this object)
+_NONE = object()
+
+
 def value_series(pts: list[Point], gs: list[range], e) -> dict:
     """A value's panel: ``dates``, ``values`` and ``baseline`` (:func:`.plots.history`)."""
     out: list[tuple] = []
+    col = _column(pts, e)
+    based = [p.baseline for p in pts]
     for g in gs:
-        mine = [pts[i] for i in g if e in pts[i].medians]
-        rest = [p for p in mine if not p.baseline]
-        part = [(p.when, p.medians[e], True) for p in mine if p.baseline]
+        if g.step == 1 and True not in based[g.start:g.stop] \
+                and _NONE not in col[g.start:g.stop]:
+            rest = list(g)      # most groups: every session has the value, none the baseline's
+            part = []
+        else:
+            mine = [i for i in g if col[i] is not _NONE]
+            rest = [i for i in mine if not based[i]]
+            part = [(pts[i].when, col[i], True) for i in mine if based[i]]
         if len(rest) == 1:
-            part.append((rest[0].when, rest[0].medians[e], False))
+            part.append((pts[rest[0]].when, col[rest[0]], False))
         elif rest:
-            part.append((_middle(rest), statistics.median(p.medians[e] for p in rest), False))
+            part.append((_middle([pts[i] for i in rest]),
+                         statistics.median([col[i] for i in rest]), False))
         out += sorted(part, key=lambda x: x[0])
     return {"dates": [x[0] for x in out], "values": [x[1] for x in out],
             "baseline": [x[2] for x in out]}
@@ -89,18 +107,20 @@ def value_series(pts: list[Point], gs: list[range], e) -> dict:
 
 def steps(pts: list[Point], gs: list[range], drawn: list, stored: dict) -> dict:
     """Each drawn value's step over the sessions (or their groups), when a real one."""
-    found = {}
+    firsts, series = [], []
     for e in drawn:
-        firsts, meds = [], []
+        first, meds = [], []
+        col = _column(pts, e)
         for g in gs:
-            mine = [pts[i] for i in g if e in pts[i].medians]
+            mine = [i for i in g if col[i] is not _NONE]
             if mine:
-                firsts.append(mine[0])
-                meds.append([statistics.median(p.medians[e] for p in mine)])
-        s = changepoints.step([p.uuid for p in firsts], meds, stored[e].higher_is_better)
-        if s is not None:
-            found[e] = Found(s, firsts[s.index].when)
-    return found
+                first.append(pts[mine[0]])
+                meds.append(statistics.median([col[i] for i in mine]))
+        firsts.append(first)
+        series.append(([p.uuid for p in first], meds, stored[e].higher_is_better))
+    # searched together: values over the same groups share their shuffles
+    return {e: Found(s, first[s.index].when) for e, first, s
+            in zip(drawn, firsts, changepoints.steps_of_medians(series)) if s is not None}
 
 
 def steps_note(gs: list[range], n: int) -> str:

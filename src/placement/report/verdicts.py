@@ -203,10 +203,14 @@ class StepSeries:
                        f"gives p <= {changepoints.ALPHA} and the median moved by at least "
                        f"{verdict.MIN_EFFECT:.0%}: at most 1 in 100 series without a change "
                        "shows a step.")
-        for key in sorted(self.series, key=lambda k: (k[1], k[2], k[3])):
+        keys = sorted(self.series, key=lambda k: (k[1], k[2], k[3]))
+        series = []
+        for key in keys:
             got = self.series[key]
             ids = [u for u in self.uuids if u in got]
-            s = changepoints.step_of_medians(ids, [got[u] for u in ids], self.better[key])
+            series.append((ids, [got[u] for u in ids], self.better[key]))
+        # searched together: values over the same sessions share their shuffles
+        for key, s in zip(keys, changepoints.steps_of_medians(series)):
             if s:
                 t.add([key[1], key[2], key[3], s.session[:8], s.text()],
                       "bad" if s.outcome == verdict.REGRESSED else "")
