@@ -165,18 +165,15 @@ PEERS_FIXED = "2026-12-02T15:15:01Z"
 
 RULES.update({
     "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
-                                 "partition, split (Bonferroni, peer_levels): half to the rank "
-                                 "tests (a node, per node and side; a half of 4-8 nodes against "
-                                 "the other; each over all values and, slower only, over the "
-                                 "values that use every PU), exact for exchangeable nodes, "
-                                 "half to the values called alone (BH over nodes x values); a "
-                                 "convention, not fitted"),
+                                 "partition, split (Bonferroni, peer_levels): half to the exact "
+                                 "rank tests (a node; a half of 4-8 nodes; over all values and "
+                                 "over those that use every PU), half to the values called "
+                                 "alone (BH over nodes x values); a convention, not fitted"),
     "PEER_EVERY_PU": Rule(1, (), "yes (1): the nodes are also ranked over the values that use "
-                                 "every PU alone (a node slower there by PEER_EFFECT is named; "
-                                 "the node-health family has several such cases): in the peer "
-                                 "sets started before PEERS_FIXED a CPU-capped node was the "
-                                 "slowest on every such value in 12 of 13 sessions and named in "
-                                 "3 (its single-thread values diluted its ranks)"),
+                                 "every PU alone: in the peer sets started before PEERS_FIXED a "
+                                 "CPU-capped node was the slowest on every such value in 12 of "
+                                 "13 sessions and named in 3 (its one-thread values diluted "
+                                 "its ranks)"),
     "PEER_HALF_EFFECT": Rule(1, (), "yes (1): a half of the nodes apart on ranks is named only "
                                     "when its median gap to the other half reaches PEER_EFFECT: "
                                     "in the peer sets started before PEERS_FIXED two unchanged "
@@ -186,12 +183,11 @@ RULES.update({
                                   "that is called: a node whose rank stands apart by less on "
                                   "every value is a real but small difference, not named"),
     "PEER_MIN_VALUES": Rule(1, (), "called values a node that stands apart needs to be named"),
-    "PEER_VALUES_ALONE": Rule(2, (), "measurements (a case's time and rate are one) with a "
-                                     "value called on one side (BH at PEER_ALPHA / 2) that "
-                                     "name a node whatever its ranks: a CPU-capped test node "
-                                     "was worst on its 4 all-PU values of 12, which no rank "
-                                     "test over 4 nodes calls; chosen on the peer sets started "
-                                     "before PEERS_FIXED (no unchanged node had one called)"),
+    "PEER_VALUES_ALONE": Rule(2, (), "measurements (a case's time and rate are one) called "
+                                     "on one side (BH at PEER_ALPHA / 2) that name a node "
+                                     "whatever its ranks: a CPU-capped test node was worst on "
+                                     "its 4 all-PU values of 12; chosen on the peer sets "
+                                     "started before PEERS_FIXED"),
     "PEER_VALUES_SHARE": Rule(0.1, (), "the least share of a node's judged values those called "
                                        "values must be: 4 A/A sessions of one node as 4 nodes "
                                        "(tests/fixtures/aa-sessions-2h) had 3 of 126 called on "
