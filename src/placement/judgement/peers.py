@@ -226,12 +226,8 @@ def judge(values: Sequence[PeerValue], where: str,
                     "measured in one session")
         return out
     active = np.ones(len(nodes), bool)
-    pu = [v.all_pus and EVERY_PU for v in values]
     halves = len(nodes) % 2 == 0 and len(nodes) <= HALVES_MAX_NODES
-    ranked = Ranked(first_of_groups(values), first_of_groups(values, pu),
-                    np.flatnonzero(pu), peer_levels.split(
-                        alpha, len(nodes), len(first_of_groups(values, pu)), halves),
-                    group_numbers(values))
+    ranked = ranked_values(values, len(nodes), alpha, halves)
     out.apart = step_down(m, w, n_launch, active, out, alpha, effect, ranked)
     if halves and not out.odd and not out.apart:
         out.apart = half_apart(m[:, ranked.cols], nodes, ranked.levels.half, effect)
@@ -247,6 +243,16 @@ def judge(values: Sequence[PeerValue], where: str,
     out.no_majority = bool(out.apart) or 2 * len(odd) >= len(nodes) \
         or active.sum() < MIN_NODES
     return out
+
+
+def ranked_values(values: Sequence[PeerValue], n_nodes: int, alpha: float, halves: bool
+                  ) -> Ranked:
+    """What the rank tests read of ``values`` on ``n_nodes`` nodes, and at which levels."""
+    pu = [v.all_pus and EVERY_PU for v in values]
+    pu_cols = first_of_groups(values, pu)
+    return Ranked(first_of_groups(values), pu_cols, np.flatnonzero(pu),
+                  peer_levels.split(alpha, n_nodes, len(pu_cols), halves),
+                  group_numbers(values))
 
 
 def first_of_groups(values: Sequence[PeerValue], keep: Sequence[bool] | None = None
