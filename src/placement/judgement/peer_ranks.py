@@ -16,12 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import peer_levels, peer_stats
+from .peer_stats import MIN_NODES
 from .rules import value
 
 #: whether a half of the nodes apart on ranks must also be ``PEER_EFFECT`` apart
 HALF_EFFECT = bool(value("PEER_HALF_EFFECT"))
-#: the fewest nodes with a value for it to be ranked (a centre and a spread without the node)
-MIN_NODES = 3
 
 
 @dataclass(frozen=True)

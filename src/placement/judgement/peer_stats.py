@@ -26,6 +26,11 @@ import numpy as np
 from scipy import stats
 
 
+#: the fewest nodes with a value to judge it by its peers: a centre and a spread without
+#: the node (shared by the value tests, the rank tests and the topology majority)
+MIN_NODES = 3
+
+
 def loo_median(m: np.ndarray) -> np.ndarray:
     """Each node's peers' median, per value: the median of the column without that node.
 

@@ -15,12 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .peer_stats import MIN_NODES
 from .rules import value
 
 #: how far a node's memory size may sit from the nodes' median and still be the same
 PEER_MEMORY_SLACK = value("PEER_MEMORY_SLACK")
-#: the fewest nodes with a fingerprint for a majority to be looked for
-MIN_NODES = 3
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from . import moderation, peer_levels, peer_ranks, peer_stats
+from . import moderation, peer_levels, peer_stats
 from .peer_ranks import (Ranked, half_apart, rank_p, slower_where_every_pu, stand_apart,
                          typical_change)
 from .peer_topology import TopologyDiff, topology_diffs
@@ -100,7 +100,7 @@ PEER_VALUES_SHARE = value("PEER_VALUES_SHARE")
 #: whether the nodes are also ranked over the values that use every PU alone
 EVERY_PU = bool(value("PEER_EVERY_PU"))
 #: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
-MIN_NODES = peer_ranks.MIN_NODES
+MIN_NODES = peer_stats.MIN_NODES
 #: the fewest nodes still judged for the values-alone path: a node and 3 peers (a spread
 #: of 2 peers has one degree of freedom, and after a node is named in a partition of four
 #: it named a remaining node faster on 2 values of 12)
