@@ -360,6 +360,30 @@ def test_a_run_is_loaded_when_its_median_case_waited_from_the_limit_on():
     assert node_load.of_cases([_case_with(None)]) is None                     # no PSI
 
 
+def test_a_run_over_several_nodes_is_loaded_when_one_nodes_own_cases_are():
+    """Each node's cases give its load: one busy node of four never moves the run's median
+    case, and its confirmation shows the line again only on the same node."""
+    from placement.judgement import node_load
+
+    def run(waits: dict[str, tuple[float, ...]]) -> node_load.Load:
+        return node_load.of_cases([{**_case_with(w), "display_name": f"C %.nid={n}"}
+                                   for n, ws in waits.items() for w in ws])
+
+    quiet = (2, 3, 4, 5, 6)
+    first = run({"n1": quiet, "n2": quiet, "n3": (80, 90, 85, 95, 70), "n4": quiet})
+    assert first.median < node_load.LIMIT and first.loaded and first.loaded_nodes() == ["n3"]
+    assert first.line().startswith("n3 under a competing load: tasks waited for a CPU 85% of "
+                                   "the time in the median of 5 cases (from 50%")
+    assert node_load.shown_again(first, first)
+    other = run({"n1": (80, 90, 85, 95, 70), "n2": quiet, "n3": quiet, "n4": quiet})
+    assert other.loaded and not node_load.shown_again(first, other)
+    calm = run({n: quiet for n in ("n1", "n2", "n3", "n4")})
+    assert not calm.loaded and calm.text().startswith("n1: tasks waited for a CPU 4%")
+    assert not node_load.shown_again(first, calm) and not node_load.shown_again(first, None)
+    one = node_load.of_cases([_case_with(w) for w in (80, 90, 85, 95, 70)])
+    assert not one.nodes and node_load.shown_again(one, one)   # one node: as before
+
+
 def test_waits_a_case_causes_by_design_do_not_count_toward_the_nodes_load():
     """A case under its own background load, or with more threads than PUs, waits for a CPU
     on purpose: the load line leaves it out (a quiet quick run here had such a case at

@@ -148,7 +148,7 @@ class Confirmation:
                    system: str) -> None:
         """The first session's load line against the whole confirmation session's load."""
         self.load_dismissed = self._node_line(
-            first.line(), again is not None and again.loaded,
+            first.line(), node_load.shown_again(first, again),
             again.text() if again is not None else "no CPU pressure measured", system)
 
     def _node_line(self, first: str, shown: bool, seen: str, system: str) -> str:
