@@ -175,7 +175,6 @@ def _keep_arg(text: str) -> int:
     return int(text)
 
 
-
 def register(sub) -> None:
     p = sub.add_parser("baseline", help="record or compare a system's reference file")
     bs = p.add_subparsers(dest="baseline_command", required=True, parser_class=type(p))

@@ -50,7 +50,6 @@ _TIME_UNITS = {"s", "ms", "us", "ns", "µs", "cycles"}
 _EXTREME = re.compile(r"(^|_)(max|min|maximum|minimum)($|_)")
 
 
-
 @functools.lru_cache(maxsize=4096)
 def is_extreme(var: str) -> bool:
     """The maximum or minimum of a run's iterations: one outlier moves it, never referenced."""

@@ -47,7 +47,6 @@ DEFAULT_THRESHOLD = 0.10
 PROVENANCE_KEY = "_provenance"
 
 
-
 def threshold_for(case: Case, var: str, s: Summary | None = None) -> tuple[float, str]:
     """The symmetric relative threshold of one perfvar, and how it was chosen (``s``: its
     :meth:`Case.summary`, when the caller has it)."""

@@ -37,7 +37,6 @@ class Ranked:
     group_of: np.ndarray
 
 
-
 def half_apart(m: np.ndarray, nodes: Sequence[str], level: float, effect: float,
                slower_only: bool = False) -> list[tuple[str, bool]]:
     """The half of the nodes whose rank sum over the values every node has stands apart
@@ -71,7 +70,6 @@ def half_apart(m: np.ndarray, nodes: Sequence[str], level: float, effect: float,
     return [(nodes[i], not faster) for i in half]
 
 
-
 def _half_change(full: np.ndarray, half: Sequence[int], slower: bool) -> float:
     """The median over the values of the half's median against the other half's, as a
     change on its side (log values, worse positive)."""
@@ -79,7 +77,6 @@ def _half_change(full: np.ndarray, half: Sequence[int], slower: bool) -> float:
     gap = np.median(full[list(half)], axis=0) - np.median(full[rest], axis=0)
     x = float(np.median(gap))
     return float(np.expm1(x if slower else -x))
-
 
 
 def slower_where_every_pu(m: np.ndarray, d: np.ndarray, active: np.ndarray, ranked: Ranked,
@@ -101,13 +98,11 @@ def slower_where_every_pu(m: np.ndarray, d: np.ndarray, active: np.ndarray, rank
     return out
 
 
-
 def rank_p(m: np.ndarray, active: np.ndarray, i: int, slower: bool) -> float:
     """Node ``i``'s one-sided rank-sum p among the active nodes (:func:`rank_pvalues`)."""
     rows, upper, lower = rank_pvalues(m, active)
     r = int(np.flatnonzero(rows == i)[0])
     return float(upper[r] if slower else lower[r])
-
 
 
 def rank_pvalues(m: np.ndarray, active: np.ndarray
@@ -120,7 +115,6 @@ def rank_pvalues(m: np.ndarray, active: np.ndarray
     ranks = np.where((n_per >= MIN_NODES)[None, :], peer_stats.column_ranks(sub), np.nan)
     upper, lower = peer_stats.rank_tests(ranks, n_per)
     return rows, upper, lower
-
 
 
 def stand_apart(m: np.ndarray, active: np.ndarray, alpha: float
@@ -136,7 +130,6 @@ def stand_apart(m: np.ndarray, active: np.ndarray, alpha: float
         elif lower[r] <= level:
             out.append((int(i), False, float(lower[r])))
     return out
-
 
 
 def typical_change(d: np.ndarray, slower: bool) -> float:

@@ -35,7 +35,6 @@ class TopologyDiff:
                 + "; ".join(self.diffs))
 
 
-
 def topology_diffs(fingerprints: Mapping[str, Mapping[str, Any]], nodes: Sequence[str]
                    ) -> tuple[list[TopologyDiff], bool]:
     """The nodes whose fingerprint differs from the one most nodes share (more than half
@@ -52,7 +51,6 @@ def topology_diffs(fingerprints: Mapping[str, Mapping[str, Any]], nodes: Sequenc
     return [TopologyDiff(n, len(have) - 1, fingerprint_diffs(
         {k: str(v) for k, v in fingerprints[n].items()}, major))
         for n in have if frozen[n] != common], False
-
 
 
 def memory_snapped(fingerprints: Mapping[str, Mapping[str, Any]]
@@ -75,7 +73,6 @@ def memory_snapped(fingerprints: Mapping[str, Mapping[str, Any]]
             if isinstance(v, (int, float)) and abs(v - mid) <= max(1, PEER_MEMORY_SLACK * mid):
                 fp[k] = mid
     return out
-
 
 
 def fingerprint_diffs(own: Mapping[str, str], major: Mapping[str, str]) -> tuple[str, ...]:
