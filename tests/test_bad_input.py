@@ -134,7 +134,7 @@ def test_restricted_cpu_set_is_placed_within_and_said(tmp_path):
     topo = subprocess.run(base + ["topo"], capture_output=True, text=True, cwd=ROOT)
     assert topo.returncode == 0, topo.stderr
     assert "restricted: live machine: placing on the 1 CPU(s) this process may use" in topo.stdout
-    assert f"1 PUs" in topo.stdout and f"logical order: {cpu}\n" in topo.stdout + "\n"
+    assert "1 PUs" in topo.stdout and f"logical order: {cpu}\n" in topo.stdout + "\n"
     maps = subprocess.run(base + ["maps", "--threads", "2", "--oversubscribe", "--strategy",
                                   "compact"], capture_output=True, text=True, cwd=ROOT)
     assert maps.returncode == 0 and maps.stdout.split() == [str(cpu), str(cpu)], maps.stderr

@@ -21,7 +21,6 @@ from placement.judgement import guards, runreport, stats
 from placement.report import provenance as report_provenance
 from placement.report.sections import npb_sections
 from placement.report.tables import Numbers, regression_table
-from placement.util.errors import PlacementError
 
 FIX = Path(__file__).parent / "fixtures" / "runreports"
 FIRST = FIX / "generic-first-run.json"

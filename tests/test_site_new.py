@@ -47,7 +47,7 @@ def test_first_day_on_the_test_slurm_cluster(slurm, site_dir, reframe_bin):
     assert lines[1] == (f"wrote {systems / 'mycluster.py'} (lines a site tunes are marked "
                         f"'# site:') and {systems / 'mycluster.xml'}")
     pus = os.cpu_count()
-    assert lines[2].startswith(f'node: 1 package(s), 1 NUMA node(s), ') and f'{pus} PUs' in lines[2]
+    assert lines[2].startswith('node: 1 package(s), 1 NUMA node(s), ') and f'{pus} PUs' in lines[2]
     assert lines[3] == 'thread sweep: 1, full, 2xfull' or lines[3].startswith('thread sweep: 1, 2')
     assert lines[-1].startswith('NODE READY mycluster: binding and memory-policy checks: ')
     assert ', 0 failed' in lines[-1]

@@ -51,5 +51,5 @@ def test_every_command_prints_what_the_page_shows(slurm, tmp_path):
                               text=True, timeout=1200)
         got = proc.stdout.replace(str(site), SITE).rstrip('\n').splitlines()
         assert got == expected, (f'`{command}` printed (exit {proc.returncode}):\n'
-                                 + '\n'.join(got) + f'\n--- the page shows:\n'
+                                 + '\n'.join(got) + '\n--- the page shows:\n'
                                  + '\n'.join(expected) + f'\n--- stderr:\n{proc.stderr[-2000:]}')

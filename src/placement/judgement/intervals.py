@@ -7,7 +7,6 @@ has to import the other for it.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 from typing import Any

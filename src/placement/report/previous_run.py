@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import io
-import json
 import os
 import shutil
 import subprocess
