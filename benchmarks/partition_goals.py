@@ -197,8 +197,8 @@ SAID = {"unchanged": "an unchanged partition with no node named",
 
 
 def readme_block(conditions: dict) -> str:
-    """The README's lines: each condition's validation sessions, no baseline; where it has
-    none yet, its in-sample sessions, labelled so."""
+    """The README's lines: each condition's validation sessions, no baseline, and beside
+    them its in-sample sessions, labelled so (alone where it has no validation session)."""
     n = sum(c["sessions"] for c in conditions.values())
     rows = [README_BEGIN,
             f"A partition's nodes against their peers, first session, no baseline ({n} "
@@ -211,7 +211,9 @@ def readme_block(conditions: dict) -> str:
             continue
         ins = c["in_sample"]
         if c["sessions"]:
-            rows.append(f"- {SAID[name]}: {c['met']} of {c['sessions']}")
+            rows.append(f"- {SAID[name]}: {c['met']} of {c['sessions']}" +
+                        (f" (in-sample {ins['met']} of {ins['sessions']})"
+                         if ins["sessions"] else ""))
         elif ins["sessions"]:
             rows.append(f"- {SAID[name]}: in-sample only, {ins['met']} of {ins['sessions']}")
     return "\n".join([*rows, README_END])
