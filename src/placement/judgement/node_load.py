@@ -19,13 +19,13 @@ each node's own cases give its load and the line names the loaded nodes
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .guards import reported
+from .runreport import pinned_node
 from .rules import value
 
 #: the perfvar every timed job reports (percent)
@@ -87,22 +87,6 @@ def shown_again(first: Load, again: Load | None) -> bool:
     return not first.nodes or bool(set(first.loaded_nodes()) & set(again.loaded_nodes()))
 
 
-#: ReFrame's ``--distribute`` parameter in a display name: ``%.nid=n3``
-_NID = re.compile(r"%\.nid=(\S+)")
-
-
-def node_of(case: dict[str, Any]) -> str:
-    """The node a ReFrame run-report case was pinned to: the ``node`` the node-health family
-    logs, else ``--distribute``'s ``.nid``; "" when it does not say."""
-    node = case.get("node")
-    if isinstance(node, list) and len(node) == 1:
-        node = node[0]
-    if isinstance(node, str) and node:
-        return node
-    m = _NID.search(str(case.get("display_name", "")))
-    return m.group(1) if m else ""
-
-
 def of_cases(cases: list[dict[str, Any]]) -> Load | None:
     """The load over a run's final cases (ReFrame run-report dicts); None where no case
     measured it (no PSI on the node, or no timed case). Cases whose own work waits for
@@ -129,7 +113,7 @@ def _measured(cases: list[dict[str, Any]]) -> Iterable[tuple[str, float]]:
             continue
         v = reported(tc, VAR)
         if v is not None:
-            yield node_of(tc), v / 100.0
+            yield pinned_node(tc), v / 100.0
 
 
 def _load(shares: list[float], node: str = "") -> Load:

@@ -311,11 +311,25 @@ def _node_param(params: dict[str, Any], tc: dict[str, Any]) -> None:
     """
     nid = params.pop(".nid", None)
     params.pop(".part", None)
-    node = tc.get("node") or nid
+    node = _one_node(tc.get("node") or nid)
+    if node:
+        params["node"] = node
+
+
+def pinned_node(tc: dict[str, Any]) -> str:
+    """The node a ReFrame run-report case (a raw dict) was pinned to, as :func:`_node_param`
+    reads it: the ``node`` the node-health family logs, else ``--distribute``'s ``.nid``;
+    "" when it does not say (for readers of the raw report, such as the node's load)."""
+    shown = tc.get("display_name", tc.get("name", ""))
+    nid = dict(_display_params(shown)).get(".nid") if type(shown) is str else None
+    return _one_node(tc.get("node") or nid)
+
+
+def _one_node(node: Any) -> str:
+    """A node name, from a string or a one-item list; "" for anything else."""
     if isinstance(node, list) and len(node) == 1:
         node = node[0]
-    if isinstance(node, str) and node:
-        params["node"] = node
+    return node if isinstance(node, str) else ""
 
 
 def _merge_reruns(cases: list[Case]) -> list[Case]:
