@@ -13,6 +13,8 @@ import pytest
 from placement.acceptance import run
 from placement.judgement import peer_cases, runreport
 
+from load_probe import with_load
+
 ROOT = Path(__file__).resolve().parent.parent
 #: four quiet sessions of one node, a minute apart: four nodes alike
 SESSIONS = sorted((ROOT / "tests/fixtures/validation/dev2core-quiet-20261201thirteen")
@@ -193,25 +195,16 @@ def test_each_node_is_judged_against_its_own_sessions(tmp_path, monkeypatch):
     assert status == 1
 
 
-def _waited(data: dict, waits: dict[str, float]) -> dict:
-    """``data`` with each node's cases waiting for a CPU ``waits[node]`` % of the time."""
-    for tc in data["runs"][0]["testcases"]:
-        wait = waits[tc["job_nodelist"][0]]
-        tc.setdefault("perfvalues", {})[f"{tc['system']}:{tc['partition']}:cpu_wait"] = \
-            [wait, None, None, None, "%", None]
-    return data
-
-
 def test_a_node_left_busy_is_named_loaded_though_the_runs_median_case_is_quiet(
         tmp_path, monkeypatch):
     """A job left running on one node of four loads a quarter of the run's cases: the run's
     median case stays quiet, the node's own cases do not."""
-    lines, status = _summary(tmp_path, _waited(_distributed({}), {
+    lines, status = _summary(tmp_path, with_load(_distributed({}), {
         "n1": 3.0, "n2": 4.0, "n3": 85.0, "n4": 2.0}), monkeypatch)
     (node,) = [ln for ln in lines if ln.startswith("NODE ")]
     assert node.startswith("NODE generic: n3 under a competing load: tasks waited for a CPU "
                            "85% of the time in the median of "), node
     assert status == 1 and " node=loaded" in lines[-1], lines[-1]
-    lines, status = _summary(tmp_path, _waited(_distributed({}), dict.fromkeys(NODES, 3.0)),
+    lines, status = _summary(tmp_path, with_load(_distributed({}), dict.fromkeys(NODES, 3.0)),
                              monkeypatch)
     assert not [ln for ln in lines if ln.startswith("NODE ")] and status == 0, lines
