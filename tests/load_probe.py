@@ -5,16 +5,20 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
+from placement.judgement import node_load, runreport
+
 
 def with_load(data: dict, wait: float | Mapping[str, float]) -> dict:
     """A copy of the run report ``data`` in which every case's tasks waited for a CPU
     ``wait`` % of the time (``cpu_wait``, fixtures left out); ``wait`` by node: each
-    case's share that of the node its job ran on (``job_nodelist``)."""
+    case's share that of the node it ran on, as the load line reads it
+    (:func:`runreport.pinned_node`)."""
+    share = wait.__getitem__ if isinstance(wait, Mapping) else lambda _node: wait
     data = copy.deepcopy(data)
     for run in data["runs"]:
         for tc in run["testcases"]:
             if not tc.get("fixture"):
-                share = wait[tc["job_nodelist"][0]] if isinstance(wait, Mapping) else wait
-                tc.setdefault("perfvalues", {})[f"{tc['system']}:{tc['partition']}:cpu_wait"] = \
-                    [share, None, None, None, "%", None]
+                key = f"{tc['system']}:{tc['partition']}:{node_load.VAR}"
+                tc.setdefault("perfvalues", {})[key] = \
+                    [share(runreport.pinned_node(tc)), None, None, None, "%", None]
     return data
