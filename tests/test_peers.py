@@ -354,3 +354,80 @@ def test_a_case_time_and_rate_count_once_for_the_values_alone():
     assert not peers.judge(session(1), WHERE).fails
     j = peers.judge(session(3), WHERE)
     assert j.named == ["n3"], j.lines()
+
+
+# ---- the summed values' permutation test (a node slower where every PU is busy) ----
+
+def test_summed_values_tail_matches_every_dealing_and_scipy():
+    """The meet-in-the-middle count against listing every dealing, and against SciPy's
+    exact permutation test that re-pairs each value's numbers with the nodes."""
+    rng = np.random.default_rng(7)
+    for _ in range(25):
+        cols = [rng.normal(size=int(rng.integers(3, 6))) for _ in range(int(rng.integers(1, 6)))]
+        total = sum(float(c[0]) for c in cols)
+        listed = np.mean([sum(x) >= total - 1e-9 for x in itertools.product(*cols)])
+        assert peer_stats.sum_perm_p(cols, total) == pytest.approx(listed, abs=1e-12)
+    cols = [rng.normal(size=4) for _ in range(4)]
+    res = stats.permutation_test(tuple(cols), lambda *xs, axis=-1: sum(x[..., 0] for x in xs),
+                                 permutation_type="pairings", n_resamples=np.inf,
+                                 alternative="greater", vectorized=True)
+    assert peer_stats.sum_perm_p(cols, sum(float(c[0]) for c in cols)) == \
+        pytest.approx(res.pvalue, abs=1e-12)
+
+
+def test_a_tie_never_makes_a_node_look_odder():
+    """Equal numbers: every dealing reaches the node's sum."""
+    assert peer_stats.sum_perm_p([np.ones(4)] * 6, 6.0) == 1.0
+    assert peer_stats.sum_perm_p([np.array([0.0, 1.0, 1.0, 1.0])] * 2, 2.0) == \
+        pytest.approx(9 / 16)
+
+
+def test_a_partition_too_large_to_count_falls_back_to_its_ranks():
+    """40 nodes x 8 values: 40 ** 4 dealings a half, beyond SUM_ENUM_MAX: the rank sum's
+    p, whose floor 40 ** -8 is far below any level; 4 nodes x 8: the summed values'."""
+    rng = np.random.default_rng(2)
+    big = rng.normal(size=(40, 8))
+    assert not peer_stats.sum_enumerable([40] * 8)
+    rows, upper = peer_ranks.slower_pvalues(big, np.ones(40, bool))
+    _, ranks, _ = peer_ranks.rank_pvalues(big, np.ones(40, bool))
+    assert np.array_equal(upper, ranks)
+    small = big[:4]
+    _, upper = peer_ranks.slower_pvalues(small, np.ones(4, bool))
+    cols = [small[:, j] for j in range(8)]
+    assert upper[0] == pytest.approx(peer_stats.sum_perm_p(cols, float(small[0].sum())))
+
+
+def _recorded(session: str) -> list:
+    """The values of one recorded session, ``SET/run-START``."""
+    from pathlib import Path
+
+    from placement.judgement import peer_cases, runreport
+    run = Path(__file__).parent / "fixtures/peers" / f"{session}+0000.json"
+    ((vals, _),) = peer_cases.partitions(runreport.load(run)).values()
+    return vals
+
+
+def test_a_capped_node_second_on_one_value_is_named_by_its_summed_values(monkeypatch):
+    """A recorded session (n3 capped at 70 %): fourth of four on 6 of the 8 values that use
+    every PU, second and third on two, -37 %. Its rank sum (p 0.0025) misses the level;
+    its summed values name it."""
+    vals = _recorded("capped70-20261202T1527/run-20261202T153108")
+    j = peers.judge(vals, WHERE)
+    assert j.named == ["n3"] and j.odd[0].slower and j.odd[0].scope, j.lines()
+    assert j.odd[0].p < 0.001
+    monkeypatch.setattr(peer_ranks, "EVERY_PU_SUM", False)
+    assert not peers.judge(vals, WHERE).fails
+
+
+def test_an_unchanged_node_a_little_behind_everywhere_is_not_named():
+    """A recorded unchanged session: n4 behind its peers on 7 of 8 values that use every
+    PU by a few percent had the same rank p as the capped node above; the sum weighs how
+    far, and names nothing."""
+    vals = _recorded("unchanged-20261202T1521/run-20261202T152123")
+    j = peers.judge(vals, WHERE)
+    assert not j.fails, j.lines()
+    m, _, _ = peers.matrix(vals, j.nodes)
+    pu = m[:, peers.ranked_values(vals, 4, peers.PEER_ALPHA, True).pu_cols]
+    _, ranks, _ = peer_ranks.rank_pvalues(pu, np.ones(4, bool))
+    _, sums = peer_ranks.slower_pvalues(pu, np.ones(4, bool))
+    assert ranks[3] == pytest.approx(0.0025, abs=1e-4) and sums[3] > 0.01

@@ -5,6 +5,8 @@ Why ranks: when the nodes are alike each node's rank on a value is uniform, so a
 sum's distribution is known exactly (:mod:`.peer_stats`) and the chance of naming an
 unchanged node follows from the level alone, whatever the values' units or spreads.
 The levels come from :mod:`.peer_levels`; which values are read, from :class:`Ranked`.
+A node slower where every PU is busy is tested on its summed values instead where they
+can be counted (:func:`slower_pvalues`): the same exact null, weighed by how far behind.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from .rules import value
 
 #: whether a half of the nodes apart on ranks must also be ``PEER_EFFECT`` apart
 HALF_EFFECT = bool(value("PEER_HALF_EFFECT"))
+#: whether a node slower over the values that use every PU is tested on its summed values
+#: (:func:`.peer_stats.sum_perm_p`) where they can be counted, rather than on its ranks
+EVERY_PU_SUM = bool(value("PEER_EVERY_PU_SUM"))
 
 
 @dataclass(frozen=True)
@@ -82,12 +87,12 @@ def _half_change(full: np.ndarray, half: Sequence[int], slower: bool) -> float:
 def slower_where_every_pu(m: np.ndarray, d: np.ndarray, active: np.ndarray, ranked: Ranked,
                           effect: float, already: set[int]) -> list[tuple[int, bool, float]]:
     """The active nodes not ``already`` named that are slower than the others over the
-    values that use every PU: the rank sum's upper p at ``levels.node_pu`` split over the
-    active nodes, and the median change over those values at least ``effect``:
+    values that use every PU: its upper p (:func:`slower_pvalues`) at ``levels.node_pu``
+    split over the active nodes, and the median change over those values at least ``effect``:
     ``(node, True, p)``."""
     if not ranked.levels.node_pu or not len(ranked.pu_cols):
         return []
-    rows, upper, _ = rank_pvalues(m[:, ranked.pu_cols], active)
+    rows, upper = slower_pvalues(m[:, ranked.pu_cols], active)
     level = ranked.levels.node_pu / len(rows)
     out = []
     for r, i in enumerate(rows):
@@ -96,6 +101,28 @@ def slower_where_every_pu(m: np.ndarray, d: np.ndarray, active: np.ndarray, rank
         if typical_change(d[i, ranked.pu_values], True) >= effect:
             out.append((int(i), True, float(upper[r])))
     return out
+
+
+def slower_pvalues(m: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The active rows and each one's upper p of being slower over ``m``'s values: the
+    permutation p of its summed values (:func:`.peer_stats.sum_perm_p`) where every
+    dealing can be counted, else its rank sum's. Why the sum where it can: with four
+    nodes a rank sum cannot tell a node far behind on most values and second on one from
+    a node a little behind on all of them; the sum weighs by how far, with the same exact
+    null (each value's numbers dealt to the nodes at random)."""
+    rows, upper, _ = rank_pvalues(m, active)
+    if not EVERY_PU_SUM:
+        return rows, upper
+    sub = m[rows]
+    ok = np.isfinite(sub)
+    sizes = ok.sum(axis=0)
+    judged = sizes >= MIN_NODES
+    for r in range(len(rows)):
+        mine = np.flatnonzero(judged & ok[r])
+        if len(mine) and peer_stats.sum_enumerable([int(x) for x in sizes[mine]]):
+            upper[r] = peer_stats.sum_perm_p([sub[ok[:, j], j] for j in mine],
+                                             float(sub[r, mine].sum()))
+    return rows, upper
 
 
 def rank_p(m: np.ndarray, active: np.ndarray, i: int, slower: bool) -> float:

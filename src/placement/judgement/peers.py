@@ -29,12 +29,14 @@ A node is **named** on any of three paths, the level split between them (Bonferr
 
 * it stands apart by rank over all its values (split again over the nodes and sides)
   and at least ``PEER_MIN_VALUES`` of its values are called on that side;
-* it is slower by rank over the values that **use every PU** (one thread per PU the node
+* it is slower over the values that **use every PU** (one thread per PU the node
   allows, :attr:`PeerValue.all_pus`), split over the nodes, and by at least
   ``PEER_EFFECT`` in the median of those values. Why: a node short of CPU time (a cap,
   a throttle, a stray process) is slower where no PU is spare and like its peers where
-  one is, so over all values its ranks are diluted; over those values alone its rank sum
-  is as exact as the first path's, and nothing is fitted;
+  one is, so over all values its ranks are diluted. Over those values alone the node's
+  summed log values are tested against every dealing of each value's numbers to the
+  nodes (:func:`.peer_ranks.slower_pvalues`), as exact as a rank sum and nothing fitted,
+  but weighing how far behind the node is (``PEER_EVERY_PU_SUM``);
 * or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its measurements, and
   ``PEER_VALUES_SHARE`` of those judged, have a value called on one side by the value
   test at ``PEER_ALPHA / 2``, while it has 3 peers or more (a case's time and its rate

@@ -161,7 +161,7 @@ def value(name: str) -> float:
 # -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
 #: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
 #: whose sessions start later is out of sample for them
-PEERS_FIXED = "2026-12-02T15:15:01Z"
+PEERS_FIXED = "2026-12-03T08:14:23Z"
 
 RULES.update({
     "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
@@ -174,6 +174,15 @@ RULES.update({
                                  "CPU-capped node was the slowest on every such value in 12 of "
                                  "13 sessions and named in 3 (its one-thread values diluted "
                                  "its ranks)"),
+    "PEER_EVERY_PU_SUM": Rule(1, (), "yes (1): a node slower over the values that use every "
+                                     "PU is tested on the sum of its log values, dealt to the "
+                                     "nodes at random per value (exact, as the ranks' test), "
+                                     "where the dealings can be counted: in the peer sets "
+                                     "started before PEERS_FIXED a node capped at 70% was "
+                                     "fourth on 6 of 8 such values and second and third on "
+                                     "two, -37%: rank p 0.0025, the level 0.0016, not "
+                                     "named; an unchanged node -10% had the same rank p. "
+                                     "Their sum p: 0.00076 and 0.016"),
     "PEER_HALF_EFFECT": Rule(1, (), "yes (1): a half of the nodes apart on ranks is named only "
                                     "when its median gap to the other half reaches PEER_EFFECT: "
                                     "in the peer sets started before PEERS_FIXED two unchanged "
