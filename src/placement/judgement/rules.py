@@ -175,14 +175,11 @@ RULES.update({
                                  "13 sessions and named in 3 (its one-thread values diluted "
                                  "its ranks)"),
     "PEER_EVERY_PU_SUM": Rule(1, (), "yes (1): a node slower over the values that use every "
-                                     "PU is tested on the sum of its log values, dealt to the "
-                                     "nodes at random per value (exact, as the ranks' test), "
-                                     "where the dealings can be counted: in the peer sets "
-                                     "started before PEERS_FIXED a node capped at 70% was "
-                                     "fourth on 6 of 8 such values and second and third on "
-                                     "two, -37%: rank p 0.0025, the level 0.0016, not "
-                                     "named; an unchanged node -10% had the same rank p. "
-                                     "Their sum p: 0.00076 and 0.016"),
+                                     "PU is tested on its summed log values, each "
+                                     "value's numbers dealt to the nodes at random (exact), "
+                                     "where countable: before PEERS_FIXED one capped at "
+                                     "70% (-37%) and an unchanged one (-10%): one rank "
+                                     "p, 0.0025 (level 0.0016); sum p 0.00076 and 0.016"),
     "PEER_HALF_EFFECT": Rule(1, (), "yes (1): a half of the nodes apart on ranks is named only "
                                     "when its median gap to the other half reaches PEER_EFFECT: "
                                     "in the peer sets started before PEERS_FIXED two unchanged "
