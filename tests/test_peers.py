@@ -325,12 +325,7 @@ def test_two_nodes_apart_by_a_hair_are_no_half():
 def test_a_recorded_session_knows_which_values_use_every_pu():
     """From the run report: OMP_NUM_THREADS against the node's PUs allowed. A capped-node
     session: the matmul cases, the write at full and NPB use both PUs of each node."""
-    from pathlib import Path
-
-    from placement.judgement import peer_cases, runreport
-    run = sorted((Path(__file__).parent / "fixtures/peers/capped70-20261202T1226")
-                 .glob("run-*.json"))[0]
-    ((vals, _),) = peer_cases.partitions(runreport.load(run)).values()
+    vals = _recorded("capped70-20261202T1226/run-20261202T122637")
     every = {v.name.split()[0] + " " + v.name.split()[1] for v in vals if v.all_pus}
     assert every == {"NodeMatmulCheck affinity=compact", "NodeMatmulCheck affinity=none",
                      "NodeMatmulCheck affinity=scatter", "NodeMemWriteCheck affinity=scatter",
