@@ -2,12 +2,12 @@
 
 A partition's baseline holds every node's values: 100k entries (about 30 MB with their
 samples) is a site of a few hundred nodes. ``placement baseline diff``, ``record`` and
-every acceptance run read the whole file through :func:`placement.judgement.baselines.load`
+every acceptance run read the whole file through :func:`placement.judgement.baselines.store.load`
 (YAML built from libyaml's events without anchors or aliases, then its checks). This
 benchmark makes baselines of 1k, 10k and 100k entries in the shape ``record`` writes (an
 interval leaf and its samples: 2 sessions of 2 launches), each twice: written by the tool's
-writer (:func:`placement.judgement.baselines.write_atomic`, what ``record`` calls: it keeps
-a checked copy beside the file, :mod:`placement.judgement.baseline_cache`) and written by
+writer (:func:`placement.judgement.baselines.store.write_atomic`, what ``record`` calls: it keeps
+a checked copy beside the file, :mod:`placement.judgement.baselines.cache`) and written by
 another program (a hand edit: no copy, its YAML parsed at each load; a file under 1 MB gets
 no copy from either, ``baseline_cache.MIN_BYTES``). It loads each in a
 fresh process, ``RUNS`` times, and reports the time (wall and CPU) and peak memory of a load
@@ -60,7 +60,7 @@ print(time.perf_counter() - wall, time.process_time() - cpu,
 
 def baseline(n: int) -> dict:
     """A reference file of ``n`` entries as ``placement baseline record`` shapes one."""
-    from placement.judgement import baseline_contents
+    from placement.judgement import baselines
     sessions = [str(uuid.UUID(int=s + 1)) for s in range(2)]
     refs, samples = {"$index": ["node", "case"]}, {"$index": ["node", "case"]}
     for i in range(n):
@@ -72,7 +72,7 @@ def baseline(n: int) -> dict:
             for j, s in enumerate(sessions)]}}
     data = {"_provenance": {"system": "bench", "run_session": sessions[-1]},
             "PartitionCase": refs, "_samples": {"PartitionCase": samples}}
-    return baseline_contents.stamped(data, "bench.yaml")
+    return baselines.contents.stamped(data, "bench.yaml")
 
 
 def timed(step: str, path: Path, setup: str = "") -> tuple[float, float, float]:
@@ -99,7 +99,7 @@ def loads(path: Path) -> tuple[float, float, float]:
 def measure(n: int, tmp: Path) -> dict:
     """One size's row: the writer's file (write, then loads from its copy) and the hand
     edit's (loads of its YAML)."""
-    from placement.judgement import baseline_cache
+    from placement.judgement import baselines
     written, edited = tmp / "written" / "bench.yaml", tmp / "edited" / "bench.yaml"
     for path in (written, edited):
         path.parent.mkdir()
@@ -107,8 +107,8 @@ def measure(n: int, tmp: Path) -> dict:
     data.write_text(json.dumps(baseline(n)))
     write = timed("baselines.write_atomic(p, data)", written,
                   f"import json; data = json.loads(Path({str(data)!r}).read_text())")
-    kept = baseline_cache.read(written, written.read_text()) is not None
-    if kept != (written.stat().st_size >= baseline_cache.MIN_BYTES):
+    kept = baselines.cache.read(written, written.read_text()) is not None
+    if kept != (written.stat().st_size >= baselines.cache.MIN_BYTES):
         raise SystemExit(f"{n} entries: the writer {'kept' if kept else 'left no'} checked copy")
     edited.write_text(written.read_text())      # the same text, no copy beside it
     copy, parsed = loads(written), loads(edited)

@@ -63,14 +63,14 @@ REPEATED_UP_TO = 1000
 def _scaled(data: dict, factor, test: str = "") -> dict:
     """Every launch (and the reported value) of ``test`` (all: "") worse by ``factor``:
     times multiplied, rates divided."""
-    from placement.judgement import baseline_samples
+    from placement.judgement import baselines
     for r in data["runs"]:
         for tc in r["testcases"]:
             if test and not tc["display_name"].startswith(test):
                 continue
             units = {k.rsplit(":", 1)[-1]: v[4] for k, v in (tc.get("perfvalues") or {}).items()}
             for var, runs in (tc.get("perf_launches") or {}).items():
-                hib = baseline_samples.higher_is_better(var, units.get(var))
+                hib = baselines.samples.higher_is_better(var, units.get(var))
                 f = factor if not hib else 1 / factor
                 tc["perf_launches"][var] = [x * f for x in runs]
     return data
@@ -148,13 +148,13 @@ class _Timed:
 def build(out: Path, n: int) -> dict:
     """The page of ``n`` sessions in ``out``: its wall and CPU seconds (the making of the
     sessions left out) and this process's peak memory, MB."""
-    from placement.judgement import runreport
+    from placement.judgement import reading
     from placement.report import history_page
     texts = [p.read_text() for p in SOURCES]
     making = _Timed(made(n, texts))
     # from_data is the page's reading of a stored session: it stays counted
-    sessions = (runreport.from_data(d, Path(d["session_info"]["uuid"])) for d in making)
-    conf = [runreport.from_data(d, Path("confirmation")) for d in confirmations(n)]
+    sessions = (reading.run_report.from_data(d, Path(d["session_info"]["uuid"])) for d in making)
+    conf = [reading.run_report.from_data(d, Path("confirmation")) for d in confirmations(n)]
     t, c = time.perf_counter(), time.process_time()
     history_page.write("generic", sessions, conf, out)
     wall, cpu = time.perf_counter() - t, time.process_time() - c

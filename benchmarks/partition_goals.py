@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from placement.judgement import peer_cases, rules, runreport, session_info  # noqa: E402
+from placement.judgement import peers, rules, reading  # noqa: E402
 from placement.util import atomic  # noqa: E402
 
 SETS = ROOT / "tests" / "fixtures" / "peers"
@@ -100,10 +100,10 @@ def judge_set(folder: Path) -> dict:
     sessions = []
     fixed = _utc(rules.PEERS_FIXED)
     for p in sorted(folder.glob("run-*.json")):
-        rep = runreport.load(p)
-        js = [j for j in peer_cases.judge_report(rep) if j.where == "testnodes:batch"]
+        rep = reading.run_report.load(p)
+        js = [j for j in peers.cases.judge_report(rep) if j.where == "testnodes:batch"]
         ok = bool(js) and met(cond, js[0])
-        after = session_info.started(rep.session) > fixed
+        after = reading.session_info.started(rep.session) > fixed
         # a node the condition left alone named too: the goal may be met, the line is wrong
         also = bool(js) and bool(cond.odd) and bool(set(js[0].named) - set(cond.odd))
         sessions.append({"file": p.name, "met": ok, "validation": after, "also_named": also,
@@ -262,7 +262,7 @@ def cmd_record(cond: Condition, sessions: int) -> int:
             report = _session(env, work / "results")
             if report is None:
                 continue
-            when = session_info.started(runreport.read(report)["session_info"])
+            when = reading.session_info.started(reading.run_report.read(report)["session_info"])
             shutil.copyfile(report, target / f"run-{when:%Y%m%dT%H%M%S%z}.json")
             kept += 1
             _write_set(target, cond, stamp, loads, kept)   # a set cut short stays described

@@ -3,7 +3,7 @@
 A partition of ``N`` nodes is made from recorded sessions: each node's launches of each
 value are those of one recorded session drawn at random (so nodes differ as sessions
 of one node did), and one node in fifty is made 30 % slower so the step-down naming
-runs. The peer verdict (:func:`placement.judgement.peers.judge`) is timed on each size,
+runs. The peer verdict (:func:`placement.judgement.peers.partition.judge`) is timed on each size,
 the median of ``--repeats`` runs, and the cost's growth is fitted on a log-log scale
 over the sizes.
 
@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from placement.judgement import baseline_samples, peer_cases, peers, runreport  # noqa: E402
+from placement.judgement import baselines, peers, reading  # noqa: E402
 from placement.util import atomic  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "peer_judge_scale.json"
@@ -56,7 +56,7 @@ def recorded_values(max_values: int
         raise SystemExit("peer_judge_scale: no recorded sessions under tests/fixtures")
     by_key: dict[str, tuple[str, bool, bool, list[list[float]]]] = {}
     for p in paths:
-        for value in _session_values(runreport.load(p)):
+        for value in _session_values(reading.run_report.load(p)):
             key = value.name
             entry = by_key.setdefault(key, (value.name, value.higher_is_better, value.all_pus, []))
             entry[3].extend([x for x in runs if x > 0] for runs in value.launches.values())
@@ -64,24 +64,24 @@ def recorded_values(max_values: int
     return values, pattern
 
 
-def _session_values(report: runreport.RunReport) -> list[peers.PeerValue]:
+def _session_values(report: reading.run_report.RunReport) -> list[peers.partition.PeerValue]:
     """A session's values as the peer verdict reads them: by node where the cases name
     one (a peer set), else one node's cases as one sample each."""
-    parts = peer_cases.partitions(report)
+    parts = peers.cases.partitions(report)
     if parts:
         return [v for values, _ in parts.values() for v in values]
     out = []
     for c in report.cases:
         for var in c.primary_vars():
-            higher = baseline_samples.higher_is_better(var, c.perf[var].unit)
+            higher = baselines.samples.higher_is_better(var, c.perf[var].unit)
             runs = c.launches.get(var, [])
             if higher is not None and runs:
                 name = f"{c.test} {c.label(default='')} {var}"
-                out.append(peers.PeerValue(name, higher, {"one": list(runs)}))
+                out.append(peers.partition.PeerValue(name, higher, {"one": list(runs)}))
     return out
 
 
-def partition(values, n_nodes: int, rng: np.random.Generator) -> list[peers.PeerValue]:
+def partition(values, n_nodes: int, rng: np.random.Generator) -> list[peers.partition.PeerValue]:
     """``n_nodes`` nodes, each value's launches drawn from one recorded session; every
     fiftieth node 30 % slower."""
     out = []
@@ -92,7 +92,7 @@ def partition(values, n_nodes: int, rng: np.random.Generator) -> list[peers.Peer
             if i % 50 == 7:
                 runs = runs * (0.7 if higher else 1 / 0.7)
             launches[f"n{i + 1}"] = runs.tolist()
-        out.append(peers.PeerValue(name, higher, launches, all_pus=every_pu))
+        out.append(peers.partition.PeerValue(name, higher, launches, all_pus=every_pu))
     return out
 
 
@@ -105,7 +105,7 @@ def timed(values, sizes: list[int], repeats: int, seed: int) -> dict[int, dict]:
         times, judged = [], None
         for _ in range(repeats):
             t0 = time.perf_counter()
-            judged = peers.judge(part, "scale:batch")
+            judged = peers.partition.judge(part, "scale:batch")
             times.append(time.perf_counter() - t0)
         slow = sum(1 for i in range(n) if i % 50 == 7)
         out[n] = {"seconds": float(np.median(times)), "runs": times,
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="values per node (the node-health family has a few dozen)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
-    if 1000 not in args.sizes or len(args.sizes) < 3 or min(args.sizes) < peers.MIN_NODES:
+    if 1000 not in args.sizes or len(args.sizes) < 3 or min(args.sizes) < peers.partition.MIN_NODES:
         print("peer_judge_scale: --sizes needs 1000 and two more sizes of 3 nodes or more",
               file=sys.stderr)
         return 2

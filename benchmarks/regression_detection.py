@@ -19,7 +19,7 @@ is judged against a baseline of the ``K`` sessions after it (cyclically):
 * **A/A**: sessions with an acceptance FAIL (a value regressed or the node
   flagged slower), and values called regressed; for plain ``reframe -r``,
   sessions with any value outside the one-sided bound ``record`` writes
-  (:func:`placement.judgement.verdict.reference_bound`) and such values;
+  (:func:`placement.judgement.verdict.over_sessions.reference_bound`) and such values;
 * **lone power**: one value at a time made worse by 10, 25, 40 and 100 % (times
   multiplied, rates divided), the others untouched: found (regressed) per class
   of the value's session-to-session CV (the CV of its session medians over all
@@ -51,7 +51,7 @@ is made worse in both sessions (a lasting change). The hog sessions take the
 next hog session as their confirmation.
 
 ``--estimator mle`` fits the session-spread prior by maximum likelihood instead of
-limma's moments (:func:`placement.judgement.moderation.fit_f_dist_mle`), to compare
+limma's moments (:func:`placement.judgement.verdict.moderation.fit_f_dist_mle`), to compare
 the two on the same sessions; its figures go to ``regression_detection-mle.json``.
 """
 
@@ -79,13 +79,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from placement.acceptance.confirmation import (NODE_FAILS, ValueKey,  # noqa: E402
                                                decide, node_fails, node_standing, selected)
 from placement.acceptance.run import classify  # noqa: E402
-from placement.judgement import node_load, rules  # noqa: E402
-from placement.judgement.node_shift import shown_again  # noqa: E402
-from placement.judgement import intervals, moderation, runreport, verdict  # noqa: E402
-from placement.judgement.baseline_samples import higher_is_better  # noqa: E402
+from placement.judgement import rules  # noqa: E402
+from placement.judgement.verdict.node_shift import shown_again  # noqa: E402
+from placement.judgement import verdict, reading  # noqa: E402
+from placement.judgement.baselines.samples import higher_is_better  # noqa: E402
 from placement.util import atomic  # noqa: E402
 from placement.checks import virtual_node  # noqa: E402
-from placement.npb import npb_states  # noqa: E402
+from placement import npb  # noqa: E402
 
 import figures  # noqa: E402  (this folder: the JSON's counts as the pages read them)
 
@@ -122,7 +122,7 @@ def strip(sources: list[Path], out: Path) -> None:
                 keep = {k: tc[k] for k in _KEEP if k in tc}
                 keep.update({k: tc[k] for k in (tc.get("reference_index") or [])
                              if k in tc and not k.startswith("$")})
-                keep.update({k: tc[k] for k in runreport.KNOWN_PARAMS if k in tc})
+                keep.update({k: tc[k] for k in reading.run_report.KNOWN_PARAMS if k in tc})
                 cases.append(keep)
             runs.append({"testcases": cases})
         name = f"run-{session['time_start']}.json"
@@ -135,11 +135,11 @@ Key = tuple  # (case key, var)
 Session = dict  # Key -> (launch values, higher is better, no plain bound, states declared)
 
 #: NPB's ``min_judged_s`` per check, for sessions recorded before NPB checks named their short
-#: runs in ``no_bound`` (:func:`placement.npb.npb_states.short_run_states`): the check's rule
+#: runs in ``no_bound`` (:func:`placement.npb.states.short_run_states`): the check's rule
 NPB_MIN_JUDGED_S = {"NpbQuickCheck": rules.value("NPB_SHORT_RUN_S")}
 
 
-def check_states(c: runreport.Case) -> dict[str, str]:
+def check_states(c: reading.run_report.Case) -> dict[str, str]:
     """The case's ``no_bound`` (values its check says have states), as the check writes it
     now: read from the report, or for a case recorded before its check named them, by the
     check's rule (a multi-thread write recorded before it asked its node: every stored set
@@ -148,7 +148,7 @@ def check_states(c: runreport.Case) -> dict[str, str]:
     if isinstance(why, dict) and why:
         return why
     if c.test.startswith("Npb"):
-        return npb_states.short_run_states(c.launches, NPB_MIN_JUDGED_S.get(c.test, 1.0))
+        return npb.states.short_run_states(c.launches, NPB_MIN_JUDGED_S.get(c.test, 1.0))
     if c.test.startswith("MemWriteThreads") and "node_virtual" not in c.raw:
         return virtual_node.thread_states(list(c.launches), int(c.raw.get("num_threads") or 0),
                                           True, int(rules.value("VIRTUAL_THREAD_STATES")))
@@ -160,7 +160,7 @@ def check_states(c: runreport.Case) -> dict[str, str]:
 CACHE_PLAIN_CHECKS = ("DataMapCheck", "MatmulCheck", "MemWriteThreadsCheck")
 
 
-def plain_states(c: runreport.Case, states: dict[str, str]) -> dict[str, str]:
+def plain_states(c: reading.run_report.Case, states: dict[str, str]) -> dict[str, str]:
     """The case's ``no_plain_bound`` (values plain ReFrame gets no bound for, the verdict
     still judging them), as the check writes it now: read from the report, or for a case
     recorded before its check named them, by the rule (every stored set comes from a virtual
@@ -178,10 +178,10 @@ def sessions(paths: list[Path]) -> list[Session]:
     """Per session, oldest first: ``{(case, var): (launch values, higher is better, no plain
     bound, states)}`` (no bound: measured under a competing load, or its check says none
     fits, as ``record`` reads them; states: the check says so, never gross)."""
-    return values_of([runreport.load(p) for p in paths])
+    return values_of([reading.run_report.load(p) for p in paths])
 
 
-def values_of(reports: list[runreport.RunReport]) -> list[Session]:
+def values_of(reports: list[reading.run_report.RunReport]) -> list[Session]:
     """:func:`sessions` of reports already loaded."""
     out = []
     for r in sorted(reports, key=lambda r: r.session.get("time_start", "")):
@@ -203,7 +203,7 @@ def values_of(reports: list[runreport.RunReport]) -> list[Session]:
 
 #: launches a site calls tight: their spread within a session (pooled, log scale: about the
 #: CV) at most the verdict's bound for a gross change
-TIGHT_LAUNCHES = verdict.GROSS_LAUNCHES
+TIGHT_LAUNCHES = verdict.over_sessions.GROSS_LAUNCHES
 
 
 def _tight(p: Pair, key: Key) -> bool:
@@ -275,7 +275,7 @@ def cv_classes(data: list[Session], launches: int) -> dict[Key, str]:
     for k in set.intersection(*(set(d) for d in data)):
         runs = [d[k][0][:launches] for d in data]
         flat = [x for r in runs for x in r]
-        if verdict.resolution(flat) >= verdict.MIN_EFFECT * statistics.median(flat):
+        if verdict.over_sessions.resolution(flat) >= verdict.over_sessions.MIN_EFFECT * statistics.median(flat):
             out[k] = COARSE
             continue
         meds = [statistics.median(r) for r in runs]
@@ -295,10 +295,10 @@ class Pair:
         self.better = {k: new[k][1] for k in keys}
         self.new = {k: new[k][0][:launches] for k in keys}
         self.again = {k: again[k][0][:launches] for k in keys} if again else {}
-        prior = verdict.file_prior(list(self.base.values()))
-        self.bounds = {k: verdict.reference_bound(self.base[k], self.better[k], prior,
+        prior = verdict.over_sessions.file_prior(list(self.base.values()))
+        self.bounds = {k: verdict.over_sessions.reference_bound(self.base[k], self.better[k], prior,
                                                   len(keys), launches) for k in keys}
-        self.prone = verdict.state_prone(self.base, _family) | {
+        self.prone = verdict.over_sessions.state_prone(self.base, _family) | {
             k for k in keys if new[k][3] or any(b[k][3] for b in base)}
         for k in self.prone:     # no bound, as `record`; never gross, as the verdict
             self.bounds[k] = (self.bounds[k][0], None)
@@ -306,25 +306,25 @@ class Pair:
             if any(b[k][2] for b in base):
                 self.bounds[k] = (self.bounds[k][0], None)
         # each value's own series, made once: the lone changes judge them again and again,
-        # and a series is prepared once (:attr:`placement.judgement.verdict.Series.prepared`)
+        # and a series is prepared once (:attr:`placement.judgement.verdict.over_sessions.Series.prepared`)
         self.own = {k: self._series(k, self.new[k]) for k in keys}
         self.own_again = {k: self._series(k, self.again[k]) for k in self.again}
 
-    def _series(self, k: Key, runs: list[float]) -> verdict.Series:
-        return verdict.Series(runs, [(str(j), r) for j, r in enumerate(self.base[k])],
+    def _series(self, k: Key, runs: list[float]) -> verdict.over_sessions.Series:
+        return verdict.over_sessions.Series(runs, [(str(j), r) for j, r in enumerate(self.base[k])],
                               self.better[k], k)
 
     def _given(self, changed: dict[Key, list[float]] | None, k: Key,
-               own: dict[Key, verdict.Series]) -> verdict.Series:
+               own: dict[Key, verdict.over_sessions.Series]) -> verdict.over_sessions.Series:
         """Value ``k``'s series: its changed launches, else its own (``own``)."""
         return self._series(k, changed[k]) if changed and k in changed else own[k]
 
     def judge(self, changed: dict[Key, list[float]] | None = None,
-              again: bool = False) -> verdict.RunVerdict:
+              again: bool = False) -> verdict.over_sessions.RunVerdict:
         """The new session (the confirmation session with ``again``) judged as a run, with
         the launches in ``changed`` in place of its own."""
         own = self.own_again if again else self.own
-        return verdict.judge_run([self._given(changed, k, own) for k in self.keys],
+        return verdict.over_sessions.judge_run([self._given(changed, k, own) for k in self.keys],
                                  prone={i for i, k in enumerate(self.keys) if k in self.prone})
 
     def confirm(self, changed: dict[Key, list[float]] | None = None,
@@ -350,7 +350,7 @@ class Pair:
             judged_again = dict(zip(self.keys, whole.verdicts))
             node = node_standing(first.node, shown_again(first.node, whole.node)) == NODE_FAILS
         elif picked:
-            rv = verdict.judge_run([self._given(changed_again, k, self.own_again)
+            rv = verdict.over_sessions.judge_run([self._given(changed_again, k, self.own_again)
                                     for k in picked],
                                    selected_by=first,
                                    prone={i for i, k in enumerate(picked) if k in self.prone})
@@ -378,8 +378,8 @@ def _value_key(k: Key) -> ValueKey:
             f"{system}:{partition}+{environ}", var)
 
 
-def values_confirmed(picked: dict[Key, verdict.Verdict],
-                     judged_again: dict[Key, verdict.Verdict]) -> set[Key]:
+def values_confirmed(picked: dict[Key, verdict.over_sessions.Verdict],
+                     judged_again: dict[Key, verdict.over_sessions.Verdict]) -> set[Key]:
     """The first session's selected values that stand after their confirmation, by the
     acceptance run's own rule (:func:`placement.acceptance.confirmation.decide`); the plain
     bounds are counted apart (:meth:`Pair.plain_fails`), so no case goes to it."""
@@ -394,7 +394,7 @@ def values_confirmed(picked: dict[Key, verdict.Verdict],
 class Confirmed:
     """A session's candidates and what its confirmation session kept of them."""
 
-    first: verdict.RunVerdict
+    first: verdict.over_sessions.RunVerdict
     #: regressed in the first session / outside their plain bound there
     selected: set[Key]
     missed: set[Key]
@@ -416,10 +416,10 @@ class Confirmed:
 
 
 def _family(key: Key) -> tuple:
-    """A value's siblings share this (:func:`placement.judgement.intervals.family`, as the
+    """A value's siblings share this (:func:`placement.judgement.verdict.intervals.family`, as the
     verdict groups a reference file's values)."""
     (test, params, *_), var = key
-    return intervals.family(test, params, var)
+    return verdict.intervals.family(test, params, var)
 
 
 def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | None = None,
@@ -448,14 +448,14 @@ def _pairs(data: list[Session], k: int, launches: int, news: list[Session] | Non
     return out
 
 
-def _failed(rv: verdict.RunVerdict) -> bool:
+def _failed(rv: verdict.over_sessions.RunVerdict) -> bool:
     """The acceptance line of a session no second session confirms: a value regressed, or a
     node line that fails without one (:func:`placement.acceptance.confirmation.node_standing`;
     a smaller node line leaves the run incomplete, and a value regressed only with it is
     undecided)."""
     if node_standing(rv.node, None) == NODE_FAILS:
         return True
-    return any(v.outcome == verdict.REGRESSED and not (v.why == "with the node" and
+    return any(v.outcome == verdict.over_sessions.REGRESSED and not (v.why == "with the node" and
                                                           rv.node is not None and
                                                           rv.node.fails)
                for v in rv.verdicts)
@@ -470,7 +470,7 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
     for p in pairs:
         rv = p.judge()
         aa_fail += _failed(rv)
-        aa_vals += sum(v.outcome == verdict.REGRESSED for v in rv.verdicts)
+        aa_vals += sum(v.outcome == verdict.over_sessions.REGRESSED for v in rv.verdicts)
         fails = [p.plain_fails(key, p.new[key]) for key in p.keys]
         plain_sessions += any(fails)
         plain_vals += sum(fails)
@@ -493,7 +493,7 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
                 row = lone.setdefault(f"{f:.2f}", {}).setdefault(
                     classes.get(key, "?"), {"n": 0, "verdict": 0, "plain": 0, "either": 0})
                 row["n"] += 1
-                found = rv.verdicts[i].outcome == verdict.REGRESSED
+                found = rv.verdicts[i].outcome == verdict.over_sessions.REGRESSED
                 plain = p.plain_fails(key, runs)
                 row["verdict"] += found
                 row["plain"] += plain
@@ -512,7 +512,7 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
             row["sessions_failed"] += _failed(rv)
             row["node_flagged"] += bool(rv.node and rv.node.flagged)
             row["regressed_share"].append(
-                statistics.mean(v.outcome == verdict.REGRESSED for v in rv.verdicts))
+                statistics.mean(v.outcome == verdict.over_sessions.REGRESSED for v in rv.verdicts))
             fails = [p.plain_fails(key, changed[key]) for key in p.keys]
             row["plain_sessions_failed"] += any(fails)
             row["plain_share"].append(statistics.mean(fails))
@@ -531,7 +531,7 @@ def evaluate(data: list[Session], k: int, launches: int, classes: dict[Key, str]
             if rv.node is not None:
                 row["node_lines"].append(rv.node.text())
             row["regressed_share"].append(
-                statistics.mean(v.outcome == verdict.REGRESSED for v in rv.verdicts))
+                statistics.mean(v.outcome == verdict.over_sessions.REGRESSED for v in rv.verdicts))
             fails = [p.plain_fails(key, p.new[key]) for key in p.keys]
             row["plain_failed"] += any(fails)
             row["plain_share"].append(statistics.mean(fails))
@@ -860,14 +860,14 @@ def session_sets(names: list[str] | None = None) -> list[SessionSet]:
     return [x for x in out if x.role == "validation" or x.name in DEFAULT_TUNING]
 
 
-def session_loads(paths: list[Path]) -> list[node_load.Load | None]:
+def session_loads(paths: list[Path]) -> list[verdict.node_load.Load | None]:
     """The acceptance run's load line over each session's cases (oldest first); None where
     the session measured no CPU pressure (sets older than ``cpu_wait``)."""
     out = []
     for data in sorted((json.loads(_read_text(p)) for p in paths),
                        key=lambda d: d["session_info"].get("time_start", "")):
         cases = [tc for run in data["runs"] for tc in run["testcases"]]
-        out.append(node_load.of_cases(cases))
+        out.append(verdict.node_load.of_cases(cases))
     return out
 
 
@@ -876,7 +876,7 @@ def _read_text(p: Path) -> str:
     return (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()
 
 
-def load_line(loads: list[node_load.Load | None]) -> dict:
+def load_line(loads: list[verdict.node_load.Load | None]) -> dict:
     """Unchanged sessions whose load line would fail the run."""
     measured = [x for x in loads if x is not None]
     return {"sessions": len(loads), "measured": len(measured),
@@ -884,7 +884,7 @@ def load_line(loads: list[node_load.Load | None]) -> dict:
             "medians": [round(x.median, 3) for x in measured]}
 
 
-def cut_by_time_box(report: runreport.RunReport) -> bool:
+def cut_by_time_box(report: reading.run_report.RunReport) -> bool:
     """A session its time box stopped: a case the acceptance run classifies as interrupted
     or hung (:func:`placement.acceptance.run.classify`), so its line is unfinished, neither
     a pass nor a fail, and the few cases it finished show nothing of the load or the node
@@ -892,10 +892,10 @@ def cut_by_time_box(report: runreport.RunReport) -> bool:
     return any(classify(c.raw, cut_short=True) in ("interrupted", "hung") for c in report.cases)
 
 
-def uncut(paths: list[Path]) -> tuple[list[runreport.RunReport], int]:
+def uncut(paths: list[Path]) -> tuple[list[reading.run_report.RunReport], int]:
     """The sessions at ``paths`` that ran to their end, each read once, and how many the
     time box cut (:func:`cut_by_time_box`)."""
-    reports = [runreport.load(p) for p in paths]
+    reports = [reading.run_report.load(p) for p in paths]
     kept = [r for r in reports if not cut_by_time_box(r)]
     return kept, len(reports) - len(kept)
 
@@ -956,7 +956,7 @@ def _cut_note(cut: int, kind: str) -> list[str]:
 
 def _evaluate_in_worker(ss: SessionSet, launches: int, lone: int,
                         estimator: str) -> dict | None:
-    moderation.ESTIMATOR = estimator     # a spawned worker starts from the module's default
+    verdict.moderation.ESTIMATOR = estimator     # a spawned worker starts from the module's default
     return _timed(ss, launches, lone)
 
 
@@ -1100,14 +1100,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --set: judge those sets only and put them into the stored "
                          "results beside the others (refused unless those were judged by "
                          "the same rules, RULES_FIXED)")
-    ap.add_argument("--estimator", choices=("moments", "mle"), default=moderation.ESTIMATOR,
+    ap.add_argument("--estimator", choices=("moments", "mle"), default=verdict.moderation.ESTIMATOR,
                     help="how the session-spread prior is fitted (default "
-                         f"{moderation.ESTIMATOR}; mle: maximum likelihood, for comparison: "
+                         f"{verdict.moderation.ESTIMATOR}; mle: maximum likelihood, for comparison: "
                          "its results go to regression_detection-mle.json)")
     args = ap.parse_args(argv)
     if args.update and (not args.sets or args.reports):
         ap.error("--update needs --set NAME (the sets to judge again) and no REPORTS")
-    moderation.ESTIMATOR = args.estimator
+    verdict.moderation.ESTIMATOR = args.estimator
     if args.strip:
         strip(args.strip, args.out)
         return 0

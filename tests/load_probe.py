@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
-from placement.judgement import node_load, runreport
+from placement.judgement import verdict, reading
 
 
 def with_load(data: dict, wait: float | Mapping[str, float]) -> dict:
@@ -18,7 +18,7 @@ def with_load(data: dict, wait: float | Mapping[str, float]) -> dict:
     for run in data["runs"]:
         for tc in run["testcases"]:
             if not tc.get("fixture"):
-                key = f"{tc['system']}:{tc['partition']}:{node_load.VAR}"
+                key = f"{tc['system']}:{tc['partition']}:{verdict.node_load.VAR}"
                 tc.setdefault("perfvalues", {})[key] = \
-                    [share(runreport.pinned_node(tc)), None, None, None, "%", None]
+                    [share(reading.run_report.pinned_node(tc)), None, None, None, "%", None]
     return data

@@ -22,7 +22,7 @@ import yaml
 from placement import cli
 from held_lock import held_lock
 from rate_checks import RATE_CASE
-from placement.judgement import runreport
+from placement.judgement import reading
 from placement.report.escape import markdown
 
 pytestmark = pytest.mark.reframe
@@ -310,7 +310,7 @@ def test_a_performance_failure_stands_only_if_its_confirmation_session_shows_it(
         assert proc.returncode == 1 and ' FAIL 0 passed, 1 failed (1 perf regressions)' in last
         assert ' confirmed 1 of 1' in last and 'UNCONFIRMED' not in proc.stdout
     # the baseline is recorded from the run, never from its confirmation
-    first = runreport.latest(results / 'runs')
+    first = reading.run_report.latest(results / 'runs')
     assert first.name.startswith('run-report-')
     if case == 'slow':
         # the next run's report compares with this run, not with its confirmation session

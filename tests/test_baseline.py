@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from placement.judgement import baselines, runreport
+from placement.judgement import baselines, reading
 from placement import cli
 
 FIX = Path(__file__).parent / "fixtures" / "runreports"
@@ -25,15 +25,15 @@ def test_record_writes_reframe_ref_format(tmp_path, monkeypatch, capsys):
     assert "wrote" in capsys.readouterr().out
     data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
     prov = data["_provenance"]
-    assert prov["run_session"] == runreport.load(FIRST).uuid and prov["host"]
+    assert prov["run_session"] == reading.run_report.load(FIRST).uuid and prov["host"]
     node = data["ReportNpbShaped"]
     # two environments ran: ReFrame's $environ goes first so they do not collide
     assert node["$index"] == ["$environ", "benchmark", "npb_class", "affinity", "num_threads"]
     leaf = node["gnu"]["MM160"]["S"]["none"][1]["time"]
     value, lower, upper, unit = leaf
     # one-sided: a time has an upper bound only, an improvement never fails
-    assert unit == "s" and lower is None and upper >= baselines.MIN_THRESHOLD
-    case = next(c for c in runreport.load(FIRST).cases if c.test == "ReportNpbShaped"
+    assert unit == "s" and lower is None and upper >= baselines.store.MIN_THRESHOLD
+    case = next(c for c in reading.run_report.load(FIRST).cases if c.test == "ReportNpbShaped"
                 and c.environ == "gnu" and c.params["benchmark"] == "MM160"
                 and c.params["affinity"] == "none" and c.params["num_threads"] == 1)
     assert value == float(f"{case.summary('time').mean:.6g}")
@@ -45,8 +45,8 @@ def test_record_writes_reframe_ref_format(tmp_path, monkeypatch, capsys):
 
 def test_committed_fixture_baseline_was_read_by_reframe():
     # the second fixture run used generic-baseline.yaml: ReFrame found every reference
-    refd = baselines.entries(yaml.safe_load((FIX / "generic-baseline.yaml").read_text()))
-    run = runreport.load(SECOND)
+    refd = baselines.store.entries(yaml.safe_load((FIX / "generic-baseline.yaml").read_text()))
+    run = reading.run_report.load(SECOND)
     with_ref = [(c, v) for c in run.cases for v in c.primary_vars() if c.perf[v].ref is not None]
     assert len(with_ref) == len(refd)
 
@@ -118,9 +118,9 @@ def test_a_control_value_is_set_checked_kept_by_record_and_cleared(tmp_path, mon
     assert "record a run first" in capsys.readouterr().err and not target.exists()
     assert _record(tmp_path, FIRST) == 0
     data = yaml.safe_load(target.read_text())
-    from placement.judgement import baseline_samples
-    from placement.judgement.intervals import entry_name
-    name = entry_name(next(iter(baseline_samples.entries(data))))
+    from placement.judgement import baselines
+    from placement.judgement.verdict.intervals import entry_name
+    name = entry_name(next(iter(baselines.samples.entries(data))))
     capsys.readouterr()
     assert cli.main(ctl) == 0
     assert "no control value: the node's shift is the median" in capsys.readouterr().out

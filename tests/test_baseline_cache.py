@@ -1,4 +1,4 @@
-"""The checked copy of a large reference file (placement.judgement.baseline_cache): written by
+"""The checked copy of a large reference file (placement.judgement.baselines.cache): written by
 the file's writer, never by a reader; used only for the very text it was read from, as private
 as the file, checked as the file is, and ignored when it is damaged."""
 
@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from placement import cli
-from placement.judgement import baseline_cache, baselines
+from placement.judgement import baselines
 from placement.util import PlacementError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -28,7 +28,7 @@ FIRST = Path(__file__).parent / "fixtures" / "runreports" / "generic-first-run.j
 @pytest.fixture
 def large(monkeypatch):
     """Every reference file taken for a large one (a copy is kept of it)."""
-    monkeypatch.setattr(baseline_cache, "MIN_BYTES", 0)
+    monkeypatch.setattr(baselines.cache, "MIN_BYTES", 0)
 
 
 @pytest.fixture
@@ -37,21 +37,21 @@ def written(tmp_path, large):
     path = tmp_path / "bench.yaml"
     path.write_text("{}\n")
     path.chmod(0o600)
-    baselines.write_atomic(path, baseline_load.baseline(50))
+    baselines.store.write_atomic(path, baseline_load.baseline(50))
     return path
 
 
 def test_the_writer_leaves_a_copy_that_a_load_reads_with_its_key_types(written):
-    copy = baseline_cache.copy_path(written)
+    copy = baselines.cache.copy_path(written)
     assert copy.is_file() and copy.stat().st_mode & 0o777 == 0o600
-    first = baselines.load(written)
+    first = baselines.store.load(written)
     assert first == yaml.safe_load(written.read_text())
     text = copy.read_text()
     copy.write_text(text.replace('"srate"', '"sRATE"', 1))    # the copy is what is read
-    again = baselines.load(written)
+    again = baselines.store.load(written)
     assert "RATE" in str(again) and again != first
     copy.write_text(text)
-    assert baselines.load(written) == first
+    assert baselines.store.load(written) == first
     assert isinstance(first["_provenance"], dict) and all(
         isinstance(k, str) for k in first["PartitionCase"])
 
@@ -61,10 +61,10 @@ def test_record_writes_the_copy_of_the_text_it_wrote(tmp_path, large, capsys):
     for _ in range(2):      # a new file, then one replaced (its old copy is of the old text)
         assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST),
                          "--add", "--baselines", str(target)]) == 0
-        copy = baseline_cache.copy_path(target)
-        assert baseline_cache.read(target, target.read_text()) == \
+        copy = baselines.cache.copy_path(target)
+        assert baselines.cache.read(target, target.read_text()) == \
             yaml.safe_load(target.read_text())
-        assert copy.read_text().split("\n", 1)[0] == baseline_cache._head(target.read_text())
+        assert copy.read_text().split("\n", 1)[0] == baselines.cache._head(target.read_text())
 
 
 def test_a_load_writes_nothing(tmp_path, large):
@@ -72,15 +72,15 @@ def test_a_load_writes_nothing(tmp_path, large):
     path.write_text(yaml.safe_dump(baseline_load.baseline(50), sort_keys=False))
     before = sorted(os.listdir(tmp_path))
     for _ in range(2):
-        baselines.load(path)
+        baselines.store.load(path)
     assert sorted(os.listdir(tmp_path)) == before == ["bench.yaml"]
 
 
 def _read_only_load(folder: Path) -> subprocess.CompletedProcess:
     """``baselines.load`` of ``folder/bench.yaml`` in a process that cannot write ``folder``
     (root: a read-only bind mount of it, in a mount namespace of its own)."""
-    code = ("import sys; from pathlib import Path; from placement.judgement import "
-            "baseline_cache as c, baselines as b; c.MIN_BYTES = 0; "
+    code = ("import sys; from pathlib import Path; from placement.judgement.baselines "
+            "import cache as c, store as b; c.MIN_BYTES = 0; "
             "print(len(b.load(Path(sys.argv[1]) / 'bench.yaml')['PartitionCase']))")
     cmd = [sys.executable, "-c", code, str(folder)]
     if os.getuid() != 0:
@@ -116,11 +116,11 @@ def test_a_large_file_in_a_folder_the_reader_cannot_write_loads():
     lambda t: t.replace('"s', '"x', 1),                 # a key in no known type
 ])
 def test_a_copy_not_of_this_text_or_damaged_is_ignored(written, damage):
-    first = baselines.load(written)
-    copy = baseline_cache.copy_path(written)
+    first = baselines.store.load(written)
+    copy = baselines.cache.copy_path(written)
     copy.write_text(damage(copy.read_text()))
-    assert baseline_cache.read(written, written.read_text()) is None
-    assert baselines.load(written) == first
+    assert baselines.cache.read(written, written.read_text()) is None
+    assert baselines.store.load(written) == first
 
 
 @pytest.mark.parametrize("edit, says", [
@@ -132,27 +132,27 @@ def test_a_copy_not_of_this_text_or_damaged_is_ignored(written, damage):
 def test_a_copy_is_checked_as_the_file_is(written, edit, says):
     """A copy planted with the file's digest (or left by an older writer whose checks were
     fewer) is refused in one line, as the same content in the YAML would be."""
-    copy = baseline_cache.copy_path(written)
+    copy = baselines.cache.copy_path(written)
     head, body = copy.read_text().split("\n", 1)
     data = json.loads(body)
     edit(data)
     copy.write_text(head + "\n" + json.dumps(data))
     with pytest.raises(PlacementError, match=says):
-        baselines.load(written)
+        baselines.store.load(written)
 
 
 def test_an_edited_file_is_read_and_checked_again(written):
-    baselines.load(written)
+    baselines.store.load(written)
     written.write_text(written.read_text() + "PartitionCase: {}\n")
     with pytest.raises(PlacementError, match="a key given twice"):
-        baselines.load(written)
+        baselines.store.load(written)
 
 
 def test_the_cyclic_collector_runs_again_after_a_load_read_or_refused(written):
     import gc
-    baselines.load(written)
+    baselines.store.load(written)
     assert gc.isenabled()
     written.write_text("a: &x 1\n")
     with pytest.raises(PlacementError, match="anchors and aliases"):
-        baselines.load(written)
+        baselines.store.load(written)
     assert gc.isenabled()

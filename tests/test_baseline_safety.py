@@ -67,7 +67,7 @@ def test_kills_never_tear_the_file_or_its_backup(tmp_path):
     src = _report(tmp_path, "a.json", "A", 100)
     target = tmp_path / "generic.yaml"
     assert _record_proc(target, src).wait(timeout=300) == 0
-    whole = baselines.entries(yaml.safe_load(target.read_text()))
+    whole = baselines.store.entries(yaml.safe_load(target.read_text()))
     for i, sig in enumerate([signal.SIGKILL, signal.SIGTERM] * 4):
         p = _record_proc(target, src)
         time.sleep(0.6 + 0.3 * i)
@@ -75,7 +75,7 @@ def test_kills_never_tear_the_file_or_its_backup(tmp_path):
         p.wait(timeout=300)
         for f in (target, target.with_name("generic.yaml.prev")):
             if f.exists():
-                assert baselines.entries(yaml.safe_load(f.read_text())) == whole, (i, f)
+                assert baselines.store.entries(yaml.safe_load(f.read_text())) == whole, (i, f)
         if sig == signal.SIGTERM:       # a clean stop removes its own temporary file
             assert not list(tmp_path.glob(".generic.yaml.*.tmp")), i
     assert _record_proc(target, src).wait(timeout=300) == 0   # cleans what SIGKILL left
@@ -113,7 +113,7 @@ def test_nan_values_are_not_recorded(tmp_path, capsys):
     target = tmp_path / "generic.yaml"
     assert cli.main(["baseline", "record", "--system", "generic", "--from", str(src),
                      "--baselines", str(target)]) == 0, capsys.readouterr().err
-    for _entry, leaf in baselines.entries(yaml.safe_load(target.read_text())).items():
+    for _entry, leaf in baselines.store.entries(yaml.safe_load(target.read_text())).items():
         assert leaf[0] == leaf[0]         # no NaN stored
 
 
@@ -276,9 +276,9 @@ def test_every_cut_at_a_line_boundary_is_refused(tmp_path):
     for n in range(len(lines)):
         cut.write_text("".join(lines[:n]))
         try:
-            baselines.load(cut)
+            baselines.store.load(cut)
         except Exception as exc:    # noqa: BLE001 (anything else than a one-line refusal fails)
-            assert isinstance(exc, baselines.PlacementError), (n, exc)
+            assert isinstance(exc, baselines.store.PlacementError), (n, exc)
             assert "\n" not in str(exc)
         else:
             loaded.append(n)
@@ -309,8 +309,8 @@ def test_a_cut_file_is_refused_by_diff_record_and_a_run_and_its_prev_survives(
                                    "nothing was written"), err
             assert target.read_text() == text           # the cut file as it was
             assert target.with_name("generic.yaml.prev").read_text() == prev   # intact copy
-        with pytest.raises(baselines.PlacementError, match="cut short"):  # the one writer
-            baselines.write_atomic(target, yaml.safe_load(whole))
+        with pytest.raises(baselines.store.PlacementError, match="cut short"):  # the one writer
+            baselines.store.write_atomic(target, yaml.safe_load(whole))
         assert target.with_name("generic.yaml.prev").read_text() == prev
         lines, status = acceptance_summary()
         assert status == 4 and " INCOMPLETE " in lines[-1], (what, lines[-1])

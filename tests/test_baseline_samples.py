@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from placement.judgement import baseline_samples, baselines, runreport, verdict
+from placement.judgement import baselines, reading, verdict
 from placement import cli
 from placement.util import PlacementError
 
@@ -33,14 +33,14 @@ def test_record_keeps_launches_of_judged_variables_only(tmp_path, monkeypatch):
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[0])) == 0
     data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
-    runs = baseline_samples.entries(data)
+    runs = baselines.samples.entries(data)
     by_var = {(t, v): s for (t, _, v), s in runs.items()}
     assert by_var[("MatmulCheck", "gflops")].higher_is_better is True
     assert by_var[("MatmulCheck", "mean_time")].higher_is_better is False
     assert all(len(s.runs) == 3 for s in runs.values())  # three launches, not 50 iterations
     assert not [v for (_, _, v) in runs if v in ("max_time", "min_time")]
     # ReFrame's intervals stay for every recorded value; extremes get none either
-    intervals = baselines.entries(data)
+    intervals = baselines.store.entries(data)
     assert set(runs) <= set(intervals)
     assert ("MatmulCheck", ("gnu", "small", "none"), "gflops") in intervals
     assert not [v for (_, _, v) in intervals if v in ("max_time", "min_time")]
@@ -49,9 +49,9 @@ def test_record_keeps_launches_of_judged_variables_only(tmp_path, monkeypatch):
 def test_reframe_read_a_reference_file_with_samples():
     # sessions after the first ran with generic-baseline.yaml: every interval was found
     data = yaml.safe_load((AA / "generic-baseline.yaml").read_text())
-    assert baseline_samples.SAMPLES_KEY in data
-    refd = baselines.entries(data)
-    later = runreport.load(RUNS[1])
+    assert baselines.samples.SAMPLES_KEY in data
+    refd = baselines.store.entries(data)
+    later = reading.run_report.load(RUNS[1])
     with_ref = {(c.test, v) for c in later.cases for v in c.primary_vars()
                 if c.perf[v].ref is not None}
     assert with_ref and with_ref == {(t, v) for (t, _, v) in refd}
@@ -73,7 +73,7 @@ def test_old_file_without_samples_is_interval_only(tmp_path, monkeypatch, capsys
     assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[0])) == 0
     path = tmp_path / "generic.yaml"
     data = yaml.safe_load(path.read_text())
-    del data[baseline_samples.SAMPLES_KEY]
+    del data[baselines.samples.SAMPLES_KEY]
     del data["_provenance"]["contents"]        # a file written before the counts were kept
     path.write_text(yaml.safe_dump(data))
     capsys.readouterr()
@@ -110,7 +110,7 @@ def test_judge_in_a_job(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     assert _cli("baseline", "record", "--system", "generic", "--from", str(RUNS[0])) == 0
     data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
-    (test, keys, var), s = next(iter(baseline_samples.entries(data).items()))
+    (test, keys, var), s = next(iter(baselines.samples.entries(data).items()))
     entry = f"{test}[{','.join(map(str, keys))}].{var}"
     ref = str(tmp_path / "generic.yaml")
     assert _cli("judge", "--baseline", ref, "--entry", entry, str(s.runs[0])) == 1
@@ -131,10 +131,10 @@ def test_record_keeps_the_launches_made_inside_one_job(tmp_path, monkeypatch):
     # sessions run with `-S launches=10`: ten launches per case from one job, no --reruns
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     assert _cli("baseline", "record", "--system", "generic", "--from", str(LAUNCHES[0])) == 0
-    runs = baseline_samples.entries(yaml.safe_load((tmp_path / "generic.yaml").read_text()))
+    runs = baselines.samples.entries(yaml.safe_load((tmp_path / "generic.yaml").read_text()))
     assert runs and all(len(s.runs) == 10 for s in runs.values())
     # the recorded value is the median of those launches (what the check reports)
-    case = next(c for c in runreport.load(LAUNCHES[0]).cases if c.test == "MatmulCheck")
+    case = next(c for c in reading.run_report.load(LAUNCHES[0]).cases if c.test == "MatmulCheck")
     assert case.perf["gflops"].value == pytest.approx(statistics.median(case.launches["gflops"]))
 
 
@@ -144,8 +144,8 @@ def test_several_sessions_are_stored_apart_and_judged_at_the_session_level(
     froms = [a for p in LAUNCHES[:4] for a in ("--from", str(p))]
     assert _cli("baseline", "record", "--system", "generic", *froms) == 0
     path = tmp_path / "generic.yaml"
-    runs = baseline_samples.entries(yaml.safe_load(path.read_text()))
-    uuids = [runreport.load(p).uuid for p in LAUNCHES[:4]]
+    runs = baselines.samples.entries(yaml.safe_load(path.read_text()))
+    uuids = [reading.run_report.load(p).uuid for p in LAUNCHES[:4]]
     assert runs and all([i for i, _ in s.sessions] == uuids for s in runs.values())
     assert all(len(r) == 10 for s in runs.values() for r in s.session_runs)
     capsys.readouterr()
@@ -156,12 +156,12 @@ def test_several_sessions_are_stored_apart_and_judged_at_the_session_level(
     for _ in range(2):
         assert _cli("baseline", "record", "--system", "generic", "--add", "--keep", "4",
                     "--from", str(LAUNCHES[4])) == 0
-    runs = baseline_samples.entries(yaml.safe_load(path.read_text()))
-    new_uuid = runreport.load(LAUNCHES[4]).uuid
+    runs = baselines.samples.entries(yaml.safe_load(path.read_text()))
+    new_uuid = reading.run_report.load(LAUNCHES[4]).uuid
     assert all([i for i, _ in s.sessions] == uuids[1:] + [new_uuid] for s in runs.values())
     # without --add the run's session replaces them
     assert _cli("baseline", "record", "--system", "generic", "--from", str(LAUNCHES[6])) == 0
-    runs = baseline_samples.entries(yaml.safe_load(path.read_text()))
+    runs = baselines.samples.entries(yaml.safe_load(path.read_text()))
     assert all(len(s.sessions) == 1 for s in runs.values())
 
 
@@ -179,7 +179,7 @@ def test_one_session_baseline_says_its_verdict_cannot_see_session_spread(
 def test_older_one_session_leaves_still_read(tmp_path):
     data = {"_samples": {"T": {"$index": ["a"], "x": {"t": {
         "higher_is_better": False, "runs": [1.0, 1.1], "session": "u1"}}}}}
-    (e, s), = baseline_samples.entries(data).items()
+    (e, s), = baselines.samples.entries(data).items()
     assert e == ("T", ("x",), "t") and s.sessions == [("u1", [1.0, 1.1])]
 
 
@@ -225,15 +225,15 @@ def test_contended_values_keep_their_runs_but_get_no_reframe_bound(tmp_path, mon
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     assert _cli("baseline", "record", "--system", "generic", "--from", str(marked)) == 0
     data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
-    runs = baseline_samples.entries(data)
-    refs = baselines.entries(data)
+    runs = baselines.samples.entries(data)
+    refs = baselines.store.entries(data)
     name = tc["display_name"]
     keys = next(k for (t, k, v) in runs if t == "MatmulCheck" and runs[t, k, v].contended)
     assert runs["MatmulCheck", keys, "gflops"].runs            # the verdict still has them
     assert refs["MatmulCheck", keys, "gflops"][1:3] == [None, None], name
     # (nor do values whose launches, or a sibling's, spread beyond the cap)
-    prone = verdict.state_prone({e: s.session_runs for e, s in runs.items()},
-                                lambda e: baselines.sibling_family(data, e))
+    prone = verdict.over_sessions.state_prone({e: s.session_runs for e, s in runs.items()},
+                                lambda e: baselines.store.sibling_family(data, e))
     others = [e for e, s in runs.items() if not s.contended and e not in prone]
     assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others)
 
@@ -257,7 +257,7 @@ def test_values_a_check_says_no_bound_fits_keep_the_reason_in_the_file(tmp_path,
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     assert _cli("baseline", "record", "--system", "generic", "--from", str(path)) == 0
     data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
-    runs, refs = baseline_samples.entries(data), baselines.entries(data)
+    runs, refs = baselines.samples.entries(data), baselines.store.entries(data)
     marked = [e for e, s in runs.items() if s.no_bound]
     assert marked and all(runs[e].no_bound == why and e[0] == "MatmulCheck"
                           and e[2] == "gflops" for e in marked)
@@ -265,12 +265,12 @@ def test_values_a_check_says_no_bound_fits_keep_the_reason_in_the_file(tmp_path,
     # the reason is text; anything else is refused in one line
     bad = copy.deepcopy(data)
     test, keys, var = marked[0]
-    node = bad[baseline_samples.SAMPLES_KEY][test]
+    node = bad[baselines.samples.SAMPLES_KEY][test]
     for k in keys:
         node = node[k]
     node[var]["no_bound"] = 3
     with pytest.raises(PlacementError, match="no_bound 3 is not a reason"):
-        baseline_samples.entries(bad)
+        baselines.samples.entries(bad)
 
 
 def test_values_one_session_cannot_bound_get_no_plain_bound_and_stay_judged(
@@ -291,15 +291,15 @@ def test_values_one_session_cannot_bound_get_no_plain_bound_and_stay_judged(
     assert marked and all(runs[e].no_plain_bound == why and e[0] == "MatmulCheck"
                           and e[2] == "gflops" for e in marked)
     assert all(refs[e][1:3] == [None, None] for e in marked)
-    assert not baseline_samples.declared_states(runs) & set(marked)
+    assert not baselines.samples.declared_states(runs) & set(marked)
     bad = copy.deepcopy(data)
     test, keys, var = marked[0]
-    node = bad[baseline_samples.SAMPLES_KEY][test]
+    node = bad[baselines.samples.SAMPLES_KEY][test]
     for k in keys:
         node = node[k]
     node[var]["no_plain_bound"] = ["x"]
     with pytest.raises(PlacementError, match=r"no_plain_bound \['x'\] is not a reason"):
-        baseline_samples.entries(bad)
+        baselines.samples.entries(bad)
 
 
 def _record_edited(report: dict, tmp_path: Path, monkeypatch) -> tuple[dict, dict, dict]:
@@ -310,7 +310,7 @@ def _record_edited(report: dict, tmp_path: Path, monkeypatch) -> tuple[dict, dic
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     assert _cli("baseline", "record", "--system", "generic", "--from", str(path)) == 0
     data = yaml.safe_load((tmp_path / "generic.yaml").read_text())
-    return data, baseline_samples.entries(data), baselines.entries(data)
+    return data, baselines.samples.entries(data), baselines.store.entries(data)
 
 
 def test_values_whose_launches_spread_beyond_the_cap_get_no_reframe_bound(tmp_path, monkeypatch):
@@ -327,8 +327,8 @@ def test_values_whose_launches_spread_beyond_the_cap_get_no_reframe_bound(tmp_pa
                 and min(stored[t, k, v].runs) < max(stored[t, k, v].runs) / 2)
     assert refs["MatmulCheck", keys, "gflops"][1:3] == [None, None]
     # (a wide value's siblings lose theirs too)
-    prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
-                                lambda e: baselines.sibling_family(data, e))
+    prone = verdict.over_sessions.state_prone({e: s.session_runs for e, s in stored.items()},
+                                lambda e: baselines.store.sibling_family(data, e))
     others = [e for e in stored if e not in prone]
     assert others and all(refs[e][1] is not None or refs[e][2] is not None for e in others
                           if e in refs)
@@ -346,16 +346,16 @@ def test_the_siblings_of_a_value_with_wide_launches_get_no_reframe_bound(tmp_pat
         runs = tc["perf_launches"]["gbps"]
         if "%affinity=none" not in name:
             runs[:] = [15.0 + 0.1 * i for i in range(len(runs))]      # tight
-    assert verdict.launches_beyond_cap(
+    assert verdict.over_sessions.launches_beyond_cap(
         [cases["MemWriteThreadsCheck %affinity=none %threads=full %scale=small"]
          ["perf_launches"]["gbps"]])
     data, stored, refs = _record_edited(report, tmp_path, monkeypatch)
 
     def threads(e):
-        return str(dict(zip(baselines.index_of(data, e[0]), e[1]))["num_threads"])
+        return str(dict(zip(baselines.store.index_of(data, e[0]), e[1]))["num_threads"])
     mw = [e for e in stored if e[0] == "MemWriteThreadsCheck" and e[1][0] == "gnu"]
     two = [e for e in mw if threads(e) == "2"]
-    assert len(two) == 3 and sum(verdict.launches_beyond_cap(stored[e].session_runs)
+    assert len(two) == 3 and sum(verdict.over_sessions.launches_beyond_cap(stored[e].session_runs)
                                  for e in two) == 1
     assert all(refs[e][1:3] == [None, None] for e in two)
     assert all(refs[e][1] is not None for e in mw if threads(e) == "1")
@@ -364,7 +364,7 @@ def test_the_siblings_of_a_value_with_wide_launches_get_no_reframe_bound(tmp_pat
 def test_a_sibling_differs_in_compiler_map_or_policy_only():
     data = {"T": {"$index": ["$environ", "scale", "affinity", "num_threads"]},
             "U": {"generic:default": {}}}
-    fam = baselines.sibling_family
+    fam = baselines.store.sibling_family
     assert fam(data, ("T", ("gnu", "small", "none", 2), "gbps")) == \
         fam(data, ("T", ("clang", "small", "scatter", 2), "gbps"))
     assert fam(data, ("T", ("gnu", "small", "none", 2), "gbps")) != \
@@ -380,6 +380,6 @@ def test_a_value_printed_as_zero_gets_no_reference_and_the_file_reads_back(tmp_p
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     args = [a for f in sessions[:3] for a in ("--from", str(f))]
     assert _cli("baseline", "record", "--system", "generic", *args) == 0
-    data = baselines.load(tmp_path / "generic.yaml")          # refuses a non-positive value
-    assert all(leaf[0] > 0 for leaf in baselines.entries(data).values())
+    data = baselines.store.load(tmp_path / "generic.yaml")          # refuses a non-positive value
+    assert all(leaf[0] > 0 for leaf in baselines.store.entries(data).values())
     assert _cli("baseline", "diff", "--system", "generic", "--from", str(sessions[3])) == 0

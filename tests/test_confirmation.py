@@ -23,12 +23,12 @@ from scipy import stats
 from load_probe import with_load
 from placement import cli
 from placement.acceptance import confirmation, run as acceptance
-from placement.judgement import baseline_samples, node_shift, runreport, verdict
+from placement.judgement import baselines, verdict, reading
 
 LAUNCHES = sorted((Path(__file__).parent / "fixtures" / "aa-launches").glob("*.json"))
 
 
-def _sessions(seed: int, n: int, k: int) -> list[verdict.Series]:
+def _sessions(seed: int, n: int, k: int) -> list[verdict.over_sessions.Series]:
     """``n`` values, ``k`` baseline sessions of 3 launches each, a 2 % session spread."""
     rng = np.random.default_rng(seed)
     out = []
@@ -37,32 +37,32 @@ def _sessions(seed: int, n: int, k: int) -> list[verdict.Series]:
         sessions = [(f"s{j}", list(level * np.exp(rng.normal(0, 0.02) + rng.normal(0, 0.005, 3))))
                     for j in range(k)]
         new = list(level * np.exp(rng.normal(0, 0.02) + rng.normal(0, 0.005, 3)))
-        out.append(verdict.Series(new, sessions, False, i))
+        out.append(verdict.over_sessions.Series(new, sessions, False, i))
     return out
 
 
 @pytest.mark.parametrize("k", [2, 5])
 def test_a_confirmation_judges_with_the_first_runs_spread_and_shift(k):
     series = _sessions(7, 40, k)
-    series[3] = verdict.Series([x * 1.6 for x in series[3].new], series[3].sessions, False, 3)
-    series[11] = verdict.Series([x * 1.4 for x in series[11].new], series[11].sessions, False, 11)
-    first = verdict.judge_run(series)
-    picked = [i for i, v in enumerate(first.verdicts) if v.outcome == verdict.REGRESSED]
+    series[3] = verdict.over_sessions.Series([x * 1.6 for x in series[3].new], series[3].sessions, False, 3)
+    series[11] = verdict.over_sessions.Series([x * 1.4 for x in series[11].new], series[11].sessions, False, 11)
+    first = verdict.over_sessions.judge_run(series)
+    picked = [i for i, v in enumerate(first.verdicts) if v.outcome == verdict.over_sessions.REGRESSED]
     assert {3, 11} <= set(picked)
     # the same data again as the confirmation: the same p-values (the first run's priors,
     # node shift and baseline sessions' shifts), Benjamini-Hochberg over the picked values
-    again = verdict.judge_run([series[i] for i in picked], selected_by=first)
+    again = verdict.over_sessions.judge_run([series[i] for i in picked], selected_by=first)
     p = [first.verdicts[i].p for i in picked]
     assert [v.p for v in again.verdicts] == pytest.approx(p, rel=1e-9)
     assert [v.q for v in again.verdicts] == pytest.approx(
         list(stats.false_discovery_control(p, method="bh")), rel=1e-9)
     assert again.node is None and again.prior == first.prior
-    assert all(v.outcome == verdict.REGRESSED for v in again.verdicts)
+    assert all(v.outcome == verdict.over_sessions.REGRESSED for v in again.verdicts)
     # an unchanged confirmation session of the same values is not regressed
     calm = _sessions(8, 40, k)
-    back = [verdict.Series(calm[i].new, series[i].sessions, False, i) for i in picked]
-    assert all(v.outcome != verdict.REGRESSED
-               for v in verdict.judge_run(back, selected_by=first).verdicts)
+    back = [verdict.over_sessions.Series(calm[i].new, series[i].sessions, False, i) for i in picked]
+    assert all(v.outcome != verdict.over_sessions.REGRESSED
+               for v in verdict.over_sessions.judge_run(back, selected_by=first).verdicts)
 
 
 def _edit(report: dict, name: str, factor: float) -> dict:
@@ -74,7 +74,7 @@ def _edit(report: dict, name: str, factor: float) -> dict:
                 continue
             for key, tup in (tc.get("perfvalues") or {}).items():
                 var = key.rsplit(":", 1)[-1]
-                better = baseline_samples.higher_is_better(var, tup[4])
+                better = baselines.samples.higher_is_better(var, tup[4])
                 if better is None or not isinstance(tup[0], (int, float)):
                     continue
                 f = (lambda x: x / factor) if better else (lambda x: x * factor)
@@ -239,11 +239,11 @@ def test_a_node_line_no_second_session_saw_fails_only_at_once(baseline):
             assert " node=slower" in lines[-1] and "not confirmed" not in node
 
 
-def _shift(percent: float, moved: int = 80, values: int = 100) -> verdict.NodeShift:
+def _shift(percent: float, moved: int = 80, values: int = 100) -> verdict.over_sessions.NodeShift:
     """A node line of one session against one baseline session (untested: no p)."""
     c = math.log1p(percent)
-    return verdict.NodeShift(c, values, moved, None, 1,
-                             node_shift.flagged(c, moved, values, None, False))
+    return verdict.over_sessions.NodeShift(c, values, moved, None, 1,
+                             verdict.node_shift.flagged(c, moved, values, None, False))
 
 
 @pytest.mark.parametrize("first, again, shown", [
@@ -261,19 +261,19 @@ def test_a_node_line_stands_when_both_sessions_together_reach_the_bar(first, aga
     assert a.at_once
     assert math.isclose(math.expm1((a.shift + b.shift) / 2),
                         math.sqrt((1 + first) * (1 + again)) - 1)
-    assert node_shift.shown_again(a, b) is shown
-    assert not node_shift.shown_again(a, None)
+    assert verdict.node_shift.shown_again(a, b) is shown
+    assert not verdict.node_shift.shown_again(a, None)
     if again < 0.5:     # one whose values did not move together shows nothing
-        assert not node_shift.shown_again(a, _shift(again, moved=30))
+        assert not verdict.node_shift.shown_again(a, _shift(again, moved=30))
 
 
 def test_a_tested_node_line_under_the_bar_needs_the_confirmation_s_own_line():
     """Below NODE_AT_ONCE (a line three baseline sessions tested) the confirmation must
     show a node line of its own: the two sessions' mean is the rule of the at-once bar."""
     c = math.log1p(0.30)
-    first = verdict.NodeShift(c, 100, 80, 0.001, 3, True)
+    first = verdict.over_sessions.NodeShift(c, 100, 80, 0.001, 3, True)
     assert first.fails and not first.at_once
-    assert not node_shift.shown_again(first, _shift(0.45))
+    assert not verdict.node_shift.shown_again(first, _shift(0.45))
 
 
 def test_one_baseline_session_confirms_a_slow_node_over_both_sessions(one_session):
@@ -350,38 +350,38 @@ def _case_with(wait: float | None) -> dict:
 
 
 def test_a_run_is_loaded_when_its_median_case_waited_from_the_limit_on():
-    from placement.judgement import node_load
-    quiet = node_load.of_cases([_case_with(w) for w in (2, 5, 90, 3, 4, None, float("nan"))])
+    from placement.judgement import verdict
+    quiet = verdict.node_load.of_cases([_case_with(w) for w in (2, 5, 90, 3, 4, None, float("nan"))])
     assert quiet.cases == 5 and quiet.median == 0.04 and not quiet.loaded
-    busy = node_load.of_cases([_case_with(w) for w in (80, 95, 10, 70, 99)])
+    busy = verdict.node_load.of_cases([_case_with(w) for w in (80, 95, 10, 70, 99)])
     assert busy.median == 0.8 and busy.loaded
     assert "tasks waited for a CPU 80% of the time in the median of 5 cases" in busy.line()
-    assert not node_load.of_cases([_case_with(w) for w in (80, 95)]).loaded   # too few cases
-    assert node_load.of_cases([_case_with(None)]) is None                     # no PSI
+    assert not verdict.node_load.of_cases([_case_with(w) for w in (80, 95)]).loaded   # too few cases
+    assert verdict.node_load.of_cases([_case_with(None)]) is None                     # no PSI
 
 
 def test_a_run_over_several_nodes_is_loaded_when_one_nodes_own_cases_are():
     """Each node's cases give its load: one busy node of four never moves the run's median
     case, and its confirmation shows the line again only on the same node."""
-    from placement.judgement import node_load
+    from placement.judgement import verdict
 
-    def run(waits: dict[str, tuple[float, ...]]) -> node_load.Load:
-        return node_load.of_cases([{**_case_with(w), "display_name": f"C %.nid={n}"}
+    def run(waits: dict[str, tuple[float, ...]]) -> verdict.node_load.Load:
+        return verdict.node_load.of_cases([{**_case_with(w), "display_name": f"C %.nid={n}"}
                                    for n, ws in waits.items() for w in ws])
 
     quiet = (2, 3, 4, 5, 6)
     first = run({"n1": quiet, "n2": quiet, "n3": (80, 90, 85, 95, 70), "n4": quiet})
-    assert first.median < node_load.LIMIT and first.loaded and first.loaded_nodes() == ["n3"]
+    assert first.median < verdict.node_load.LIMIT and first.loaded and first.loaded_nodes() == ["n3"]
     assert first.line().startswith("n3 under a competing load: tasks waited for a CPU 85% of "
                                    "the time in the median of 5 cases (from 50%")
-    assert node_load.shown_again(first, first)
+    assert verdict.node_load.shown_again(first, first)
     other = run({"n1": (80, 90, 85, 95, 70), "n2": quiet, "n3": quiet, "n4": quiet})
-    assert other.loaded and not node_load.shown_again(first, other)
+    assert other.loaded and not verdict.node_load.shown_again(first, other)
     calm = run({n: quiet for n in ("n1", "n2", "n3", "n4")})
     assert not calm.loaded and calm.text().startswith("n1: tasks waited for a CPU 4%")
-    assert not node_load.shown_again(first, calm) and not node_load.shown_again(first, None)
-    one = node_load.of_cases([_case_with(w) for w in (80, 90, 85, 95, 70)])
-    assert not one.nodes and node_load.shown_again(one, one)   # one node: as before
+    assert not verdict.node_load.shown_again(first, calm) and not verdict.node_load.shown_again(first, None)
+    one = verdict.node_load.of_cases([_case_with(w) for w in (80, 90, 85, 95, 70)])
+    assert not one.nodes and verdict.node_load.shown_again(one, one)   # one node: as before
 
 
 def test_waits_a_case_causes_by_design_do_not_count_toward_the_nodes_load():
@@ -390,7 +390,7 @@ def test_waits_a_case_causes_by_design_do_not_count_toward_the_nodes_load():
     59%)."""
     from types import SimpleNamespace as NS
 
-    from placement.judgement import node_load
+    from placement.judgement import verdict
     from placement.testlib.node_load import own_waits
     assert own_waits(NS(load=1, num_threads=2, topology_pus=2)).startswith(
         "its own background load")
@@ -398,9 +398,9 @@ def test_waits_a_case_causes_by_design_do_not_count_toward_the_nodes_load():
     assert own_waits(NS(contended=True)) == "its ranks poll beside ReFrame on too few CPUs"
     assert own_waits(NS(load=0, num_threads=2, topology_pus=2)) == ""
     own = [{**_case_with(w), "waits_by_design": "4 threads on 2 PUs"} for w in (90, 95, 99)]
-    load = node_load.of_cases([_case_with(w) for w in (2, 5, 3, 4, 6)] + own)
+    load = verdict.node_load.of_cases([_case_with(w) for w in (2, 5, 3, 4, 6)] + own)
     assert load.cases == 5 and load.median == 0.04 and not load.loaded
-    assert node_load.of_cases(own) is None       # nothing measured the node's own load
+    assert verdict.node_load.of_cases(own) is None       # nothing measured the node's own load
 
 
 def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_path, monkeypatch):
@@ -431,13 +431,13 @@ def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_pa
 def test_the_report_leads_with_the_load_line(tmp_path):
     from placement.report import lead
     busy = _write(tmp_path, "busy.json", with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
-    cases = runreport.load(busy).cases
+    cases = reading.run_report.load(busy).cases
     sec = lead.lead_section(cases, [], tmp_path)
     assert sec.status == "FAIL" and sec.banner.startswith("**FAIL**: ")
     assert sec.text.split("\n\n")[0].startswith(
         "**NODE generic**: node under a competing load: tasks waited for a CPU 85% of the time")
     quiet = _write(tmp_path, "quiet.json", with_load(json.loads(LAUNCHES[-1].read_text()), 3.0))
-    sec = lead.lead_section(runreport.load(quiet).cases, [], tmp_path)
+    sec = lead.lead_section(reading.run_report.load(quiet).cases, [], tmp_path)
     assert sec.banner.startswith("**PASS**: ") and "competing load" not in sec.text
 
 
@@ -446,7 +446,7 @@ def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
     report's verdict is the summary's word, and the first session's facts are worded so."""
     from placement.report import lead
     busy = _write(tmp_path, "busy.json", with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
-    cases = runreport.load(busy).cases
+    cases = reading.run_report.load(busy).cases
     summary = ["UNCONFIRMED NODE generic: [first session: node under a competing load] its "
                "confirmation session: tasks waited for a CPU 3% of the time in the median of 9 "
                "cases", "ACCEPTANCE generic quick: PASS 9 passed, 0 failed (0 perf regressions) "
@@ -467,9 +467,9 @@ def test_a_sites_control_value_draws_the_node_line_on_real_sessions(baseline, ca
     """With a control value set (`placement baseline control`), its change is the node's:
     the control alone 50% slower fails the run on one node line naming it; a run without
     the control says so and falls back to the median of the values."""
-    from placement.judgement.intervals import entry_name
+    from placement.judgement.verdict.intervals import entry_name
     data = yaml.safe_load((baseline / "generic.yaml").read_text())
-    (name,) = [entry_name(e) for e in baseline_samples.entries(data)
+    (name,) = [entry_name(e) for e in baselines.samples.entries(data)
                if e[0] == "MemWriteSingleCheck" and e[2] == "gbps_16M"]
     assert cli.main(["baseline", "control", "--system", "generic", name]) == 0
     first = _write(baseline, "first.json", _edit(json.loads(LAUNCHES[-1].read_text()), CASE, 1.5))
@@ -529,13 +529,13 @@ def test_a_gross_change_at_one_baseline_session_is_decided_by_a_second_session(o
     first = _write(base, "first.json", _edit(_three(TWO_HOURS[2]), TIGHT, 1.4))
     judged, _ = acceptance.judge_values(acceptance.readable([first])[0], "generic")
     (key,) = _gross(judged)
-    assert key[0] == TIGHT and judged[key].outcome == verdict.UNDECIDED
+    assert key[0] == TIGHT and judged[key].outcome == verdict.over_sessions.UNDECIDED
     assert "; gross: +44% beyond its worst baseline session with tight launches, a second " \
         "session decides" in judged[key].text()
     # the report's lead section names it as the first session's, undecided until decided
     from placement.report import lead
     from placement.report import verdicts as report_verdicts
-    cases = runreport.load(first).cases
+    cases = reading.run_report.load(first).cases
     sec = lead.lead_section(cases, report_verdicts.judgements(cases), base)
     (row,) = sec.tables[0].rows
     assert row[0] == "DataMapCheck[gnu,small,parallel,first-touch].mlups"
@@ -629,7 +629,7 @@ def test_a_value_its_check_says_has_states_is_never_gross(one_session):
     judged, _ = acceptance.judge_values(acceptance.readable([first])[0], "generic")
     mine = {k: v for k, v in judged.items() if k[0] == TIGHT}
     assert mine and not _gross(judged)
-    assert all(v.outcome == verdict.UNDECIDED for v in mine.values())
+    assert all(v.outcome == verdict.over_sessions.UNDECIDED for v in mine.values())
 
 
 def test_a_state_of_the_node_for_one_session_is_gross_and_dismissed_by_the_next(one_session):
@@ -655,21 +655,21 @@ def test_an_acceptance_summary_reads_its_baseline_once(baseline, monkeypatch):
     from placement.judgement import baselines
     path = baseline / "generic.yaml"
     checked = []
-    real = baselines._checked
+    real = baselines.store._checked
 
     def counted(data, where):
         checked.append(where)
         return real(data, where)
-    monkeypatch.setattr(baselines, "_checked", counted)
+    monkeypatch.setattr(baselines.store, "_checked", counted)
     first = _regressed_first(baseline)
     calm = _write(baseline, "confirm.json", json.loads(LAUNCHES[-2].read_text()))
-    with baselines.read_once():
+    with baselines.store.read_once():
         lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
                                            confirm=calm)
         assert checked == [str(path)] and status == 0, (checked, lines)
-        assert baselines.load(path) == baselines._load(path)   # read again: unchanged
-    baselines.load(path)
-    baselines.load(path)        # outside the scope every load reads the file
+        assert baselines.store.load(path) == baselines.store._load(path)   # read again: unchanged
+    baselines.store.load(path)
+    baselines.store.load(path)        # outside the scope every load reads the file
     assert len(checked) == 4
 
 
@@ -679,14 +679,14 @@ def test_a_reference_file_written_within_one_reading_is_read_again(baseline):
     from placement.judgement import baselines
     from placement.util import PlacementError
     path = baseline / "generic.yaml"
-    with baselines.read_once():
-        before = baselines.load(path)
-        assert baselines.load(path) is before
+    with baselines.store.read_once():
+        before = baselines.store.load(path)
+        assert baselines.store.load(path) is before
         assert cli.main(["baseline", "record", "--system", "generic", "--add",
                          "--from", str(LAUNCHES[3])]) == 0
-        after = baselines.load(path)
+        after = baselines.store.load(path)
         assert after is not before and after != before
         path.write_text("T: [unclosed\n")
         for _ in range(2):
             with pytest.raises(PlacementError):
-                baselines.load(path)
+                baselines.store.load(path)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from placement import cli
-from placement.judgement import baseline_samples, baselines, runreport, verdict
+from placement.judgement import baselines, reading, verdict
 from placement.report import history_bins, history_page
 from placement.report.history_points import Point
 from placement.util import PlacementError, baseline_file
@@ -48,7 +48,7 @@ def _stream(n: int, seen: list[int]):
     how many were made (a page that holds them all would need them made before)."""
     for d in bench.made(n):
         seen.append(1)
-        yield runreport.from_data(d, Path("stored"))
+        yield reading.run_report.from_data(d, Path("stored"))
 
 
 def test_a_node_line_alone_is_the_one_the_whole_judgement_draws(baseline):
@@ -57,12 +57,12 @@ def test_a_node_line_alone_is_the_one_the_whole_judgement_draws(baseline):
     # the weeks around the NODE week (the whole judgement of each is slow)
     sessions = list(bench.made(bench.WEEKS))[bench.NODE_WEEK - 4:bench.NODE_WEEK + 4]
     path = baseline_file("generic")
-    old = baselines.load(path)
-    against = baseline_samples.Against(old, str(path))
+    old = baselines.store.load(path)
+    against = baselines.samples.Against(old, str(path))
     flagged = 0
     for d in sessions:
-        new = baselines.from_run(runreport.from_data(d, Path("stored")), "generic")
-        whole = baseline_samples.judge_run(old, new, str(path)).node
+        new = baselines.store.from_run(reading.run_report.from_data(d, Path("stored")), "generic")
+        whole = baselines.samples.judge_run(old, new, str(path)).node
         alone = against.node(new)
         assert alone == whole
         flagged += bool(alone and alone.flagged)
@@ -88,12 +88,12 @@ def test_a_long_history_lists_the_newest_sessions_and_draws_groups(baseline, tmp
     baseline sessions are prepared once for the page, not once per session, and no
     session gets the whole judgement (every value's test)."""
     calls: dict = {}
-    _counted(monkeypatch, verdict, "prepare_sessions", calls)
-    _counted(monkeypatch, verdict, "judge_run", calls)
-    conf = [runreport.from_data(d, Path("c")) for d in bench.confirmations(MANY)]
+    _counted(monkeypatch, verdict.over_sessions, "prepare_sessions", calls)
+    _counted(monkeypatch, verdict.over_sessions, "judge_run", calls)
+    conf = [reading.run_report.from_data(d, Path("c")) for d in bench.confirmations(MANY)]
     seen: list[int] = []
     out = history_page.write("generic", _stream(MANY, seen), conf, tmp_path / "history")
-    stored = baseline_samples.entries(baselines.load(baseline_file("generic")))
+    stored = baselines.samples.entries(baselines.store.load(baseline_file("generic")))
     assert len(seen) == MANY
     assert calls == {"prepare_sessions": len(stored), "judge_run": 0}, calls
     html = (out / "index.html").read_text()
@@ -150,7 +150,7 @@ def test_a_value_s_median_taken_in_python_is_numpy_s():
     rng = np.random.default_rng(3)
     for n in (1, 2, 5, 6, 9, 10):
         runs = list(rng.lognormal(0, 0.2, n))
-        v = verdict.Series(runs, [("s0", [1.0, 1.1])], False).prepared
+        v = verdict.over_sessions.Series(runs, [("s0", [1.0, 1.1])], False).prepared
         assert v.a == float(np.median(np.log(runs)))
 
 
@@ -161,19 +161,19 @@ def test_the_page_after_a_run_judges_only_the_sessions_it_has_not_kept(baseline,
     judgement, and the page is the same as one built from nothing."""
     from placement.report import history_points
     calls: dict = {}
-    _counted(monkeypatch, verdict, "node_line", calls)
+    _counted(monkeypatch, verdict.over_sessions, "node_line", calls)
     kept, fresh = tmp_path / "kept", tmp_path / "fresh"
     data = list(bench.made(31))
-    history_page.write("generic", (runreport.from_data(d, Path("s")) for d in data[:30]), [],
+    history_page.write("generic", (reading.run_report.from_data(d, Path("s")) for d in data[:30]), [],
                        kept)
     assert calls["node_line"] == 30
-    history_page.write("generic", (runreport.from_data(d, Path("s")) for d in data), [], kept)
+    history_page.write("generic", (reading.run_report.from_data(d, Path("s")) for d in data), [], kept)
     assert calls["node_line"] == 31          # the one new session alone
-    history_page.write("generic", (runreport.from_data(d, Path("s")) for d in data), [], fresh)
+    history_page.write("generic", (reading.run_report.from_data(d, Path("s")) for d in data), [], fresh)
     for name in ("index.html", "numbers.csv", "README.md"):
         assert (kept / name).read_text() == (fresh / name).read_text(), name
     assert history_points.CACHE in (kept / ".placement-report").read_text()
-    key = history_points.cache_key("generic", baselines.version(baseline_file("generic")))
+    key = history_points.cache_key("generic", baselines.store.version(baseline_file("generic")))
     pts, _ = history_points.read_cache(kept / history_points.CACHE, key)
     assert len(pts) == 31
     # another baseline or judgement (another key), or a link in its place: judged again
@@ -188,10 +188,10 @@ def test_the_baseline_sessions_shifts_are_taken_once_for_the_page(baseline, tmp_
     """The baseline sessions' own shifts depend on the baseline and the values a session's
     shift is taken over, not on the session: a page of sessions with the same values takes
     them once, not once per session (they were a tenth of each session's node line)."""
-    from placement.judgement import node_shift
+    from placement.judgement import verdict
     calls: dict = {}
-    _counted(monkeypatch, node_shift, "session_shifts", calls)
-    sessions = [runreport.from_data(d, Path("stored")) for d in bench.made(60)]
+    _counted(monkeypatch, verdict.node_shift, "session_shifts", calls)
+    sessions = [reading.run_report.from_data(d, Path("stored")) for d in bench.made(60)]
     history_page.write("generic", sessions, [], tmp_path / "history")
     assert calls == {"session_shifts": 1}, calls
 
@@ -206,7 +206,7 @@ def test_a_session_is_judged_with_the_cyclic_collector_paused(baseline, tmp_path
     def sessions():
         for d in bench.made(8):
             enabled.append(gc.isenabled())
-            yield runreport.from_data(d, Path("stored"))
+            yield reading.run_report.from_data(d, Path("stored"))
     assert gc.isenabled()
     history_page.write("generic", sessions(), [], tmp_path / "history")
     assert enabled == [False] * 8 and gc.isenabled()
@@ -220,15 +220,15 @@ def test_a_runs_own_entries_read_unchecked_are_the_checked_ones():
     read = 0
     for p in paths:
         try:
-            report = runreport.load(p)
+            report = reading.run_report.load(p)
         except PlacementError:      # a fixture that is no run report
             continue
         for system in report.systems:
             try:
-                new = baselines.from_run(report, system)
+                new = baselines.store.from_run(report, system)
             except PlacementError:  # no values measured
                 continue
-            assert baseline_samples.run_entries(new) == baseline_samples.entries(new, "run"), p
+            assert baselines.samples.run_entries(new) == baselines.samples.entries(new, "run"), p
             read += 1
     assert read >= 20
 
@@ -237,28 +237,28 @@ def test_a_node_line_alone_takes_no_launch_spread(baseline):
     """The node's line reads each value's launches' median, never their spread: a history
     judging only node lines leaves each value's pooled launch variance untaken."""
     path = baseline_file("generic")
-    old = baselines.load(path)
-    against = baseline_samples.Against(old, str(path))
-    new = baselines.from_run(runreport.from_data(next(bench.made(3)), Path("s")), "generic")
-    fresh = baseline_samples.entries(new, "run")
-    keys, series, _ = baseline_samples._series(against.stored, fresh, {}, against._intervals,
+    old = baselines.store.load(path)
+    against = baselines.samples.Against(old, str(path))
+    new = baselines.store.from_run(reading.run_report.from_data(next(bench.made(3)), Path("s")), "generic")
+    fresh = baselines.samples.entries(new, "run")
+    keys, series, _ = baselines.samples._series(against.stored, fresh, {}, against._intervals,
                                                prepared=against.prepared)
-    assert verdict.node_line(series) is not None
+    assert verdict.over_sessions.node_line(series) is not None
     assert series and all("w" not in s.prepared.__dict__ for s in series)
-    whole = baseline_samples.judge_run(old, new, str(path))
-    assert whole.node == verdict.node_line(series)
+    whole = baselines.samples.judge_run(old, new, str(path))
+    assert whole.node == verdict.over_sessions.node_line(series)
 
 
 def test_unit_mismatches_against_a_file_s_entries_taken_once():
     """``unit_mismatches`` given the file's entries (a history judges thousands of runs
     against one file) finds what it finds walking the file itself."""
-    from placement.judgement import intervals
+    from placement.judgement import verdict
     old = {"T": {"generic:default": {"t": [1.0, -0.1, 0.1, "s"], "r": [2.0, None, 0.1, "GB/s"]}}}
     new = {"T": {"generic:default": {"t": [1.0, -0.1, 0.1, "ms"], "r": [2.0, None, 0.1,
                                                                        "GB/s"]}}}
     want = {("T", ("generic:default",), "t"): ("s", "ms")}
-    assert intervals.unit_mismatches(old, new) == want
-    assert intervals.unit_mismatches({}, new, intervals.entries(old)) == want
+    assert verdict.intervals.unit_mismatches(old, new) == want
+    assert verdict.intervals.unit_mismatches({}, new, verdict.intervals.entries(old)) == want
 
 
 def test_judging_a_session_leaves_no_reference_cycle(baseline):
@@ -268,8 +268,8 @@ def test_judging_a_session_leaves_no_reference_cycle(baseline):
     import gc
     from placement.report import history_points
     path = baseline_file("generic")
-    against = baseline_samples.Against(baselines.load(path), str(path))
-    reports = [runreport.from_data(d, Path("stored")) for d in bench.made(6)]
+    against = baselines.samples.Against(baselines.store.load(path), str(path))
+    reports = [reading.run_report.from_data(d, Path("stored")) for d in bench.made(6)]
     gc.collect()
     gc.disable()
     try:
@@ -320,23 +320,23 @@ def test_values_prepared_together_are_the_ones_prepared_alone(baseline):
     that are no positive finite floats are refused as one at a time refuses them."""
     import numpy as np
     path = baseline_file("generic")
-    against = baseline_samples.Against(baselines.load(path), str(path))
-    new = baselines.from_run(runreport.from_data(next(bench.made(3)), Path("s")), "generic")
-    fresh = baseline_samples.run_entries(new)
+    against = baselines.samples.Against(baselines.store.load(path), str(path))
+    new = baselines.store.from_run(reading.run_report.from_data(next(bench.made(3)), Path("s")), "generic")
+    fresh = baselines.samples.run_entries(new)
 
     def series() -> list:
-        return baseline_samples._series(against.stored, fresh, {}, against._intervals,
+        return baselines.samples._series(against.stored, fresh, {}, against._intervals,
                                         prepared=against.prepared)[1]
-    together, alone = verdict._prepared(series()), [verdict._prepare(s) for s in series()]
+    together, alone = verdict.over_sessions._prepared(series()), [verdict.over_sessions._prepare(s) for s in series()]
     assert len(together) > 10
     for a, b in zip(together, alone):
         assert a.new.tobytes() == b.new.tobytes() and a.sign == b.sign and a.dfw == b.dfw
     bad = series()
-    bad[3] = verdict.Series([1.0, float("nan")], bad[3].sessions, bad[3].higher_is_better,
+    bad[3] = verdict.over_sessions.Series([1.0, float("nan")], bad[3].sessions, bad[3].higher_is_better,
                             bad[3].key, bad[3].baseline)
     with pytest.raises(ValueError, match="new runs: runs must be positive finite"):
-        verdict._prepared(bad)
-    assert np.isfinite(verdict._prepared(series())[0].new).all()
+        verdict.over_sessions._prepared(bad)
+    assert np.isfinite(verdict.over_sessions._prepared(series())[0].new).all()
 
 
 def test_the_node_shift_s_median_is_numpy_s():
@@ -347,8 +347,8 @@ def test_the_node_shift_s_median_is_numpy_s():
     rng = np.random.default_rng(8)
     for n in (1, 2, 9, 10, 37, 38):
         x = list(rng.normal(0, 0.1, n))
-        assert verdict._median(x) == float(np.median(x))
+        assert verdict.over_sessions._median(x) == float(np.median(x))
     for x in ([0.0, -0.0, 0.1, -0.1], [-0.0, -0.0, 0.0, 0.2], [1.0, float("inf"), 2.0],
               [1.0, float("nan"), 2.0]):
-        got, want = verdict._median(x), float(np.median(x))
+        got, want = verdict.over_sessions._median(x), float(np.median(x))
         assert repr(got) == repr(want)

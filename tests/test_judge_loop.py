@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from placement.judgement import judge_cli
-from placement.npb import npb_loop, npb_output
+from placement.judgement import repeats
+from placement import npb
 
 
 def _job(tmp: Path, base_runs: list[float], sleep_s: float, cap: int) -> list:
@@ -20,13 +20,13 @@ def _job(tmp: Path, base_runs: list[float], sleep_s: float, cap: int) -> list:
             "higher_is_better": False, "runs": base_runs, "session": "x"}}}}}))
     walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
              "job.out")
-    more = judge_cli.shell_condition(ref, "T[a].wall", walls, 3, cap, python=sys.executable)
-    loop = npb_loop.script(npb_loop.RepeatLoop(3, cap, more), 30)
+    more = repeats.judge_cli.shell_condition(ref, "T[a].wall", walls, 3, cap, python=sys.executable)
+    loop = npb.loop.script(npb.loop.RepeatLoop(3, cap, more), 30)
     script = tmp / "job.sh"
     script.write_text("\n".join(["#!/bin/bash"] + loop.lines(f"sleep {sleep_s}")) + "\n")
     subprocess.run(f"bash {script} > job.out 2> job.err", shell=True, cwd=tmp, timeout=120,
                    check=True)
-    return npb_output.parse_runs((tmp / "job.out").read_text())
+    return npb.output.parse_runs((tmp / "job.out").read_text())
 
 
 def test_a_clear_slowdown_stops_at_the_first_verdict(tmp_path):
@@ -42,7 +42,7 @@ def test_an_undecided_case_runs_to_the_cap(tmp_path):
 
 
 def test_the_judge_runs_with_the_python_that_loads_the_checks():
-    assert judge_cli.unavailable(sys.executable) == ""
+    assert repeats.judge_cli.unavailable(sys.executable) == ""
 
 
 def test_a_python_without_scipy_is_named_in_one_line(tmp_path):
@@ -51,14 +51,14 @@ def test_a_python_without_scipy_is_named_in_one_line(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")],
                    check=True, timeout=120)
     bare = str(tmp_path / "bare" / "bin" / "python")
-    why = judge_cli.unavailable(bare)
+    why = repeats.judge_cli.unavailable(bare)
     assert why.startswith(f"adaptive repeats need `placement judge`, which cannot run with {bare}: "
                           "ModuleNotFoundError: No module named ")
     assert "spack -e . install" in why and "\n" not in why
 
 
 def test_a_missing_interpreter_is_named(tmp_path):
-    why = judge_cli.unavailable(str(tmp_path / "no-python"))
+    why = repeats.judge_cli.unavailable(str(tmp_path / "no-python"))
     assert "cannot run with" in why and "no-python" in why and "\n" not in why
 
 
@@ -67,12 +67,12 @@ def test_the_package_needs_no_ruptures(tmp_path):
     # change points run without it
     (tmp_path / "ruptures").mkdir()
     (tmp_path / "ruptures" / "__init__.py").write_text("raise ImportError('ruptures absent')\n")
-    src = Path(judge_cli.__file__).resolve().parents[1]
+    src = Path(repeats.judge_cli.__file__).resolve().parents[1]
     res = subprocess.run([sys.executable, "-m", "placement", "judge", "--help"],
                          env={"PYTHONPATH": f"{tmp_path}:{src}", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    res = subprocess.run([sys.executable, "-c", "import placement.judgement.changepoints as c; "
+    res = subprocess.run([sys.executable, "-c", "import placement.judgement.verdict.changepoints as c; "
                           "print(c.step(list('abcdefghijkl'), [[1.0]] * 6 + [[2.0]] * 6))"],
                          env={"PYTHONPATH": f"{tmp_path}:{src}", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=120)

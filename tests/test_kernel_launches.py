@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from placement.judgement import repeat_loop, runreport
-from placement.judgement.guards import GUARD_VARS
+from placement.judgement import repeats, reading
+from placement.judgement.verdict.guards import GUARD_VARS
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "src" / "kernels"
@@ -27,12 +27,12 @@ def built():
 
 
 def _job(tmp: Path, program: str, launches: int) -> list[tuple[int, str]]:
-    loop = repeat_loop.launches_script(repeat_loop.RepeatLoop.fixed(launches))
+    loop = repeats.loop_script.launches_script(repeats.loop_script.RepeatLoop.fixed(launches))
     script = tmp / "job.sh"
     script.write_text("\n".join(["#!/bin/bash"] + loop.lines(program)) + "\n")
     out = subprocess.run(["bash", str(script)], capture_output=True, text=True, cwd=tmp,
                          env=dict(os.environ, **FAST), timeout=300)
-    return repeat_loop.split_launches(out.stdout)
+    return repeats.loop_script.split_launches(out.stdout)
 
 
 def test_each_launch_is_read_apart(built, tmp_path):
@@ -52,7 +52,7 @@ def test_a_failing_launch_keeps_its_status(built, tmp_path):
 
 def test_unfinished_launch_is_not_a_launch():
     text = "probe ok\nresult kernel=x a=1\nkernel-launch n=1 rc=0\nresult kernel=x a=2\n"
-    assert repeat_loop.split_launches(text) == [(0, "probe ok\nresult kernel=x a=1")]
+    assert repeats.loop_script.split_launches(text) == [(0, "probe ok\nresult kernel=x a=1")]
 
 
 def reframe(*args):
@@ -70,7 +70,7 @@ def test_reframe_keeps_every_launch_and_reports_the_median(tmp_path):
     out = reframe("-n", "MatmulCheck|MemWriteSingleCheck", "-S", "launches=4",
                   "-S", "reps=5", "--report-file", str(report))
     assert out.returncode == 0, out.stdout[-4000:]
-    cases = runreport.load(report).cases
+    cases = reading.run_report.load(report).cases
     assert {c.test for c in cases} == {"MatmulCheck", "MemWriteSingleCheck"}
     for c in cases:
         # every variable, one value per launch; the node's CPU pressure is one per job

@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from placement import cli
-from placement.judgement import runreport
-from placement.judgement.guards import GUARD_VARS
+from placement.judgement import reading
+from placement.judgement.verdict.guards import GUARD_VARS
 
 ROOT = Path(__file__).resolve().parents[1]
 REFRAME = Path(sys.executable).parent / "reframe"
@@ -170,7 +170,7 @@ def test_reframe_launches_until_the_judge_decides(tmp_path):
     out = _reframe(tmp_path, "-S", "launches=3", "-S", "max_launches=6",
                    "--report-file", str(report))
     assert out.returncode == 0, out.stdout[-4000:]
-    cases = {c.params["affinity"]: c for c in runreport.load(report).cases}
+    cases = {c.params["affinity"]: c for c in reading.run_report.load(report).cases}
     made = {a: c.raw["launches_made"] for a, c in cases.items()}
     # none: no stored runs, fixed; compact: regressed at the first verdict;
     # scatter: gflops undecided, to the cap

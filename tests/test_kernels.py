@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from placement.judgement import runreport
+from placement.judgement import reading
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "src" / "kernels"
@@ -115,7 +115,7 @@ def test_reframe_quick_kernels_pass(tmp_path):
     out = reframe("--report-file", str(report))
     assert out.returncode == 0, out.stdout[-4000:]
     assert re.search(r"PASSED .*Ran (\d+)/\1 test case", out.stdout) or "0 failure(s)" in out.stdout
-    cases = runreport.load(report).cases
+    cases = reading.run_report.load(report).cases
     # matmul keeps every timed repetition of its 3 launches in the run report (the
     # study's boxplots); its mean_time is the median of the launches' means
     mm = [c for c in cases if c.test == "MatmulCheck"]

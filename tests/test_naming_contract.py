@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from placement.judgement import runreport
+from placement.judgement import reading
 from placement.report.sections import (BLOCK_VAR, PAIR_VAR, bandwidth_section,
                                        numa_section)
 from placement.report.tables import Numbers
@@ -57,7 +57,7 @@ def test_kernel_perf_variables_are_named_by_the_shared_helpers():
 
 
 def test_real_run_of_the_kernels_fills_both_sections(tmp_path):
-    cases = runreport.load(KERN16).cases
+    cases = reading.run_report.load(KERN16).cases
     names = {v for c in cases if c.test == 'MemWriteSingleCheck' for v in c.perf}
     assert names and all(BLOCK_VAR.match(v) for v in names if v.startswith('gbps_'))
     numbers = Numbers()

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from placement.npb import npb_build
+from placement import npb
 
 from test_npb_build import TARBALL, needs_tarball
 
@@ -43,9 +43,9 @@ def test_the_recipe_installs_with_its_make_args():
 
 @needs_tarball
 def test_make_suite_builds_bt_only_under_bash_where_sh_is_dash(tmp_path):
-    folder = npb_build.omp_folder(TARBALL)
-    src = npb_build.unpack(TARBALL, folder, tmp_path)
-    npb_build.configure(src, npb_build.find_compilers(), [('bt', 'S')])
+    folder = npb.build.omp_folder(TARBALL)
+    src = npb.build.unpack(TARBALL, folder, tmp_path)
+    npb.build.configure(src, npb.build.find_compilers(), [('bt', 'S')])
     if os.path.realpath('/bin/sh').endswith('dash'):
         plain = subprocess.run(['make', 'suite'], cwd=src, capture_output=True, text=True,
                                timeout=1800)

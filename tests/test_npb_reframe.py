@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from placement.engine import launch, topology
-from placement.npb import npb_budget
+from placement import npb
 from placement.testlib.placed import read_map_file, resolve_threads, sweep_for
 from placement.util import local_jobs
 
@@ -203,13 +203,13 @@ def test_quick_npb_run_verifies_and_places(quick_family):
 def test_the_parsers_read_what_the_quick_runs_printed(quick_family):
     """npb_output on each case's real job output: three verified runs of the case's benchmark,
     class and thread count, whose times are the run report's samples."""
-    from placement.npb import npb_output
+    from placement import npb
     _, cases = quick_family
     for tc in cases:
         text = Path(tc['outputdir'], 'rfm_job.out').read_text()
-        runs = npb_output.parse_runs(text)
+        runs = npb.output.parse_runs(text)
         assert [r.rep for r in runs] == [1, 2, 3] and not any(r.stopped for r in runs)
-        assert npb_output.run_problems(runs, 3, 'S', tc['num_threads']) == []
+        assert npb.output.run_problems(runs, 3, 'S', tc['num_threads']) == []
         for r in runs:
             assert r.result.benchmark == tc['benchmark'] and r.result.npb_class == 'S'
             assert r.result.total_threads == tc['num_threads'] and r.result.verified
@@ -240,8 +240,8 @@ def test_budget_scale_lengthens_each_watchdog_and_refuses_zero(reframe_bin, root
                               'NpbAcceptanceCheck_*' / 'rfm_job.sh'))
     text = Path(script).read_text()
     pus = len(topology.load(None).pus)
-    assert f'npb_limit={npb_budget.run_budget("CG", "A", 2 * pus, pus, 8):.0f}' in text
-    assert f'timeout --kill-after=10 {npb_budget.run_budget("CG", "A", pus, pus, 8):.0f} ' in text
+    assert f'npb_limit={npb.budget.run_budget("CG", "A", 2 * pus, pus, 8):.0f}' in text
+    assert f'timeout --kill-after=10 {npb.budget.run_budget("CG", "A", pus, pus, 8):.0f} ' in text
     proc = _reframe(reframe_bin, root, tmp_path / 'zero', '-n', name, '-S', 'budget_scale=0',
                     '-r', env=env)
     assert proc.returncode != 0
@@ -289,7 +289,7 @@ def test_a_partitions_budget_scale_applies_without_an_option(reframe_bin, root, 
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         (script,) = glob.glob(str(tmp / 'stage' / 'slowsite' / 'slow' / '*' /
                                   'NpbAcceptanceCheck_*' / 'rfm_job.sh'))
-        budget = npb_budget.run_budget('CG', 'A', pus, pus, scale)
+        budget = npb.budget.run_budget('CG', 'A', pus, pus, scale)
         assert f'npb_limit={budget:.0f}' in Path(script).read_text(), scale
 
 

@@ -24,7 +24,7 @@ import pytest
 
 from placement.checks import numa_pages as npg
 from placement.checks import page_sharing
-from placement.judgement import repeat_loop
+from placement.judgement import repeats
 
 import live_reframe
 
@@ -163,7 +163,7 @@ def _maps(text: str, tag: str) -> dict[int, int]:
 
 def _launches(tc: dict) -> list[str]:
     """Each launch's output of a kernel case's job (the job launches the kernel several times)."""
-    runs = repeat_loop.split_launches(_job_out(tc))
+    runs = repeats.loop_script.split_launches(_job_out(tc))
     assert runs and all(rc == 0 for rc, _ in runs), runs
     return [out for _, out in runs]
 
@@ -269,18 +269,18 @@ def test_the_partitions_budget_scale_reaches_the_npb_jobs(run, reframe_bin, root
     """The node's partition gives NPB's budget scale (``extras['npb_budget_scale']``, read as
     ReFrame reads the configuration): its jobs' watchdogs are that many times the reference
     budget with no ``-S`` on the command line, and the runs finished inside them."""
-    from placement.npb import npb_budget, npb_output
+    from placement import npb
 
     _, cases, _ = run
     ran = [tc for tc in _named(cases, 'NpbQuickCheck') if tc['result'] != 'skip']
     if not ran:
         pytest.skip('NPB is absent here: its cases were skipped (see the test above)')
     scale = live_reframe.partition_extras(reframe_bin, root, 'testnuma:node')['npb_budget_scale']
-    budget = npb_budget.run_budget('CG', 'S', 1, len(SCATTER_8), scale)
+    budget = npb.budget.run_budget('CG', 'S', 1, len(SCATTER_8), scale)
     for tc in ran:
         script = Path(tc['outputdir'], 'rfm_job.sh').read_text()
         assert f'npb_limit={budget:.0f}' in script, tc['display_name']
-        runs = npb_output.parse_runs(Path(tc['outputdir'], 'rfm_job.out').read_text())
+        runs = npb.output.parse_runs(Path(tc['outputdir'], 'rfm_job.out').read_text())
         assert runs and all(r.rc == 0 and r.limit_s == round(budget) for r in runs), runs
 
 

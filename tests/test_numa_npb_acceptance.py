@@ -3,7 +3,7 @@
 Why a separate target (``make test-numa-npb``, about 14 minutes here): under QEMU's TCG on a
 2-core host the node's eight PUs run NPB class A 9x (one thread) to 40x (eight threads) slower
 than the host runs it serially, so the acceptance mode's class A cases outlast the budgets
-written for a slow real core (:mod:`placement.npb.npb_budget`). The node runs what its speed
+written for a slow real core (:mod:`placement.npb.budget`). The node runs what its speed
 allows: CG and IS class A at the full count (pinned and not, first-touch and interleave), IS
 class A also at one thread and oversubscribed (2xfull, with its full-count run), two runs each,
 every budget
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from placement.checks import probe
-from placement.npb import npb_budget, npb_output
+from placement import npb
 
 import live_reframe
 
@@ -92,7 +92,7 @@ def _out(tc) -> str:
 
 def _runs(text: str) -> list[tuple[int, float, float]]:
     """Each run's exit status, watchdog limit and wall seconds (the job's own parser)."""
-    return [(r.rc, r.limit_s, r.wall_s) for r in npb_output.parse_runs(text)]
+    return [(r.rc, r.limit_s, r.wall_s) for r in npb.output.parse_runs(text)]
 
 
 def test_the_selection_is_the_matrix_that_fits(run):
@@ -143,7 +143,7 @@ def test_the_budgets_were_scaled(run, reframe_bin, root):
     for name, tc in cases.items():
         bench = 'CG' if '%benchmark=CG' in name else 'IS'
         threads = 16 if '2xfull' in name else 1 if '%threads=1 ' in name else 8
-        budget = npb_budget.run_budget(bench, 'A', threads, 8, scale)
+        budget = npb.budget.run_budget(bench, 'A', threads, 8, scale)
         script = Path(tc['outputdir'], 'rfm_job.sh').read_text()
         assert f'npb_limit={budget:.0f}' in script, name
         if threads <= 8:

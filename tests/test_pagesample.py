@@ -261,7 +261,7 @@ def test_sampler_agrees_with_numalize(tmp_path):
 
 def test_report_section_with_advice_beside_measured_policies(tmp_path):
     """The report reads the kept page CSV: advice, DataMapCheck's MLUP/s beside it, a heatmap."""
-    from placement.judgement.runreport import Case, PerfValue
+    from placement.judgement.reading.run_report import Case, PerfValue
     from placement.report import plots
     from placement.report.page_sharing import page_sharing_section
     from placement.report.tables import Numbers

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import node_cgroups
-from placement.judgement import runreport
+from placement.judgement import reading
 
 ROOT = Path(__file__).resolve().parents[1]
 NODES = ['n1', 'n2', 'n3', 'n4']
@@ -31,7 +31,7 @@ SLOW, SLOW_NODE, SMALL_NODE, SMALL_CPUS = 0.1, 'n2', 'n3', '1'
 pytestmark = [pytest.mark.slurm, pytest.mark.reframe, pytest.mark.nodes]
 
 
-def acceptance(cluster, tmp: Path) -> tuple[subprocess.CompletedProcess, runreport.RunReport]:
+def acceptance(cluster, tmp: Path) -> tuple[subprocess.CompletedProcess, reading.run_report.RunReport]:
     """``scripts/acceptance.sh -m quick -s testnodes:batch -- --distribute=all -t nodes``."""
     env = {**os.environ, **cluster.env, 'PLACEMENT_RESULTS': str(tmp / 'results'),
            'PLACEMENT_REPORTS': str(tmp / 'reports'), 'ACCEPTANCE_CONFIRM': '0'}
@@ -40,7 +40,7 @@ def acceptance(cluster, tmp: Path) -> tuple[subprocess.CompletedProcess, runrepo
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     reports = sorted((tmp / 'results' / 'runs').glob('run-report-acceptance-*.json'))
     assert reports, proc.stdout[-3000:] + proc.stderr[-2000:]
-    return proc, runreport.load(reports[-1])
+    return proc, reading.run_report.load(reports[-1])
 
 
 def lines(proc: subprocess.CompletedProcess, head: str) -> list[str]:

@@ -14,7 +14,7 @@ import yaml
 
 from placement import cli
 from placement.acceptance import run
-from placement.judgement import baseline_samples, baselines, runreport
+from placement.judgement import baselines, reading
 from placement.util import PlacementError
 
 PEERS = Path(__file__).parent / "fixtures" / "peers"
@@ -76,14 +76,14 @@ def test_record_writes_the_partitions_pooled_entry_beside_the_nodes(tmp_path, mo
     assert test["$index"][0] == "node" and list(test)[1:] == NODES + [POOL]
     leaf = data["_samples"]["NodeMemWriteSingleCheck"][POOL]["gnu"]["small"]["gbps_1M"]
     (session,) = leaf["sessions"]
-    assert session["session"] == runreport.load(BASE).uuid and session["nodes"] == NODES
+    assert session["session"] == reading.run_report.load(BASE).uuid and session["nodes"] == NODES
     own = [data["_samples"]["NodeMemWriteSingleCheck"][n]["gnu"]["small"]["gbps_1M"]
            ["sessions"][0]["runs"] for n in NODES]
     assert all(len(r) >= 3 for r in own)                    # launches per node...
     assert session["runs"] == pytest.approx([statistics.median(r) for r in own], rel=1e-5)
     ref = test[POOL]["gnu"]["small"]["gbps_1M"]                # ...one median each in the pool
     assert ref[3] == "GB/s" and min(session["runs"]) <= ref[0] <= max(session["runs"])
-    stored = baseline_samples.entries(baselines.load(tmp_path / "b" / "testnodes.yaml"))
+    stored = baselines.samples.entries(baselines.store.load(tmp_path / "b" / "testnodes.yaml"))
     pooled = stored[("NodeMemWriteSingleCheck", (POOL, "gnu", "small"), "gbps_1M")]
     assert pooled.pooled[0][1] == tuple(NODES) and len(pooled.sessions) == 1
 
@@ -155,4 +155,4 @@ def test_a_pooled_session_whose_nodes_do_not_match_its_runs_is_refused(tmp_path,
     path.write_text(text)
     with pytest.raises(PlacementError, match=r"partition batch.*not one distinct node name "
                                              r"per run.*nothing was written"):
-        baselines.load(path)
+        baselines.store.load(path)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from placement.acceptance import run
-from placement.judgement import peer_cases, runreport
+from placement.judgement import peers, reading
 
 from load_probe import with_load
 
@@ -58,8 +58,8 @@ def _summary(tmp_path: Path, data: dict, monkeypatch) -> tuple[list[str], int]:
 
 
 def test_the_cases_keep_their_nodes():
-    rep = runreport.from_data(_distributed({}), Path("x.json"))
-    parts = peer_cases.partitions(rep)
+    rep = reading.run_report.from_data(_distributed({}), Path("x.json"))
+    parts = peers.cases.partitions(rep)
     values, fps = parts["generic:default"]
     assert len(values) > 30 and not fps
     assert all(set(v.launches) == set(NODES) for v in values)
@@ -93,7 +93,7 @@ def test_a_cpuset_node_and_a_slow_node_are_both_named(tmp_path, monkeypatch):
 def test_the_report_has_a_partition_section(tmp_path):
     from placement.report import partition_page, plots
     from placement.report.tables import Numbers
-    rep = runreport.from_data(_distributed({"n3": 2.0}), Path("x.json"))
+    rep = reading.run_report.from_data(_distributed({"n3": 2.0}), Path("x.json"))
     tests = sorted({c.test for c in rep.cases})[:4]        # a few, so the figures draw fast
     cases = [c for c in rep.cases if c.test in tests]
     (section,) = partition_page.partition_sections(cases, tmp_path, Numbers())
@@ -113,14 +113,14 @@ def test_a_baseline_keeps_the_nodes_apart():
     for run_ in data["runs"]:
         for tc in run_["testcases"]:
             tc["node"] = tc["job_nodelist"][0]
-    rep = runreport.from_data(data, Path("x.json"))
-    tree = baselines.from_run(rep, "generic")
+    rep = reading.run_report.from_data(data, Path("x.json"))
+    tree = baselines.store.from_run(rep, "generic")
     test = next(t for t in tree.values() if isinstance(t, dict) and "$index" in t)
     assert test["$index"][0] == "node" and ".nid" not in test["$index"]
     assert set(NODES) <= set(test)
 
 
-def recorded_per_node(tmp_path: Path, monkeypatch) -> runreport.RunReport:
+def recorded_per_node(tmp_path: Path, monkeypatch) -> reading.run_report.RunReport:
     """A distributed run, each case saying its node, recorded as the baseline
     (``PLACEMENT_BASELINES`` under ``tmp_path``)."""
     from placement.judgement import baselines
@@ -128,11 +128,11 @@ def recorded_per_node(tmp_path: Path, monkeypatch) -> runreport.RunReport:
     for run_ in data["runs"]:
         for tc in run_["testcases"]:
             tc["node"] = tc["job_nodelist"][0]
-    rep = runreport.from_data(data, Path("x.json"))
+    rep = reading.run_report.from_data(data, Path("x.json"))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
     (tmp_path / "baselines").mkdir()
-    baselines.write_atomic(tmp_path / "baselines" / "generic.yaml",
-                           baselines.from_run(rep, "generic"))
+    baselines.store.write_atomic(tmp_path / "baselines" / "generic.yaml",
+                           baselines.store.from_run(rep, "generic"))
     return rep
 
 
@@ -164,10 +164,10 @@ def test_a_peer_set_was_recorded_after_the_peer_rules_were_fixed(meta):
     runs = sorted(meta.parent.glob("run-*.json"))
     assert runs and info["what"] and info["loads"]
     for p in runs:
-        rep = runreport.load(p)
+        rep = reading.run_report.load(p)
         start = dt.datetime.strptime(rep.session["time_start"], "%Y%m%dT%H%M%S%z")
         assert start > fixed, p.name
-        (j,) = peer_cases.judge_report(rep)
+        (j,) = peers.cases.judge_report(rep)
         assert j.nodes == list(NODES)
         if info["condition"] == "pu1of2":
             assert any(t.node == "n2" and "1 PU allowed of 2" in t.line(j.where)
@@ -183,8 +183,8 @@ def test_each_node_is_judged_against_its_own_sessions(tmp_path, monkeypatch):
         for tc in run_["testcases"]:
             tc["node"] = tc["job_nodelist"][0]
     (tmp_path / "b").mkdir()
-    baselines.write_atomic(tmp_path / "b" / "generic.yaml", baselines.from_run(
-        runreport.from_data(data, Path("x.json")), "generic"))
+    baselines.store.write_atomic(tmp_path / "b" / "generic.yaml", baselines.store.from_run(
+        reading.run_report.from_data(data, Path("x.json")), "generic"))
     path = tmp_path / "run-report-x.json"
     path.write_text(json.dumps(_distributed({"n3": 2.0})))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from placement.judgement import moderation, peer_ranks, peer_stats, peer_topology, peers
+from placement.judgement import verdict, peers
 
 WHERE = "testnodes:batch"
 
@@ -28,8 +28,8 @@ def _peers_of(m: np.ndarray, i: int, j: int) -> list[float]:
 
 def test_leave_one_out_median_and_variance_match_numpy():
     m = _fixed()
-    med = peer_stats.loo_median(m)
-    var, df = peer_stats.loo_variance(m)
+    med = peers.rank_tests.loo_median(m)
+    var, df = peers.rank_tests.loo_variance(m)
     for i, j in itertools.product(range(m.shape[0]), range(m.shape[1])):
         col = _peers_of(m, i, j)
         if not np.isfinite(m[i, j]) or len(col) < 2:
@@ -42,7 +42,7 @@ def test_leave_one_out_median_and_variance_match_numpy():
 
 def test_ranks_are_scipys():
     m = _fixed()
-    r = peer_stats.column_ranks(m)
+    r = peers.rank_tests.column_ranks(m)
     for j in range(m.shape[1]):
         ok = np.isfinite(m[:, j])
         if ok.any():
@@ -55,17 +55,17 @@ def test_rank_sum_distribution_is_the_convolution_of_uniforms(n, k):
     pmf = np.ones(1)
     for _ in range(k):
         pmf = np.convolve(pmf, np.full(n, 1 / n))
-    assert np.allclose(peer_stats._rank_sum_pmf(n, k), pmf, rtol=1e-12, atol=1e-15)
+    assert np.allclose(peers.rank_tests._rank_sum_pmf(n, k), pmf, rtol=1e-12, atol=1e-15)
 
 
 def test_rank_sum_tails_by_enumeration():
     sums = [sum(t) for t in itertools.product(range(1, 5), repeat=3)]
     for total in range(3, 13):
-        up, lo = peer_stats.rank_sum_p(total, 4, 3)
+        up, lo = peers.rank_tests.rank_sum_p(total, 4, 3)
         assert up == pytest.approx(np.mean([s >= total for s in sums]))
         assert lo == pytest.approx(np.mean([s <= total for s in sums]))
     # a tie's half rank never makes a node look odder
-    assert peer_stats.rank_sum_p(11.5, 4, 3)[0] == peer_stats.rank_sum_p(11, 4, 3)[0]
+    assert peers.rank_tests.rank_sum_p(11.5, 4, 3)[0] == peers.rank_tests.rank_sum_p(11, 4, 3)[0]
 
 
 def test_value_test_is_the_moderated_leave_one_out_t():
@@ -73,11 +73,11 @@ def test_value_test_is_the_moderated_leave_one_out_t():
     # values of unlike spreads: a finite prior degrees of freedom
     m = rng.normal(size=(5, 12)) * np.geomspace(0.005, 0.3, 12)[None, :]
     w, n = np.zeros(m.shape), np.ones(m.shape)
-    d, p = peers.value_tests(m, w, n, np.ones(5, bool))
+    d, p = peers.partition.value_tests(m, w, n, np.ones(5, bool))
     i, j = 1, 4
     col = _peers_of(m, i, j)
-    s2, dfs = peer_stats.loo_variance(m)
-    s0, d0 = moderation.fit_f_dist(s2[i], dfs[i])
+    s2, dfs = peers.rank_tests.loo_variance(m)
+    s0, d0 = verdict.moderation.fit_f_dist(s2[i], dfs[i])
     assert math.isfinite(d0)
     post = (d0 * s0 + 3 * np.var(col, ddof=1)) / (d0 + 3)
     t = (m[i, j] - np.median(col)) / math.sqrt(post * (1 + math.pi / 8))
@@ -97,18 +97,18 @@ def _session(slow=(), factor=1.0, nodes=4, values=16, seed=0):
             f = factor if f"n{i}" in slow else 1.0
             launches[f"n{i}"] = list(base * f * np.exp(rng.normal(0, 0.03)
                                                        + rng.normal(0, 0.01, 3)))
-        out.append(peers.PeerValue(f"v{j}", False, launches))
+        out.append(peers.partition.PeerValue(f"v{j}", False, launches))
     return out
 
 
 def test_an_unchanged_partition_names_no_node():
-    j = peers.judge(_session(), WHERE)
+    j = peers.partition.judge(_session(), WHERE)
     assert not j.fails
     assert j.lines() == [f"NODES {WHERE}: 4 nodes alike on 16 values (no node stands apart)"]
 
 
 def test_a_slow_node_is_named_in_one_line():
-    j = peers.judge(_session(slow=("n3",), factor=1 / 0.7), WHERE)
+    j = peers.partition.judge(_session(slow=("n3",), factor=1 / 0.7), WHERE)
     assert j.named == ["n3"] and j.fails and not j.no_majority
     assert j.lines() == [f"NODES {WHERE}: n3 slower than its 3 peers on 16 of 16 values "
                          "(median -30%)"]
@@ -124,10 +124,10 @@ def test_a_node_slower_on_a_few_values_only_is_named_by_its_values():
         runs = dict(v.launches)
         if j < 4:
             runs["n3"] = [x * 2.0 for x in runs["n3"]]
-        few.append(peers.PeerValue(v.name, False, runs))
-    m, _, _ = peers.matrix(few, ["n1", "n2", "n3", "n4"])
-    assert not peer_ranks.stand_apart(m, np.ones(4, bool), peers.PEER_ALPHA / 2)
-    j = peers.judge(few, WHERE)
+        few.append(peers.partition.PeerValue(v.name, False, runs))
+    m, _, _ = peers.partition.matrix(few, ["n1", "n2", "n3", "n4"])
+    assert not peers.ranks.stand_apart(m, np.ones(4, bool), peers.partition.PEER_ALPHA / 2)
+    j = peers.partition.judge(few, WHERE)
     assert j.named == ["n3"] and j.fails and not j.no_majority
     assert j.lines()[0].startswith(f"NODES {WHERE}: n3 slower than its 3 peers on 4 of 12 "
                                    "values (median -50%)"), j.lines()
@@ -143,30 +143,30 @@ def test_values_alone_need_three_peers():
         runs["n3"] = [x * 2.0 for x in runs["n3"]]
         if j < 2:
             runs["n1"] = [x / 2.0 for x in runs["n1"]]
-        out.append(peers.PeerValue(v.name, False, runs))
-    j = peers.judge(out, WHERE)
+        out.append(peers.partition.PeerValue(v.name, False, runs))
+    j = peers.partition.judge(out, WHERE)
     assert j.named == ["n3"] and not j.no_majority, j.lines()
 
 
 def test_one_value_alone_names_no_node():
     """One called value is not enough without the rank test (PEER_VALUES_ALONE is 2)."""
     vals = _session(values=12, seed=5)
-    one = [peers.PeerValue(v.name, False, {**v.launches, "n3": [x * 2.0 for x in
+    one = [peers.partition.PeerValue(v.name, False, {**v.launches, "n3": [x * 2.0 for x in
                                                                   v.launches["n3"]]})
            if j == 0 else v for j, v in enumerate(vals)]
-    assert not peers.judge(one, WHERE).fails
+    assert not peers.partition.judge(one, WHERE).fails
 
 
 def test_a_faster_rate_is_better():
-    vals = [peers.PeerValue(v.name, True, {n: [1 / x for x in r] for n, r in
+    vals = [peers.partition.PeerValue(v.name, True, {n: [1 / x for x in r] for n, r in
                                            v.launches.items()})
             for v in _session(slow=("n2",), factor=2.0)]
-    assert peers.judge(vals, WHERE).lines()[0].startswith(
+    assert peers.partition.judge(vals, WHERE).lines()[0].startswith(
         f"NODES {WHERE}: n2 slower than its 3 peers on 16 of 16 values (median -50%)")
 
 
 def test_two_odd_nodes_of_four_have_no_majority():
-    j = peers.judge(_session(slow=("n3", "n4"), factor=1.43), WHERE)
+    j = peers.partition.judge(_session(slow=("n3", "n4"), factor=1.43), WHERE)
     assert j.fails and j.no_majority
     assert f"NODES {WHERE}: no majority to judge by: n3, n4 slower and n1, n2 faster (no " \
            "group of more than half of the 4 nodes)" in j.lines()
@@ -176,11 +176,11 @@ def test_two_nodes_slower_on_most_values_are_no_majority():
     """Two odd nodes of four, slower on 9 values of 12: each one's peers hold the other, so
     neither stands apart alone; the half they make does."""
     vals = _session(values=12, seed=2)
-    two = [peers.PeerValue(v.name, False, {n: [x * (2.0 if n in ("n3", "n4") and j < 9
+    two = [peers.partition.PeerValue(v.name, False, {n: [x * (2.0 if n in ("n3", "n4") and j < 9
                                                     else 1.0) for x in r]
                                            for n, r in v.launches.items()})
            for j, v in enumerate(vals)]
-    j = peers.judge(two, WHERE)
+    j = peers.partition.judge(two, WHERE)
     assert j.fails and j.no_majority, j.lines()
     assert f"NODES {WHERE}: no majority to judge by: n3, n4 slower than n1, n2 (no group of " \
            "more than half of the 4 nodes)" in j.lines(), j.lines()
@@ -188,41 +188,41 @@ def test_two_nodes_slower_on_most_values_are_no_majority():
 
 def test_the_halves_test_is_the_exact_distribution():
     """A half's rank sum over k values: its tail by enumerating every ranking (n=4, g=2)."""
-    from placement.judgement import peer_stats
+    from placement.judgement import peers
     one = [sum(c) for c in itertools.combinations(range(1, 5), 2)]
     for k, total in ((1, 7), (2, 13), (3, 19), (3, 16)):
         sums = [sum(t) for t in itertools.product(one, repeat=k)]
         want = sum(x >= total for x in sums) / len(sums)
-        assert peer_stats.group_rank_p(total, 4, 2, k) == pytest.approx(want)
+        assert peers.rank_tests.group_rank_p(total, 4, 2, k) == pytest.approx(want)
 
 
 def test_a_topology_that_differs_gets_its_line():
     fp = {n: {"pus": 2, "pus_allowed": 2, "numa_nodes": 1} for n in ("n1", "n2", "n3", "n4")}
     fp["n2"] = {**fp["n2"], "pus_allowed": 1}
-    j = peers.judge(_session(), WHERE, fp)
+    j = peers.partition.judge(_session(), WHERE, fp)
     assert j.named == ["n2"] and j.fails
     assert j.lines() == [f"NODES {WHERE}: n2 topology differs from its 3 peers: "
                          "1 PU allowed of 2"]
 
 
 def test_two_nodes_are_too_few():
-    j = peers.judge(_session(nodes=2), WHERE)
+    j = peers.partition.judge(_session(nodes=2), WHERE)
     assert not j.fails and j.lines()[0].startswith(f"NOTE {WHERE}: 2 node(s)")
 
 
 def test_false_alarms_stay_under_the_level():
     """Exchangeable nodes: the share of unchanged partitions with any node named stays
     under PEER_ALPHA (it follows from the rank test's construction)."""
-    named = sum(peers.judge(_session(seed=s), WHERE).fails for s in range(100))
-    assert named <= 100 * peers.PEER_ALPHA
+    named = sum(peers.partition.judge(_session(seed=s), WHERE).fails for s in range(100))
+    assert named <= 100 * peers.partition.PEER_ALPHA
 
 
 def test_a_measurement_counts_once_in_the_rank_test():
     """A case's time and its rate are one draw: the rank test reads the group's first."""
-    vals = [peers.PeerValue("a time", False, {}, group="a"),
-            peers.PeerValue("a rate", True, {}, group="a"),
-            peers.PeerValue("b", False, {})]
-    assert list(peers.first_of_groups(vals)) == [0, 2]
+    vals = [peers.partition.PeerValue("a time", False, {}, group="a"),
+            peers.partition.PeerValue("a rate", True, {}, group="a"),
+            peers.partition.PeerValue("b", False, {})]
+    assert list(peers.partition.first_of_groups(vals)) == [0, 2]
 
 
 def test_memory_rounded_near_a_half_is_the_same_topology():
@@ -230,9 +230,9 @@ def test_memory_rounded_near_a_half_is_the_same_topology():
     half of it is not."""
     fp = {n: {"pus": 2, "numa_memory_gib": m} for n, m in
           (("n1", 9), ("n2", 9), ("n3", 8), ("n4", 8))}
-    assert peer_topology.topology_diffs(fp, list(fp)) == ([], False)
+    assert peers.topology.topology_diffs(fp, list(fp)) == ([], False)
     fp["n4"] = {"pus": 2, "numa_memory_gib": 4}
-    (diff,), split = peer_topology.topology_diffs(fp, list(fp))
+    (diff,), split = peers.topology.topology_diffs(fp, list(fp))
     assert diff.node == "n4" and not split
 
 
@@ -247,19 +247,19 @@ def _every_pu_session(gap: float, all_pus: bool = True, values: int = 8) -> list
         base = 10.0 + j
         peers_at = [1.0, 1.3, 1.6][j % 3:] + [1.0, 1.3, 1.6][:j % 3]
         at = dict(zip(("n1", "n2", "n4"), peers_at)) | {"n3": 1.6 * (1 + gap)}
-        out.append(peers.PeerValue(f"pu{j}", False, {n: [base * f] * 3 for n, f in at.items()},
+        out.append(peers.partition.PeerValue(f"pu{j}", False, {n: [base * f] * 3 for n, f in at.items()},
                                    all_pus=all_pus))
     for j in range(values):
         spread = [1.0, 1.3, 1.6][j % 3:] + [1.0, 1.3, 1.6][:j % 3]
         at = dict(zip(("n1", "n2", "n4"), spread)) | {"n3": 1.2 + 0.2 * (j % 2)}
-        out.append(peers.PeerValue(f"one{j}", False, {n: [5.0 * f] * 3 for n, f in at.items()}))
+        out.append(peers.partition.PeerValue(f"one{j}", False, {n: [5.0 * f] * 3 for n, f in at.items()}))
     return out
 
 
 def test_a_node_slowest_where_every_pu_is_busy_is_named_on_those_values():
     """A CPU-capped node: slowest on every value that uses every PU, middling on the
     single-thread ones, no value called: named on its ranks over the first alone."""
-    j = peers.judge(_every_pu_session(gap=0.1), WHERE)
+    j = peers.partition.judge(_every_pu_session(gap=0.1), WHERE)
     assert j.named == ["n3"] and j.fails and not j.no_majority, j.lines()
     assert j.lines() == [f"NODES {WHERE}: n3 slower than its 3 peers on 8 of 8 values that "
                          "use every PU (median -26%)"]
@@ -267,35 +267,35 @@ def test_a_node_slowest_where_every_pu_is_busy_is_named_on_those_values():
 
 def test_the_same_ranks_over_all_values_name_no_node():
     """Without knowing which values use every PU, the single-thread ones dilute the ranks."""
-    assert not peers.judge(_every_pu_session(gap=0.1, all_pus=False), WHERE).fails
+    assert not peers.partition.judge(_every_pu_session(gap=0.1, all_pus=False), WHERE).fails
 
 
 def test_slowest_by_less_than_the_effect_is_not_named():
     """Slowest on every value that uses every PU, by 2 % in the median against its peers'
     median: a real but small difference (PEER_EFFECT), not named."""
-    vals = [peers.PeerValue(v.name, False, {n: [x * (1.02 / 1.6 * 1.3 if n == "n3" else 1)
+    vals = [peers.partition.PeerValue(v.name, False, {n: [x * (1.02 / 1.6 * 1.3 if n == "n3" else 1)
                                                 for x in r] for n, r in v.launches.items()},
                             all_pus=v.all_pus) if v.all_pus else v
             for v in _every_pu_session(gap=0.001)]
-    assert not peers.judge(vals, WHERE).fails
+    assert not peers.partition.judge(vals, WHERE).fails
 
 
 def test_too_few_values_that_use_every_pu_give_their_level_back():
     """With 4 nodes a perfect rank over 4 such values (p = 1/256) can never reach its share
     split over the nodes: the share goes back to the rank test over all values."""
-    from placement.judgement import peer_levels
-    alpha = peers.PEER_ALPHA
+    from placement.judgement import peers
+    alpha = peers.partition.PEER_ALPHA
     for k in (4, 6):
-        lv = peer_levels.split(alpha, 4, k, True)
+        lv = peers.levels.split(alpha, 4, k, True)
         assert lv.node + lv.node_pu + lv.half + lv.half_pu == pytest.approx(alpha / 2)
         reach = 4.0 ** -k <= alpha / 8 / 4
         assert (lv.node_pu > 0) == reach and lv.node == pytest.approx(
             alpha / 8 if reach else alpha / 4)
         assert lv.half_pu == pytest.approx(alpha / 8)   # (1/6)^k over 6 halves: reachable
-    assert peer_levels.split(alpha, 5, 6, False) == peer_levels.Levels(
+    assert peers.levels.split(alpha, 5, 6, False) == peers.levels.Levels(
         alpha / 4, alpha / 4, 0.0, 0.0)
-    assert peer_levels.split(alpha, 4, 0, True).node_pu == 0.0
-    j = peers.judge(_every_pu_session(gap=0.1, values=4), WHERE)
+    assert peers.levels.split(alpha, 4, 0, True).node_pu == 0.0
+    j = peers.partition.judge(_every_pu_session(gap=0.1, values=4), WHERE)
     assert not j.fails, j.lines()
 
 
@@ -304,10 +304,10 @@ def test_false_alarms_stay_under_the_level_with_values_that_use_every_pu():
     level, so an unchanged partition is still named at most PEER_ALPHA of the time."""
     named = 0
     for s in range(100):
-        vals = [peers.PeerValue(v.name, False, v.launches, all_pus=k % 2 == 0)
+        vals = [peers.partition.PeerValue(v.name, False, v.launches, all_pus=k % 2 == 0)
                 for k, v in enumerate(_session(seed=s))]
-        named += peers.judge(vals, WHERE).fails
-    assert named <= 100 * peers.PEER_ALPHA
+        named += peers.partition.judge(vals, WHERE).fails
+    assert named <= 100 * peers.partition.PEER_ALPHA
 
 
 def test_two_nodes_apart_by_a_hair_are_no_half():
@@ -318,8 +318,8 @@ def test_two_nodes_apart_by_a_hair_are_no_half():
         at = {"n1": 1.0, "n2": 1.001, "n3": 1.01, "n4": 1.011}
         if j % 2:
             at = {"n1": 1.001, "n2": 1.0, "n3": 1.011, "n4": 1.01}
-        out.append(peers.PeerValue(f"v{j}", False, {n: [3.0 * f] * 3 for n, f in at.items()}))
-    assert not peers.judge(out, WHERE).fails
+        out.append(peers.partition.PeerValue(f"v{j}", False, {n: [3.0 * f] * 3 for n, f in at.items()}))
+    assert not peers.partition.judge(out, WHERE).fails
 
 
 def test_a_recorded_session_knows_which_values_use_every_pu():
@@ -341,13 +341,13 @@ def test_a_case_time_and_rate_count_once_for_the_values_alone():
         for j, v in enumerate(_session(values=6, seed=5)):
             runs = {n: [x * (2.0 if n == "n3" and j < bad else 1.0) for x in r]
                     for n, r in v.launches.items()}
-            out.append(peers.PeerValue(f"{v.name} time", False, runs, group=j))
-            out.append(peers.PeerValue(f"{v.name} rate", True,
+            out.append(peers.partition.PeerValue(f"{v.name} time", False, runs, group=j))
+            out.append(peers.partition.PeerValue(f"{v.name} rate", True,
                                        {n: [1 / x for x in r] for n, r in runs.items()},
                                        group=j))
         return out
-    assert not peers.judge(session(1), WHERE).fails
-    j = peers.judge(session(3), WHERE)
+    assert not peers.partition.judge(session(1), WHERE).fails
+    j = peers.partition.judge(session(3), WHERE)
     assert j.named == ["n3"], j.lines()
 
 
@@ -361,19 +361,19 @@ def test_summed_values_tail_matches_every_dealing_and_scipy():
         cols = [rng.normal(size=int(rng.integers(3, 6))) for _ in range(int(rng.integers(1, 6)))]
         total = sum(float(c[0]) for c in cols)
         listed = np.mean([sum(x) >= total - 1e-9 for x in itertools.product(*cols)])
-        assert peer_stats.sum_perm_p(cols, total) == pytest.approx(listed, abs=1e-12)
+        assert peers.rank_tests.sum_perm_p(cols, total) == pytest.approx(listed, abs=1e-12)
     cols = [rng.normal(size=4) for _ in range(4)]
     res = stats.permutation_test(tuple(cols), lambda *xs, axis=-1: sum(x[..., 0] for x in xs),
                                  permutation_type="pairings", n_resamples=np.inf,
                                  alternative="greater", vectorized=True)
-    assert peer_stats.sum_perm_p(cols, sum(float(c[0]) for c in cols)) == \
+    assert peers.rank_tests.sum_perm_p(cols, sum(float(c[0]) for c in cols)) == \
         pytest.approx(res.pvalue, abs=1e-12)
 
 
 def test_a_tie_never_makes_a_node_look_odder():
     """Equal numbers: every dealing reaches the node's sum."""
-    assert peer_stats.sum_perm_p([np.ones(4)] * 6, 6.0) == 1.0
-    assert peer_stats.sum_perm_p([np.array([0.0, 1.0, 1.0, 1.0])] * 2, 2.0) == \
+    assert peers.rank_tests.sum_perm_p([np.ones(4)] * 6, 6.0) == 1.0
+    assert peers.rank_tests.sum_perm_p([np.array([0.0, 1.0, 1.0, 1.0])] * 2, 2.0) == \
         pytest.approx(9 / 16)
 
 
@@ -382,23 +382,23 @@ def test_a_partition_too_large_to_count_falls_back_to_its_ranks():
     p, whose floor 40 ** -8 is far below any level; 4 nodes x 8: the summed values'."""
     rng = np.random.default_rng(2)
     big = rng.normal(size=(40, 8))
-    assert not peer_stats.sum_enumerable([40] * 8)
-    rows, upper = peer_ranks.slower_pvalues(big, np.ones(40, bool))
-    _, ranks, _ = peer_ranks.rank_pvalues(big, np.ones(40, bool))
+    assert not peers.rank_tests.sum_enumerable([40] * 8)
+    rows, upper = peers.ranks.slower_pvalues(big, np.ones(40, bool))
+    _, ranks, _ = peers.ranks.rank_pvalues(big, np.ones(40, bool))
     assert np.array_equal(upper, ranks)
     small = big[:4]
-    _, upper = peer_ranks.slower_pvalues(small, np.ones(4, bool))
+    _, upper = peers.ranks.slower_pvalues(small, np.ones(4, bool))
     cols = [small[:, j] for j in range(8)]
-    assert upper[0] == pytest.approx(peer_stats.sum_perm_p(cols, float(small[0].sum())))
+    assert upper[0] == pytest.approx(peers.rank_tests.sum_perm_p(cols, float(small[0].sum())))
 
 
 def _recorded(session: str) -> list:
     """The values of one recorded session, ``SET/run-START``."""
     from pathlib import Path
 
-    from placement.judgement import peer_cases, runreport
+    from placement.judgement import peers, reading
     run = Path(__file__).parent / "fixtures/peers" / f"{session}+0000.json"
-    ((vals, _),) = peer_cases.partitions(runreport.load(run)).values()
+    ((vals, _),) = peers.cases.partitions(reading.run_report.load(run)).values()
     return vals
 
 
@@ -407,11 +407,11 @@ def test_a_capped_node_second_on_one_value_is_named_by_its_summed_values(monkeyp
     every PU, second and third on two, -37 %. Its rank sum (p 0.0025) misses the level;
     its summed values name it."""
     vals = _recorded("capped70-20261202T1527/run-20261202T153108")
-    j = peers.judge(vals, WHERE)
+    j = peers.partition.judge(vals, WHERE)
     assert j.named == ["n3"] and j.odd[0].slower and j.odd[0].scope, j.lines()
     assert j.odd[0].p < 0.001
-    monkeypatch.setattr(peer_ranks, "EVERY_PU_SUM", False)
-    assert not peers.judge(vals, WHERE).fails
+    monkeypatch.setattr(peers.ranks, "EVERY_PU_SUM", False)
+    assert not peers.partition.judge(vals, WHERE).fails
 
 
 def test_an_unchanged_node_a_little_behind_everywhere_is_not_named():
@@ -419,10 +419,10 @@ def test_an_unchanged_node_a_little_behind_everywhere_is_not_named():
     PU by a few percent had the same rank p as the capped node above; the sum weighs how
     far, and names nothing."""
     vals = _recorded("unchanged-20261202T1521/run-20261202T152123")
-    j = peers.judge(vals, WHERE)
+    j = peers.partition.judge(vals, WHERE)
     assert not j.fails, j.lines()
-    m, _, _ = peers.matrix(vals, j.nodes)
-    pu = m[:, peers.ranked_values(vals, 4, peers.PEER_ALPHA, True).pu_cols]
-    _, ranks, _ = peer_ranks.rank_pvalues(pu, np.ones(4, bool))
-    _, sums = peer_ranks.slower_pvalues(pu, np.ones(4, bool))
+    m, _, _ = peers.partition.matrix(vals, j.nodes)
+    pu = m[:, peers.partition.ranked_values(vals, 4, peers.partition.PEER_ALPHA, True).pu_cols]
+    _, ranks, _ = peers.ranks.rank_pvalues(pu, np.ones(4, bool))
+    _, sums = peers.ranks.slower_pvalues(pu, np.ones(4, bool))
     assert ranks[3] == pytest.approx(0.0025, abs=1e-4) and sums[3] > 0.01

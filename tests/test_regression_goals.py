@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import figures  # noqa: E402
 import regression_detection as bench  # noqa: E402
-from placement.judgement import runreport  # noqa: E402
+from placement.judgement import reading  # noqa: E402
 
 
 def test_failures_allowed_are_five_percent_rounded_none_below_ten():
@@ -154,8 +154,8 @@ def test_a_hog_session_cut_by_its_time_box_is_not_judged():
     d = Path(__file__).resolve().parent / "fixtures" / "aa-xeon16-quiet-20261127night"
     cut = sorted((d / "hog").glob("run-*.json"))
     quiet = sorted(d.glob("run-*.json"))[:3]
-    assert len(cut) == 2 and all(bench.cut_by_time_box(runreport.load(p)) for p in cut)
-    assert not any(bench.cut_by_time_box(runreport.load(p)) for p in quiet)
+    assert len(cut) == 2 and all(bench.cut_by_time_box(reading.run_report.load(p)) for p in cut)
+    assert not any(bench.cut_by_time_box(reading.run_report.load(p)) for p in quiet)
     r = bench.evaluate_set(bench.SessionSet("t", "validation", "", quiet, cut), 3, 0)
     assert r["hog_cut"] == 2 and r["hog_load_line"] is None
     assert not any("hog" in res for res in r["by_baseline_sessions"].values())
@@ -189,7 +189,7 @@ def test_a_gross_gap_is_tested_against_the_values_own_launches(monkeypatch):
     launch variance moderated over the run (most of its values with states and wide
     launches: a prior of about one degree of freedom) its gap read as launch noise."""
     from placement.judgement import verdict
-    assert verdict.GROSS_OWN_LAUNCHES
+    assert verdict.over_sessions.GROSS_OWN_LAUNCHES
     ss = bench.session_sets(["aa-dev2core-quiet-20261129nineteen"])[0]
     data = bench.values_of(bench.uncut(ss.paths)[0])
     p = bench._pairs(data, 1, 3, confirm=True)[7]
@@ -205,7 +205,7 @@ def test_a_gross_gap_is_tested_against_the_values_own_launches(monkeypatch):
     c = lone()
     assert key in c.selected and key in c.regressed
     assert c.first.launch_prior.df < 3
-    monkeypatch.setattr(verdict, "GROSS_OWN_LAUNCHES", False)
+    monkeypatch.setattr(verdict.over_sessions, "GROSS_OWN_LAUNCHES", False)
     assert key not in lone().selected
 
 

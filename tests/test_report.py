@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from placement import cli
-from placement.judgement import guards, runreport, stats
+from placement.judgement import verdict, reading
 from placement.report import provenance as report_provenance
 from placement.report.sections import npb_sections
 from placement.report.tables import Numbers, regression_table
@@ -30,7 +30,7 @@ LU_COLLAPSE = FIX / "xeon16-lu-collapse.json"
 
 
 def test_load_real_report_has_cases_with_samples():
-    rep = runreport.load(WITH_BASE)
+    rep = reading.run_report.load(WITH_BASE)
     assert rep.systems == ["generic"]
     npb = [c for c in rep.cases if c.test == "ReportNpbShaped"]
     assert npb and all(len(c.samples["time"]) == 5 for c in npb)
@@ -43,7 +43,7 @@ def test_load_real_report_has_cases_with_samples():
 
 
 def test_summary_matches_perfvalue_mean():
-    c = next(c for c in runreport.load(FIRST).cases if c.test == "ReportNpbShaped")
+    c = next(c for c in reading.run_report.load(FIRST).cases if c.test == "ReportNpbShaped")
     s = c.summary("time")
     assert s.n == 5 and s.mean == pytest.approx(c.perf["time"].value, rel=1e-9)
     assert s.half_width > 0
@@ -74,7 +74,7 @@ def test_csv_has_every_table_number(report_dir: Path):
     rows = list(csv.DictReader(open(report_dir / "numbers.csv")))
     sections = {r["section"] for r in rows}
     assert {"npb", "scaling", "runs", "numa", "regression", "values"} <= sections
-    run = runreport.load(WITH_BASE)
+    run = reading.run_report.load(WITH_BASE)
     c = next(c for c in run.cases if c.test == "ReportNpbShaped")
     mean = c.summary("time").mean
     assert any(r["quantity"] == "time" and float(r["value"]) == pytest.approx(mean, rel=1e-5)
@@ -84,7 +84,7 @@ def test_csv_has_every_table_number(report_dir: Path):
 def test_regression_rows_follow_reframe_verdict(report_dir: Path):
     md = (report_dir / "README.md").read_text()
     assert "Against the stored baseline" in md
-    run = runreport.load(WITH_BASE)
+    run = reading.run_report.load(WITH_BASE)
     failed = [c for c in run.cases if any(pv.result == "fail" for pv in c.perf.values())]
     rows = list(csv.DictReader(open(report_dir / "numbers.csv")))
     assert len([r for r in rows if r["section"] == "regression" and r["quantity"] == "baseline"]) \
@@ -125,32 +125,32 @@ def test_latest_picks_newest(tmp_path, monkeypatch, capsys):
     (runs / "run-report-0.json").write_bytes(FIRST.read_bytes())
     (runs / "run-report-1.json").write_bytes(WITH_BASE.read_bytes())
     monkeypatch.setenv("PLACEMENT_RESULTS", str(tmp_path))
-    assert runreport.latest(runs).name == "run-report-1.json" or \
-        runreport.latest(runs).stat().st_mtime >= (runs / "run-report-0.json").stat().st_mtime
+    assert reading.run_report.latest(runs).name == "run-report-1.json" or \
+        reading.run_report.latest(runs).stat().st_mtime >= (runs / "run-report-0.json").stat().st_mtime
     assert cli.main(["report", "--latest", "--no-compare", "--output", str(tmp_path / "r")]) == 0
     assert Path(capsys.readouterr().out.strip()).is_dir()
 
 
 def test_ratio_of_a_zero_time_has_no_spread():
-    zero, some = stats.summarize([0.0, 0.0, 0.0]), stats.summarize([0.01, 0.0, 0.01])
-    assert stats.ratio(zero, some).mean == 0 and stats.ratio(zero, some).half_width is None
+    zero, some = reading.summary.summarize([0.0, 0.0, 0.0]), reading.summary.summarize([0.01, 0.0, 0.01])
+    assert reading.summary.ratio(zero, some).mean == 0 and reading.summary.ratio(zero, some).half_width is None
 
 
 def test_stats_ci_and_tests():
-    s = stats.summarize([1.0, 1.1, 0.9, 1.05, 0.95])
+    s = reading.summary.summarize([1.0, 1.1, 0.9, 1.05, 0.95])
     assert s.mean == pytest.approx(1.0)
     assert s.half_width == pytest.approx(2.776 * s.sd / 5 ** 0.5, rel=1e-3)
-    assert stats.against_value(s, 1.0).significant is False
-    assert stats.against_value(s, 1.5).significant is True
-    assert stats.against_value(stats.Summary(1.0), 2.0).significant is None
-    b = stats.summarize([2.0, 2.1, 1.9, 2.05, 1.95])
-    assert stats.welch(s, b).significant is True
-    r = stats.ratio(stats.Summary(0.41), stats.Summary(0.22))
+    assert reading.summary.against_value(s, 1.0).significant is False
+    assert reading.summary.against_value(s, 1.5).significant is True
+    assert reading.summary.against_value(reading.summary.Summary(1.0), 2.0).significant is None
+    b = reading.summary.summarize([2.0, 2.1, 1.9, 2.05, 1.95])
+    assert reading.summary.welch(s, b).significant is True
+    r = reading.summary.ratio(reading.summary.Summary(0.41), reading.summary.Summary(0.22))
     assert r.mean == pytest.approx(1.8636, rel=1e-3) and r.half_width is None
 
 
 def test_npb_cases_carry_every_run_and_the_npb_version():
-    rep = runreport.load(NPB_GUARDS)
+    rep = reading.run_report.load(NPB_GUARDS)
     npb = [c for c in rep.cases if c.test == "NpbQuickCheck"]
     assert len(npb) == 4
     for c in npb:
@@ -174,11 +174,11 @@ def _report(tmp_path: Path, *runs: Path) -> Path:
 
 
 def test_tripped_guards_are_listed_apart(tmp_path):
-    rep = runreport.load(NPB_GUARDS)
+    rep = reading.run_report.load(NPB_GUARDS)
     failed = {(c.label(), v) for c in rep.cases for v, pv in c.perf.items()
-              if v in guards.GUARD_VARS and pv.result == "fail"}
+              if v in verdict.guards.GUARD_VARS and pv.result == "fail"}
     assert failed  # the tightened limit tripped in this real run
-    assert {(t.case.label(), t.var) for t in guards.trips(rep.cases)} == failed
+    assert {(t.case.label(), t.var) for t in verdict.guards.trips(rep.cases)} == failed
     d = _report(tmp_path, NPB_GUARDS)
     md = (d / "README.md").read_text()
     assert "**Guards that tripped**" in md
@@ -189,21 +189,21 @@ def test_tripped_guards_are_listed_apart(tmp_path):
 
 
 def test_collapse_is_a_guard_not_a_baseline_regression(tmp_path):
-    rep = runreport.load(LU_COLLAPSE)
+    rep = reading.run_report.load(LU_COLLAPSE)
     lu = next(c for c in rep.cases if c.params.get("affinity") == "none")
     assert lu.perf["slowdown"].result == "fail" and lu.perf["stopped"].value == 3
     table = regression_table(rep.cases, Numbers())
-    assert table is None or not any(row[3] in guards.GUARD_VARS for row in table.rows)
+    assert table is None or not any(row[3] in verdict.guards.GUARD_VARS for row in table.rows)
     md = (_report(tmp_path, LU_COLLAPSE) / "README.md").read_text()
     guard_rows = [ln for ln in md.splitlines() if "| collapsed:" in ln or "| stopped:" in ln]
     assert len(guard_rows) == 2 and all("benchmark=LU" in ln for ln in guard_rows)
 
 
 def test_scaling_without_one_thread_runs_says_why(tmp_path):
-    cases = [c for c in runreport.load(NPB_GUARDS).cases if c.params.get("threads") == "full"]
+    cases = [c for c in reading.run_report.load(NPB_GUARDS).cases if c.params.get("threads") == "full"]
     tables, scal = npb_sections(cases, tmp_path, Numbers(), figures=False)
     assert tables.tables and not scal.tables and "No speedup here" in scal.text
-    every = runreport.load(NPB_GUARDS).cases
+    every = reading.run_report.load(NPB_GUARDS).cases
     assert npb_sections(every, tmp_path, Numbers(), figures=False)[1].tables
 
 
@@ -239,7 +239,7 @@ def test_run_lists_pool_their_parts(tmp_path, capsys):
     """An acceptance run's .run list stands for all its parts; a bad list is a clear error."""
     lst = tmp_path / "acceptance-generic-quick-1.run"
     lst.write_text(f"{FIRST}\n{NPB_GUARDS}\n")
-    assert runreport.expand(str(lst)) == [FIRST, NPB_GUARDS]
+    assert reading.run_report.expand(str(lst)) == [FIRST, NPB_GUARDS]
     d = _report(tmp_path / "out", lst)
     assert "from 2 run(s)" in (d / "README.md").read_text()
     empty = tmp_path / "empty.run"
@@ -294,7 +294,7 @@ def test_the_lead_says_which_failures_the_confirmation_showed_again(tmp_path):
                                lambda tc: "performance")
     summary = conf.lines() + [f"ACCEPTANCE generic quick: FAIL 8 passed, 11 failed "
                               f"(11 perf regressions) report=x.json skipped=0{conf.text()}"]
-    cases = runreport.load(WITH_BASE).cases
+    cases = reading.run_report.load(WITH_BASE).cases
     sec = lead.lead_section(cases, [], tmp_path, summary)
     (t, _) = sec.tables
     said = {r[0]: r[5] for r in t.rows}
@@ -314,7 +314,7 @@ def test_a_distributed_run_keeps_each_nodes_npb_table_and_numa_matrix(tmp_path):
 
     from placement.report.sections import numa_section
 
-    data = runreport.read(WITH_BASE)
+    data = reading.run_report.read(WITH_BASE)
     tcs = data["runs"][0]["testcases"]
     both = []
     for node in ("n1", "n2"):
@@ -324,7 +324,7 @@ def test_a_distributed_run_keeps_each_nodes_npb_table_and_numa_matrix(tmp_path):
             tc["display_name"] += f" %.nid={node}"
             both.append(tc)
     data["runs"][0]["testcases"] = both
-    rep = runreport.from_data(data, tmp_path / "run.json")
+    rep = reading.run_report.from_data(data, tmp_path / "run.json")
     assert {c.where.rsplit(" ", 1)[-1] for c in rep.cases if c.node} == {"n1", "n2"}
     numbers = Numbers()
     titles = [t.title for s in npb_sections(rep.cases, tmp_path, numbers, figures=False)[:1]

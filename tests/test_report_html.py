@@ -160,12 +160,12 @@ def test_the_history_page_draws_a_year_of_sessions(baseline, tmp_path):
     to the last, the NODE week marked, the figure drawn and the page not blank."""
     sys.path.insert(0, str(BENCHMARKS))
     import history_page as bench
-    from placement.judgement import runreport
+    from placement.judgement import reading
     from placement.report import history_page
     sessions, confirmations, _ = bench.year_of_sessions()
-    reports = [runreport.from_data(d, Path("stored")) for d in sessions]
+    reports = [reading.run_report.from_data(d, Path("stored")) for d in sessions]
     out = history_page.write("generic", reports,
-                             [runreport.from_data(d, Path("stored")) for d in confirmations],
+                             [reading.run_report.from_data(d, Path("stored")) for d in confirmations],
                              tmp_path / "generic-history", "../run/index.html")
     page = out / "index.html"
     r = _chromium(tmp_path, "--dump-dom", page.as_uri())

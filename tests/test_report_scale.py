@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from placement.judgement import runreport
+from placement.judgement import reading
 from placement.report import plots
 from placement.report.cli import report_runs
 
@@ -57,7 +57,7 @@ def report(tmp_path, monkeypatch) -> Path:
     monkeypatch.setattr(plots, "MAX_ITEM_FIGURES", LIMIT, raising=False)
     path = tmp_path / "run-report-x.json"
     path.write_text(json.dumps(_partition("n6")))
-    return report_runs([runreport.load(path)], tmp_path / "reports", None,
+    return report_runs([reading.run_report.load(path)], tmp_path / "reports", None,
                        compare_previous=False)
 
 

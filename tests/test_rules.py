@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from placement.judgement import node_load, node_shift, rules, verdict
+from placement.judgement import verdict, rules
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -76,20 +76,20 @@ def test_a_rule_holds_its_value_sets_and_one_line_reason():
 
 
 def test_the_modules_apply_the_rules_values():
-    assert verdict.ALPHA == rules.value("ALPHA")
-    assert verdict.GROSS_EFFECT == rules.value("GROSS_EFFECT")
-    assert verdict.GROSS_AGAIN_TIGHT == bool(rules.value("GROSS_AGAIN_TIGHT"))
-    assert verdict.GROSS_OFF_SLOWER_NODE == bool(rules.value("GROSS_OFF_SLOWER_NODE"))
-    assert verdict.GROSS_OWN_LAUNCHES == bool(rules.value("GROSS_OWN_LAUNCHES"))
-    assert verdict.REF_CAP == rules.value("REF_CAP")
-    assert verdict.REF_ALPHA == rules.value("REF_ALPHA")
-    assert node_shift.MACHINE_EFFECT == rules.value("MACHINE_EFFECT")
-    assert node_shift.NODE_AT_ONCE == rules.value("NODE_AT_ONCE")
-    assert node_shift.NODE_BOTH_SESSIONS == bool(rules.value("NODE_BOTH_SESSIONS"))
-    assert node_load.LIMIT == rules.value("LOAD_LIMIT")
-    from placement.npb import npb_states
-    assert npb_states.short_run_states({"time": [4.9]}, rules.value("NPB_SHORT_RUN_S"))
-    assert not npb_states.short_run_states({"time": [5.0]}, rules.value("NPB_SHORT_RUN_S"))
+    assert verdict.over_sessions.ALPHA == rules.value("ALPHA")
+    assert verdict.over_sessions.GROSS_EFFECT == rules.value("GROSS_EFFECT")
+    assert verdict.over_sessions.GROSS_AGAIN_TIGHT == bool(rules.value("GROSS_AGAIN_TIGHT"))
+    assert verdict.over_sessions.GROSS_OFF_SLOWER_NODE == bool(rules.value("GROSS_OFF_SLOWER_NODE"))
+    assert verdict.over_sessions.GROSS_OWN_LAUNCHES == bool(rules.value("GROSS_OWN_LAUNCHES"))
+    assert verdict.over_sessions.REF_CAP == rules.value("REF_CAP")
+    assert verdict.over_sessions.REF_ALPHA == rules.value("REF_ALPHA")
+    assert verdict.node_shift.MACHINE_EFFECT == rules.value("MACHINE_EFFECT")
+    assert verdict.node_shift.NODE_AT_ONCE == rules.value("NODE_AT_ONCE")
+    assert verdict.node_shift.NODE_BOTH_SESSIONS == bool(rules.value("NODE_BOTH_SESSIONS"))
+    assert verdict.node_load.LIMIT == rules.value("LOAD_LIMIT")
+    from placement import npb
+    assert npb.states.short_run_states({"time": [4.9]}, rules.value("NPB_SHORT_RUN_S"))
+    assert not npb.states.short_run_states({"time": [5.0]}, rules.value("NPB_SHORT_RUN_S"))
     assert "min_judged_s = rules.value('NPB_SHORT_RUN_S')" in \
         (ROOT / "reframe_tests" / "npb.py").read_text()
     assert "value=int(rules.value('VIRTUAL_THREAD_STATES'))" in \

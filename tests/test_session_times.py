@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from placement.judgement import runreport, session_info
+from placement.judgement import reading
 from placement.report import previous_run
 from placement.util import PlacementError
 
@@ -31,7 +31,7 @@ FIRST = FIXTURES / "generic-first-run.json"
 def _report(tmp: Path, name: str, start: str, system: str | None = None, **session) -> Path:
     """A copy of a real run report with its own session time (and system)."""
     data = json.loads(FIRST.read_text())
-    when = session_info.parse_time(start).timestamp()
+    when = reading.session_info.parse_time(start).timestamp()
     uuid = str(_uuid.uuid4())
     data["session_info"].update({"uuid": uuid, "time_start": start, "time_end": start,
                                  "time_start_unix": when, "time_end_unix": when, **session})
@@ -99,14 +99,14 @@ def test_a_good_report_beside_a_crafted_one_is_reported_and_nothing_runs(tmp_pat
 
 
 def test_the_stored_session_query_is_ours_alone():
-    when = session_info.parse_time("20261122T231250+0100")
+    when = reading.session_info.parse_time("20261122T231250+0100")
     query = previous_run.sessions_query(when)
     assert query == ("19700101T0000+0000:20261122T221250+0000"
                      "?locals().get('acceptance') != 'confirmation'")
     for bad in ("20261122T231250", "now", "2026-11-22 23:12:50+00:00'", 1795389170, None,
                 "20261122T231250+0000\n"):
         with pytest.raises(ValueError, match="is not a session time"):
-            session_info.parse_time(bad)
+            reading.session_info.parse_time(bad)
 
 
 def test_latest_is_the_session_that_started_last_not_the_file_written_last(tmp_path,
@@ -116,7 +116,7 @@ def test_latest_is_the_session_that_started_last_not_the_file_written_last(tmp_p
     later = _report(runs, "run-report-1.json", "20261123T120000+0000")
     earlier = _report(runs, "run-report-2.json", "20261123T110000+0000")
     os.utime(later, (1_000_000_000, 1_000_000_000))       # the later session, written first
-    assert runreport.latest(runs) == later
+    assert reading.run_report.latest(runs) == later
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"placement: the clock went backwards: {earlier.name} was written last but "
                    f"its session started 2026-11-23 11:00:00 +0000, before {later.name}'s "
@@ -124,7 +124,7 @@ def test_latest_is_the_session_that_started_last_not_the_file_written_last(tmp_p
                    "time (a clock set back, or a copied file)"]
     # in agreement: nothing said
     os.utime(later, None)
-    assert runreport.latest(runs) == later and capsys.readouterr().err == ""
+    assert reading.run_report.latest(runs) == later and capsys.readouterr().err == ""
 
 
 def test_report_latest_shows_the_run_that_started_last(tmp_path):
@@ -146,7 +146,7 @@ def test_a_session_in_this_clocks_future_is_said(tmp_path, capsys):
     runs = tmp_path / "runs"
     runs.mkdir()
     future = _report(runs, "run-report-1.json", "20991231T000000+0000")
-    assert runreport.latest(runs) == future
+    assert reading.run_report.latest(runs) == future
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"placement: {future.name} started 2099-12-31 00:00:00 +0000, after "
                            "this machine's clock (")
@@ -157,10 +157,10 @@ def test_latest_of_a_system_on_a_shared_results_folder(tmp_path, capsys):
     runs.mkdir()
     a = _report(runs, "run-report-1.json", "20261123T110000+0000", system="alpha")
     b = _report(runs, "run-report-2.json", "20261123T120000+0000", system="beta")
-    assert runreport.latest(runs, "alpha") == a and runreport.latest(runs, "beta") == b
-    assert runreport.latest(runs) == b
+    assert reading.run_report.latest(runs, "alpha") == a and reading.run_report.latest(runs, "beta") == b
+    assert reading.run_report.latest(runs) == b
     with pytest.raises(PlacementError, match="no run reports of system 'gamma'"):
-        runreport.latest(runs, "gamma")
+        reading.run_report.latest(runs, "gamma")
 
 
 def test_record_add_from_latest_takes_the_later_session(tmp_path, capsys):
@@ -196,12 +196,12 @@ def test_the_previous_run_is_of_the_same_system_by_session_time(tmp_path, monkey
                                            ("b2", "20261123T113000+0000", "beta"))}
     _store(reports.values(), results)
     monkeypatch.setenv("PLACEMENT_RESULTS", str(results))
-    a2, b2 = (runreport.load(reports[n]) for n in ("a2", "b2"))
+    a2, b2 = (reading.run_report.load(reports[n]) for n in ("a2", "b2"))
     uuid = {n: json.loads(p.read_text())["session_info"]["uuid"] for n, p in reports.items()}
     assert previous_run.previous_session(a2, ROOT) == uuid["a1"]
     assert previous_run.previous_session(b2, ROOT) == uuid["b1"]
     # b1 and b2 as the two parts of one resumed run: no earlier run of beta
-    pooled = runreport.pool([runreport.load(reports["b1"]), b2])
+    pooled = reading.run_report.pool([reading.run_report.load(reports["b1"]), b2])
     assert previous_run.previous_session(pooled, ROOT) is None
     # its history: this system's sessions only (ReFrame's period ends at this run's end, exclusive)
     assert [r.uuid for r in previous_run.stored_sessions(b2, ROOT)] == [uuid["b1"]]
@@ -226,7 +226,7 @@ def test_a_report_reads_the_stored_sessions_once(tmp_path, monkeypatch):
             described.extend(d["session_info"]["uuid"] for d in json.loads(out or "[]"))
         return out
     monkeypatch.setattr(previous_run, "run_reframe", counted)
-    out = report_cli.report_runs([runreport.load(reports[-1])], tmp_path / "reports", None)
+    out = report_cli.report_runs([reading.run_report.load(reports[-1])], tmp_path / "reports", None)
     first = json.loads(reports[0].read_text())["session_info"]["uuid"]
     assert described == [first], described      # the run itself ends the stored periods
     assert f"Previous run: session {first[:8]}" in (out / "README.md").read_text()
@@ -293,13 +293,13 @@ def test_a_report_reads_its_baseline_once(tmp_path, monkeypatch):
     monkeypatch.setenv("PLACEMENT_RESULTS", str(results))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(where))
     read: list[Path] = []
-    real = baselines._load
+    real = baselines.store._load
 
     def counted(path):
         read.append(path)
         return real(path)
-    monkeypatch.setattr(baselines, "_load", counted)
-    out = report_cli.report_runs([runreport.load(reports[-1])], tmp_path / "reports", None)
+    monkeypatch.setattr(baselines.store, "_load", counted)
+    out = report_cli.report_runs([reading.run_report.load(reports[-1])], tmp_path / "reports", None)
     assert (out.parent / "history" / "generic" / "index.html").is_file()
     assert read == [where / "generic.yaml"], read
 
@@ -324,7 +324,7 @@ def test_reframe_s_form_is_read_as_strptime_reads_it():
 
     def ours(value):
         try:
-            when = session_info.parse_time(value)
+            when = reading.session_info.parse_time(value)
         except ValueError:
             return None
         return when, when.utcoffset()

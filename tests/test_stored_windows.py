@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from placement.judgement import changepoints, runreport, session_info
+from placement.judgement import verdict, reading
 from placement.report import previous_run, stored_windows
 from placement.report.stored_windows import items, next_length, periods
 
@@ -45,7 +45,7 @@ def test_a_malformed_array_is_refused_as_json_refuses_it(text):
 def _describer(starts: list[float], calls: list[tuple[int, int, int]]):
     """ReFrame's selection of ``starts`` by period (``FROM <= start < TO``), as JSON."""
     def describe(query: str) -> str:
-        lo, hi = (int(session_info.parse_time(t).timestamp()) for t in query.split(":"))
+        lo, hi = (int(reading.session_info.parse_time(t).timestamp()) for t in query.split(":"))
         got = [s for s in starts if lo <= s < hi]
         calls.append((lo, hi, len(got)))
         return json.dumps([{"start": s} for s in got])
@@ -81,9 +81,9 @@ def test_a_step_over_the_sessions_medians_is_the_one_over_their_launches():
         runs = [[rng.uniform(1, 2) * (1.5 if i >= n // 2 else 1)
                  for _ in range(rng.choice((1, 2, 3, 4)))] for i in range(n)]
         from placement.report.verdicts import _median
-        assert (changepoints.step_of_medians(ids, [_median(r) for r in runs], False,
+        assert (verdict.changepoints.step_of_medians(ids, [_median(r) for r in runs], False,
                                              candidates=True)
-                == changepoints.step(ids, runs, False, candidates=True))
+                == verdict.changepoints.step(ids, runs, False, candidates=True))
 
 
 def _stored(tmp_path, monkeypatch, n: int):
@@ -99,14 +99,14 @@ def _stored(tmp_path, monkeypatch, n: int):
              for i in range(n)]
     _store(paths, results)
     monkeypatch.setenv("PLACEMENT_RESULTS", str(results))
-    return [runreport.load(p) for p in paths]
+    return [reading.run_report.load(p) for p in paths]
 
 
 def test_reframe_s_periods_give_the_sessions_one_query_gives(tmp_path, monkeypatch):
     runs = _stored(tmp_path, monkeypatch, 4)
     newest = runs[-1]
     whole = previous_run.sessions_of(previous_run.sessions_query(
-        session_info.ended(newest.session)), set(newest.systems), ROOT)
+        reading.session_info.ended(newest.session)), set(newest.systems), ROOT)
     monkeypatch.setattr(stored_windows, "PER_CALL", 1)
     monkeypatch.setattr(stored_windows, "FIRST_S", 5400)
     monkeypatch.setattr(stored_windows, "GROWTH", 10**6)     # 1970 in a call
@@ -165,16 +165,16 @@ def test_a_step_too_small_to_report_is_given_up_before_its_shuffles(monkeypatch)
     tiny = [rng.uniform(1, 1.01) * (1.001 if i >= 200 else 1) for i in range(400)]
     big = [rng.uniform(1, 1.01) * (1.5 if i >= 200 else 1) for i in range(400)]
     calls = []
-    real = changepoints.best_split
+    real = verdict.changepoints.best_split
 
     def counted(series, *args):
         calls.append(len(series))
         return real(series, *args)
-    monkeypatch.setattr(changepoints, "best_split", counted)
-    assert changepoints.step_of_medians(ids, tiny) is None and len(calls) == 1
-    assert changepoints.step_of_medians(ids, tiny, candidates=True) is not None
+    monkeypatch.setattr(verdict.changepoints, "best_split", counted)
+    assert verdict.changepoints.step_of_medians(ids, tiny) is None and len(calls) == 1
+    assert verdict.changepoints.step_of_medians(ids, tiny, candidates=True) is not None
     calls.clear()
-    step = changepoints.step_of_medians(ids, big)
+    step = verdict.changepoints.step_of_medians(ids, big)
     assert step is not None and step.index == 200 and len(calls) > 1
 
 

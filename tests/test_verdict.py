@@ -1,7 +1,7 @@
 """The verdict's statistics against SciPy and NumPy themselves, on fixed samples.
 
 Each rule is recomputed here independently (the formulas written out with NumPy and
-SciPy) and compared with what :mod:`placement.judgement.verdict` and :mod:`placement.judgement.moderation`
+SciPy) and compared with what :mod:`placement.judgement.verdict.over_sessions` and :mod:`placement.judgement.verdict.moderation`
 return; the outcomes are checked on built runs whose answer is known.
 """
 
@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from placement.judgement import changepoints, moderation
-from placement.judgement import verdict as V
+from placement.judgement import verdict
+from placement.judgement.verdict import over_sessions as V
 
 
 # --- moderation: limma's empirical Bayes ----------------------------------------------
 
 @pytest.mark.parametrize("y", [0.05, 0.3, 1.0, 4.9, 50.0, 1e4])
 def test_trigamma_inverse_inverts_scipys_trigamma(y):
-    x = moderation.trigamma_inverse(y)
+    x = verdict.moderation.trigamma_inverse(y)
     assert float(special.polygamma(1, x)) == pytest.approx(y, rel=1e-6)
 
 
@@ -28,7 +28,7 @@ def test_fit_f_dist_recovers_a_scaled_f_and_agrees_with_scipys_mle():
     rng = np.random.default_rng(42)
     d, d0, s0_2 = 2, 6.0, 0.04 ** 2
     s2 = s0_2 * rng.f(d, d0, size=4000)
-    got_s0_2, got_d0 = moderation.fit_f_dist(s2, d)
+    got_s0_2, got_d0 = verdict.moderation.fit_f_dist(s2, d)
     assert got_s0_2 == pytest.approx(s0_2, rel=0.15)
     assert got_d0 == pytest.approx(d0, rel=0.3)
     # SciPy's maximum likelihood with the numerator degrees of freedom fixed
@@ -41,7 +41,7 @@ def test_fit_f_dist_recovers_a_scaled_f_and_agrees_with_scipys_mle():
 def test_the_likelihood_fit_is_scipys_mle(d, d0):
     rng = np.random.default_rng(7)
     s2 = 0.03 ** 2 * rng.f(d, d0, size=120)
-    s0_2, got_d0, slope, _ = moderation.fit_f_dist_mle(s2, d)
+    s0_2, got_d0, slope, _ = verdict.moderation.fit_f_dist_mle(s2, d)
     _, mle_d0, _, mle_scale = stats.f.fit(s2, fdfn=d, floc=0)
     assert slope == 0.0
     assert got_d0 == pytest.approx(mle_d0, rel=1e-3)
@@ -50,7 +50,7 @@ def test_the_likelihood_fit_is_scipys_mle(d, d0):
     def ll(scale, dd):
         return stats.f.logpdf(s2, d, dd, scale=scale).sum()
     assert ll(s0_2, got_d0) >= ll(mle_scale, mle_d0) - 1e-6
-    m_s0_2, m_d0 = moderation.fit_f_dist(s2, d)     # (one df: here "alike", d0 infinite)
+    m_s0_2, m_d0 = verdict.moderation.fit_f_dist(s2, d)     # (one df: here "alike", d0 infinite)
     assert ll(s0_2, got_d0) >= ll(m_s0_2, min(m_d0, 1e6)) - 1e-9
 
 
@@ -58,13 +58,13 @@ def test_the_likelihood_fit_with_a_trend_recovers_the_line():
     rng = np.random.default_rng(12)
     x = rng.uniform(-12, -4, 600)
     s2 = np.exp(-6.0 + 0.5 * (x - x.mean())) * rng.f(1, 4.0, size=600)
-    s0_2, d0, slope, x0 = moderation.fit_f_dist_mle(s2, 1, x)
+    s0_2, d0, slope, x0 = verdict.moderation.fit_f_dist_mle(s2, 1, x)
     assert slope == pytest.approx(0.5, abs=0.08) and x0 == pytest.approx(x.mean())
     assert 2.5 < d0 < 7 and s0_2 == pytest.approx(math.exp(-6.0), rel=0.25)
     # the likelihood of the F with the fitted line, recomputed with SciPy, beats the moments'
     def ll(c, b, dd):
         return stats.f.logpdf(s2, 1, dd, scale=c * np.exp(b * (x - x0))).sum()
-    m_s0_2, m_d0, m_slope, _ = moderation.fit_f_dist_trend(s2, 1, x)
+    m_s0_2, m_d0, m_slope, _ = verdict.moderation.fit_f_dist_trend(s2, 1, x)
     assert ll(s0_2, slope, d0) >= ll(m_s0_2, m_slope, m_d0)
 
 
@@ -72,15 +72,15 @@ def test_values_no_more_spread_than_sampling_are_alike():
     # chi-square draws with no extra spread: d0 infinite (or very large)
     rng = np.random.default_rng(1)
     s2 = 0.01 * rng.chisquare(4, size=3000) / 4
-    s0_2, d0 = moderation.fit_f_dist(s2, 4)
+    s0_2, d0 = verdict.moderation.fit_f_dist(s2, 4)
     assert s0_2 == pytest.approx(0.01, rel=0.1) and d0 > 50
 
 
 def test_squeeze_is_the_posterior_mean():
-    p = moderation.Prior(0.01, 4.0)
-    assert moderation.squeeze(0.04, 2, p) == pytest.approx((4 * 0.01 + 2 * 0.04) / 6)
-    assert moderation.squeeze(0.04, 0, p) == 0.01                        # no own data
-    assert moderation.squeeze(0.04, 2, moderation.Prior(0.01, math.inf)) == 0.01
+    p = verdict.moderation.Prior(0.01, 4.0)
+    assert verdict.moderation.squeeze(0.04, 2, p) == pytest.approx((4 * 0.01 + 2 * 0.04) / 6)
+    assert verdict.moderation.squeeze(0.04, 0, p) == 0.01                        # no own data
+    assert verdict.moderation.squeeze(0.04, 2, verdict.moderation.Prior(0.01, math.inf)) == 0.01
 
 
 # --- the run's verdict, recomputed by hand -------------------------------------------
@@ -118,8 +118,8 @@ def _reference(values, alpha=V.ALPHA):
     w = np.array(w)
     # the launches' spread moderated over the values (limma), as the verdict does
     dfw = k * (m - 1) + m - 1
-    w0, wd0 = moderation.fit_f_dist(w, dfw)
-    wd0 = min(wd0, moderation.D0_MAX)
+    w0, wd0 = verdict.moderation.fit_f_dist(w, dfw)
+    wd0 = min(wd0, verdict.moderation.D0_MAX)
     w = (wd0 * w0 + dfw * w) / (wd0 + dfw)
     nbar = m
     s2 = resid.var(axis=1, ddof=1) + np.array([(V.resolution(
@@ -135,13 +135,13 @@ def _reference(values, alpha=V.ALPHA):
         slope, centre, params = 0.0, e.mean(), 1
     resid = e - centre - slope * (x - x.mean())
     evar = (resid ** 2).sum() / (n - params) - special.polygamma(1, (k - 1) / 2)
-    d0 = 2 * moderation.trigamma_inverse(evar) if evar > 0 else math.inf
+    d0 = 2 * verdict.moderation.trigamma_inverse(evar) if evar > 0 else math.inf
     s0_2 = np.exp(centre + slope * (x - x.mean())
                   + (special.digamma(d0 / 2) - np.log(d0 / 2) if math.isfinite(d0) else 0))
-    d0 = min(d0, moderation.D0_MAX)          # the bound every fitted prior gets
+    d0 = min(d0, verdict.moderation.D0_MAX)          # the bound every fitted prior gets
     t2 = np.maximum((d0 * s0_2 + (k - 1) * s2) / (d0 + k - 1), math.pi / 2 * w / nbar)
     var = np.maximum(t2 * (1 + 1 / k), math.pi / 2 * w * (1 / m + 1 / (k * nbar)))
-    df = min(d0 + k - 1, moderation.DF_CAP)
+    df = min(d0 + k - 1, verdict.moderation.DF_CAP)
     p_worse = stats.t.sf(d_own / np.sqrt(var), df)
     return p_worse, stats.false_discovery_control(p_worse, method="bh"), c
 
@@ -373,7 +373,7 @@ def test_non_finite_runs_are_refused():
 def test_reference_bounds_are_one_sided_capped_and_narrow_with_tight_sessions():
     tight = [[10.0, 10.01, 9.99], [10.02, 10.0, 10.01], [9.98, 10.0, 9.99], [10.0, 10.02, 10.01]]
     wide = [[10.0, 12.0, 8.0], [14.0, 15.0, 13.0], [7.0, 7.5, 6.8], [10.0, 11.0, 9.0]]
-    prior = moderation.Prior(0.02 ** 2, 10.0)
+    prior = verdict.moderation.Prior(0.02 ** 2, 10.0)
     c_t, b_t = V.reference_bound(tight, False, prior, values=50)
     c_w, b_w = V.reference_bound(wide, False, prior, values=50)
     assert c_t == pytest.approx(np.exp(np.mean(np.log([np.median(r) for r in tight]))))
@@ -389,7 +389,7 @@ def test_reference_bounds_are_at_ref_alpha_over_the_files_values():
     # the bound is Student's t quantile at REF_ALPHA / values times one sd: against the
     # verdict's 5 % it widens by the ratio of SciPy's quantiles (df = d0 + k - 1)
     tight = [[10.0, 10.01, 9.99], [10.02, 10.0, 10.01], [9.98, 10.0, 9.99], [10.0, 10.02, 10.01]]
-    prior = moderation.Prior(0.02 ** 2, 10.0)
+    prior = verdict.moderation.Prior(0.02 ** 2, 10.0)
     _, b_ref = V.reference_bound(tight, False, prior, values=50)
     _, b_05 = V.reference_bound(tight, False, prior, values=50, alpha=0.05)
     assert V.REF_ALPHA == 0.001
@@ -456,7 +456,7 @@ def test_one_mode_or_few_runs_is_not_two_modes():
 def test_two_mode_runs_are_marked_in_the_boxplot_section(tmp_path):
     from placement.report.sections import boxplot_section
     from placement.report.tables import Numbers
-    from placement.judgement.runreport import Case, PerfValue
+    from placement.judgement.reading.run_report import Case, PerfValue
     runs = [1.00, 1.01, 1.02, 1.00, 1.80, 1.82, 1.01, 1.81]
     case = Case("NpbLike", {"affinity": "none"}, "sys", "part", "gnu", "pass", None,
                 {"time": PerfValue(1.2, None, None, None, "s", None)}, samples={"time": runs})
@@ -472,7 +472,7 @@ def test_the_split_is_the_one_ruptures_finds(seed):
     import ruptures
     rng = np.random.default_rng(seed)
     x = np.concatenate([rng.normal(0, 0.05, 4 + seed), rng.normal(0.2, 0.05, 6)])
-    (k,), _ = changepoints.best_split(x)
+    (k,), _ = verdict.changepoints.best_split(x)
     assert k == ruptures.Dynp(model="l2", min_size=2, jump=1).fit(x).predict(n_bkps=1)[0]
 
 
@@ -481,9 +481,9 @@ def test_a_real_step_is_found_where_it_started():
     # (ten sessions split 5|5 cannot reach p <= 0.01: 2 of 252 orders are as extreme)
     sessions = [f"s{i:02d}" for i in range(12)]
     runs = [list(rng.normal(1.0 if i < 6 else 1.3, 0.01, 3)) for i in range(12)]
-    s = changepoints.step(sessions, runs)
+    s = verdict.changepoints.step(sessions, runs)
     assert s is not None and s.session == "s06" and s.p <= 0.01 and s.outcome == V.REGRESSED
-    assert changepoints.step(sessions[:3], runs[:3]) is None  # too short a history
+    assert verdict.changepoints.step(sessions[:3], runs[:3]) is None  # too short a history
 
 
 def _step_by_the_book(sessions, medians, higher_is_better, seed=0):
@@ -499,8 +499,8 @@ def _step_by_the_book(sessions, medians, higher_is_better, seed=0):
         return 2 + int(np.argmax(gains)), max(gains) / ((x - x.mean()) ** 2).sum()
     k, share = best(logs)
     rng = np.random.default_rng(seed)
-    shares = [best(rng.permutation(logs))[1] for _ in range(changepoints.PERMUTATIONS)]
-    p = (1 + sum(s >= share - 1e-12 for s in shares)) / (changepoints.PERMUTATIONS + 1)
+    shares = [best(rng.permutation(logs))[1] for _ in range(verdict.changepoints.PERMUTATIONS)]
+    p = (1 + sum(s >= share - 1e-12 for s in shares)) / (verdict.changepoints.PERMUTATIONS + 1)
     ratio = math.exp(float(logs[k:].mean() - logs[:k].mean()))
     return sessions[k], round(ratio, 9), p
 
@@ -518,15 +518,15 @@ def test_values_searched_together_get_the_steps_each_gets_alone():
         meds = list(rng.lognormal(0, 0.05, n) * np.where(np.arange(n) >= n // 3, jump, 1))
         series.append(([f"s{i}" for i in range(n)], meds, bool(j % 2)))
     series.append(([f"s{i}" for i in range(9)], [2.0] * 9, False))      # no spread
-    together = changepoints.steps_of_medians(series, candidates=True)
-    alone = [changepoints.step_of_medians(*s, candidates=True) for s in series]
+    together = verdict.changepoints.steps_of_medians(series, candidates=True)
+    alone = [verdict.changepoints.step_of_medians(*s, candidates=True) for s in series]
     assert together == alone and together[4] is None and together[-1] is None
     for s, got in zip(series, together):
         if got is not None and len(s[0]) == 25:
             assert (got.session, round(got.ratio, 9), got.p) == _step_by_the_book(*s)
-    reported = changepoints.steps_of_medians(series)
+    reported = verdict.changepoints.steps_of_medians(series)
     assert [s is not None for s in reported] == [
-        s is not None and s.p <= changepoints.ALPHA and abs(s.ratio - 1) >= V.MIN_EFFECT
+        s is not None and s.p <= verdict.changepoints.ALPHA and abs(s.ratio - 1) >= V.MIN_EFFECT
         for s in alone]
     assert sum(s is not None for s in reported) >= 2
 
@@ -534,7 +534,7 @@ def test_values_searched_together_get_the_steps_each_gets_alone():
 def test_noise_gets_a_step_in_at_most_one_series_in_a_hundred():
     rng = np.random.default_rng(7)
     sessions = [f"s{i:02d}" for i in range(10)]
-    found = sum(changepoints.step(sessions, [list(rng.normal(10, 0.5, 3)) for _ in range(10)],
+    found = sum(verdict.changepoints.step(sessions, [list(rng.normal(10, 0.5, 3)) for _ in range(10)],
                                   seed=i) is not None for i in range(100))
     assert found <= 2
 
@@ -547,11 +547,11 @@ def test_trend_fit_recovers_a_known_line_and_agrees_with_numpy():
     x = rng.uniform(-12, -4, n)                        # log launch variances
     scale = np.exp(-6.0 + 0.5 * (x - x.mean()))        # s0^2 rises with x, slope 0.5
     s2 = scale * rng.f(d, d0, size=n)
-    s0_2, got_d0, slope, x0 = moderation.fit_f_dist_trend(s2, d, x)
+    s0_2, got_d0, slope, x0 = verdict.moderation.fit_f_dist_trend(s2, d, x)
     assert slope == pytest.approx(0.5, abs=0.05)
     assert 4 < got_d0 < 20 and s0_2 == pytest.approx(math.exp(-6.0), rel=0.2)
     # d0 is the plain fit's on the variances with the fitted line taken out
-    flat_s0_2, flat_d0 = moderation.fit_f_dist(s2 / np.exp(slope * (x - x0)), d)
+    flat_s0_2, flat_d0 = verdict.moderation.fit_f_dist(s2 / np.exp(slope * (x - x0)), d)
     assert got_d0 == pytest.approx(flat_d0, rel=0.02)
     assert s0_2 == pytest.approx(flat_s0_2, rel=0.02)
     # the line is NumPy's least squares on limma's moment-matched log variances
@@ -564,19 +564,19 @@ def test_a_falling_or_flat_trend_is_the_plain_fit():
     rng = np.random.default_rng(5)
     s2 = 0.02 ** 2 * rng.f(2, 6.0, size=400)
     x = -np.log(s2) + rng.normal(0, 0.1, 400)          # falls with the variance
-    s0_2, d0, slope, _ = moderation.fit_f_dist_trend(s2, 2, x)
+    s0_2, d0, slope, _ = verdict.moderation.fit_f_dist_trend(s2, 2, x)
     assert slope == 0.0
-    assert (s0_2, d0) == pytest.approx(moderation.fit_f_dist(s2, 2))
-    p = moderation.fit(s2, 2, "baseline", x=x)
+    assert (s0_2, d0) == pytest.approx(verdict.moderation.fit_f_dist(s2, 2))
+    p = verdict.moderation.fit(s2, 2, "baseline", x=x)
     assert p.scale(-3.0) == p.scale(3.0) == p.s0_2
 
 
 def test_the_prior_scale_is_clipped_to_the_fitted_range():
-    p = moderation.Prior(0.01, 6.0, slope=1.0, x0=0.0, x_range=(-1.0, 1.0))
+    p = verdict.moderation.Prior(0.01, 6.0, slope=1.0, x0=0.0, x_range=(-1.0, 1.0))
     assert p.scale(0.5) == pytest.approx(0.01 * math.exp(0.5))
     assert p.scale(5.0) == pytest.approx(0.01 * math.exp(1.0))     # not extrapolated
     assert p.scale(None) == 0.01
-    assert moderation.squeeze(0.0, 0, p, 5.0) == pytest.approx(0.01 * math.e)
+    assert verdict.moderation.squeeze(0.0, 0, p, 5.0) == pytest.approx(0.01 * math.e)
 
 
 def _spread_with_launches(n_values=40, k=1, seed=3):
@@ -687,7 +687,7 @@ def test_one_baseline_session_calls_a_tight_value_40_percent_slower_when_the_run
         outcome = rv.verdicts[2].outcome
         assert outcome in (V.REGRESSED, V.UNDECIDED)
         called += outcome == V.REGRESSED
-        if rv.prior.d0 >= moderation.D0_MAX:
+        if rv.prior.d0 >= verdict.moderation.D0_MAX:
             alike += 1
             assert outcome == V.REGRESSED, seed
     assert (called, alike) == (10, 5)

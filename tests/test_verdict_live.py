@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from placement.acceptance import run as acceptance
-from placement.judgement import baseline_samples, runreport
+from placement.judgement import baselines, reading
 from placement import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +58,7 @@ def _session(src: dict, factor, seed: int) -> dict:
         for tc in run["testcases"]:
             for key, tup in (tc.get("perfvalues") or {}).items():
                 var = key.rsplit(":", 1)[-1]
-                better = baseline_samples.higher_is_better(var, tup[4] if len(tup) > 4 else None)
+                better = baselines.samples.higher_is_better(var, tup[4] if len(tup) > 4 else None)
                 if better is None or not isinstance(tup[0], (int, float)):
                     continue
                 f = factor((tc.get("display_name"), var)) * float(rng.uniform(0.99, 1.01))
@@ -94,7 +94,7 @@ def _summary(run: Path, folder: Path, monkeypatch) -> tuple[list[str], int]:
 
 
 def _matmul(run: Path) -> tuple[str, str]:
-    case = next(c for c in runreport.load(run).cases if c.test == "MatmulCheck")
+    case = next(c for c in reading.run_report.load(run).cases if c.test == "MatmulCheck")
     return case.raw.get("display_name"), "gflops"
 
 

@@ -55,7 +55,7 @@ def test_the_benchmark_applies_the_rule_to_sessions_recorded_before_it(tmp_path)
     import sys
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import regression_detection as rd
-    from placement.judgement import runreport
+    from placement.judgement import reading
 
     def case(**extra):
         tc = {"name": "MemWriteThreadsCheck %affinity=none %threads=full %scale=small",
@@ -71,7 +71,7 @@ def test_the_benchmark_applies_the_rule_to_sessions_recorded_before_it(tmp_path)
         p.write_text(__import__("json").dumps(
             {"session_info": {"time_start": "20261126T000000+0000"},
              "runs": [{"testcases": [tc]}]}))
-        return runreport.load(p).cases[0]
+        return reading.run_report.load(p).cases[0]
 
     assert set(rd.check_states(case())) == {"gbps"}
     assert rd.check_states(case(node_virtual=False)) == {}

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from placement import cli
-from placement.judgement import runreport
+from placement.judgement import reading
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST = ROOT / "tests" / "fixtures" / "runreports" / "generic-first-run.json"
@@ -202,10 +202,10 @@ def test_a_gzip_run_report_that_expands_without_bound_is_refused_as_it_expands(
         block = b"0" * 2**20
         for _ in range(64):     # 64 MiB of zeros in some 100 kB
             fp.write(block)
-    monkeypatch.setattr(runreport, "MAX_REPORT_BYTES", 16 * 2**20)
-    with pytest.raises(runreport.PlacementError, match="expands to more than 16 MiB, more "
+    monkeypatch.setattr(reading.run_report, "MAX_REPORT_BYTES", 16 * 2**20)
+    with pytest.raises(reading.run_report.PlacementError, match="expands to more than 16 MiB, more "
                        "than any run report a run writes"):
-        runreport.read(bomb)
+        reading.run_report.read(bomb)
     monkeypatch.setenv("PLACEMENT_RESULTS", str(tmp_path))
     assert cli.main(["report", "--latest", "--output", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
@@ -222,11 +222,11 @@ def test_a_gzip_run_report_reads_as_the_plain_one(tmp_path, monkeypatch, piece):
     plain = Path(__file__).parent / "fixtures" / "runreports" / "generic-first-run.json"
     packed = tmp_path / "run-report-x.json.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
-    assert runreport.read(packed) == runreport.read(plain)
+    assert reading.run_report.read(packed) == reading.run_report.read(plain)
     cut = tmp_path / "run-report-cut.json.gz"
     cut.write_bytes(packed.read_bytes()[:-40])
-    with pytest.raises(runreport.PlacementError, match="not a whole gzip file"):
-        runreport.read(cut)
+    with pytest.raises(reading.run_report.PlacementError, match="not a whole gzip file"):
+        reading.run_report.read(cut)
 
 
 def test_a_run_report_or_run_list_that_is_a_fifo_is_refused_unread(tmp_path):
@@ -535,7 +535,7 @@ def test_a_baseline_changed_during_the_run_is_named_and_not_a_pass(tmp_path, mon
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     target = tmp_path / "generic.yaml"
     target.write_text(BASELINE.read_text())
-    seen = baselines.version(target)
+    seen = baselines.store.version(target)
     data = json.loads(FIRST.read_text())
     for tc in data["runs"][0]["testcases"]:
         tc["baseline_version"] = seen      # what each case's bounds came from
@@ -550,7 +550,7 @@ def test_a_baseline_changed_during_the_run_is_named_and_not_a_pass(tmp_path, mon
     assert "baseline changed during the run" in lines[-1]
     assert any(ln.startswith(f"NOTE baseline changed during the run: ReFrame's bounds came "
                              f"from {target} {seen}, the verdict from "
-                             f"{baselines.version(target)}") for ln in lines), lines
+                             f"{baselines.store.version(target)}") for ln in lines), lines
 
 
 def test_a_report_folder_written_before_markers_is_taken_as_a_report_s(tmp_path):
@@ -585,7 +585,7 @@ def test_a_link_planted_at_a_node_history_folder_is_never_followed(tmp_path, mon
     reports = tmp_path / "reports"
     (reports / plant).parent.mkdir(parents=True, exist_ok=True)
     (reports / plant).symlink_to(victim)
-    with pytest.raises(runreport.PlacementError, match="a symbolic link, never followed") as err:
+    with pytest.raises(reading.run_report.PlacementError, match="a symbolic link, never followed") as err:
         node_history.write("generic", [rep], [], reports)
     assert f"{reports / plant}: a symbolic link" in str(err.value)
     assert sorted(p.name for p in victim.iterdir()) == ["index.html"]

@@ -14,16 +14,16 @@ more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
   confirmation session's value is regressed too, judged against the same
   baseline with the first session's prior and node shift and
   Benjamini-Hochberg over the confirmed values alone
-  (:func:`placement.judgement.verdict.judge_run`, ``selected_by``).
+  (:func:`placement.judgement.verdict.over_sessions.judge_run`, ``selected_by``).
 
 * a value the first session found *gross* (undecided, but worse than every baseline
-  session by at least :data:`placement.judgement.verdict.GROSS_EFFECT` with tight
+  session by at least :data:`placement.judgement.verdict.over_sessions.GROSS_EFFECT` with tight
   launches) is regressed only if the confirmation session finds it regressed, or gross
   again: the median of its launches still that far beyond (their spread is not asked
-  again, :func:`placement.judgement.verdict.gross_again`): one baseline session lends no
+  again, :func:`placement.judgement.verdict.over_sessions.gross_again`): one baseline session lends no
   value a spread of its own, so the second session is the test (:func:`gross_confirmed`).
 
-* a node line (the node flagged slower, or loaded: :mod:`placement.judgement.node_load`) is a
+* a node line (the node flagged slower, or loaded: :mod:`placement.judgement.verdict.node_load`) is a
   property of a whole session: the confirmation then runs every check that
   ran, is judged as a run of its own (its own prior and common shift), and the
   node line stands only if that session's node is flagged slower (loaded) too;
@@ -34,7 +34,7 @@ A lasting change shows in both sessions; a node's passing state rarely does.
 What a confirmation dismissed is printed (``UNCONFIRMED``), never dropped, and
 a confirmation that could not run or be read leaves every failure of the first
 session standing. The confirmation session is marked in ReFrame's results storage
-(:data:`placement.judgement.runreport.CONFIRMATION_EXTRA`).
+(:data:`placement.judgement.reading.run_report.CONFIRMATION_EXTRA`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..judgement import guards, node_load, node_shift, verdict
+from ..judgement import verdict
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]
@@ -60,11 +60,11 @@ def node_fails(judgement) -> bool:
 NODE_FAILS, NODE_UNCONFIRMED, NODE_PASSES = "fail", "unconfirmed", ""
 
 
-def node_standing(node: verdict.NodeShift | None, shown_again: bool | None) -> str:
+def node_standing(node: verdict.over_sessions.NodeShift | None, shown_again: bool | None) -> str:
     """How a first session's node line stands in the acceptance line: it fails the run when
     its confirmation session showed it too (``shown_again``); with no confirmation session
     (``None``: switched off, or the time box spent) only a shift of
-    :data:`placement.judgement.node_shift.NODE_AT_ONCE` fails, a smaller one leaves the run
+    :data:`placement.judgement.verdict.node_shift.NODE_AT_ONCE` fails, a smaller one leaves the run
     incomplete (:data:`NODE_UNCONFIRMED`), never failed."""
     if node is None or not node.fails:
         return NODE_PASSES
@@ -73,9 +73,9 @@ def node_standing(node: verdict.NodeShift | None, shown_again: bool | None) -> s
     return NODE_FAILS if shown_again else NODE_PASSES
 
 
-def load_fails(final: dict[CaseKey, dict[str, Any]]) -> node_load.Load | None:
+def load_fails(final: dict[CaseKey, dict[str, Any]]) -> verdict.node_load.Load | None:
     """The run's load when it fails the run (the node loaded), else None."""
-    load = node_load.of_cases(list(final.values()))
+    load = verdict.node_load.of_cases(list(final.values()))
     return load if load is not None and load.loaded else None
 
 
@@ -90,14 +90,14 @@ def is_reference_failure(tc: dict[str, Any]) -> bool:
     """A case that measured and missed its ReFrame reference (not a watchdog stop: that is
     a failure to finish)."""
     return (tc.get("result") == "fail" and tc.get("fail_phase") == "performance"
-            and guards.stopped_runs(tc) == 0)
+            and verdict.guards.stopped_runs(tc) == 0)
 
 
-def selected(v: verdict.Verdict) -> bool:
+def selected(v: verdict.over_sessions.Verdict) -> bool:
     """What a first session sends to its confirmation session, and what that session keeps:
     a value regressed, or gross (undecided in one session, far beyond every baseline
     session with tight launches)."""
-    return v.outcome == verdict.REGRESSED or v.gross is not None
+    return v.outcome == verdict.over_sessions.REGRESSED or v.gross is not None
 
 
 def candidates(final: dict[CaseKey, dict[str, Any]], regressed: set[ValueKey]) -> list[str]:
@@ -136,19 +136,19 @@ class Confirmation:
     #: selected values the confirmation found selected again (regressed or gross): they stand
     values_confirmed: set[ValueKey] = field(default_factory=set)
 
-    def judge_node(self, first: verdict.NodeShift, again: verdict.NodeShift | None,
+    def judge_node(self, first: verdict.over_sessions.NodeShift, again: verdict.over_sessions.NodeShift | None,
                    system: str) -> None:
         """The first session's node line against the whole confirmation session's node
-        (:func:`placement.judgement.node_shift.shown_again`)."""
+        (:func:`placement.judgement.verdict.node_shift.shown_again`)."""
         self.node_dismissed = self._node_line(
-            first.line(), node_shift.shown_again(first, again),
+            first.line(), verdict.node_shift.shown_again(first, again),
             again.text() if again is not None else "too few values to judge the node", system)
 
-    def judge_load(self, first: node_load.Load, again: node_load.Load | None,
+    def judge_load(self, first: verdict.node_load.Load, again: verdict.node_load.Load | None,
                    system: str) -> None:
         """The first session's load line against the whole confirmation session's load."""
         self.load_dismissed = self._node_line(
-            first.line(), node_load.shown_again(first, again),
+            first.line(), verdict.node_load.shown_again(first, again),
             again.text() if again is not None else "no CPU pressure measured", system)
 
     def _node_line(self, first: str, shown: bool, seen: str, system: str) -> str:
@@ -171,16 +171,16 @@ class Confirmation:
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
 
 
-def gross_confirmed(v: verdict.Verdict) -> verdict.Verdict:
+def gross_confirmed(v: verdict.over_sessions.Verdict) -> verdict.over_sessions.Verdict:
     """A gross value of the first session that its confirmation showed again: regressed."""
-    return replace(v, outcome=verdict.REGRESSED,
+    return replace(v, outcome=verdict.over_sessions.REGRESSED,
                    why=f"gross in two sessions ({v.gross:+.0%} beyond its worst baseline session "
                        "in the first)")
 
 
 def decide(first: dict[CaseKey, dict[str, Any]],
-           again: dict[CaseKey, dict[str, Any]], picked: dict[ValueKey, verdict.Verdict],
-           judged_again: dict[ValueKey, verdict.Verdict], fail_text) -> Confirmation:
+           again: dict[CaseKey, dict[str, Any]], picked: dict[ValueKey, verdict.over_sessions.Verdict],
+           judged_again: dict[ValueKey, verdict.over_sessions.Verdict], fail_text) -> Confirmation:
     """The first session's reference failures and ``picked`` values (:func:`selected`)
     against their confirmation: ``again`` is the confirmation's final cases,
     ``judged_again`` its values' verdicts (selected values only); ``fail_text`` words a
@@ -204,7 +204,7 @@ def decide(first: dict[CaseKey, dict[str, Any]],
         if v2 is not None and selected(v2):
             out.confirmed += 1
             out.values_confirmed.add(key)
-            if v.outcome != verdict.REGRESSED:
+            if v.outcome != verdict.over_sessions.REGRESSED:
                 out.gross_confirmed.add(key)
         elif v2 is not None:
             out.dismissed_values[key] = (

@@ -1,7 +1,7 @@
 """The peer verdict's part of an acceptance run: the NODES lines, and whether they fail it.
 
 A run with ``--distribute`` measures every partition's nodes in one session; each node is
-judged against its peers there (:mod:`placement.judgement.peers`), from the first session,
+judged against its peers there (:mod:`placement.judgement.peers.partition`), from the first session,
 with no baseline. A node named, or a partition with no majority to judge by, fails the
 run, and the ACCEPTANCE line names the nodes.
 """
@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..judgement import (baseline_pool, baseline_samples, baselines, peer_cases, peers,
-                         runreport, verdict)
+from ..judgement import baselines, peers, reading, verdict
 from ..util import PlacementError
 
 
@@ -21,7 +20,7 @@ class ReadPart(Protocol):
     """A run report of the run, read once (the acceptance run's ``Part``); named by
     shape so that this module need not import the run that imports it."""
 
-    report: runreport.RunReport
+    report: reading.run_report.RunReport
 
 
 @dataclass
@@ -30,7 +29,7 @@ class PeerLines:
 
     lines: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    judgements: list[peers.PeerJudgement] = field(default_factory=list)
+    judgements: list[peers.partition.PeerJudgement] = field(default_factory=list)
 
     @property
     def fails(self) -> bool:
@@ -42,8 +41,8 @@ def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
     then each node against its own baseline sessions (:func:`own_history_lines`)."""
     if not parts:
         return PeerLines()
-    report = runreport.pool([p.report for p in parts])
-    out = PeerLines(judgements=peer_cases.judge_report(report))
+    report = reading.run_report.pool([p.report for p in parts])
+    out = PeerLines(judgements=peers.cases.judge_report(report))
     for j in out.judgements:
         out.lines += j.lines()
         if j.fails:
@@ -56,56 +55,56 @@ def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
     return out
 
 
-def own_history_lines(report: runreport.RunReport, system: str) -> list[str]:
+def own_history_lines(report: reading.run_report.RunReport, system: str) -> list[str]:
     """Today's verdict per node: each node's values against its own entries of the system's
     baseline (``baseline record`` keeps a distributed run per node), judged together with
     that node's common shift alone; a node with no entry of its own (replaced, renamed,
     added, or down when the baseline was recorded) against its partition's pooled entries
-    (:mod:`placement.judgement.baseline_pool`). Information: a regressed value of a node's
+    (:mod:`placement.judgement.baselines.pool`). Information: a regressed value of a node's
     own entries already fails the run through the verdict over every node's entries, and a
     node unlike its peers today through the NODES lines."""
     from ..util import baseline_file
     path = baseline_file(system)
-    if baselines.refusal(path):
+    if baselines.store.refusal(path):
         return []
-    old = baselines.load(path)
+    old = baselines.store.load(path)
     try:
-        new = baselines.from_run(report, system.split(":")[0])
+        new = baselines.store.from_run(report, system.split(":")[0])
     except PlacementError:
         return []
-    stored = baseline_samples.entries(old, str(path))
-    partition = {peer_cases.node_of(c): c.partition for c in report.cases}
+    stored = baselines.samples.entries(old, str(path))
+    partition = {peers.cases.node_of(c): c.partition for c in report.cases}
     lines = []
     for node, only in sorted(entries_by_node(new).items()):
         if only & stored.keys():
-            lines += _history_line(system, node, baseline_samples.judge_run(
+            lines += _history_line(system, node, baselines.samples.judge_run(
                 old, new, str(path), only=only), "")
             continue
-        instead = baseline_pool.in_stead(new, node, partition.get(node, ""))
-        judged = baseline_samples.judge_run(old, instead, str(path),
-                                            only=set(baseline_samples.entries(instead, "run")))
+        instead = baselines.pool.in_stead(new, node, partition.get(node, ""))
+        judged = baselines.samples.judge_run(old, instead, str(path),
+                                            only=set(baselines.samples.entries(instead, "run")))
         lines += _history_line(system, node, judged, _pool_text(judged, partition.get(node)))
     return lines
 
 
-def _history_line(system: str, node: str, judgement: baseline_samples.Judgement,
+def _history_line(system: str, node: str, judgement: baselines.samples.Judgement,
                   pool: str) -> list[str]:
     """One node's HISTORY line (none when nothing of it was judged): against its own
     sessions, or against the pool (``pool``: what the pool holds)."""
     judged = [j.verdict for j in judgement if j.verdict is not None]
     if not judged:
         return []
-    c = verdict.counts(judged)
+    c = verdict.over_sessions.counts(judged)
     k = sorted(v.sessions for v in judged)[len(judged) // 2]
     against = pool or f"against its own {k} baseline session(s)"
     shift = judgement.node
     flagged = f"; {shift.line()}" if shift is not None and shift.flagged else ""
-    return [f"HISTORY {system} {node}: {against}: {c[verdict.REGRESSED]} regressed, "
-            f"{c[verdict.IMPROVED]} improved, {c[verdict.UNCHANGED]} unchanged, "
-            f"{c[verdict.UNDECIDED]} undecided of {len(judged)}{flagged}"]
+    return [f"HISTORY {system} {node}: {against}: {c[verdict.over_sessions.REGRESSED]} regressed, "
+            f"{c[verdict.over_sessions.IMPROVED]} improved, {c[verdict.over_sessions.UNCHANGED]} unchanged, "
+            f"{c[verdict.over_sessions.UNDECIDED]} undecided of {len(judged)}{flagged}"]
 
 
-def _pool_text(judgement: baseline_samples.Judgement, partition: str | None) -> str:
+def _pool_text(judgement: baselines.samples.Judgement, partition: str | None) -> str:
     """``no entries of its own, against partition P's pooled baseline (N nodes, K
     sessions)``: the nodes and sessions of the pooled entries it was judged against."""
     nodes, sessions = set(), set()
@@ -122,9 +121,9 @@ def _pool_text(judgement: baseline_samples.Judgement, partition: str | None) -> 
 def entries_by_node(tree: dict) -> dict[str, set]:
     """A run's entries by the node its test's index names (per-node entries only)."""
     out: dict[str, set] = {}
-    for e in baseline_samples.entries(tree, "run"):
+    for e in baselines.samples.entries(tree, "run"):
         test, keys, _ = e
-        at = baseline_pool.node_level(tree.get(test, {}).get("$index") or [])
-        if at is not None and len(keys) > at and not baseline_pool.is_key(keys[at]):
+        at = baselines.pool.node_level(tree.get(test, {}).get("$index") or [])
+        if at is not None and len(keys) > at and not baselines.pool.is_key(keys[at]):
             out.setdefault(str(keys[at]), set()).add(e)
     return out

@@ -17,18 +17,18 @@ acceptance``:
 
 The regression rule is :func:`find_regressions`, one function. A value whose
 baseline keeps its sessions' runs (``_samples``) is judged by the verdict
-(:mod:`placement.judgement.verdict`: each session one draw, a spread borrowed from the
+(:mod:`placement.judgement.verdict.over_sessions`: each session one draw, a spread borrowed from the
 run's other values, the node's common shift, Benjamini-Hochberg over the
 run): ``regressed`` fails, ``improved`` and ``unchanged`` pass, ``undecided``
 is counted on its own with what this baseline can detect. A case ReFrame
 failed against its reference fails whatever the verdict says: no verdict turns
 a failure into a pass (the references ``record`` writes are one-sided and as
 wide as the sessions' spread, so they fail only what is clearly worse). A
-node flagged slower than its baseline (:mod:`placement.judgement.node_shift`), or
-loaded (its jobs' CPU pressure, :mod:`placement.judgement.node_load`), fails the run
+node flagged slower than its baseline (:mod:`placement.judgement.verdict.node_shift`), or
+loaded (its jobs' CPU pressure, :mod:`placement.judgement.verdict.node_load`), fails the run
 on its own line. With ``--confirm``, each of those failures stands only if the
 confirmation session shows it too (:mod:`.confirmation`); a node line no second session
-saw fails only from :data:`placement.judgement.node_shift.NODE_AT_ONCE`, and below it
+saw fails only from :data:`placement.judgement.verdict.node_shift.NODE_AT_ONCE`, and below it
 leaves the run incomplete. The comparison with the previous run is information only,
 and extremes (``max_time``, ``min_time``) are judged nowhere. A run the watchdog stopped (``stopped`` > 0) is a failure
 to finish, never a performance regression.
@@ -47,8 +47,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..judgement import (baseline_samples, baselines, entry_name, guards, node_load, runreport,
-                         verdict)
+from ..judgement import baselines, entry_name, verdict, reading
 from ..util import PlacementError, regular_file
 from . import comparison_health, confirmation, peer_lines
 
@@ -67,7 +66,7 @@ class Regression:
 
 
 #: (display name, system:partition+environ, perfvar) -> the value's verdict
-Judged = dict[tuple[str, str, str], verdict.Verdict]
+Judged = dict[tuple[str, str, str], verdict.over_sessions.Verdict]
 
 
 @dataclass(frozen=True)
@@ -77,7 +76,7 @@ class Part:
     path: Path
     #: the report as ReFrame wrote it, fixtures included
     data: dict[str, Any]
-    report: runreport.RunReport
+    report: reading.run_report.RunReport
     #: the signal that stopped this part's session (:func:`stopped_by`), ``""`` if none did
     stopped: str = ""
 
@@ -105,9 +104,9 @@ def stopped_by(report: Path) -> str:
 
 
 def judge_values(parts: list[Part], system: str,
-                 selected_by: baseline_samples.Judgement | None = None,
+                 selected_by: baselines.samples.Judgement | None = None,
                  only: set[confirmation.ValueKey] | None = None
-                 ) -> tuple[Judged, baseline_samples.Judgement | None]:
+                 ) -> tuple[Judged, baselines.samples.Judgement | None]:
     """Verdicts of the run's values that the system's baseline keeps runs for, and the
     whole judgement (the node's shift, the borrowed spread).
 
@@ -115,15 +114,15 @@ def judge_values(parts: list[Part], system: str,
     ``only`` that judgement selected (:mod:`.confirmation`)."""
     from ..util import baseline_file
     path = baseline_file(system)
-    if baselines.refusal(path):
+    if baselines.store.refusal(path):
         return {}, None       # nothing judged against it: the summary says why
-    old = baselines.load(path)
+    old = baselines.store.load(path)
     if not old or not parts:
         return {}, None
-    report = runreport.pool([p.report for p in parts])
+    report = reading.run_report.pool([p.report for p in parts])
     cases_of: dict = {}
     try:
-        new = baselines.from_run(report, system.split(":")[0], cases_of)
+        new = baselines.store.from_run(report, system.split(":")[0], cases_of)
     except PlacementError:
         return {}, None       # no values of this system in the run
 
@@ -132,7 +131,7 @@ def judge_values(parts: list[Part], system: str,
         return (c.raw.get("display_name", c.test), c.sysenv, e[2])
     keep = None if only is None else {e for e in cases_of if key(e) in only}
     out: Judged = {}
-    judgement = baseline_samples.judge_run(old, new, str(path), selected_by=selected_by,
+    judgement = baselines.samples.judge_run(old, new, str(path), selected_by=selected_by,
                                            only=keep)
     for j in judgement:
         if j.verdict is not None:
@@ -145,8 +144,8 @@ def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
     good, dropped = [], []
     for p in parts:
         try:
-            data = runreport.read(p)
-            good.append(Part(p, data, runreport.from_data(data, p),  # the one shape check
+            data = reading.run_report.read(p)
+            good.append(Part(p, data, reading.run_report.from_data(data, p),  # the one shape check
                              stopped_by(p)))
         except PlacementError as err:
             dropped.append(f"dropped part {p}: {err}")
@@ -218,7 +217,7 @@ def classify(tc: dict[str, Any], cut_short: bool, signalled: bool = False) -> st
         return "hung"
     if result == "abort" and cut_short:
         return "interrupted"
-    if tc.get("fail_phase") == "performance" and guards.stopped_runs(tc) > 0:
+    if tc.get("fail_phase") == "performance" and verdict.guards.stopped_runs(tc) > 0:
         return "unfinished"
     return "fail"
 
@@ -248,7 +247,7 @@ def find_regressions(cases: list[dict[str, Any]], judged: Judged | None = None
     """
     judged = judged or {}
     out = [Regression(name, sysenv, var, v.text(), "baseline sessions")
-           for (name, sysenv, var), v in sorted(judged.items()) if v.outcome == verdict.REGRESSED]
+           for (name, sysenv, var), v in sorted(judged.items()) if v.outcome == verdict.over_sessions.REGRESSED]
     for tc in cases:
         if confirmation.is_reference_failure(tc):
             out.append(Regression(tc.get("display_name", "?"),
@@ -264,12 +263,12 @@ def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[s
     them is no verdict (that is the baseline's sessions' job); extremes
     (``max_time``, ``min_time``: one outlier moves them) are left out. Which way is
     worse is the variable's own direction, as the verdict reads it
-    (:func:`~placement.judgement.baseline_samples.higher_is_better`); a value without
+    (:func:`~placement.judgement.baselines.samples.higher_is_better`); a value without
     one (a percentage such as ``cpu_wait``) is not called worse either way.
     """
     worse = []
     for r in rows:
-        higher = baseline_samples.higher_is_better(r.get("pvar", ""), r.get("punit"))
+        higher = baselines.samples.higher_is_better(r.get("pvar", ""), r.get("punit"))
         if higher is None:
             continue
         pdiff = next((k for k in r if k.startswith("pdiff")), None)
@@ -329,16 +328,16 @@ class _Findings:
     final: dict[tuple, dict[str, Any]]
     kinds: dict[tuple, str]
     judged: Judged
-    judgement: baseline_samples.Judgement | None
+    judgement: baselines.samples.Judgement | None
     #: the node's load when it fails the first session
-    load: node_load.Load | None
+    load: verdict.node_load.Load | None
     #: said in the ACCEPTANCE line; gaps also make it INCOMPLETE (missing evidence)
     notes: list[str]
     gaps: list[str]
     conf: confirmation.Confirmation | None = None
 
     @property
-    def node(self) -> verdict.NodeShift | None:
+    def node(self) -> verdict.over_sessions.NodeShift | None:
         return self.judgement.node if self.judgement is not None else None
 
 
@@ -385,7 +384,7 @@ def _node_lines(f: _Findings) -> _NodeLines:
         line = f"NODE {f.system}: {node.line()}"
         if standing == confirmation.NODE_UNCONFIRMED:
             line += (" (not confirmed: no confirmation session ran; a shift under "
-                     f"{verdict.NODE_AT_ONCE:.0%} fails only when a second session shows "
+                     f"{verdict.over_sessions.NODE_AT_ONCE:.0%} fails only when a second session shows "
                      "it too)")
             f.gaps.append("a node line that no confirmation session decided")
         lines.append(line)
@@ -401,9 +400,9 @@ def _node_lines(f: _Findings) -> _NodeLines:
 def _undecided_with_node(judged: Judged) -> Judged:
     """The verdicts with the values regressed only with the node's shift made undecided: the
     node line they rest on was not confirmed, so neither are they."""
-    return {k: replace(v, outcome=verdict.UNDECIDED,
+    return {k: replace(v, outcome=verdict.over_sessions.UNDECIDED,
                        why="with a node line no second session confirmed")
-            if v.outcome == verdict.REGRESSED and v.why == "with the node" else v
+            if v.outcome == verdict.over_sessions.REGRESSED and v.why == "with the node" else v
             for k, v in judged.items()}
 
 
@@ -415,7 +414,7 @@ def _case_lines(f: _Findings, failed: list[tuple], skipped: list[dict]) -> list[
         if f.kinds[key] == "hung":
             lines.append(hung_line(tc))
             continue
-        what = (f"did not finish: the watchdog stopped {guards.stopped_runs(tc)} run(s)"
+        what = (f"did not finish: the watchdog stopped {verdict.guards.stopped_runs(tc)} run(s)"
                 if f.kinds[key] == "unfinished" else fail_text(tc))
         lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
                      f"[{what}] stage={tc.get('stagedir')}")
@@ -429,7 +428,7 @@ def _note_lines(f: _Findings) -> list[str]:
     """NOTE lines: a baseline of few sessions, a control value not judged; and, each also a
     gap, a baseline recorded for another system, refused, or in another unit."""
     lines = []
-    few = baseline_samples.sessions_note(list(f.judged.values()))
+    few = baselines.samples.sessions_note(list(f.judged.values()))
     if few:
         lines.append(f"NOTE {few}")
     if f.judgement is not None and f.judgement.control_note:
@@ -452,14 +451,14 @@ def _note_lines(f: _Findings) -> list[str]:
 def _acceptance_line(f: _Findings, mode: str, outcome: str, passed: int, failed: int,
                      regressions: int, skipped: int, node: _NodeLines) -> str:
     """The one line a scheduled run ends with."""
-    counts = verdict.counts(list(f.judged.values()))
+    counts = verdict.over_sessions.counts(list(f.judged.values()))
     notes = f.notes + f.gaps
     extra = (f" skipped={skipped}" + (f" parts={len(f.good)}" if len(f.good) > 1 else "") +
              (" node=slower" if node.node_fails else "") +
              (" node=loaded" if node.load_fails else "") +
              (f.conf.text() if f.conf is not None else "") +
-             (f" verdict: {counts[verdict.REGRESSED]} regressed, {counts[verdict.IMPROVED]} "
-              f"improved, {counts[verdict.UNCHANGED]} unchanged, {counts[verdict.UNDECIDED]} "
+             (f" verdict: {counts[verdict.over_sessions.REGRESSED]} regressed, {counts[verdict.over_sessions.IMPROVED]} "
+              f"improved, {counts[verdict.over_sessions.UNCHANGED]} unchanged, {counts[verdict.over_sessions.UNDECIDED]} "
               f"undecided of {len(f.judged)}" if f.judged else "") +
              (f" ({'; '.join(notes)})" if notes else ""))
     return (f"ACCEPTANCE {f.system} {mode}: {outcome} {passed} passed, {failed} failed "
@@ -482,7 +481,7 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     ``not_confirmed``: why a confirmation that was due did not run (its failures stand).
     The system's reference file is read once for all of it (:func:`baselines.read_once`).
     """
-    with baselines.read_once():
+    with baselines.store.read_once():
         return _summary(parts, system, mode, compare, max_slowdown, cut_short, notes,
                         not_compared, confirm, not_confirmed)
 
@@ -542,9 +541,9 @@ def selected_values(judged: Judged) -> set[confirmation.ValueKey]:
 
 def gross_values(judged: Judged) -> set[confirmation.ValueKey]:
     """Values the first session found grossly worse, which a second session decides
-    (:data:`placement.judgement.verdict.GROSS_EFFECT`)."""
+    (:data:`placement.judgement.verdict.over_sessions.GROSS_EFFECT`)."""
     return {k for k, v in judged.items()
-            if v.gross is not None and v.outcome == verdict.UNDECIDED}
+            if v.gross is not None and v.outcome == verdict.over_sessions.UNDECIDED}
 
 
 def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
@@ -563,7 +562,7 @@ def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
 
 
 def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
-              judgement: baseline_samples.Judgement | None, load: node_load.Load | None
+              judgement: baselines.samples.Judgement | None, load: verdict.node_load.Load | None
               ) -> tuple[confirmation.Confirmation, Judged, list[str]]:
     """The first session's failures against the confirmation session ``confirm``: what
     it decided, the verdicts with the dismissed values as the confirmation judged them and
@@ -589,7 +588,7 @@ def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
     if node_fails:
         conf.judge_node(judgement.node, node_again, system)
     if load is not None:
-        conf.judge_load(load, node_load.of_cases(list(again_cases.values())), system)
+        conf.judge_load(load, verdict.node_load.of_cases(list(again_cases.values())), system)
     judged = {**judged, **{k: judged_again[k] for k in conf.dismissed_values},
               **{k: confirmation.gross_confirmed(judged[k]) for k in conf.gross_confirmed}}
     return conf, judged, []
@@ -600,7 +599,7 @@ def foreign_baseline(system: str) -> str:
     from ..util import baseline_file
     path = baseline_file(system.split(":")[0])
     try:
-        return baselines.foreign(baselines.load(path), system, str(path))
+        return baselines.store.foreign(baselines.store.load(path), system, str(path))
     except PlacementError:
         return ""
 
@@ -613,7 +612,7 @@ def mixed_versions(parts: list[Part], system: str) -> str:
     path = baseline_file(system.split(":")[0])
     seen = sorted({str(tc.get("baseline_version")) for p in parts for r in p.data["runs"]
                    for tc in r.get("testcases", []) if tc.get("baseline_version")})
-    now = baselines.version(path) or "none"
+    now = baselines.store.version(path) or "none"
     if not seen:
         return ""
     if seen == [now]:
@@ -623,14 +622,14 @@ def mixed_versions(parts: list[Part], system: str) -> str:
             "again with the file left as it is")
 
 
-def baseline_gaps(system: str, judgement: baseline_samples.Judgement | None
+def baseline_gaps(system: str, judgement: baselines.samples.Judgement | None
                   ) -> tuple[list[str], list[str]]:
     """Why the run could not be judged against the system's baseline (its one-line
     refusal: damaged, cut short, values no measurement can be), and each value whose
     reference is in another unit than the check reports (not judged: never a pass)."""
     from ..util import baseline_file
     path = baseline_file(system.split(":")[0])
-    refused = baselines.refusal(path)
+    refused = baselines.store.refusal(path)
     units = judgement.units if judgement is not None else {}
     return ([f"baseline refused: {refused}"] if refused else [],
             [f"{entry_name(e)}: the check reports {unit!r}, its reference in {path} is in "
@@ -644,14 +643,14 @@ def undecided_lines(judged: Judged) -> list[str]:
     Undecided is neither a pass nor a failure: the baseline's sessions leave a
     change of that size possible; more sessions in the baseline narrow it.
     """
-    und = [v for v in judged.values() if v.outcome == verdict.UNDECIDED]
+    und = [v for v in judged.values() if v.outcome == verdict.over_sessions.UNDECIDED]
     if not und:
         return []
     det = sorted(v.detectable for v in und)
     mid = det[len(det) // 2]
     sessions = sorted(v.sessions for v in und)[len(und) // 2]
-    size = (f"beyond a change of x{1 + mid:.2f}" if mid < verdict.DETECTABLE_MAX
-            else f"at no change below x{1 + verdict.DETECTABLE_MAX:.0f}")
+    size = (f"beyond a change of x{1 + mid:.2f}" if mid < verdict.over_sessions.DETECTABLE_MAX
+            else f"at no change below x{1 + verdict.over_sessions.DETECTABLE_MAX:.0f}")
     return [f"UNDECIDED {len(und)} value(s): against a baseline of {sessions} session(s) "
             f"the median value could be called alone {size}; "
             "record more sessions at other times with `placement baseline record --add`"]
@@ -686,7 +685,7 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
     """
     if not unfinished.is_file() or not unfinished.read_text().strip():
         raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
-    good, dropped = readable(runreport.run_list(unfinished))
+    good, dropped = readable(reading.run_report.run_list(unfinished))
     done, aborted = set(), set()
     signalled = by_signal(good)
     for key, tc in final_cases(good).items():

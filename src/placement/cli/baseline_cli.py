@@ -19,8 +19,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..judgement import (baseline_contents, baseline_samples, baselines, entry_name,
-                         fraction_arg, parse_entry, runreport, verdict)
+from ..judgement import baselines, entry_name, fraction_arg, parse_entry, reading, verdict
 from ..util import PlacementError, atomic
 
 HEADER = ("# ReFrame reference file ($ref), written by `placement baseline record`.\n"
@@ -28,19 +27,19 @@ HEADER = ("# ReFrame reference file ($ref), written by `placement baseline recor
           "# _samples: each judged variable's runs (one per launch), for the verdict.\n")
 
 
-def _verdicts(path: Path, old: dict, report: runreport.RunReport, system: str,
+def _verdicts(path: Path, old: dict, report: reading.run_report.RunReport, system: str,
               args: argparse.Namespace, detail: bool) -> list[str]:
     """The run judged against the stored runs: a summary line, then the cases worth a look."""
     if not old:
         return []
-    new = baselines.from_run(report, system)
-    judged = baseline_samples.judge_run(old, new, str(path), args.min_effect)
+    new = baselines.store.from_run(report, system)
+    judged = baselines.samples.judge_run(old, new, str(path), args.min_effect)
     if not judged:
         return [f"verdict: no variable of this run has stored runs in {path}"]
     out = [f"verdict against {path} ({len(judged)} values, each session one draw, "
-           f"Benjamini-Hochberg at {verdict.ALPHA:g}, minimum effect {args.min_effect:.0%}): "
-           f"{baseline_samples.summary(judged)}"]
-    out += baseline_samples.context_lines(judged)
+           f"Benjamini-Hochberg at {verdict.over_sessions.ALPHA:g}, minimum effect {args.min_effect:.0%}): "
+           f"{baselines.samples.summary(judged)}"]
+    out += baselines.samples.context_lines(judged)
     if detail:
         for j in judged:
             if j.verdict is None or j.verdict.outcome != "unchanged":
@@ -55,26 +54,26 @@ def _target(args: argparse.Namespace) -> Path:
     return Path(args.baselines) if args.baselines else baseline_file(args.system)
 
 
-def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, runreport.RunReport]:
+def _plan(args: argparse.Namespace) -> tuple[Path, dict, dict, reading.run_report.RunReport]:
     """The file, its content, what it becomes, and the newest run recorded.
 
     Every ``--from`` is read before anything is written; after the first,
     each adds its session to those already gathered.
     """
     path = _target(args)
-    old = baselines.load(path)  # corrupt: error before anything is written
+    old = baselines.store.load(path)  # corrupt: error before anything is written
     merged, report = old, None
     for i, spec in enumerate(args.source or ["latest"]):
-        report = runreport.pool([runreport.load(p) for p in runreport.expand(spec, args.system)])
-        new = baselines.from_run(report, args.system, pools=True)
+        report = reading.run_report.pool([reading.run_report.load(p) for p in reading.run_report.expand(spec, args.system)])
+        new = baselines.store.from_run(report, args.system, pools=True)
         if not getattr(args, "replace", False):
-            baselines.check_units(old, new, str(path))
+            baselines.store.check_units(old, new, str(path))
         if args.add or i > 0:
-            new = baseline_samples.add_sessions(merged, new, args.keep, str(path))
-        merged = new if args.replace and i == 0 else baselines.merge(merged, new)
-    merged = baselines.session_intervals(merged, str(path))
-    if baseline_samples.CONTROL_KEY in old:     # a site's choice, not a value: it stays
-        merged[baseline_samples.CONTROL_KEY] = old[baseline_samples.CONTROL_KEY]
+            new = baselines.samples.add_sessions(merged, new, args.keep, str(path))
+        merged = new if args.replace and i == 0 else baselines.store.merge(merged, new)
+    merged = baselines.store.session_intervals(merged, str(path))
+    if baselines.samples.CONTROL_KEY in old:     # a site's choice, not a value: it stays
+        merged[baselines.samples.CONTROL_KEY] = old[baselines.samples.CONTROL_KEY]
     return path, old, merged, report
 
 
@@ -92,19 +91,19 @@ def cmd_record(args: argparse.Namespace) -> int:
     # read, merge and write under one lock: two records at once must not drop either's entries
     with atomic.locked(path):
         atomic.remove_leftovers(path)
-        other = baselines.foreign(baselines.load(path), args.system, str(path))
+        other = baselines.store.foreign(baselines.store.load(path), args.system, str(path))
         if other and not args.replace:
             raise PlacementError(f"{other}; not merged into it: move it away, or record "
                                  "with --replace to start it afresh; nothing was written")
         path, old, merged, report = _plan(args)
-        d = baselines.diff(old, merged)
+        d = baselines.store.diff(old, merged)
         verdicts = _verdicts(path, old, report, args.system, args, detail=False)
-        data = {baselines.PROVENANCE_KEY: baselines.provenance(
-            report, args.system, baselines.thresholds_used(report, args.system)), **merged}
-        prev = baselines.write_atomic(path, data, HEADER)
+        data = {baselines.store.PROVENANCE_KEY: baselines.store.provenance(
+            report, args.system, baselines.store.thresholds_used(report, args.system)), **merged}
+        prev = baselines.store.write_atomic(path, data, HEADER)
     print(f"wrote {path}: {len(d.added)} added, {len(d.changed)} changed, "
           f"{len(d.removed)} removed" + (f" (previous version: {prev})" if prev else ""))
-    uncounted = baseline_contents.unrecorded(old, str(path), written=True)
+    uncounted = baselines.contents.unrecorded(old, str(path), written=True)
     if uncounted:
         print(f"note: {uncounted}")
     for line in verdicts:
@@ -114,13 +113,13 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     path, old, merged, report = _plan(args)
-    other = baselines.foreign(old, args.system, str(path))
+    other = baselines.store.foreign(old, args.system, str(path))
     if other:
         print(f"warning: {other}")
-    uncounted = baseline_contents.unrecorded(old, str(path))
+    uncounted = baselines.contents.unrecorded(old, str(path))
     if uncounted:
         print(f"note: {uncounted}")
-    d = baselines.diff(old, merged)
+    d = baselines.store.diff(old, merged)
     for line in _verdicts(path, old, report, args.system, args, detail=True):
         print(line)
     if d.empty:
@@ -135,9 +134,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def cmd_control(args: argparse.Namespace) -> int:
     """Show, set or clear the system's control value (the node's shift is its change)."""
     path = _target(args)
-    key = baseline_samples.CONTROL_KEY
+    key = baselines.samples.CONTROL_KEY
     if args.entry is None and not args.clear:
-        data = baselines.load(path)
+        data = baselines.store.load(path)
         print(f"{path}: control value {data[key]}" if key in data else
               f"{path}: no control value: the node's shift is the median of the values")
         return 0
@@ -145,7 +144,7 @@ def cmd_control(args: argparse.Namespace) -> int:
         raise PlacementError("give a value or --clear, not both")
     with atomic.locked(path):
         atomic.remove_leftovers(path)
-        data = baselines.load(path)
+        data = baselines.store.load(path)
         if not data:
             raise PlacementError(f"{path}: no reference file for system {args.system!r}: "
                                  "record a run first (`placement baseline record`)")
@@ -153,7 +152,7 @@ def cmd_control(args: argparse.Namespace) -> int:
             data.pop(key, None)
         else:
             e = parse_entry(args.entry)
-            stored = list(map(entry_name, baseline_samples.entries(data, str(path))))
+            stored = list(map(entry_name, baselines.samples.entries(data, str(path))))
             if e is None or entry_name(e) not in stored:
                 what = ("is not a value Test[index values].var" if e is None
                         else f"has no stored runs in {path}")
@@ -162,7 +161,7 @@ def cmd_control(args: argparse.Namespace) -> int:
                                      f"{len(stored)} with stored runs, e.g. "
                                      + ", ".join(stored[:3]))
             data[key] = entry_name(e)
-        baselines.write_atomic(path, data, HEADER)
+        baselines.store.write_atomic(path, data, HEADER)
     print(f"{path}: " + (f"control value {data[key]}" if key in data else
                          "no control value: the node's shift is the median of the values"))
     return 0
@@ -190,12 +189,12 @@ def register(sub) -> None:
         q.add_argument("--add", action="store_true",
                        help="keep the stored sessions of each variable and add this run's "
                             "(the verdict then sees the spread between sessions)")
-        q.add_argument("--keep", type=_keep_arg, default=baseline_samples.KEEP_SESSIONS,
+        q.add_argument("--keep", type=_keep_arg, default=baselines.samples.KEEP_SESSIONS,
                        help="sessions kept per variable with --add or several --from "
-                            f"(default {baseline_samples.KEEP_SESSIONS}, newest kept)")
+                            f"(default {baselines.samples.KEEP_SESSIONS}, newest kept)")
         q.add_argument("--replace", action="store_true",
                        help="drop entries the run does not have, instead of keeping them")
-        q.add_argument("--min-effect", type=fraction_arg, default=verdict.MIN_EFFECT,
+        q.add_argument("--min-effect", type=fraction_arg, default=verdict.over_sessions.MIN_EFFECT,
                        help="smallest change of the median a regression needs (default 3%%)")
         q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)
         q.set_defaults(func=func)

@@ -157,9 +157,9 @@ def _registrars(command: str | None) -> list[Callable]:
     those of DEFERRED_HELP only when COMMAND is theirs or None (the whole parser)."""
     from ..acceptance import run as acceptance
     from . import baseline_cli, npb_cli, site_new
-    from ..judgement import judge_cli
+    from ..judgement import repeats
     report = _report_registrar() if command in (None, "report") else _deferred("report")
-    return [_register_core, report, baseline_cli.register, judge_cli.register,
+    return [_register_core, report, baseline_cli.register, repeats.judge_cli.register,
             acceptance.register, site_new.register, npb_cli.register]
 
 

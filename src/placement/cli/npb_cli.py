@@ -1,8 +1,8 @@
 """``placement npb build``: NPB's OpenMP binaries from a source tarball, for a site without Spack.
 
-Builds the benchmarks and classes asked for (:mod:`placement.npb.npb_build`), runs
+Builds the benchmarks and classes asked for (:mod:`placement.npb.build`), runs
 each binary once to check NPB's own verification, installs them atomically
-(:mod:`placement.npb.npb_install`; by default into a cache outside the checkout,
+(:mod:`placement.npb.install`; by default into a cache outside the checkout,
 reused by later calls) and says how to point the suite at them. Progress goes to
 stderr; stdout gets the ``NPB_DIR`` line, or with ``--print-dir`` only the folder,
 for a script (the Makefile's ``make test``) to read.
@@ -14,19 +14,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..npb import npb_build, npb_install, npb_locate
+from .. import npb
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    benchmarks = npb_build.parse_list(args.benchmarks.lower(),
-                                      npb_install.DEFAULT_BENCHMARKS, "--benchmarks")
-    classes = npb_build.parse_list(args.classes.upper(), npb_locate.CLASSES, "--classes")
+    benchmarks = npb.build.parse_list(args.benchmarks.lower(),
+                                      npb.install.DEFAULT_BENCHMARKS, "--benchmarks")
+    classes = npb.build.parse_list(args.classes.upper(), npb.locate.CLASSES, "--classes")
 
     def progress(line: str) -> None:
         print(f"npb build: {line}", file=sys.stderr, flush=True)
 
     prefix = Path(args.prefix) if args.prefix else None
-    done = npb_install.install(Path(args.tarball), prefix, benchmarks, classes, progress)
+    done = npb.install.install(Path(args.tarball), prefix, benchmarks, classes, progress)
     if args.print_dir:
         print(done.bin_dir)
         return 0
@@ -44,12 +44,12 @@ def register(sub) -> None:
     b = ns.add_parser("build", help="build, verify and install NPB's OpenMP binaries")
     b.add_argument("--tarball", required=True,
                    help="NASA's NPB 3.x source tarball (NPB3.4.x.tar.gz)")
-    b.add_argument("--classes", default=",".join(npb_install.DEFAULT_CLASSES),
+    b.add_argument("--classes", default=",".join(npb.install.DEFAULT_CLASSES),
                    help="problem classes, comma-separated, of "
-                        f"{','.join(npb_locate.CLASSES)} (default: S,W)")
-    b.add_argument("--benchmarks", default=",".join(npb_install.DEFAULT_BENCHMARKS),
+                        f"{','.join(npb.locate.CLASSES)} (default: S,W)")
+    b.add_argument("--benchmarks", default=",".join(npb.install.DEFAULT_BENCHMARKS),
                    help="benchmarks, comma-separated (default: all eight: "
-                        f"{','.join(npb_install.DEFAULT_BENCHMARKS)})")
+                        f"{','.join(npb.install.DEFAULT_BENCHMARKS)})")
     b.add_argument("--prefix", help="install folder (binaries in PREFIX/bin; default: "
                                     "~/.cache/placement/npb-<tarball sha256 prefix>)")
     b.add_argument("--print-dir", action="store_true",

@@ -158,7 +158,7 @@ def value(name: str) -> float:
     return RULES[name].value
 
 
-# -- the peer verdict (placement.judgement.peers): a partition's nodes judged against each other
+# -- the peer verdict (placement.judgement.peers.partition): a partition's nodes judged against each other
 #: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
 #: whose sessions start later is out of sample for them
 PEERS_FIXED = "2026-12-03T08:14:23Z"

@@ -1,9 +1,9 @@
 """The report pipeline: ReFrame run reports -> cases -> sections -> HTML/Markdown/CSV/PNG.
 
 1. **Run reports** (ReFrame's JSON, one per session) are read by
-   :mod:`placement.judgement.runreport` into :class:`~placement.judgement.runreport.Case` objects: one
+   :mod:`placement.judgement.reading.run_report` into :class:`~placement.judgement.reading.run_report.Case` objects: one
    per test case and partition, with its parameters, performance values,
-   references and every run's samples (:mod:`placement.judgement.stats` summarises them).
+   references and every run's samples (:mod:`placement.judgement.reading.summary` summarises them).
    :mod:`.reference_cases` makes the same cases from stored baselines and the
    studies' seed tables.
 2. **Sections** (:mod:`.sections`) group the cases into what a reader looks at:

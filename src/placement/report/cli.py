@@ -14,7 +14,7 @@ import argparse
 import datetime as _dt
 from pathlib import Path
 
-from ..judgement import Case, RunReport, baselines, runreport, session_info
+from ..judgement import Case, RunReport, baselines, reading
 from ..util import PlacementError, baseline_dir, cycles, regular_file, reports_dir, system_name
 from . import files, folder, history_page, history_read, node_history, provenance
 from .document import Report
@@ -30,7 +30,7 @@ def _root() -> Path:
 
 
 def _run_date(r: RunReport) -> str:
-    when = session_info.started(r.session) or _dt.datetime.now(_dt.timezone.utc)
+    when = reading.session_info.started(r.session) or _dt.datetime.now(_dt.timezone.utc)
     return when.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
 
 
@@ -48,7 +48,7 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
     systems = [system_name(s, "system name in the run report")
                for s in sorted({c.system for c in cases})] or ["empty"]
     name = system or "+".join(systems)
-    newest = max(reports, key=lambda r: session_info.order(r.session))
+    newest = max(reports, key=lambda r: reading.session_info.order(r.session))
     with folder.claimed(output / f"{name}-{_run_date(newest)}", output) as target:
         return _write_runs(reports, cases, name, newest, target, compare_previous, summary)
 
@@ -56,7 +56,7 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
 def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: RunReport,
                 out: Path, compare_previous: bool, summary: list[str] | None = None) -> Path:
     # the system's reference file read once for the verdicts, the history and its pages
-    with baselines.read_once():
+    with baselines.store.read_once():
         return _write_read_once(reports, cases, name, newest, out, compare_previous, summary)
 
 
@@ -157,12 +157,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     if args.system:
         system_name(args.system, "--system")
-    paths = [p for spec in args.run for p in runreport.expand(spec, args.system)]
+    paths = [p for spec in args.run for p in reading.run_report.expand(spec, args.system)]
     if args.latest:
-        paths.append(runreport.latest(runreport.results_dir() / "runs", args.system))
+        paths.append(reading.run_report.latest(reading.run_report.results_dir() / "runs", args.system))
     if not paths:
         raise PlacementError("give --latest or --run FILE (or --reference)")
-    reports = [runreport.load(p) for p in paths]
+    reports = [reading.run_report.load(p) for p in paths]
     summary = None
     if args.summary:
         summary = regular_file.read_text(Path(args.summary), "acceptance summary",

@@ -7,7 +7,7 @@ that the sessions are taken in groups of consecutive sessions, the same size eac
 last one smaller), and each group is drawn as the median of its sessions. Sessions with a
 NODE line and the baseline's sessions are always drawn one by one: they are what a reader
 looks for. Under no change the groups' medians are exchangeable as the sessions are, so
-the step search (:mod:`placement.judgement.changepoints`) runs on them as it does on
+the step search (:mod:`placement.judgement.verdict.changepoints`) runs on them as it does on
 sessions, and names the first session of the group after the step.
 """
 
@@ -18,7 +18,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from ..judgement import changepoints, verdict
+from ..judgement import verdict
 from .history_points import Point
 
 #: points per panel at most: beyond it sessions are drawn (and searched) in groups
@@ -29,7 +29,7 @@ MAX_POINTS = 400
 class Found:
     """A value's step and the start of the first session after it."""
 
-    step: changepoints.Step
+    step: verdict.changepoints.Step
     when: _dt.datetime
 
 
@@ -120,15 +120,15 @@ def steps(pts: list[Point], gs: list[range], drawn: list, stored: dict) -> dict:
         series.append(([p.uuid for p in first], meds, stored[e].higher_is_better))
     # searched together: values over the same groups share their shuffles
     return {e: Found(s, first[s.index].when) for e, first, s
-            in zip(drawn, firsts, changepoints.steps_of_medians(series)) if s is not None}
+            in zip(drawn, firsts, verdict.changepoints.steps_of_medians(series)) if s is not None}
 
 
 def steps_note(gs: list[range], n: int) -> str:
     """How the steps were found (the page's table note)."""
     text = ("The single most likely step in each value's session medians (the split "
             "removing the most squared error), kept when a permutation test of the whole "
-            f"procedure ({changepoints.PERMUTATIONS} shuffles) gives p <= "
-            f"{changepoints.ALPHA} and the median moved by at least {verdict.MIN_EFFECT:.0%}.")
+            f"procedure ({verdict.changepoints.PERMUTATIONS} shuffles) gives p <= "
+            f"{verdict.changepoints.ALPHA} and the median moved by at least {verdict.over_sessions.MIN_EFFECT:.0%}.")
     if len(gs) < n:
         text += (f" Over the medians of the groups of {len(gs[0])} sessions the figure "
                  "draws; the session named is the first of the group after the step.")

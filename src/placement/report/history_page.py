@@ -20,8 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..judgement import (RunReport, baseline_samples, baselines,
-                         entry_name, verdict)
+from ..judgement import RunReport, baselines, entry_name, verdict
 from ..util import PlacementError
 from . import files, history_bins, history_points, plots
 from .document import Report, Section
@@ -62,12 +61,12 @@ class Pages:
         from ..util import baseline_file
         path = baseline_file(system)
         try:
-            old = baselines.load(path)
+            old = baselines.store.load(path)
         except PlacementError:
             return None
-        if not old or not baseline_samples.entries(old, str(path)):
+        if not old or not baselines.samples.entries(old, str(path)):
             return None
-        return cls(system, old, str(path), baselines.version(path), reports)
+        return cls(system, old, str(path), baselines.store.version(path), reports)
 
     def folder(self, node: str | None = None) -> Path:
         """The system's page's folder, or ``node``'s page's beside it."""
@@ -104,7 +103,7 @@ def _page(system: str, old: dict, where: str, hist: history_points.History,
           confirmations: Iterable[RunReport], out: Path, report_link: str) -> Report:
     pts = hist.points
     conf = sorted(history_points.when(r) for r in confirmations)
-    stored = baseline_samples.entries(old, where)
+    stored = baselines.samples.entries(old, where)
     rep = Report(f"History: {system}", _subtitle(pts, stored),
                  provenance=[("baseline", where), ("sessions", "ReFrame's results storage "
                               "(reframe --describe-stored-sessions)")])
@@ -198,7 +197,7 @@ def _steps_table(found: dict, note: str) -> Table:
               note=note + ("" if found else " No value has one."))
     for e, s in found.items():
         t.add([entry_name(e), f"{s.when:%Y-%m-%d %H:%M} {s.step.session[:8]}", s.step.text()],
-              "bad" if s.step.outcome == verdict.REGRESSED else "")
+              "bad" if s.step.outcome == verdict.over_sessions.REGRESSED else "")
     return t
 
 

@@ -3,9 +3,9 @@
 A history can hold thousands of sessions, and a run report held whole is a quarter of a
 megabyte: each session is read once, judged against the baseline and kept only as a
 :class:`Point` (its date, the node's shift and line, each value's median). The baseline
-is read once for all of them (:class:`placement.judgement.baseline_samples.Against`), and
+is read once for all of them (:class:`placement.judgement.baselines.samples.Against`), and
 each session is judged for its node line alone, as its run's report judged it
-(:func:`placement.judgement.verdict.node_line` takes the same steps as the report's
+(:func:`placement.judgement.verdict.over_sessions.node_line` takes the same steps as the report's
 judgement up to the node's line, without testing each value). The points are kept in the
 page's folder (:data:`CACHE`), so the page after the next run judges that run alone; they
 are judged again when the baseline or the judgement's code changes (:func:`cache_key`).
@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..judgement import RunReport, baseline_samples, baselines
+from ..judgement import RunReport, baselines
 from ..util import PlacementError, atomic, cycles, regular_file
 
 
@@ -60,16 +60,16 @@ class History:
     dated: dict = field(default_factory=dict)
 
 
-def point(r: RunReport, system: str, against: baseline_samples.Against, base_ids: set[str],
+def point(r: RunReport, system: str, against: baselines.samples.Against, base_ids: set[str],
           units: dict) -> Point:
     """A session judged against the baseline: its node's shift and its values' medians
     (``units``: each value's unit, updated with this session's)."""
     cases_of: dict = {}
     try:
-        new = baselines.from_run(r, system, cases_of)
+        new = baselines.store.from_run(r, system, cases_of)
     except PlacementError:
         return Point(r.uuid, when(r), None, False, r.uuid in base_ids)
-    fresh = baseline_samples.run_entries(new)
+    fresh = baselines.samples.run_entries(new)
     node = against.node(new, fresh)
     medians = {e: statistics.median(s.runs) for e, s in fresh.items() if s.runs}
     shift = math.copysign(node.percent * 100, node.shift) if node is not None else None
@@ -89,7 +89,7 @@ class Judge:
     def __init__(self, system: str, old: dict, where: str,
                  kept: tuple[dict[str, Point], dict] = ({}, {})) -> None:
         self.system, self.kept = system, kept
-        self.against = baseline_samples.Against(old, where)
+        self.against = baselines.samples.Against(old, where)
         self.base_ids = {i for s in self.against.stored.values() for i, _ in s.sessions if i}
 
     def __call__(self, r: RunReport) -> tuple[Point, dict]:

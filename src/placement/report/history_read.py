@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..judgement import CONFIRMATION_EXTRA, RunReport, peers, session_info
+from ..judgement import CONFIRMATION_EXTRA, RunReport, peers, reading
 from ..util import PlacementError, cycles
 from . import history_page, history_points, node_history
 from .history_points import History, Point
@@ -68,7 +68,7 @@ def read(report: RunReport, root: Path, pages: history_page.Pages | None) -> Rea
 @cycles.without_cyclic_gc     # millions of short-lived objects, no cycles
 def _read(report: RunReport, root: Path, pages: history_page.Pages | None) -> Reading:
     systems = set(report.systems)
-    end = session_info.ended(report.session)
+    end = reading.session_info.ended(report.session)
     judges = _Judges(pages)
     key, value = CONFIRMATION_EXTRA
     after = f"?locals().get({key!r}) == {value!r}"
@@ -85,7 +85,7 @@ def _read(report: RunReport, root: Path, pages: history_page.Pages | None) -> Re
         periods.append((seen, confirming))
     periods.reverse()       # oldest first, as one query over them all gives them
     # the confirmation sessions up to now: the periods end with this run
-    later = sessions_of(f"{session_info.query_time(end)}:now{after}", systems, root)
+    later = sessions_of(f"{reading.session_info.query_time(end)}:now{after}", systems, root)
     ordered = sorted((s for seen, _ in periods for s in seen), key=lambda s: s.order)
     return judges.reading(ordered, [r for _, c in periods for r in c] + later)
 
@@ -109,7 +109,7 @@ class _Judges:
         if self.system is not None:
             point = self.system(r)
             nodes = {n: self.node(n)(part) for n, part in node_history.by_node(r).items()}
-        return Seen(r.uuid, session_info.order(r.session), r.path, r.session,
+        return Seen(r.uuid, reading.session_info.order(r.session), r.path, r.session,
                     session_medians(r), point, nodes)
 
     def reading(self, seen: list[Seen], confirmations: list[RunReport]) -> Reading:
@@ -120,7 +120,7 @@ class _Judges:
             return out
         out.history = history_points.assemble((s.point for s in seen if s.point),
                                               self.system.kept[1])
-        names = sorted(self.nodes, key=peers.node_order)
+        names = sorted(self.nodes, key=peers.partition.node_order)
         if len(names) > 1:     # one node's page would be the system's again
             out.nodes = {n: history_points.assemble(
                 (s.nodes.get(n) or self.nodes[n](RunReport(s.path, s.session, []))

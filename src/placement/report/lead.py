@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..judgement import Case, entry_name, node_load, verdict
+from ..judgement import Case, entry_name, verdict
 from .document import Section
 from .escape import markdown as md
 from .tables import Table
@@ -90,16 +90,16 @@ def failed_row(c: Case, summary: Sequence[str]) -> Row:
                confirmation(summary, f"{name} @{where} ["), size)
 
 
-def value_row(name: str, v: verdict.Verdict, confirmed: str, evidence: str) -> Row:
+def value_row(name: str, v: verdict.over_sessions.Verdict, confirmed: str, evidence: str) -> Row:
     """A regressed or grossly worse value, in the verdict's own numbers."""
-    outcome = v.outcome if v.outcome == verdict.REGRESSED else \
+    outcome = v.outcome if v.outcome == verdict.over_sessions.REGRESSED else \
         f"grossly worse ({v.gross:+.0%} beyond its worst baseline session)"
     return Row(name, outcome + (f" {v.why}" if v.why else ""), f"{v.ratio - 1:+.1%}",
                f"{v.own_ratio - 1:+.1%}" if v.node_ratio != 1.0 else "no node shift",
                f"{v.ci[0] - 1:+.1%} .. {v.ci[1] - 1:+.1%}", confirmed, worse(v), evidence)
 
 
-def worse(v: verdict.Verdict) -> float:
+def worse(v: verdict.over_sessions.Verdict) -> float:
     """How much worse a value got, as a log ratio (a halved rate as bad as a doubled time)."""
     return math.log(v.ratio) * (-1 if v.higher_is_better else 1)
 
@@ -120,23 +120,23 @@ def table(rows: list[Row], more_failed: int) -> Table:
     return t
 
 
-def facts(ran: int, failed: int, verdicts: list[verdict.Verdict]) -> str:
-    counts = verdict.counts(verdicts)
+def facts(ran: int, failed: int, verdicts: list[verdict.over_sessions.Verdict]) -> str:
+    counts = verdict.over_sessions.counts(verdicts)
     return (f"{ran - failed} case(s) passed, {failed} failed"
-            + (f"; verdict: {counts[verdict.REGRESSED]} regressed, "
-               f"{counts[verdict.IMPROVED]} improved, {counts[verdict.UNCHANGED]} unchanged, "
-               f"{counts[verdict.UNDECIDED]} undecided of {len(verdicts)} values"
+            + (f"; verdict: {counts[verdict.over_sessions.REGRESSED]} regressed, "
+               f"{counts[verdict.over_sessions.IMPROVED]} improved, {counts[verdict.over_sessions.UNCHANGED]} unchanged, "
+               f"{counts[verdict.over_sessions.UNDECIDED]} undecided of {len(verdicts)} values"
                if verdicts else "; no baseline with stored sessions: nothing judged") + ".")
 
 
-def undecided_line(verdicts: list[verdict.Verdict]) -> str:
+def undecided_line(verdicts: list[verdict.over_sessions.Verdict]) -> str:
     """The undecided values in one line, with the change the baseline could have called."""
-    und = [v for v in verdicts if v.outcome == verdict.UNDECIDED]
+    und = [v for v in verdicts if v.outcome == verdict.over_sessions.UNDECIDED]
     if not und:
         return ""
     det = sorted(v.detectable for v in und)[len(und) // 2]
-    size = (f"beyond a change of x{1 + det:.2f}" if det < verdict.DETECTABLE_MAX
-            else f"at no change below x{1 + verdict.DETECTABLE_MAX:.0f}")
+    size = (f"beyond a change of x{1 + det:.2f}" if det < verdict.over_sessions.DETECTABLE_MAX
+            else f"at no change below x{1 + verdict.over_sessions.DETECTABLE_MAX:.0f}")
     return (f"Undecided: {len(und)} value(s); against these baselines the median value "
             f"could be called alone {size}. Record more sessions at other times "
             "(`placement baseline record --add`).")
@@ -158,10 +158,10 @@ def lead_section(cases: list[Case], judged: list, out: Path,
     verdicts = [j.verdict for sj in judged for j in sj.judgement if j.verdict]
     node_slow = any(sj.judgement.node is not None and sj.judgement.node.fails
                     for sj in judged)
-    loads = {system: node_load.of_cases([c.raw for c in cases if c.system == system])
+    loads = {system: verdict.node_load.of_cases([c.raw for c in cases if c.system == system])
              for system in sorted({c.system for c in cases})}
     loaded = {system: load for system, load in loads.items() if load is not None and load.loaded}
-    bad = bool(failed or verdict.counts(verdicts)[verdict.REGRESSED] or node_slow or loaded)
+    bad = bool(failed or verdict.over_sessions.counts(verdicts)[verdict.over_sessions.REGRESSED] or node_slow or loaded)
     word = status_word(bad, bool(ran), summary)
     first = " in the first session" if acceptance_word(summary) else ""
     if first:
@@ -202,7 +202,7 @@ def _value_rows(judged: list, summary: Sequence[str], out: Path, sec: Section) -
     """Rows of the regressed and grossly worse values, the worst drawn (into ``sec``)."""
     from . import plots
     picked = [(sj, j) for sj in judged for j in sj.judgement
-              if j.verdict is not None and (j.verdict.outcome == verdict.REGRESSED
+              if j.verdict is not None and (j.verdict.outcome == verdict.over_sessions.REGRESSED
                                             or j.verdict.gross is not None)]
     picked.sort(key=lambda p: -worse(p[1].verdict))
     rows = []

@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..judgement import RunReport, peer_cases, peers
+from ..judgement import RunReport, peers
 from . import files, history_page, history_points
 from .folder import claimed
 
 
 def nodes_of(sessions: Sequence[RunReport]) -> list[str]:
     """The nodes the sessions' cases ran on, when they ran on more than one."""
-    nodes = {peer_cases.node_of(c) for r in sessions for c in r.cases} - {None}
-    return sorted(nodes, key=peers.node_order) if len(nodes) > 1 else []
+    nodes = {peers.cases.node_of(c) for r in sessions for c in r.cases} - {None}
+    return sorted(nodes, key=peers.partition.node_order) if len(nodes) > 1 else []
 
 
 def by_node(r: RunReport) -> dict[str, RunReport]:
@@ -31,7 +31,7 @@ def by_node(r: RunReport) -> dict[str, RunReport]:
     cases that name none are left out)."""
     cases: dict[str, list] = {}
     for c in r.cases:
-        node = peer_cases.node_of(c)
+        node = peers.cases.node_of(c)
         if node is not None:
             cases.setdefault(node, []).append(c)
     return {n: RunReport(r.path, r.session, cs) for n, cs in cases.items()}
@@ -39,7 +39,7 @@ def by_node(r: RunReport) -> dict[str, RunReport]:
 
 def of_node(r: RunReport, node: str) -> RunReport:
     """The session with only the cases of ``node``."""
-    return RunReport(r.path, r.session, [c for c in r.cases if peer_cases.node_of(c) == node])
+    return RunReport(r.path, r.session, [c for c in r.cases if peers.cases.node_of(c) == node])
 
 
 def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[RunReport],

@@ -5,7 +5,7 @@ The section answers in that order: a table of the nodes, odd ones first, each li
 to its evidence (its values' change against its peers' median, drawn); a heatmap of
 nodes x values (the change in performance against the peers' median, slower red);
 and the topology fingerprint of every node beside the one most nodes share. The
-numbers are the peer verdict's own (:mod:`placement.judgement.peers`), so the page
+numbers are the peer verdict's own (:mod:`placement.judgement.peers.partition`), so the page
 and the NODES lines never disagree.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..judgement import Case, RunReport, peer_cases, peers
+from ..judgement import Case, RunReport, peers
 from . import plots
 from .document import Section
 from .tables import Numbers, Table, slug
@@ -29,22 +29,22 @@ def partition_sections(cases: list[Case], out: Path, numbers: Numbers,
     other sections draw their cases first."""
     report = RunReport(out, {}, cases)
     sections = []
-    for where, (values, fps) in sorted(peer_cases.partitions(report).items()):
-        j = peers.judge(values, where, fps)
+    for where, (values, fps) in sorted(peers.cases.partitions(report).items()):
+        j = peers.partition.judge(values, where, fps)
         sections.append(_section(j, fps, out, numbers))
         if named is not None:
             named.update((where, n) for n in j.named)
     return sections
 
 
-def node_rows(j: peers.PeerJudgement) -> list[str]:
+def node_rows(j: peers.partition.PeerJudgement) -> list[str]:
     """The nodes in the page's order: named ones first (as the lines name them), then the
     rest by name."""
     named = j.named
     return named + [n for n in j.nodes if n not in named]
 
 
-def _section(j: peers.PeerJudgement, fps: dict, out: Path, numbers: Numbers) -> Section:
+def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Numbers) -> Section:
     s = Section(f"partition-{slug(j.where)}", f"Partition {j.where}: nodes against their peers",
                 _intro(j))
     order = node_rows(j)
@@ -62,13 +62,13 @@ def _section(j: peers.PeerJudgement, fps: dict, out: Path, numbers: Numbers) -> 
     return s
 
 
-def _intro(j: peers.PeerJudgement) -> str:
+def _intro(j: peers.partition.PeerJudgement) -> str:
     lines = "; ".join(f"`{ln}`" for ln in j.lines())
     return (f"{len(j.nodes)} nodes measured in one session, each value of each node against "
             f"its peers' median (the peer verdict). {lines}")
 
 
-def _nodes_table(j: peers.PeerJudgement, order: list[str], out: Path,
+def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
                  numbers: Numbers, drawn: set[str]) -> Table:
     """A row per node; ``drawn``: the nodes whose values are drawn (their evidence)."""
     t = Table(f"nodes-{slug(j.where)}", "Nodes, odd ones first",
@@ -94,7 +94,7 @@ def _nodes_table(j: peers.PeerJudgement, order: list[str], out: Path,
     return t
 
 
-def topology_table(j: peers.PeerJudgement, fps: dict, order: list[str]) -> Table:
+def topology_table(j: peers.partition.PeerJudgement, fps: dict, order: list[str]) -> Table:
     """Every node's fingerprint, one column per field; a row that differs is marked."""
     fields = sorted({k for fp in fps.values() for k in fp})
     t = Table(f"topology-{slug(j.where)}", "Topology per node (hwloc)", ["node", *fields])
@@ -112,7 +112,7 @@ HEATMAP_LABELS = 80
 HEATMAP_HEIGHT = 16.0
 
 
-def _heatmap(j: peers.PeerJudgement, order: list[str], out: Path) -> str:
+def _heatmap(j: peers.partition.PeerJudgement, order: list[str], out: Path) -> str:
     """Nodes x values, the change in performance against the peers' median: every node
     and value of the partition in one figure, however many."""
     plt = plots.plt
@@ -145,7 +145,7 @@ def _heatmap(j: peers.PeerJudgement, order: list[str], out: Path) -> str:
 EVIDENCE_VALUES = 40
 
 
-def _evidence(j: peers.PeerJudgement, i: int, out: Path) -> str:
+def _evidence(j: peers.partition.PeerJudgement, i: int, out: Path) -> str:
     """One node's values against its peers' median, called values marked: its evidence
     (the :data:`EVIDENCE_VALUES` furthest from the median when it has more)."""
     plt = plots.plt

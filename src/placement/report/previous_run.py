@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from ..judgement import CONFIRMATION_EXTRA, RunReport, is_primary_var, runreport, session_info
+from ..judgement import CONFIRMATION_EXTRA, RunReport, is_primary_var, reading
 from ..util import PlacementError
 from . import stored_windows
 from .tables import Numbers, Table
@@ -109,7 +109,7 @@ def sessions_query(until: _dt.datetime) -> str:
     datetime, and nothing a run report says (its host, its times) is copied into it.
     """
     key, value = CONFIRMATION_EXTRA
-    return (f"19700101T0000+0000:{session_info.query_time(until)}"
+    return (f"19700101T0000+0000:{reading.session_info.query_time(until)}"
             f"?locals().get({key!r}) != {value!r}")
 
 
@@ -121,13 +121,13 @@ def stored_sessions(report: RunReport, root: Path) -> list[RunReport]:
     host: two systems can share a host and a results folder. The order is the sessions'
     own recorded start.
     """
-    end = session_info.ended(report.session)
+    end = reading.session_info.ended(report.session)
     if end is None or reframe_cmd(root) is None:
         return []
     periods = [[r for r in period if not is_confirmation(r)]
                for period in stored_runs(end, set(report.systems), root)]
     return sorted((r for period in reversed(periods) for r in period),
-                  key=lambda r: session_info.order(r.session))
+                  key=lambda r: reading.session_info.order(r.session))
 
 
 def is_confirmation(r: RunReport) -> bool:
@@ -161,7 +161,7 @@ def _reports(data: Iterable[object], systems: set[str]) -> Iterator[RunReport]:
         if not (isinstance(d, dict) and isinstance(d.get("session_info"), dict)):
             continue
         try:
-            r = runreport.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
+            r = reading.run_report.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
         except PlacementError:
             continue        # a stored session that is no run report is no history
         if systems & set(r.systems):
@@ -184,12 +184,12 @@ def previous_session(report: RunReport, root: Path,
     """UUID of the newest stored whole run of the same system started before this one
     (``stored``: each stored whole run's start and uuid, oldest first, when the caller has
     read them: :func:`stored_sessions`)."""
-    start = session_info.started(report.session)
+    start = reading.session_info.started(report.session)
     if start is None:
         return None
     own = {report.uuid, *report.session.get("parts", [])}     # every part of a resumed run
     if stored is None:
-        stored = [(session_info.order(r.session), r.uuid)
+        stored = [(reading.session_info.order(r.session), r.uuid)
                   for r in stored_sessions(report, root)]
     earlier = [uuid for at, uuid in stored if uuid not in own and at < start]
     return earlier[-1] if earlier else None
@@ -210,7 +210,7 @@ def compare(report: RunReport, root: Path, numbers: Numbers,
         if prev is None:
             return None, ("No earlier session of this system in ReFrame's results storage: "
                           "nothing to compare with yet.")
-        if not (session_info.is_uuid(report.uuid) and session_info.is_uuid(prev)):
+        if not (reading.session_info.is_uuid(report.uuid) and reading.session_info.is_uuid(prev)):
             return None, "A session without a UUID: no comparison with a previous run."
         spec = f"{report.uuid}/{prev}/mean:/+result"
         rows = _csv(run_reframe(base + [f"--performance-compare={spec}", "--term-lhs=this",

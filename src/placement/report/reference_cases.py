@@ -16,13 +16,13 @@ from ..util import PlacementError
 
 def from_baseline(path: Path) -> list[Case]:
     """One case per leaf mapping of a reference file; the system is the file's name."""
-    data = baselines.load(path)
+    data = baselines.store.load(path)
     if not data:
         raise PlacementError(f"{path}: no reference entries")
     system = path.name.split(".")[0]
     by: dict[tuple, Case] = {}
-    for (test, keys, var), v in baselines.entries(data).items():
-        index = baselines.index_of(data, test)
+    for (test, keys, var), v in baselines.store.entries(data).items():
+        index = baselines.store.index_of(data, test)
         k = (test, keys)
         if k not in by:
             by[k] = Case(test=test, params=dict(zip(index, keys)), system=system,

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..judgement import session_info
+from ..judgement import reading
 
 #: sessions a call describes, about (one period's text is some 45 KB a session)
 PER_CALL = 1000
@@ -94,7 +94,7 @@ def at_once(database: Path) -> bool:
 
 def stamp(seconds: int) -> str:
     """A whole second since 1970 as a timestamp of ReFrame's queries (UTC)."""
-    return session_info.query_time(_dt.datetime.fromtimestamp(seconds, _dt.timezone.utc))
+    return reading.session_info.query_time(_dt.datetime.fromtimestamp(seconds, _dt.timezone.utc))
 
 
 class Period:

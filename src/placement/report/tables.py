@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judgement import Case, Summary, fmt, guards, stats
+from ..judgement import Case, Summary, fmt, verdict, reading
 
 #: The placement the speedup row divides by: the OS's own (the studies' "Não").
 NO_AFFINITY = "none"
@@ -111,7 +111,7 @@ class NpbGroup:
             ref = self.times.get((b, base, t))
             # a time below the timer's resolution (0.00 s) gives no speedup
             if ref is not None and ref.mean and s.mean:
-                out[(b, p, t)] = stats.ratio(ref, s)
+                out[(b, p, t)] = reading.summary.ratio(ref, s)
         return out
 
 
@@ -214,7 +214,7 @@ def scaling_table(g: NpbGroup, points: dict[tuple[str, str], list[tuple[int, flo
 def regression_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
     """Each perfvar with a baseline reference: deviation, threshold verdict, significance.
 
-    Guards (:mod:`placement.judgement.guards`) have fixed limits, not baselines: :func:`guards_table`.
+    Guards (:mod:`placement.judgement.verdict.guards`) have fixed limits, not baselines: :func:`guards_table`.
     """
     t = Table("regressions", "Against the stored baseline (config/baselines/<system>.yaml)",
               ["test", "case", "system", "perfvar", "measured (mean ± CI)", "baseline",
@@ -226,13 +226,13 @@ def regression_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
     for c in sorted(cases, key=lambda c: (c.test, c.label())):
         for var in c.primary_vars():
             pv = c.perf[var]
-            if var in guards.GUARD_VARS or pv.ref is None or pv.ref == 0 or pv.value is None:
+            if var in verdict.guards.GUARD_VARS or pv.ref is None or pv.ref == 0 or pv.value is None:
                 continue
             s = c.summary(var) or Summary(pv.value)
             diff = (s.mean - pv.ref) / abs(pv.ref)
             outside = pv.result in ("fail", "xpass") if pv.result else (
                 diff < (pv.lower or -math.inf) or diff > (pv.upper or math.inf))
-            v = stats.against_value(s, pv.ref)
+            v = reading.summary.against_value(s, pv.ref)
             sig = ("n/a (1 run)" if v.significant is None else
                    ("yes" if v.significant else "no") +
                    (f" (p={v.p_value:.3g})" if v.p_value is not None else ""))
@@ -251,10 +251,10 @@ def regression_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
 
 def guards_table(cases: list[Case], numbers: Numbers) -> tuple[Table | None, str]:
     """The guards that tripped, and a sentence saying how many cases were guarded."""
-    judged = guards.guarded(cases)
+    judged = verdict.guards.guarded(cases)
     if not judged:
         return None, ""
-    tripped = guards.trips(judged)
+    tripped = verdict.guards.trips(judged)
     n_cases = len({id(t.case) for t in tripped})
     text = (f"{len(judged)} case(s) carried guards (fixed limits every system shares, not "
             f"baselines); {f'{n_cases} tripped at least one' if tripped else 'none tripped'}.")

@@ -1,12 +1,12 @@
 """The report's verdicts: each case against its baseline's stored runs, and steps in history.
 
-The run is judged with :mod:`placement.judgement.verdict` against ``_samples`` of the
+The run is judged with :mod:`placement.judgement.verdict.over_sessions` against ``_samples`` of the
 system's reference file (Benjamini-Hochberg over the run); entries without
 stored runs are counted as *interval only* (ReFrame's interval check is all
 they get). History: over the stored sessions of the same system up to this run,
 as :func:`placement.report.history_page.read` takes them from ReFrame's results
 storage, per variable the session where a step change started
-(:mod:`placement.judgement.changepoints`).
+(:mod:`placement.judgement.verdict.changepoints`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..judgement import (Case, RunReport, baseline_samples, baselines, changepoints,
-                         peer_cases, verdict)
+from ..judgement import Case, RunReport, baselines, verdict, peers
 from ..util import PlacementError
 from .escape import markdown as md
 from .tables import Numbers, Table
@@ -29,7 +28,7 @@ from .tables import Numbers, Table
 def _baseline(system: str) -> tuple[Path, dict]:
     from ..util import baseline_file
     path = baseline_file(system)
-    return path, baselines.load(path)
+    return path, baselines.store.load(path)
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,7 @@ class SystemJudgement:
     """One system's values judged, with the stored and new runs they were judged on."""
 
     system: str
-    judgement: baseline_samples.Judgement
+    judgement: baselines.samples.Judgement
     stored: dict          # entry -> baseline_samples.Samples (the baseline's sessions)
     new: dict             # entry -> baseline_samples.Samples (this run's launches)
     cases_of: dict = field(default_factory=dict)   # entry -> the run's Case
@@ -53,16 +52,16 @@ def judgements(cases: list[Case]) -> list[SystemJudgement]:
             continue
         cases_of: dict = {}
         try:
-            new = baselines.from_run(RunReport(Path("run"), {}, cases), system, cases_of)
+            new = baselines.store.from_run(RunReport(Path("run"), {}, cases), system, cases_of)
         except PlacementError:
             continue
-        judged = baseline_samples.judge_run(old, new, str(path))
+        judged = baselines.samples.judge_run(old, new, str(path))
         out.append(SystemJudgement(system, judged, judged.stored, judged.fresh, cases_of))
     return out
 
 
 #: the outcomes that send a reader to a value's figure (unchanged: nothing to see)
-_LOOK = (verdict.REGRESSED, verdict.IMPROVED, verdict.UNDECIDED)
+_LOOK = (verdict.over_sessions.REGRESSED, verdict.over_sessions.IMPROVED, verdict.over_sessions.UNDECIDED)
 
 
 def needs_look(cases: list[Case], judged: list[SystemJudgement],
@@ -72,7 +71,7 @@ def needs_look(cases: list[Case], judged: list[SystemJudgement],
     and those with a value that regressed, improved, stayed undecided or got grossly
     worse. Sections that cannot draw every item draw these first."""
     keys = {c.key for c in cases if c.result == "fail"
-            or (f"{c.system}:{c.partition}", peer_cases.node_of(c)) in odd_nodes}
+            or (f"{c.system}:{c.partition}", peers.cases.node_of(c)) in odd_nodes}
     for sj in judged:
         for j in sj.judgement:
             v = j.verdict
@@ -105,10 +104,10 @@ def verdict_table(judged: list[SystemJudgement],
         return None, ""
     text = (f"Verdict against the baselines' sessions (each session one draw, the session "
             f"spread moderated over the run's values, the node's common shift removed, "
-            f"Benjamini-Hochberg at {verdict.ALPHA:g}, minimum effect "
-            f"{verdict.MIN_EFFECT:.0%}): {baseline_samples.summary(rows)}.")
+            f"Benjamini-Hochberg at {verdict.over_sessions.ALPHA:g}, minimum effect "
+            f"{verdict.over_sessions.MIN_EFFECT:.0%}): {baselines.samples.summary(rows)}.")
     for sj in judged:
-        for line in baseline_samples.context_lines(sj.judgement):
+        for line in baselines.samples.context_lines(sj.judgement):
             text += f" {md(sj.system)}: {md(line)}."
     t = Table("verdicts", "Verdict per value against the baseline's sessions",
               ["test", "case", "perfvar", "verdict", "median change", "node / beyond it",
@@ -118,12 +117,12 @@ def verdict_table(judged: list[SystemJudgement],
                    "beyond the node's common shift (or with it, on a node flagged slower); "
                    "unchanged: the interval lies within it; undecided: neither, and "
                    "'detectable' is the smallest change this baseline could call; gross: "
-                   f"at least {verdict.GROSS_EFFECT:.0%} worse than every baseline session "
-                   f"with launches within {verdict.GROSS_LAUNCHES:.0%}, which a second "
+                   f"at least {verdict.over_sessions.GROSS_EFFECT:.0%} worse than every baseline session "
+                   f"with launches within {verdict.over_sessions.GROSS_LAUNCHES:.0%}, which a second "
                    "session decides. Interval "
                    "only: the baseline file has no stored runs for the entry.")
-    order = {verdict.REGRESSED: 0, verdict.UNDECIDED: 1, verdict.IMPROVED: 2,
-             verdict.UNCHANGED: 3}
+    order = {verdict.over_sessions.REGRESSED: 0, verdict.over_sessions.UNDECIDED: 1, verdict.over_sessions.IMPROVED: 2,
+             verdict.over_sessions.UNCHANGED: 3}
     for r in sorted(rows, key=lambda r: (order.get(r.verdict.outcome, 4) if r.verdict else 5,
                                          r.entry[0], tuple(map(str, r.entry[1])), r.entry[2])):
         test, keys, var = r.entry
@@ -137,11 +136,11 @@ def verdict_table(judged: list[SystemJudgement],
                f"{v.ratio - 1:+.1%}", f"{v.node_ratio - 1:+.1%} / {v.own_ratio - 1:+.1%}",
                f"{v.ci[0] - 1:+.1%} .. {v.ci[1] - 1:+.1%}", f"{v.p:.3g}", f"{v.q:.3g}",
                f"{v.n_new}/{v.n_base} ({v.sessions})",
-               (f"x{1 + v.detectable:.2f}" if v.detectable < verdict.DETECTABLE_MAX
-                else f"> x{1 + verdict.DETECTABLE_MAX:.0f}")
-               if v.outcome == verdict.UNDECIDED else "",
+               (f"x{1 + v.detectable:.2f}" if v.detectable < verdict.over_sessions.DETECTABLE_MAX
+                else f"> x{1 + verdict.over_sessions.DETECTABLE_MAX:.0f}")
+               if v.outcome == verdict.over_sessions.UNDECIDED else "",
                v.modes.text() if v.modes else ""],
-              "bad" if v.outcome == verdict.REGRESSED else "")
+              "bad" if v.outcome == verdict.over_sessions.REGRESSED else "")
         numbers.add("verdicts", "verdicts", f"{test} {case}", var, "median change %",
                     (v.ratio - 1) * 100, "%")
         numbers.add("verdicts", "verdicts", f"{test} {case}", var, "q", v.q)
@@ -156,7 +155,7 @@ def session_medians(r: RunReport) -> dict[tuple, tuple[float, bool]]:
     for c in r.cases:
         label = None
         for var in c.primary_vars():
-            hib = baseline_samples.higher_is_better(var, c.perf[var].unit)
+            hib = baselines.samples.higher_is_better(var, c.perf[var].unit)
             runs = c.launches.get(var)
             if hib is None or not runs:
                 continue
@@ -192,16 +191,16 @@ class StepSeries:
 
     def table(self, numbers: Numbers) -> tuple[Table | None, str]:
         """Step changes over the sessions, per judged variable."""
-        if len(self.uuids) < 2 * changepoints.MIN_SESSIONS:
+        if len(self.uuids) < 2 * verdict.changepoints.MIN_SESSIONS:
             return None, (f"History: {len(self.uuids)} stored session(s) of this system; a "
-                          f"step change needs at least {2 * changepoints.MIN_SESSIONS}.")
+                          f"step change needs at least {2 * verdict.changepoints.MIN_SESSIONS}.")
         t = Table("history", "Step changes over the stored sessions",
                   ["test", "case", "perfvar", "first session after the step", "step"],
                   note="The single most likely step in the session medians (the split "
                        "removing the most squared error), kept when a permutation test of the "
-                       f"whole procedure ({changepoints.PERMUTATIONS} shuffles of the sessions) "
-                       f"gives p <= {changepoints.ALPHA} and the median moved by at least "
-                       f"{verdict.MIN_EFFECT:.0%}: at most 1 in 100 series without a change "
+                       f"whole procedure ({verdict.changepoints.PERMUTATIONS} shuffles of the sessions) "
+                       f"gives p <= {verdict.changepoints.ALPHA} and the median moved by at least "
+                       f"{verdict.over_sessions.MIN_EFFECT:.0%}: at most 1 in 100 series without a change "
                        "shows a step.")
         keys = sorted(self.series, key=lambda k: (k[1], k[2], k[3]))
         series = []
@@ -210,10 +209,10 @@ class StepSeries:
             ids = [u for u in self.uuids if u in got]
             series.append((ids, [got[u] for u in ids], self.better[key]))
         # searched together: values over the same sessions share their shuffles
-        for key, s in zip(keys, changepoints.steps_of_medians(series)):
+        for key, s in zip(keys, verdict.changepoints.steps_of_medians(series)):
             if s:
                 t.add([key[1], key[2], key[3], s.session[:8], s.text()],
-                      "bad" if s.outcome == verdict.REGRESSED else "")
+                      "bad" if s.outcome == verdict.over_sessions.REGRESSED else "")
                 numbers.add("history", "history", f"{key[1]} {key[2]}", key[3],
                             "step change %", (s.ratio - 1) * 100, "%")
         text = (f"History: {len(self.uuids)} stored sessions of this system, "

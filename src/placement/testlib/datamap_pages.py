@@ -16,7 +16,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import run_before, variable
 
 from ..checks import page_placement
-from ..judgement import repeat_loop
+from ..judgement import repeats
 
 
 def _pages(text: str, tag: str) -> str:
@@ -39,7 +39,7 @@ class DataMapPagesMixin(rfm.RegressionTestPlugin):
         with open(os.path.join(self.stagedir, str(sn.evaluate(self.stdout)))) as fp:
             text = fp.read()
         # a job with several launches: the first launch's pages (each launch prints its own)
-        launches = repeat_loop.split_launches(text)
+        launches = repeats.loop_script.split_launches(text)
         if launches:
             text = launches[0][1]
         self.numa_balancing = page_placement.numa_balancing(text)

@@ -19,7 +19,7 @@ does for :class:`~placement.testlib.npb.NpbBase`. Everything a case needs is her
   names what that does to the case's bounds (``no_bound``: states; ``no_plain_bound``:
   no plain ReFrame bound for a cache-sized case, the verdict still judging it);
 * launches: one job launches the kernel ``launches`` times (the loop of
-  :mod:`placement.judgement.repeat_loop`, each launch followed by a ``kernel-launch n=K
+  :mod:`placement.judgement.repeats.loop_script`, each launch followed by a ``kernel-launch n=K
   rc=R`` line); each launch's ``result`` lines are read separately, a
   performance variable is the **median over the launches**, and every launch's
   value goes to ``perf_launches``: the samples the verdict judges (whole runs
@@ -56,7 +56,7 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
                                    run_before, sanity_function, variable)
 
 from ..checks import numa_pages, virtual_node
-from ..judgement import judge_cli, repeat_loop, rules
+from ..judgement import repeats, rules
 from ..util import size_bytes
 from .builds import SourceTreeBuild
 from .datamap_pages import DataMapPagesMixin
@@ -160,7 +160,7 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
     @run_after('setup')
     def check_launches(self):
         """Zero launches would pass vacuously: refuse a count below one before anything runs."""
-        why = repeat_loop.refused_count('launches', self.launches,
+        why = repeats.loop_script.refused_count('launches', self.launches,
                                         'a kernel case launches its program at least once')
         if not why and self.max_launches and self.max_launches < self.launches:
             why = (f'max_launches={self.max_launches} is not accepted: it is the cap of '
@@ -204,22 +204,22 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
         return [(self.entry(lv.var), lv.pattern(self.kernel)) for lv in self.launch_vars()
                 if lv.per_launch is None and self.stored_runs(lv.var) is not None]
 
-    def launch_loop(self) -> repeat_loop.RepeatLoop:
+    def launch_loop(self) -> repeats.loop_script.RepeatLoop:
         """Fixed launches, or launches until the judge decides when a cap and stored runs exist."""
         judged = self.judged_launch_vars() if self.max_launches > self.launches else []
         if not judged:
-            return repeat_loop.RepeatLoop.fixed(self.launches)
-        why = judge_cli.unavailable()   # a judge that cannot start would stop the loop silently
+            return repeats.loop_script.RepeatLoop.fixed(self.launches)
+        why = repeats.judge_cli.unavailable()   # a judge that cannot start would stop the loop silently
         if why:
             raise ReframeError(why)
-        more = judge_cli.launches_condition(self.reference_file, sn.evaluate(self.stdout),
+        more = repeats.judge_cli.launches_condition(self.reference_file, sn.evaluate(self.stdout),
                                             judged, self.launches, self.max_launches)
-        return repeat_loop.RepeatLoop(self.launches, self.max_launches, more)
+        return repeats.loop_script.RepeatLoop(self.launches, self.max_launches, more)
 
     @run_before('run')
     def write_launch_loop(self):
-        """The launch loop (:mod:`placement.judgement.repeat_loop`) around the launched program."""
-        loop = repeat_loop.launches_script(self.launch_loop())
+        """The launch loop (:mod:`placement.judgement.repeats.loop_script`) around the launched program."""
+        loop = repeats.loop_script.launches_script(self.launch_loop())
         self.prerun_cmds = list(self.prerun_cmds) + loop.before
         self.postrun_cmds = loop.after + list(self.postrun_cmds)
 
@@ -228,7 +228,7 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
         cached = getattr(self, '_launch_outputs', None)
         if cached is None:
             with open(os.path.join(self.stagedir, sn.evaluate(self.stdout))) as fp:
-                cached = repeat_loop.split_launches(fp.read())
+                cached = repeats.loop_script.split_launches(fp.read())
             self._launch_outputs = cached
         return cached
 

@@ -10,9 +10,9 @@ least one runnable task waited for a CPU. The job reads it (and the clock)
 before and after its launches; ``cpu_wait`` is the share of the job's time with
 a task waiting, on the node the job ran on (so also under a batch scheduler).
 
-It is a guard (:mod:`placement.judgement.guards`): never stored in a baseline,
+It is a guard (:mod:`placement.judgement.verdict.guards`): never stored in a baseline,
 never judged against one; the acceptance summary reads it over the run
-(:mod:`placement.judgement.node_load`). A node without PSI (a kernel before
+(:mod:`placement.judgement.verdict.node_load`). A node without PSI (a kernel before
 4.20, or built or booted without it) prints no ``total=``, and ``cpu_wait`` is
 NaN: not measured, never zero.
 """
@@ -64,7 +64,7 @@ class NodeLoadMixin(rfm.RegressionTestPlugin):
     """Reads the node's CPU pressure before and after the job's launches: ``cpu_wait``."""
 
     #: Why this case's own work waits for CPUs (:func:`own_waits`); empty when it does not.
-    #: The node's load line (:mod:`placement.judgement.node_load`) leaves such cases out.
+    #: The node's load line (:mod:`placement.judgement.verdict.node_load`) leaves such cases out.
     waits_by_design = variable(str, value='')
 
     @run_before('run', always_last=True)

@@ -6,16 +6,16 @@ as hpctestlib's benchmark families do. Everything a case needs comes from here:
 * placement: :class:`~placement.testlib.placed.PlacedRunMixin` computes the
   environment and launch prefix with the placement engine and runs the binding
   probe in the same job; ``assert_placed()`` is part of the sanity;
-* binaries: :mod:`placement.npb.npb_locate` (``-S npb_dir=``, ``NPB_DIR``, the Spack
+* binaries: :mod:`placement.npb.locate` (``-S npb_dir=``, ``NPB_DIR``, the Spack
   view, PATH); without them the case is skipped with the way to install NPB;
 * repeats: the job runs the binary ``repeats`` times in a shell loop written by
-  :mod:`placement.npb.npb_loop`, each run under a ``timeout`` watchdog
-  (:mod:`placement.npb.npb_budget`) and followed by a marker line
-  (:mod:`placement.npb.npb_output`);
+  :mod:`placement.npb.loop`, each run under a ``timeout`` watchdog
+  (:mod:`placement.npb.budget`) and followed by a marker line
+  (:mod:`placement.npb.output`);
 * an oversubscribed case (more threads than PUs) first runs the same case at
   the full count and gives each of its runs ten times that wall time;
 * references: the system's ``$ref`` file (:mod:`placement.testlib.references`)
-  plus the guards every system gets (:mod:`placement.judgement.guards`).
+  plus the guards every system gets (:mod:`placement.judgement.verdict.guards`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from reframe.core.exceptions import ReframeError
 from reframe.core.pipeline import RegressionTestDict
 
 from ..engine import launch
-from ..judgement import judge_cli, repeat_loop
-from ..npb import npb_budget, npb_locate, npb_loop, npb_output, npb_states
+from ..judgement import repeats
+from .. import npb
 from ..util import repo_root, spack_spec
 from .node_load import NodeLoadMixin
 from .placed import PlacedRunMixin, stdout_text
@@ -56,7 +56,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
               PerfSamplesMixin, NodeLoadMixin):
     """One NPB 3.x OpenMP benchmark, repeated, placed and verified."""
 
-    benchmark = parameter(list(npb_locate.BENCHMARKS))
+    benchmark = parameter(list(npb.locate.BENCHMARKS))
     npb_class = parameter(['S'])
     threads = parameter([1, 'full'])
     affinity = parameter(['none'])
@@ -84,7 +84,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     #: NPB's timer prints hundredths, and start-up noise dominates.
     min_judged_s = variable(float, value=1.0)
     #: How many times slower this node's cores are than the slow reference core the
-    #: budgets assume (:mod:`placement.npb.npb_budget`): every run's watchdog budget and
+    #: budgets assume (:mod:`placement.npb.budget`): every run's watchdog budget and
     #: the job's time limit are this many times longer. An emulated node under QEMU's TCG
     #: needs it. Unset: the partition's ``extras['npb_budget_scale']`` (a slow partition
     #: says it once in its configuration), else 1, a real node; ``-S budget_scale=N``
@@ -115,7 +115,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     @run_after('setup')
     def check_repeats(self):
         """Zero runs would pass vacuously: refuse a count below one before anything runs."""
-        why = repeat_loop.refused_count('repeats', self.repeats, 'NPB cases run at least once')
+        why = repeats.loop_script.refused_count('repeats', self.repeats, 'NPB cases run at least once')
         if why:
             raise ReframeError(why)
 
@@ -125,21 +125,21 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         NaN or infinite gives no usable watchdog: refused at setup in one line."""
         part = self.current_partition
         try:
-            self.budget_scale = npb_budget.resolve_scale(
-                self.budget_scale, part.extras.get(npb_budget.SCALE_EXTRA), part.fullname)
+            self.budget_scale = npb.budget.resolve_scale(
+                self.budget_scale, part.extras.get(npb.budget.SCALE_EXTRA), part.fullname)
         except ValueError as err:
             raise ReframeError(str(err)) from None
 
     @run_after('setup')
     def find_binary(self):
-        found = npb_locate.locate(self.benchmark, self.npb_class, self.npb_dir or None,
+        found = npb.locate.locate(self.benchmark, self.npb_class, self.npb_dir or None,
                                   repo_root())
         if found.path:
             self.npb_binary = found.path
             self.npb_spec = spack_spec.of_program(found.path, 'npb')
         elif self.is_dry_run():
             # dry runs write job scripts on machines without NPB (CI): name it for PATH
-            self.npb_binary = npb_locate.binary_name(self.benchmark, self.npb_class)
+            self.npb_binary = npb.locate.binary_name(self.benchmark, self.npb_class)
         else:
             self.skip(found.why_missing(self.benchmark, self.npb_class))
 
@@ -148,13 +148,13 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         """Adaptive repeats need the judge in the job: refuse at setup, in one line, a Python
         that cannot run it (a failing judge would stop the loop at ``repeats`` silently)."""
         if self.max_repeats > self.repeats and self.reference_file.is_file():
-            why = judge_cli.unavailable()
+            why = repeats.judge_cli.unavailable()
             if why:
                 raise ReframeError(why)
 
     @run_after('setup')
     def set_time_limit(self):
-        self.time_limit = npb_budget.job_time_limit(
+        self.time_limit = npb.budget.job_time_limit(
             self.benchmark, self.npb_class, self.num_threads, self.topology_pus,
             max(self.repeats, self.max_repeats),  # room for every run the judge may ask
             self.budget_scale)
@@ -167,7 +167,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     def set_program(self):
         # the watchdog is the program; the mixin puts the launch prefix before it
         self.executable = 'timeout'
-        self.executable_opts = ['--kill-after=10', npb_loop.LIMIT_ARG,
+        self.executable_opts = ['--kill-after=10', npb.loop.LIMIT_ARG,
                                 shlex.quote(self.npb_binary)]
 
     def _full_count_command(self) -> str:
@@ -177,7 +177,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
                     if self.affinity == 'explicit' else None)
         full = launch.settings(topo, len(topo.pus), self.affinity, self.policy,
                                binder=self.binder, explicit=explicit, oversubscribe=True)
-        budget = npb_budget.run_budget(self.benchmark, self.npb_class, len(topo.pus),
+        budget = npb.budget.run_budget(self.benchmark, self.npb_class, len(topo.pus),
                                        len(topo.pus), self.budget_scale)
         env = ['env'] + [f'{k}={v}' for k, v in full.env.items()]
         launcher = self.job.launcher.command(self.job)
@@ -187,11 +187,11 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
 
     @run_before('run')
     def write_repeat_loop(self):
-        """The whole repeat loop (:mod:`placement.npb.npb_loop`) around the launched program."""
+        """The whole repeat loop (:mod:`placement.npb.loop`) around the launched program."""
         # after the mixin's hook: the probe line stays first
-        budget = npb_budget.run_budget(self.benchmark, self.npb_class, self.num_threads,
+        budget = npb.budget.run_budget(self.benchmark, self.npb_class, self.num_threads,
                                        self.topology_pus, self.budget_scale)
-        loop = npb_loop.script(
+        loop = npb.loop.script(
             self._repeat_loop(), budget,
             full_count=self._full_count_command() if self.oversubscribed else None,
             full_threads=self.topology_pus)
@@ -202,16 +202,16 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         """Whether the system's baseline keeps this case's runs (``_samples``) of ``wall``."""
         return self.stored_runs('wall') is not None
 
-    def _repeat_loop(self) -> npb_loop.RepeatLoop:
+    def _repeat_loop(self) -> npb.loop.RepeatLoop:
         """Fixed runs, or runs until the judge decides when a cap and a baseline exist."""
         ref = self.reference_file
         if self.max_repeats <= self.repeats or not ref.is_file():
-            return npb_loop.RepeatLoop.fixed(self.repeats)
+            return npb.loop.RepeatLoop.fixed(self.repeats)
         walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
                  + shlex.quote(sn.evaluate(self.stdout)))
-        more = judge_cli.shell_condition(ref, self.entry('wall'), walls,
+        more = repeats.judge_cli.shell_condition(ref, self.entry('wall'), walls,
                                          self.repeats, self.max_repeats)
-        return npb_loop.RepeatLoop(self.repeats, self.max_repeats, more)
+        return npb.loop.RepeatLoop(self.repeats, self.max_repeats, more)
 
     @property
     def expected_runs(self) -> int:
@@ -222,17 +222,17 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     # --- reading the output -------------------------------------------------------------
 
     @functools.cached_property
-    def _runs(self) -> list[npb_output.RunRecord]:
-        return npb_output.parse_runs(stdout_text(self))
+    def _runs(self) -> list[npb.output.RunRecord]:
+        return npb.output.parse_runs(stdout_text(self))
 
     @functools.cached_property
-    def _full_run(self) -> tuple[npb_output.FullRun | None, npb_output.NpbResult | None]:
-        marker = npb_output.parse_full_run(stdout_text(self))
+    def _full_run(self) -> tuple[npb.output.FullRun | None, npb.output.NpbResult | None]:
+        marker = npb.output.parse_full_run(stdout_text(self))
         path = os.path.join(self.stagedir, FULL_RUN_OUTPUT)
         result = None
         if os.path.exists(path):
             with open(path) as fp:
-                result = npb_output.parse_result(fp.read())
+                result = npb.output.parse_result(fp.read())
         return marker, result
 
     def _full_run_problems(self) -> list[str]:
@@ -251,7 +251,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     @sn.deferrable
     def assert_runs_verified(self):
         """Every run verified, for the class and thread count asked, and none is missing."""
-        issues = npb_output.run_problems(self._runs, self.expected_runs, self.npb_class,
+        issues = npb.output.run_problems(self._runs, self.expected_runs, self.npb_class,
                                          self.num_threads) + self._full_run_problems()
         return sn.assert_false(issues, msg='; '.join(issues))
 
@@ -259,8 +259,8 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
     def validate(self):
         return sn.all([self.assert_runs_verified(), self.assert_placed()])
 
-    def _times(self) -> npb_output.Summary:
-        return npb_output.summarize([r.time_s for r in npb_output.completed(self._runs)])
+    def _times(self) -> npb.output.Summary:
+        return npb.output.summarize([r.time_s for r in npb.output.completed(self._runs)])
 
     @performance_function('s')
     def time(self):
@@ -278,12 +278,12 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
 
     @performance_function('Mop/s')
     def mops(self):
-        return npb_output.summarize([r.mops_total for r in npb_output.completed(self._runs)]).mean
+        return npb.output.summarize([r.mops_total for r in npb.output.completed(self._runs)]).mean
 
     @performance_function('s')
     def wall(self):
         """Mean wall time of the whole process, as time(1) measured it in the studies."""
-        return npb_output.summarize([r.wall_s for r in self._runs if not r.stopped]).mean
+        return npb.output.summarize([r.wall_s for r in self._runs if not r.stopped]).mean
 
     @performance_function('runs')
     def stopped(self):
@@ -302,13 +302,13 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         """Each run's time, Mop/s and wall time, NPB's version and build, into the run report."""
         if self.is_dry_run():
             return
-        done = npb_output.completed(self._runs)     # complete: time and Mop/s are set
+        done = npb.output.completed(self._runs)     # complete: time and Mop/s are set
         self.perf_samples = {'time': [r.time_s for r in done], 'mops': [r.mops_total for r in done],
                              'wall': [r.wall_s for r in self._runs if not r.stopped]}
         self.perf_launches = dict(self.perf_samples)  # each NPB run is its own process
         self.npb_version = next((r.version for r in done if r.version), '')
         self.npb_build = next((r.build for r in done if r.build), '')
-        self.no_bound = npb_states.short_run_states(self.perf_samples, self.min_judged_s)
+        self.no_bound = npb.states.short_run_states(self.perf_samples, self.min_judged_s)
 
     @run_before('performance')
     def add_guards(self):
@@ -327,7 +327,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
             pass                # no completed run: `stopped` fails the case
         marker, _ = self._full_run if self.oversubscribed else (None, None)
         if marker and marker.wall_s >= self.min_judged_s:
-            guards['slowdown'] = (npb_budget.COLLAPSE_FACTOR, None, 0, 'x')
+            guards['slowdown'] = (npb.budget.COLLAPSE_FACTOR, None, 0, 'x')
         stored = self._stored_references()
         self.reference = {self.current_partition.fullname: {**stored, **guards}}
 

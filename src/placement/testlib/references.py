@@ -50,13 +50,13 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
     def stored_runs(self, var: str):
         """This case's stored runs of ``var`` (``_samples``), or None: no file, no runs, or a
         corrupt sample list (then the fixed rules apply and `placement baseline diff` names it)."""
-        from ..judgement import judge_cli
+        from ..judgement import repeats
         from ..util import PlacementError
         ref = self.reference_file
         if not ref.is_file():
             return None
         try:
-            return judge_cli.stored_runs(ref, self.entry(var))
+            return repeats.judge_cli.stored_runs(ref, self.entry(var))
         except PlacementError:
             return None
 
@@ -72,9 +72,9 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
         from reframe.core.exceptions import ReferenceParseError
         path = self.reference_file
         if os.path.lexists(path):   # a link, FIFO or device there fails the case unread
-            refused = baselines.refusal(path)
+            refused = baselines.store.refusal(path)
             if refused:
                 raise ReferenceParseError(refused)
             # an absolute path: ReFrame joins it to its reference prefix unchanged
             self.reference = {'$ref': str(path)}
-            self.baseline_version = baselines.version(path)
+            self.baseline_version = baselines.store.version(path)

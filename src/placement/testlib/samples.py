@@ -4,7 +4,7 @@ A performance variable is one number per case. A check that measures a case
 several times (NPB's repeats, matmul's timed repetitions) sets
 ``perf_samples`` to ``{perfvar: [one value per run]}`` before its
 performance stage; ReFrame stores the variable with the case in its run report,
-and :mod:`placement.judgement.runreport` turns it into confidence intervals and boxplots
+and :mod:`placement.judgement.reading.run_report` turns it into confidence intervals and boxplots
 long after the stage folders are gone.
 """
 

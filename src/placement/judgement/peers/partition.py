@@ -82,11 +82,11 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from . import moderation, peer_levels, peer_stats
-from .peer_ranks import (Ranked, half_apart, rank_p, slower_where_every_pu, stand_apart,
-                         typical_change)
-from .peer_topology import TopologyDiff, topology_diffs
-from .rules import value
+from .. import verdict
+from . import levels, rank_tests
+from .ranks import Ranked, half_apart, rank_p, slower_where_every_pu, stand_apart, typical_change
+from .topology import TopologyDiff, topology_diffs
+from ..rules import value
 
 #: family-wise level of naming a node of an unchanged partition (split over its nodes and
 #: both sides), and of the values called on the nodes x values (Benjamini-Hochberg)
@@ -102,7 +102,7 @@ PEER_VALUES_SHARE = value("PEER_VALUES_SHARE")
 #: whether the nodes are also ranked over the values that use every PU alone
 EVERY_PU = bool(value("PEER_EVERY_PU"))
 #: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
-MIN_NODES = peer_stats.MIN_NODES
+MIN_NODES = rank_tests.MIN_NODES
 #: the fewest nodes still judged for the values-alone path: a node and 3 peers (a spread
 #: of 2 peers has one degree of freedom, and after a node is named in a partition of four
 #: it named a remaining node faster on 2 values of 12)
@@ -253,7 +253,7 @@ def ranked_values(values: Sequence[PeerValue], n_nodes: int, alpha: float, halve
     pu = [v.all_pus and EVERY_PU for v in values]
     pu_cols = first_of_groups(values, pu)
     return Ranked(first_of_groups(values), pu_cols, np.flatnonzero(pu),
-                  peer_levels.split(alpha, n_nodes, len(pu_cols), halves),
+                  levels.split(alpha, n_nodes, len(pu_cols), halves),
                   group_numbers(values))
 
 
@@ -392,7 +392,7 @@ def value_tests(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.n
     own = math.pi / 2.0 * np.divide(w, n_launch, out=np.zeros_like(w), where=n_launch > 1)
     var = np.maximum(np.maximum(var, own), 1e-12)
     t = d / np.sqrt(var)
-    p = 2.0 * stats.t.sf(np.abs(t), np.minimum(df_t, moderation.DF_CAP))
+    p = 2.0 * stats.t.sf(np.abs(t), np.minimum(df_t, verdict.moderation.DF_CAP))
     bad = ~np.isfinite(d) | ~np.isfinite(var)
     return np.where(bad, np.nan, d), np.where(bad, np.nan, p)
 
@@ -401,8 +401,8 @@ def _peer_centre_spread(m: np.ndarray, peers_m: np.ndarray, active: np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each node's peers' median, variance and its degrees of freedom, per value: leave one
     out for an active node, all active nodes for one already named."""
-    centre = peer_stats.loo_median(peers_m)
-    s2, df = peer_stats.loo_variance(peers_m)
+    centre = rank_tests.loo_median(peers_m)
+    s2, df = rank_tests.loo_variance(peers_m)
     if (~active).any():
         # a named node's peers are every active node: the column's own median and variance
         ok = np.isfinite(peers_m)
@@ -428,7 +428,7 @@ def _moderated(s2: np.ndarray, df: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if not ok.any():
             continue
         try:
-            s0, d0 = moderation.fit_f_dist(s2[i][ok], df[i][ok])
+            s0, d0 = verdict.moderation.fit_f_dist(s2[i][ok], df[i][ok])
         except ValueError:      # every peer spread zero: nothing to borrow
             s0, d0 = 0.0, 0.0
         if math.isinf(d0):

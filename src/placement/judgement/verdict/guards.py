@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .runreport import Case, PerfValue
+from ..reading.run_report import Case, PerfValue
 
 #: perfvar -> what it means when it trips (the limit is the case's own reference).
 MEANINGS = {

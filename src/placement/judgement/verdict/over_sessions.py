@@ -10,7 +10,7 @@ is reduced to one number per session, the median of its launches on a log
 scale, and the question is whether the new session's median lies outside
 what the baseline's session medians allow.
 
-**What one value lacks is borrowed from the run** (:mod:`placement.judgement.moderation`,
+**What one value lacks is borrowed from the run** (:mod:`placement.judgement.verdict.moderation`,
 limma's moderated statistics). A value's spread between sessions is known
 only from its own ``k`` sessions (``k - 1`` degrees of freedom: none with one
 session); the run judges a hundred values at once, and their session spreads
@@ -92,12 +92,12 @@ from typing import TypeVar
 import numpy as np
 from scipy import stats
 
-from ..util import once
+from ...util import once
 from . import moderation, node_shift
 from .intervals import entry_name
 from .moderation import Prior
 from .node_shift import MACHINE_EFFECT, NODE_ALPHA, NODE_AT_ONCE, NodeShift  # noqa: F401
-from .rules import value
+from ..rules import value
 
 K = TypeVar("K")
 
@@ -712,7 +712,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     reference build: a case the placement under test does not touch, run beside the
     others). Its change is then the node's shift, and each baseline session's shift is
     its deviation in that session, instead of the median over the values; the node is
-    flagged on its shift alone (:func:`placement.judgement.node_shift.flagged`), however
+    flagged on its shift alone (:func:`placement.judgement.verdict.node_shift.flagged`), however
     many values moved with it. The control is left out of the run's own prior (its change
     beyond itself is zero by construction).
 
@@ -798,7 +798,7 @@ def node_line(series: Sequence[Series], min_effect: float = MIN_EFFECT,
     a history page of thousands of sessions reads only each session's node line, and the
     values' tests are most of a judgement's cost. ``shifts_of``: the baseline sessions'
     shifts by basis, kept between runs judged against one baseline whose series carry their
-    entries as keys (:class:`placement.judgement.baseline_samples.Against`)."""
+    entries as keys (:class:`placement.judgement.baselines.samples.Against`)."""
     r = _node_only(series, min_effect, control, shifts_of)
     return _node(r, machine_effect)[0] if r.n else None
 

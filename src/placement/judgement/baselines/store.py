@@ -31,15 +31,15 @@ from typing import Any
 
 import yaml
 
-from ..util import PlacementError, atomic, cycles, regular_file, safe_yaml
-from . import (baseline_cache, baseline_contents, baseline_pool, baseline_samples, baseline_shape,
-               peer_cases)
-from .baseline_shape import cut, short
-from .guards import GUARD_VARS
-from .intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of, measurable,
-                        parse_entry, sibling_family, unit_mismatches)
-from .runreport import Case, RunReport
-from .stats import Summary
+from ...util import PlacementError, atomic, cycles, regular_file, safe_yaml
+from . import cache, contents, pool, samples, shape
+from .. import peers
+from .shape import cut, short
+from ..verdict.guards import GUARD_VARS
+from ..verdict.intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of,
+    measurable, parse_entry, sibling_family, unit_mismatches)
+from ..reading.run_report import Case, RunReport
+from ..reading.summary import Summary
 
 MIN_THRESHOLD = 0.05
 CV_FACTOR = 3.0
@@ -65,7 +65,7 @@ def case_index(case: Case, partitions: int = 1, environs: int = 1, nodes: int = 
     several nodes (``--distribute``) is kept per node: ``node`` (the node-health cases'
     variable) follows, and ReFrame's ``.nid``/``.part`` never index.
     """
-    index = [a for a in (case.index or case.params) if a not in peer_cases.NODE_PARAMS]
+    index = [a for a in (case.index or case.params) if a not in peers.cases.NODE_PARAMS]
     special = (["$partition"] if partitions > 1 else []) + (["$environ"] if environs > 1 else [])
     special += ["node"] if nodes > 1 else []
     return special + [a for a in index if a not in special] if index or special else []
@@ -77,7 +77,7 @@ def _attr(case: Case, attr: str) -> Any:
     if attr == "$environ":
         return case.environ
     if attr == "node":
-        return peer_cases.node_of(case)
+        return peers.cases.node_of(case)
     return case.params[attr]
 
 
@@ -111,10 +111,10 @@ def from_run(report: RunReport, system: str,
             sets = spread[c.test] = (set(), set(), set())
         sets[0].add(c.partition)
         sets[1].add(c.environ)
-        node = peer_cases.node_of(c)
+        node = peers.cases.node_of(c)
         if node is not None:        # a case that names no node: none
             sets[2].add(node)
-    pooled = baseline_pool.Pools()
+    pooled = pool.Pools()
     for c in cases:
         if c.result != "pass" and c.fail_phase != "performance":
             continue
@@ -133,7 +133,7 @@ def from_run(report: RunReport, system: str,
                              "(did the performance tests run and pass sanity?)")
     pooled.put(out, runs)
     if runs:
-        out[baseline_samples.SAMPLES_KEY] = runs
+        out[samples.SAMPLES_KEY] = runs
     return out
 
 
@@ -142,7 +142,7 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
     launches kept beside them; variables with no reference a reader could use are left out."""
     leaves, sample_leaves = {}, {}
     for var in c.primary_vars():
-        if var in GUARD_VARS or baseline_samples.is_extreme(var):
+        if var in GUARD_VARS or samples.is_extreme(var):
             continue        # guards have fixed limits; extremes follow one outlier
         pv = c.perf[var]
         s = None if pv.value is None else c.summary(var)
@@ -156,10 +156,10 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
             continue
         # one-sided where the direction is known: an improvement never fails (ReFrame
         # reads None as no bound); it rejects lower thresholds below -1
-        better = baseline_samples.higher_is_better(var, pv.unit)
+        better = samples.higher_is_better(var, pv.unit)
         leaves[var] = [mean, None if better is False else -min(t, 1.0),
                        None if better else t, pv.unit]
-        sl = baseline_samples.directed_leaf(c, var, better)
+        sl = samples.directed_leaf(c, var, better)
         if sl:
             sample_leaves[var] = sl
     return leaves, sample_leaves
@@ -207,7 +207,7 @@ class _NoAliasDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ig
 
 def session_intervals(data: dict[str, Any], where: str = "reference file") -> dict[str, Any]:
     """``data`` with every value that keeps its sessions' runs given ReFrame's reference from
-    them (:func:`placement.judgement.verdict.reference_bound`): the sessions' mean median and a
+    them (:func:`placement.judgement.verdict.over_sessions.reference_bound`): the sessions' mean median and a
     one-sided bound as wide as the session-to-session spread the verdict knows, at a
     level that keeps a plain ``reframe -r`` over all the file's values quiet on an
     unchanged node. Values measured under a competing load (``contended``) get no bound:
@@ -216,31 +216,31 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     lie further apart than the cap), or that one baseline session cannot bound for plain
     ReFrame while the verdict still judges them (``no_plain_bound``: a cache-sized buffer on a
     virtual machine). Nor do values whose own launches, in a stored session,
-    spread wider than :data:`placement.judgement.verdict.REF_CAP` (an NPB class S run of
+    spread wider than :data:`placement.judgement.verdict.over_sessions.REF_CAP` (an NPB class S run of
     20 ms that one time slice makes 0.16 s): the cap would fail an unchanged rerun of such
     a value; nor their siblings, the same kernel and threads in another placement or
-    compiler (:func:`placement.judgement.verdict.state_prone`).
+    compiler (:func:`placement.judgement.verdict.over_sessions.state_prone`).
     The other values keep the interval of the run they came from. A partition's pooled
     entries (:mod:`.baseline_pool`) get the bound of one node's median, with a prior of
     their own: their runs spread as nodes do, not as one node's launches.
     """
-    from . import verdict
+    from .. import verdict
     out = copy.deepcopy(data)
-    stored = baseline_samples.entries(out, where)
+    stored = samples.entries(out, where)
     if not stored:
         return out
-    priors = {kind: verdict.file_prior([s.session_runs for s in stored.values()
+    priors = {kind: verdict.over_sessions.file_prior([s.session_runs for s in stored.values()
                                         if bool(s.pooled) is kind]) for kind in (False, True)}
     looked_up = sum(not s.pooled for s in stored.values())    # the values ReFrame reads
     flat = entries(out)
-    prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
+    prone = verdict.over_sessions.state_prone({e: s.session_runs for e, s in stored.items()},
                                 lambda e: sibling_family(out, e))
     for e, s in stored.items():
         leaf = flat.get(e)
         if leaf is None or len(leaf) < 3:
             continue
         # a pooled entry bounds one node's median (:mod:`.baseline_pool`), not 3 launches
-        centre, bound = verdict.reference_bound(
+        centre, bound = verdict.over_sessions.reference_bound(
             s.session_runs, s.higher_is_better, priors[bool(s.pooled)], max(1, looked_up),
             **({"launches": 1} if s.pooled else {}))
         leaf[0] = _round(centre)
@@ -315,7 +315,7 @@ def _load(path: Path) -> dict[str, Any]:
     if not os.path.lexists(path):
         return {}
     text = regular_file.read_text(Path(path), "reference file", safe_yaml.MAX_BYTES)
-    data = baseline_cache.read(Path(path), text)    # written with the file, of this text
+    data = cache.read(Path(path), text)    # written with the file, of this text
     if data is None:
         data = safe_yaml.loads(text, str(path), "reference file")
     return _checked(data, str(path))
@@ -326,19 +326,19 @@ def _checked(data: Any, where: str) -> dict[str, Any]:
     has passed; the first that fails is one line."""
     if data is None:        # never written so: a file cut before its first key
         raise PlacementError(f"{where}: holds no reference entries (empty, or cut short); "
-                             f"{baseline_contents.restore_hint(where, 'remove it')}; "
+                             f"{contents.restore_hint(where, 'remove it')}; "
                              "nothing was written")
     if not isinstance(data, dict):
         raise PlacementError(f"{where}: a reference file must be a mapping of test names")
-    baseline_shape.check(data, where)      # before any walk over it: one line, no traceback
-    stored = baseline_samples.entries(data, where)  # malformed runs: error, nothing written
-    control = data.get(baseline_samples.CONTROL_KEY)
+    shape.check(data, where)      # before any walk over it: one line, no traceback
+    stored = samples.entries(data, where)  # malformed runs: error, nothing written
+    control = data.get(samples.CONTROL_KEY)
     if control is not None and (not isinstance(control, str) or parse_entry(control) is None):
-        raise PlacementError(f"{where}: {baseline_samples.CONTROL_KEY} {short(control)} is not "
+        raise PlacementError(f"{where}: {samples.CONTROL_KEY} {short(control)} is not "
                              "a value Test[index values].var; set it with `placement baseline "
                              "control`, or remove the line; nothing was written")
     check_references(data, where)
-    baseline_contents.check(data, where, stored)
+    contents.check(data, where, stored)
     return data
 
 
@@ -458,7 +458,7 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """
     out = copy.deepcopy({k: v for k, v in old.items() if k != PROVENANCE_KEY})
     _merge_tests(out, new)
-    key = baseline_samples.SAMPLES_KEY
+    key = samples.SAMPLES_KEY
     fresh = new.get(key) if isinstance(new.get(key), dict) else {}
     runs = out.setdefault(key, {})
     for test in new:  # a test recorded again without runs keeps no stale ones
@@ -472,7 +472,7 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 def _merge_tests(out: dict[str, Any], new: dict[str, Any]) -> None:
     for test, node in new.items():
-        if test == baseline_samples.SAMPLES_KEY:
+        if test == samples.SAMPLES_KEY:
             continue
         if test not in out or index_of(out, test) != index_of(new, test):
             out[test] = copy.deepcopy(node)
@@ -555,7 +555,7 @@ def provenance(report: RunReport, system: str, thresholds: dict[str, int]) -> di
 
 def git_commit(cwd: Path | None = None) -> str | None:
     """HEAD of the checkout (``+dirty`` with local changes), None outside git."""
-    from ..util import repo_root
+    from ...util import repo_root
     cwd = cwd or repo_root()
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True,
@@ -579,7 +579,7 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
     copy cut short loses runs, never its record of them. The old file becomes ``.prev``
     only when it reads whole: a damaged file never replaces the last intact copy.
     """
-    data = baseline_contents.stamped(_ordered(data), str(path))
+    data = contents.stamped(_ordered(data), str(path))
     text = header + yaml.dump(data, Dumper=_NoAliasDumper, sort_keys=False,
                               default_flow_style=None, width=100)
     # what we write must read back the same, whole, and pass what load checks
@@ -593,14 +593,14 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
         # whole or untouched (a torn backup would lose entries), as private as the file
         atomic.copy_text(path, prev, "reference file", safe_yaml.MAX_BYTES)
     atomic.write_text(path, text)
-    baseline_cache.write(path, text, check)      # its readers then never parse or write
+    cache.write(path, text, check)      # its readers then never parse or write
     return prev
 
 
 def _ordered(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` with its provenance and control value first and its runs last."""
-    head = (PROVENANCE_KEY, baseline_samples.CONTROL_KEY)
-    tail = (baseline_samples.SAMPLES_KEY,)
+    head = (PROVENANCE_KEY, samples.CONTROL_KEY)
+    tail = (samples.SAMPLES_KEY,)
     return {**{k: data[k] for k in head if k in data},
             **{k: v for k, v in data.items() if k not in head + tail},
             **{k: data[k] for k in tail if k in data}}

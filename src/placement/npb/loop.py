@@ -3,7 +3,7 @@
 One NPB case is one job: the binding probe, for an oversubscribed case the
 same case at the full count (its wall time sets the collapse budget), then the
 program repeated under a ``timeout`` watchdog, each run followed by a marker
-line that :mod:`placement.npb.npb_output` reads back::
+line that :mod:`placement.npb.output` reads back::
 
     npb-full threads=64 rc=0 wall=4.512
     npb-run rep=3 rc=0 limit=184 wall=12.034
@@ -12,14 +12,14 @@ ReFrame writes a job script as ``prerun_cmds``, the launched program,
 ``postrun_cmds``; the loop opens before the program and closes after it, so
 :func:`script` returns both halves together and the check assigns them in one
 hook. The loop itself (a counter, a minimum, a cap and the condition where a
-judge of the runs so far plugs in) is :class:`placement.judgement.repeat_loop.RepeatLoop`,
+judge of the runs so far plugs in) is :class:`placement.judgement.repeats.loop_script.RepeatLoop`,
 shared with the kernels.
 """
 
 from __future__ import annotations
 
 from ..judgement import LoopScript, RepeatLoop
-from . import npb_budget
+from . import budget
 
 __all__ = ['LIMIT_ARG', 'LoopScript', 'RepeatLoop', 'script']
 
@@ -30,7 +30,7 @@ _FUNCTIONS = [
     "'BEGIN { printf \"%.3f\", t1 - t0 }'; }",
     'npb_collapse_limit() { awk -v w="$1" -v f=%g -v m=%g '
     "'BEGIN { l = f * w; if (l < m) l = m; printf \"%%.2f\", l }'; }"
-    % (npb_budget.COLLAPSE_FACTOR, npb_budget.MIN_COLLAPSE_S),
+    % (budget.COLLAPSE_FACTOR, budget.MIN_COLLAPSE_S),
 ]
 
 #: How the program line refers to the current run's watchdog budget.

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import peers
-from .baseline_samples import higher_is_better, is_extreme
-from .runreport import Case, RunReport
+from . import partition
+from ..baselines.samples import higher_is_better, is_extreme
+from ..reading.run_report import Case, RunReport
 
 #: the parameters that say where a case ran, never what it measured
 NODE_PARAMS = ("node", ".nid", ".part", "$nid")
@@ -60,7 +60,7 @@ def fingerprint(case: Case) -> Mapping[str, Any] | None:
     return None
 
 
-def partitions(report: RunReport) -> dict[str, tuple[list[peers.PeerValue],
+def partitions(report: RunReport) -> dict[str, tuple[list[partition.PeerValue],
                                                      dict[str, Mapping[str, Any]]]]:
     """Per ``SYSTEM:PART`` with cases on more than one node: its values by node and its
     nodes' fingerprints."""
@@ -96,7 +96,7 @@ def uses_every_pu(case: Case, fingerprint: Mapping[str, Any] | None) -> bool:
 
 
 def _values(cases: list[tuple[str, Case]], fps: Mapping[str, Mapping[str, Any]]
-            ) -> list[peers.PeerValue]:
+            ) -> list[partition.PeerValue]:
     """Each judged value's launches by node (a case that did not measure is left out),
     and whether it used every PU on every node it ran on."""
     launches: dict[tuple, dict[str, list[float]]] = {}
@@ -115,7 +115,7 @@ def _values(cases: list[tuple[str, Case]], fps: Mapping[str, Mapping[str, Any]]
             meta.setdefault(key, (value_name(c, var), higher))
             every_pu[key] = every_pu.get(key, True) and uses_every_pu(c, fps.get(node))
     # a case's values are one measurement: one group (its key without the variable)
-    return [peers.PeerValue(meta[k][0], meta[k][1], launches[k], group=k[:-1],
+    return [partition.PeerValue(meta[k][0], meta[k][1], launches[k], group=k[:-1],
                             all_pus=every_pu[k]) for k in sorted(launches)]
 
 
@@ -128,7 +128,7 @@ def _fingerprints(cases: list[tuple[str, Case]]) -> dict[str, Mapping[str, Any]]
     return out
 
 
-def judge_report(report: RunReport) -> list[peers.PeerJudgement]:
+def judge_report(report: RunReport) -> list[partition.PeerJudgement]:
     """Every partition of a run with cases on several nodes, judged by its peers."""
-    return [peers.judge(values, where, fps)
+    return [partition.judge(values, where, fps)
             for where, (values, fps) in sorted(partitions(report).items())]

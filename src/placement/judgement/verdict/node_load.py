@@ -1,6 +1,6 @@
 """The node line from the node's own evidence: a run measured beside a competing load.
 
-The verdict's node line (:class:`placement.judgement.verdict.NodeShift`) needs
+The verdict's node line (:class:`placement.judgement.verdict.over_sessions.NodeShift`) needs
 most values to move together; a competing load moves them very unequally (a
 kernel reporting the median of short samples hardly feels it), so a node with
 two busy loops per core moved the median value of a run by only 4-13% here.
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .guards import reported
-from .runreport import pinned_node
-from .rules import value
+from ..reading.run_report import pinned_node
+from ..rules import value
 
 #: the perfvar every timed job reports (percent)
 VAR = "cpu_wait"

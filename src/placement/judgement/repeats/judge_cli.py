@@ -6,7 +6,7 @@ Two ways to give the runs so far:
   ``Test[index values].var``) and the values of the runs made so far (NPB's
   ``wall``);
 * a kernel job's launches: ``--output`` names the job's stdout, split into
-  launches at the ``kernel-launch`` lines (:mod:`placement.judgement.repeat_loop`), and
+  launches at the ``kernel-launch`` lines (:mod:`placement.judgement.repeats.loop_script`), and
   each ``--var ENTRY REGEX`` reads one variable from each launch's first line
   matching ``REGEX`` (its first group). Every variable with stored runs is
   judged; the job runs again while any of them is undecided below the cap.
@@ -28,12 +28,13 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..util import PlacementError, regular_file
-from . import baseline_samples, baselines, repeat_loop, verdict
-from .intervals import parse_entry
+from ...util import PlacementError, regular_file
+from .. import baselines, verdict
+from . import loop_script
+from ..verdict.intervals import parse_entry
 
 
-def stored_runs(path: Path, entry: str) -> baseline_samples.Samples | None:
+def stored_runs(path: Path, entry: str) -> baselines.samples.Samples | None:
     """The baseline's runs of ``entry`` (``Test[k1,k2].var``); None when it has none."""
     e = parse_entry(entry)
     if e is None:
@@ -43,7 +44,7 @@ def stored_runs(path: Path, entry: str) -> baseline_samples.Samples | None:
     return _stored(str(path), st.st_mtime_ns, st.st_size)[0].get(e)
 
 
-def file_context(path: Path) -> tuple[verdict.Prior, int]:
+def file_context(path: Path) -> tuple[verdict.over_sessions.Prior, int]:
     """The file's session-spread prior and how many values it keeps runs for."""
     st = path.stat()
     _, prior, n = _stored(str(path), st.st_mtime_ns, st.st_size)
@@ -54,14 +55,14 @@ def file_context(path: Path) -> tuple[verdict.Prior, int]:
 def _stored(path: str, _mtime_ns: int, _size: int):
     """A reference file's stored runs by entry, its prior and its number of values, read
     once per version of the file (every NPB case of a session asks, the file is the same)."""
-    samples = baseline_samples.entries(baselines.load(Path(path)), path)
+    samples = baselines.samples.entries(baselines.store.load(Path(path)), path)
     by_entry = {(test, tuple(map(str, k)), var): s for (test, k, var), s in samples.items()}
-    prior = verdict.file_prior([s.session_runs for s in samples.values()])
+    prior = verdict.over_sessions.file_prior([s.session_runs for s in samples.values()])
     return by_entry, prior, len(samples)
 
 
 def judge_entry(path: Path, entry: str, runs: list[float], min_runs: int, max_runs: int,
-                min_effect: float) -> verdict.Decision | None:
+                min_effect: float) -> verdict.over_sessions.Decision | None:
     """Stop or run again for one variable against its stored runs; None when it has none.
 
     The one place a per-variable decision of a job's loop is made (both modes).
@@ -73,7 +74,7 @@ def judge_entry(path: Path, entry: str, runs: list[float], min_runs: int, max_ru
     # run-wide verdict corrects over them), with the spread the file's sessions show
     prior, values = file_context(path)
     try:
-        return verdict.judge_repeats(stored.session_runs, runs, stored.higher_is_better,
+        return verdict.over_sessions.judge_repeats(stored.session_runs, runs, stored.higher_is_better,
                                      min_runs, max_runs, min_effect=min_effect,
                                      prior=prior, values=values)
     except ValueError as exc:
@@ -106,7 +107,7 @@ def judge_launches(path: Path, text: str, variables: list[tuple[str, str]], min_
     cap; with none stored it stops.
     """
     lines, stops = [], []
-    launches = repeat_loop.split_launches(text)     # once for all the variables
+    launches = loop_script.split_launches(text)     # once for all the variables
     for entry, regex in variables:
         try:
             pattern = re.compile(regex, re.M)
@@ -149,7 +150,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
             raise PlacementError(f"invalid run value {text!r} (expected a number)") from None
     d = judge_entry(path, args.entry, runs, args.min_runs, args.max_runs, args.min_effect)
     if d is None:     # nothing stored: stop once the runs always made are done
-        d = verdict.judge_repeats([], runs, False, args.min_runs, args.max_runs)
+        d = verdict.over_sessions.judge_repeats([], runs, False, args.min_runs, args.max_runs)
     if args.word:
         print(d.word)
         return 0
@@ -185,11 +186,11 @@ def register(sub) -> None:
     p.add_argument("--var", nargs=2, action="append", default=[], metavar=("ENTRY", "REGEX"),
                    help="with --output: a variable's entry and the regex of its line "
                         "(first group: the value); repeat per variable")
-    p.add_argument("--min-runs", type=int, default=verdict.MIN_RUNS,
-                   help=f"runs before any verdict (default {verdict.MIN_RUNS})")
-    p.add_argument("--max-runs", type=int, default=verdict.MAX_RUNS,
-                   help=f"the cap (default {verdict.MAX_RUNS})")
-    p.add_argument("--min-effect", type=fraction_arg, default=verdict.MIN_EFFECT,
+    p.add_argument("--min-runs", type=int, default=verdict.over_sessions.MIN_RUNS,
+                   help=f"runs before any verdict (default {verdict.over_sessions.MIN_RUNS})")
+    p.add_argument("--max-runs", type=int, default=verdict.over_sessions.MAX_RUNS,
+                   help=f"the cap (default {verdict.over_sessions.MAX_RUNS})")
+    p.add_argument("--min-effect", type=fraction_arg, default=verdict.over_sessions.MIN_EFFECT,
                    help="smallest change of the median a regression needs (default 3%%)")
     p.add_argument("--word", action="store_true", help="print stop|continue, exit 0")
     p.add_argument("runs", nargs="*", help="the values of the runs made so far")
@@ -211,7 +212,7 @@ def fraction_arg(text: str) -> float:
 def _python_command(python: str | None) -> list[str]:
     """The Python that loaded the checks, with this package's source first on ``PYTHONPATH``,
     so a job's judge works from the venv and from a Spack view alike."""
-    src = Path(__file__).resolve().parents[2]  # src/placement/judgement/
+    src = Path(__file__).resolve().parents[3]  # src/placement/judgement/repeats/
     return ["env", f"PYTHONPATH={src}", python or sys.executable]
 
 

@@ -2,7 +2,7 @@
 
 PyYAML builds every value of a file in Python: a partition's baseline of 100k entries
 (about 30 MB) takes seconds to parse, where JSON takes a fraction of that. So the file's
-writer (:func:`placement.judgement.baselines.write_atomic`: ``placement baseline record``
+writer (:func:`placement.judgement.baselines.store.write_atomic`: ``placement baseline record``
 and ``control``), once the text it wrote has read back and passed every check, keeps what
 it read as JSON beside it (``.<name>.checked.json``), under the SHA-256 of the file's text:
 a load of the same text reads the JSON instead of the YAML, and checks it again as it would
@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..util import atomic, regular_file
+from ...util import atomic, regular_file
 
 #: files smaller than this are parsed each time (a few hundred entries)
 MIN_BYTES = 1 << 20

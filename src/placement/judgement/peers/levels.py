@@ -6,7 +6,7 @@ written down, and it depends only on the partition's shape (its nodes, how many 
 use every PU), never on what was measured.
 
 * half of ``PEER_ALPHA`` to the values called alone (Benjamini-Hochberg over nodes x
-  values, :func:`placement.judgement.peers.called_alone`);
+  values, :func:`placement.judgement.peers.partition.called_alone`);
 * half to the rank tests: a node against the others over all its values (per node and
   side), and, where the partition has values that use every PU, a node slower than the
   others over those alone (per node, slower only: a CPU cap, a throttling node or a

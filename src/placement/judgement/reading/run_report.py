@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..util import PlacementError, once, regular_file
+from ...util import PlacementError, once, regular_file
 from . import session_info
-from .stats import Summary, number, summarize
+from .summary import Summary, number, summarize
 
 #: The ReFrame session extra (``--session-extras acceptance=confirmation``) that marks a
 #: confirmation session (:mod:`placement.acceptance.confirmation`) in the results storage: a
@@ -450,7 +450,7 @@ def _clock_notes(newest: _Dated, dated: list[_Dated]) -> list[str]:
 
 def results_dir() -> Path:
     """Where ReFrame writes results: ``$PLACEMENT_RESULTS`` or ``results/`` in the checkout."""
-    from ..util import paths, repo_root
+    from ...util import paths, repo_root
     return paths.env_path("PLACEMENT_RESULTS") or repo_root() / "results"
 
 

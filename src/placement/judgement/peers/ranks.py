@@ -4,7 +4,7 @@ their ranks over a partition's values.
 Why ranks: when the nodes are alike each node's rank on a value is uniform, so a rank
 sum's distribution is known exactly (:mod:`.peer_stats`) and the chance of naming an
 unchanged node follows from the level alone, whatever the values' units or spreads.
-The levels come from :mod:`.peer_levels`; which values are read, from :class:`Ranked`.
+The levels come from :mod:`.levels`; which values are read, from :class:`Ranked`.
 A node slower where every PU is busy is tested on its summed values instead where they
 can be counted (:func:`slower_pvalues`): the same exact null, weighed by how far behind.
 """
@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import peer_levels, peer_stats
-from .peer_stats import MIN_NODES
-from .rules import value
+from . import rank_tests
+from .levels import Levels
+from .rank_tests import MIN_NODES
+from ..rules import value
 
 #: whether a half of the nodes apart on ranks must also be ``PEER_EFFECT`` apart
 HALF_EFFECT = bool(value("PEER_HALF_EFFECT"))
@@ -37,7 +38,7 @@ class Ranked:
     cols: np.ndarray
     pu_cols: np.ndarray
     pu_values: np.ndarray
-    levels: peer_levels.Levels
+    levels: Levels
     #: each value's group (one measurement: a case's time and rate), as a number
     group_of: np.ndarray
 
@@ -53,7 +54,7 @@ def half_apart(m: np.ndarray, nodes: Sequence[str], level: float, effect: float,
     n, k = full.shape
     if k == 0 or n < 4:
         return []
-    ranks = peer_stats.column_ranks(full)
+    ranks = rank_tests.column_ranks(full)
     g = n // 2
     halves = list(itertools.combinations(range(n), g))
     sides = (True,) if slower_only else (True, False)
@@ -64,7 +65,7 @@ def half_apart(m: np.ndarray, nodes: Sequence[str], level: float, effect: float,
         for slower in sides:
             # a half faster: its rank sum counted from the top, the same distribution
             stat = total if slower else k * g * (n + 1) - total
-            pv = peer_stats.group_rank_p(stat, n, g, k)
+            pv = rank_tests.group_rank_p(stat, n, g, k)
             if pv * tests <= level and (not HALF_EFFECT
                                         or _half_change(full, half, slower) >= effect):
                 found.append((pv, not slower, half))
@@ -119,8 +120,8 @@ def slower_pvalues(m: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.nd
     judged = sizes >= MIN_NODES
     for r in range(len(rows)):
         mine = np.flatnonzero(judged & ok[r])
-        if len(mine) and peer_stats.sum_enumerable([int(x) for x in sizes[mine]]):
-            upper[r] = peer_stats.sum_perm_p([sub[ok[:, j], j] for j in mine],
+        if len(mine) and rank_tests.sum_enumerable([int(x) for x in sizes[mine]]):
+            upper[r] = rank_tests.sum_perm_p([sub[ok[:, j], j] for j in mine],
                                              float(sub[r, mine].sum()))
     return rows, upper
 
@@ -139,8 +140,8 @@ def rank_pvalues(m: np.ndarray, active: np.ndarray
     rows = np.flatnonzero(active)
     sub = m[rows]
     n_per = np.isfinite(sub).sum(axis=0).astype(float)
-    ranks = np.where((n_per >= MIN_NODES)[None, :], peer_stats.column_ranks(sub), np.nan)
-    upper, lower = peer_stats.rank_tests(ranks, n_per)
+    ranks = np.where((n_per >= MIN_NODES)[None, :], rank_tests.column_ranks(sub), np.nan)
+    upper, lower = rank_tests.rank_tests(ranks, n_per)
     return rows, upper, lower
 
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..util import PlacementError, atomic, regular_file, sha256
-from . import npb_build, npb_locate
+from . import build, locate
 
 MANIFEST = "npb-build.json"
 #: The benchmarks and classes a plain ``placement npb build`` makes: quick mode's.
-DEFAULT_BENCHMARKS = tuple(b.lower() for b in npb_locate.BENCHMARKS)
+DEFAULT_BENCHMARKS = tuple(b.lower() for b in locate.BENCHMARKS)
 DEFAULT_CLASSES = ("S", "W")
 
 
@@ -85,9 +85,9 @@ def _swap_in(new: Path, prefix: Path) -> None:
 
 
 def install(tarball: Path, prefix: Path | None, benchmarks: list[str], classes: list[str],
-            progress: npb_build.Progress) -> Installed:
+            progress: build.Progress) -> Installed:
     """Build (or reuse) the binaries; returns the ``bin`` folder to point ``NPB_DIR`` at."""
-    npb_build.omp_folder(tarball)                  # not NPB: say so before anything else
+    build.omp_folder(tarball)                  # not NPB: say so before anything else
     digest = sha256(tarball)
     prefix = (prefix or default_prefix(digest)).absolute()
     is_ = regular_file.special(prefix)
@@ -105,7 +105,7 @@ def install(tarball: Path, prefix: Path | None, benchmarks: list[str], classes: 
             raise PlacementError(f"{str(prefix)!r} holds NPB built from another tarball "
                                  f"(sha256 {str(have.get('tarball_sha256'))[:12]}...): choose "
                                  f"another --prefix or remove it")
-        names = [npb_locate.binary_name(b, c) for b in benchmarks for c in classes]
+        names = [locate.binary_name(b, c) for b in benchmarks for c in classes]
         if have and _present(prefix, names):
             return Installed(prefix / "bin", False, tuple(names))
         # build the union with what is installed: adding a class never drops another
@@ -114,7 +114,7 @@ def install(tarball: Path, prefix: Path | None, benchmarks: list[str], classes: 
         log = prefix.parent / f"{prefix.name}.build.log"
         work = Path(tempfile.mkdtemp(prefix=f".{prefix.name}.build-", dir=prefix.parent))
         try:
-            compilers, verified = npb_build.build(tarball, work / "install", benchmarks,
+            compilers, verified = build.build(tarball, work / "install", benchmarks,
                                                   classes, log, progress)
             record = {"tarball": str(tarball.absolute()), "tarball_sha256": digest,
                       "benchmarks": benchmarks, "classes": classes,

@@ -32,8 +32,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..util import PlacementError
-from .baseline_shape import SAMPLES_KEY, short
+from ...util import PlacementError
+from .shape import SAMPLES_KEY, short
 
 #: the pooled entry's key at the node level: ``partition batch``
 PREFIX = "partition "
@@ -94,7 +94,7 @@ def is_pooled(leaf: dict) -> bool:
 
 class Pools:
     """A run's per-node values gathered into their partitions' pooled entries, as
-    :func:`placement.judgement.baselines.from_run` walks the run's cases."""
+    :func:`placement.judgement.baselines.store.from_run` walks the run's cases."""
 
     def __init__(self) -> None:
         #: (test, index values with the pool's key, var) -> the first node's reference leaf,
@@ -121,7 +121,7 @@ class Pools:
     def put(self, out: dict[str, Any], runs: dict[str, Any]) -> None:
         """Each pool of two nodes or more into the reference tree and the samples tree,
         after the nodes' own entries."""
-        from .peers import node_order
+        from ..peers.partition import node_order
         for (test, pkeys, var), (ref, head, by) in self._acc.items():
             sessions = []
             for sid, medians in by.items():
@@ -137,7 +137,7 @@ class Pools:
 
 
 def in_stead(tree: dict[str, Any], node: str, partition: str) -> dict[str, Any]:
-    """A run's entries (``tree``, as :func:`placement.judgement.baselines.from_run` gives
+    """A run's entries (``tree``, as :func:`placement.judgement.baselines.store.from_run` gives
     them) of ``node`` alone, under its partition's pooled key, each value's launches
     reduced to their median: the node judged against the pool, where it has no entries of
     its own. One number, as each node of the pool is one: the pool's runs spread as nodes

@@ -16,10 +16,10 @@ import os
 
 from typing import Any
 
-from ..util import PlacementError
-from . import baseline_samples
-from .baseline_shape import short
-from .intervals import entries
+from ...util import PlacementError
+from . import samples
+from .shape import short
+from ..verdict.intervals import entries
 
 #: the key under ``_provenance`` holding the counts
 RECORD_KEY = "contents"
@@ -28,9 +28,9 @@ FIELDS = ("values", "sampled", "sessions", "runs")
 
 
 def count(data: dict[str, Any], where: str = "reference file",
-          stored: dict[Any, baseline_samples.Samples] | None = None) -> dict[str, int]:
+          stored: dict[Any, samples.Samples] | None = None) -> dict[str, int]:
     """The counts of :data:`FIELDS` in ``data`` (``stored``: its runs, already read)."""
-    stored = (baseline_samples.entries(data, where) if stored is None else stored).values()
+    stored = (samples.entries(data, where) if stored is None else stored).values()
     return {"values": len(entries(data)), "sampled": len(stored),
             "sessions": sum(len(s.sessions) for s in stored),
             "runs": sum(len(s.runs) for s in stored)}
@@ -43,7 +43,7 @@ def recorded(data: dict[str, Any]) -> Any:
 
 
 def check(data: dict[str, Any], where: str,
-          stored: dict[Any, baseline_samples.Samples] | None = None) -> None:
+          stored: dict[Any, samples.Samples] | None = None) -> None:
     """One line when ``data`` holds fewer values, sessions or runs than its record says
     (``stored``: its runs, when the caller has read them)."""
     prov = data.get("_provenance", {})

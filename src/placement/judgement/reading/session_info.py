@@ -15,7 +15,7 @@ import datetime as _dt
 import re
 from typing import Any
 
-from ..util import PlacementError
+from ...util import PlacementError
 
 #: ReFrame's session UUIDs (``uuid.uuid4()`` as text)
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..util import PlacementError
+from ...util import PlacementError
 
 #: the key under which a reference file keeps its sessions' launches
 SAMPLES_KEY = "_samples"

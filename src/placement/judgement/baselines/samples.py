@@ -15,7 +15,7 @@ tree down to::
 ``placement baseline record`` writes one session; ``--add`` (or several
 ``--from``) keeps the stored sessions and adds the run's, so the baseline
 carries the session-to-session spread the verdict's session-level test needs
-(:mod:`placement.judgement.verdict`). The older leaf ``{higher_is_better, runs,
+(:mod:`placement.judgement.verdict.over_sessions`). The older leaf ``{higher_is_better, runs,
 session}`` reads as one session.
 
 Only variables worth judging get samples: a rate (unit ``.../s``, higher is
@@ -32,16 +32,17 @@ from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..util import PlacementError
-from . import baseline_pool, baseline_shape, verdict
-from .baseline_shape import cut, short
-from .intervals import (MEASURABLE, Entry, entries as intervals, measurable, parse_entry,
-                        same_entry, sibling_family, unit_mismatches)
-from .runreport import Case
+from ...util import PlacementError
+from . import pool, shape
+from .. import verdict
+from .shape import cut, short
+from ..verdict.intervals import (MEASURABLE, Entry, entries as intervals, measurable,
+    parse_entry, same_entry, sibling_family, unit_mismatches)
+from ..reading.run_report import Case
 
-SAMPLES_KEY = baseline_shape.SAMPLES_KEY
+SAMPLES_KEY = shape.SAMPLES_KEY
 #: the site's control value (``Test[keys].var``): its change is the node's shift
-#: (:func:`placement.judgement.verdict.judge_run`, ``control``); set by ``placement baseline
+#: (:func:`placement.judgement.verdict.over_sessions.judge_run`, ``control``); set by ``placement baseline
 #: control``, kept by ``record``
 CONTROL_KEY = "_control"
 #: time units: lower is better
@@ -156,8 +157,8 @@ def add_sessions(old: dict[str, Any], new: dict[str, Any], keep: int = KEEP_SESS
         if before is None or before.higher_is_better != leaf_["higher_is_better"]:
             continue
         ids = {s["session"] for s in leaf_["sessions"]}
-        if baseline_pool.is_pooled(leaf_):
-            older = baseline_pool.written(g for g in before.pooled if g[0] not in ids)
+        if pool.is_pooled(leaf_):
+            older = pool.written(g for g in before.pooled if g[0] not in ids)
         else:
             older = [{"session": i, "runs": r} for i, r in before.sessions if i not in ids]
         leaf_["sessions"] = (older + leaf_["sessions"])[-keep:]
@@ -171,7 +172,7 @@ def entries(data: dict[str, Any], where: str = "reference file") -> dict[Entry, 
 
 
 def run_entries(new: dict[str, Any]) -> dict[Entry, Samples]:
-    """:func:`entries` of a run's own entries as :func:`placement.judgement.baselines.from_run`
+    """:func:`entries` of a run's own entries as :func:`placement.judgement.baselines.store.from_run`
     made them (each leaf one :func:`leaf` wrote): read without checking each leaf again,
     which is most of the reading, for a history that reads thousands of runs."""
     return {(test, keys, var): Samples([(None if g["session"] is None else str(g["session"]),
@@ -183,7 +184,7 @@ def run_entries(new: dict[str, Any]) -> dict[Entry, Samples]:
 
 
 def _run_leaves(new: dict[str, Any]) -> list[tuple[str, tuple, str, Any]]:
-    """:func:`_leaves` of a tree :func:`placement.judgement.baselines.from_run` made, in the
+    """:func:`_leaves` of a tree :func:`placement.judgement.baselines.store.from_run` made, in the
     same order: its shape is known (each test's ``$index`` as deep as its keys, or one
     ``system:partition`` level), so it is walked without checking it (a history reads
     thousands)."""
@@ -211,10 +212,10 @@ def _leaves(data: dict[str, Any], where: str) -> Iterator[tuple[str, tuple, str,
         raise PlacementError(f"{where}: {SAMPLES_KEY} must be a mapping of test names "
                              "(hand-edited?); fix it or record again, nothing was written")
     for test, node in tree.items():
-        at = f"{SAMPLES_KEY}.{baseline_shape.test_name(test)}"
+        at = f"{SAMPLES_KEY}.{shape.test_name(test)}"
         if not isinstance(node, dict):
             raise PlacementError(f"{where}: {at} must be a mapping")
-        depth = baseline_shape.index_depth(node.get("$index"), where, at)
+        depth = shape.index_depth(node.get("$index"), where, at)
         yield from _walk(test, at, depth, where, node, (), 0)
 
 
@@ -236,7 +237,7 @@ def _walk(test: str, at: str, depth: int, where: str, n: dict, keys: tuple,
 
 
 def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
-    name = cut(f"{SAMPLES_KEY}.{baseline_shape.test_name(test)}."
+    name = cut(f"{SAMPLES_KEY}.{shape.test_name(test)}."
                f"{'.'.join(map(str, keys + (var,)))}")
     accepted = ("expected {higher_is_better: true|false, sessions: [{session: id, "
                 "runs: [numbers > 0]}, ...]}")
@@ -259,7 +260,7 @@ def _check(v: Any, test: str, keys: tuple, var: str, where: str) -> Samples:
                                  f"{MEASURABLE[1]:g}); {accepted}; nothing was written")
         sid = g.get("session")
         sessions.append((None if sid is None else str(sid), [float(x) for x in runs]))
-    pooled = baseline_pool.groups(groups, sessions, f"{where}: {name}")
+    pooled = pool.groups(groups, sessions, f"{where}: {name}")
     if not isinstance(v.get("contended", False), bool):
         raise PlacementError(f"{where}: {name}: contended {short(v['contended'])} is not true or "
                              f"false; {accepted}; nothing was written")
@@ -276,7 +277,7 @@ class Judged:
     """One variable of a new run against the stored file: a verdict, or why there is none."""
 
     entry: Entry
-    verdict: verdict.Verdict | None
+    verdict: verdict.over_sessions.Verdict | None
     note: str = ""
 
 
@@ -285,7 +286,7 @@ class Judgement(list):
     the values borrowed their session spread from (:func:`.verdict.judge_run`)."""
 
     #: the whole run's verdict (a confirmation session is judged with its prior and shifts)
-    run: verdict.RunVerdict | None = None
+    run: verdict.over_sessions.RunVerdict | None = None
     #: why the file's control value could not give the node's shift ("" when it did, or
     #: when the file names none)
     control_note: str = ""
@@ -298,7 +299,7 @@ class Judgement(list):
     fresh: dict = {}
 
     @property
-    def node(self) -> verdict.NodeShift | None:
+    def node(self) -> verdict.over_sessions.NodeShift | None:
         return self.run.node if self.run is not None else None
 
     @property
@@ -311,27 +312,27 @@ class Judgement(list):
 
 
 def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
-              min_effect: float = verdict.MIN_EFFECT, alpha: float = verdict.ALPHA,
-              machine_effect: float = verdict.MACHINE_EFFECT,
+              min_effect: float = verdict.over_sessions.MIN_EFFECT, alpha: float = verdict.over_sessions.ALPHA,
+              machine_effect: float = verdict.over_sessions.MACHINE_EFFECT,
               selected_by: Judgement | None = None,
               only: Container[Entry] | None = None) -> Judgement:
     """Every judged variable of ``new`` (a run's entries) against ``old``'s stored sessions.
 
-    The values are judged together (:func:`placement.judgement.verdict.judge_run`: the
+    The values are judged together (:func:`placement.judgement.verdict.over_sessions.judge_run`: the
     node's common shift, a session-spread prior fitted over them,
     Benjamini-Hochberg over the run). Variables whose stored entry has no runs
     are listed with the note ``interval only``; new variables with no stored
     entry at all are left out. ``selected_by``: ``new`` is a confirmation session of
-    values that judgement selected (:func:`placement.judgement.verdict.judge_run`);
+    values that judgement selected (:func:`placement.judgement.verdict.over_sessions.judge_run`);
     ``only``: the entries to judge (a confirmation tests the values it reran for, no others).
     """
     stored, fresh = entries(old, where), entries(new, "run")
     units = {e: u for e, u in unit_mismatches(old, new).items() if only is None or e in only}
     keys, series, rest = _series(stored, fresh, units, intervals(old), only)
     control, note = control_of(old, keys) if only is None else (None, "")
-    prone = verdict.state_prone({e: s.session_runs for e, s in stored.items()},
+    prone = verdict.over_sessions.state_prone({e: s.session_runs for e, s in stored.items()},
                                 lambda e: sibling_family(old, e)) | declared_states(stored, fresh)
-    rv = verdict.judge_run(series, alpha, min_effect, machine_effect,
+    rv = verdict.over_sessions.judge_run(series, alpha, min_effect, machine_effect,
                            selected_by=selected_by.run if selected_by is not None else None,
                            control=control, prone={i for i, e in enumerate(keys) if e in prone})
     out = Judgement([Judged(e, v) for e, v in zip(keys, rv.verdicts)] + rest)
@@ -344,10 +345,10 @@ def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference 
 
 def _series(stored: dict[Entry, Samples], fresh: dict[Entry, Samples], units: dict,
             old_iv: Container[Entry], only: Container[Entry] | None = None,
-            prepared: Callable[[Entry], verdict.BaselineSessions] | None = None
-            ) -> tuple[list[Entry], list[verdict.Series], list[Judged]]:
+            prepared: Callable[[Entry], verdict.over_sessions.BaselineSessions] | None = None
+            ) -> tuple[list[Entry], list[verdict.over_sessions.Series], list[Judged]]:
     """The run's entries to judge (in the order of their names), each as a
-    :class:`~placement.judgement.verdict.Series` against its stored sessions, and those
+    :class:`~placement.judgement.verdict.over_sessions.Series` against its stored sessions, and those
     listed unjudged (another unit, or a baseline without runs). ``prepared``: each entry's
     stored sessions already prepared (:class:`Against`)."""
     keys, series, rest = [], [], []
@@ -361,7 +362,7 @@ def _series(stored: dict[Entry, Samples], fresh: dict[Entry, Samples], units: di
         elif e in stored:
             b = stored[e]
             keys.append(e)
-            series.append(verdict.Series(s.runs, b.sessions, b.higher_is_better, e,
+            series.append(verdict.over_sessions.Series(s.runs, b.sessions, b.higher_is_better, e,
                                          prepared(e) if prepared else None))
         elif e in old_iv:
             rest.append(Judged(e, None, "interval only (baseline without runs)"))
@@ -377,19 +378,19 @@ class Against:
         self.old = old
         self.stored = entries(old, where)
         self._intervals = intervals(old)
-        self._prepared: dict[Entry, verdict.BaselineSessions] = {}
+        self._prepared: dict[Entry, verdict.over_sessions.BaselineSessions] = {}
         #: the baseline sessions' shifts by basis (:func:`verdict.node_line`)
         self._shifts: dict = {}
 
-    def prepared(self, e: Entry) -> verdict.BaselineSessions:
+    def prepared(self, e: Entry) -> verdict.over_sessions.BaselineSessions:
         if e not in self._prepared:
             b = self.stored[e]
-            self._prepared[e] = verdict.prepare_sessions(b.sessions, b.higher_is_better)
+            self._prepared[e] = verdict.over_sessions.prepare_sessions(b.sessions, b.higher_is_better)
         return self._prepared[e]
 
     def node(self, new: dict[str, Any], fresh: dict[Entry, Samples] | None = None,
-             min_effect: float = verdict.MIN_EFFECT,
-             machine_effect: float = verdict.MACHINE_EFFECT) -> verdict.NodeShift | None:
+             min_effect: float = verdict.over_sessions.MIN_EFFECT,
+             machine_effect: float = verdict.over_sessions.MACHINE_EFFECT) -> verdict.over_sessions.NodeShift | None:
         """The node line :func:`judge_run` gives ``new`` (a run's entries; ``fresh``: their
         :func:`entries`, when the caller has them), without testing each value."""
         fresh = entries(new, "run") if fresh is None else fresh
@@ -397,7 +398,7 @@ class Against:
                                   unit_mismatches(self.old, new, self._intervals),
                                   self._intervals, prepared=self.prepared)
         control, _ = control_of(self.old, keys)
-        return verdict.node_line(series, min_effect, machine_effect, control, self._shifts)
+        return verdict.over_sessions.node_line(series, min_effect, machine_effect, control, self._shifts)
 
 
 def declared_states(*sets: dict[Entry, Samples]) -> set[Entry]:
@@ -424,13 +425,13 @@ def control_of(data: dict[str, Any], keys: list[Entry]) -> tuple[int | None, str
 
 def file_prior(data: dict[str, Any], where: str = "reference file"):
     """The session-spread prior of a reference file's stored runs (:func:`verdict.file_prior`)."""
-    return verdict.file_prior([s.session_runs for s in entries(data, where).values()])
+    return verdict.over_sessions.file_prior([s.session_runs for s in entries(data, where).values()])
 
 
 def summary(judged: list[Judged]) -> str:
     """``N regressed, M improved, K unchanged, U undecided`` (+ interval-only count)."""
-    c = verdict.counts([j.verdict for j in judged if j.verdict])
-    text = ", ".join(f"{c[o]} {o}" for o in verdict.OUTCOMES)
+    c = verdict.over_sessions.counts([j.verdict for j in judged if j.verdict])
+    text = ", ".join(f"{c[o]} {o}" for o in verdict.over_sessions.OUTCOMES)
     only = sum(j.verdict is None for j in judged)
     return text + (f", {only} interval only" if only else "")
 
@@ -451,16 +452,16 @@ def context_lines(judged: Judgement) -> list[str]:
     return out
 
 
-def sessions_note(verdicts: list[verdict.Verdict]) -> str:
+def sessions_note(verdicts: list[verdict.over_sessions.Verdict]) -> str:
     """A warning when values were judged against one session only, else ``""``.
 
     The launches of one session share its load; against a single session a
-    quiet or busy hour looks like a change (see :mod:`placement.judgement.verdict`).
+    quiet or busy hour looks like a change (see :mod:`placement.judgement.verdict.over_sessions`).
     """
-    few = sum(1 for v in verdicts if v.sessions < verdict.MIN_SESSIONS)
+    few = sum(1 for v in verdicts if v.sessions < verdict.over_sessions.MIN_SESSIONS)
     if not few:
         return ""
-    return (f"{few} value(s) judged against fewer than {verdict.MIN_SESSIONS} baseline "
+    return (f"{few} value(s) judged against fewer than {verdict.over_sessions.MIN_SESSIONS} baseline "
             "sessions: their spread between sessions is borrowed from the other values, so "
             "only large changes can be called; add sessions recorded at other times with "
             "`placement baseline record --add`")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import verdict
+from . import over_sessions
 
 #: each side of a step holds at least this many sessions
 MIN_SESSIONS = 2
@@ -53,7 +53,7 @@ class Step:
     @property
     def outcome(self) -> str:
         worse = self.ratio < 1 if self.higher_is_better else self.ratio > 1
-        return verdict.REGRESSED if worse else verdict.IMPROVED
+        return over_sessions.REGRESSED if worse else over_sessions.IMPROVED
 
     def text(self) -> str:
         return (f"step from session {self.session[:8]}: {self.outcome}, median "
@@ -88,7 +88,7 @@ def best_split(series: np.ndarray, min_size: int = MIN_SESSIONS) -> tuple[np.nda
 
 
 def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_better: bool = False,
-         alpha: float = ALPHA, min_effect: float = verdict.MIN_EFFECT,
+         alpha: float = ALPHA, min_effect: float = over_sessions.MIN_EFFECT,
          candidates: bool = False, seed: int = 0) -> Step | None:
     """The step in ``runs`` (one list of launches per session, oldest first), if a real one.
 
@@ -103,7 +103,7 @@ def step(sessions: Sequence[str], runs: Sequence[Sequence[float]], higher_is_bet
 
 def step_of_medians(sessions: Sequence[str], medians: Sequence[float],
                     higher_is_better: bool = False, alpha: float = ALPHA,
-                    min_effect: float = verdict.MIN_EFFECT, candidates: bool = False,
+                    min_effect: float = over_sessions.MIN_EFFECT, candidates: bool = False,
                     seed: int = 0) -> Step | None:
     """:func:`step` of sessions given as their launches' medians (each session's median
     taken once where it is read: ten thousand sessions' launches need not be held)."""
@@ -112,7 +112,7 @@ def step_of_medians(sessions: Sequence[str], medians: Sequence[float],
 
 
 def steps_of_medians(series: Sequence[tuple[Sequence[str], Sequence[float], bool]],
-                     alpha: float = ALPHA, min_effect: float = verdict.MIN_EFFECT,
+                     alpha: float = ALPHA, min_effect: float = over_sessions.MIN_EFFECT,
                      candidates: bool = False, seed: int = 0) -> list[Step | None]:
     """:func:`step_of_medians` of each of ``series`` (``(sessions, medians, higher is
     better)``), the same steps as one at a time.

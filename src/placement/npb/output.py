@@ -184,7 +184,7 @@ def run_problems(runs: list[RunRecord], repeats: int, npb_class: str, threads: i
 
 
 def summarize(values: list[float | None]) -> Summary:
-    """:func:`placement.judgement.stats.summarize` of the runs that gave a number."""
+    """:func:`placement.judgement.reading.summary.summarize` of the runs that gave a number."""
     vals = [v for v in values if v is not None and not math.isnan(v)]
     if not vals:
         raise ValueError("no measurements to summarize (every run failed or was stopped)")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .rules import value
+from ..rules import value
 
 #: the node's common shift below which no whole-node change is flagged (:mod:`.rules`)
 MACHINE_EFFECT = value("MACHINE_EFFECT")

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .peer_stats import MIN_NODES
-from .rules import value
+from .rank_tests import MIN_NODES
+from ..rules import value
 
 #: how far a node's memory size may sit from the nodes' median and still be the same
 PEER_MEMORY_SLACK = value("PEER_MEMORY_SLACK")

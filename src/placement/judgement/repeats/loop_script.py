@@ -1,11 +1,11 @@
 """A job's repeat loop: how many times one job launches its program.
 
-Shared by the NPB checks (:mod:`placement.npb.npb_loop`) and the kernels
+Shared by the NPB checks (:mod:`placement.npb.loop`) and the kernels
 (:mod:`placement.testlib.kernels`). The loop is a shell ``while`` with a
 counter: it runs ``min_runs`` times and, between ``min_runs`` and
 ``max_runs``, as long as the shell condition ``more`` succeeds (default
 ``false``: exactly ``min_runs`` runs). That condition is where a judge of the
-runs so far (adaptive repeats, :func:`placement.judgement.judge_cli.shell_condition`)
+runs so far (adaptive repeats, :func:`placement.judgement.repeats.judge_cli.shell_condition`)
 plugs in.
 """
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..util import PlacementError, regular_file
-from . import npb_budget, npb_locate, npb_output
+from . import budget, locate, output
 
 #: NPB's OpenMP folder inside the tarball (``NPB3.4.1/NPB3.4-OMP`` in NASA's 3.4.1).
 _OMP_DIR = re.compile(r"^(?:[^/]+/)?(NPB3\.\d+(?:\.\d+)?-OMP)/config/make\.def\.template$")
@@ -201,7 +201,7 @@ def _last_error(log: str) -> str:
 
 def make(src: Path, benchmark: str, npb_class: str, log: Path) -> Path:
     """``make BENCH CLASS=X SHELL=/bin/bash``; the binary, or a one-line error naming it."""
-    name = npb_locate.binary_name(benchmark, npb_class)
+    name = locate.binary_name(benchmark, npb_class)
     cmd = ["make", benchmark, f"CLASS={npb_class}", "SHELL=/bin/bash"]
     try:
         proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True,
@@ -249,20 +249,20 @@ def verify(binary: Path, benchmark: str, npb_class: str, log: Path) -> Verified:
     the collapse budget of a serial run (a hang, not a slow node, ends it).
     """
     name = binary.name
-    budget = npb_budget.COLLAPSE_FACTOR * npb_budget.run_budget(benchmark.upper(), npb_class, 1, 1)
+    limit = budget.COLLAPSE_FACTOR * budget.run_budget(benchmark.upper(), npb_class, 1, 1)
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     start = time.monotonic()
     try:
         proc = subprocess.run([str(binary)], cwd=binary.parent, capture_output=True, text=True,
-                              timeout=budget, env=env)
+                              timeout=limit, env=env)
         out, rc = proc.stdout + proc.stderr, proc.returncode
     except subprocess.TimeoutExpired:
         out, rc = "", 124
     seconds = time.monotonic() - start
     _log(log, f"$ {name}\n{out}\n")
-    result = npb_output.parse_result(out)
+    result = output.parse_result(out)
     if rc == 124:
-        raise PlacementError(f"{name} did not finish its verification run in {budget:.0f} s "
+        raise PlacementError(f"{name} did not finish its verification run in {limit:.0f} s "
                              f"(full log: {log})")
     if rc != 0 or not result.verified:
         said = result.verification or "no 'Verification =' line"
