@@ -63,14 +63,14 @@ REPEATED_UP_TO = 1000
 def _scaled(data: dict, factor, test: str = "") -> dict:
     """Every launch (and the reported value) of ``test`` (all: "") worse by ``factor``:
     times multiplied, rates divided."""
-    from placement.judgement import baselines
+    from placement.judgement import reading
     for r in data["runs"]:
         for tc in r["testcases"]:
             if test and not tc["display_name"].startswith(test):
                 continue
             units = {k.rsplit(":", 1)[-1]: v[4] for k, v in (tc.get("perfvalues") or {}).items()}
             for var, runs in (tc.get("perf_launches") or {}).items():
-                hib = baselines.samples.higher_is_better(var, units.get(var))
+                hib = reading.direction.higher_is_better(var, units.get(var))
                 f = factor if not hib else 1 / factor
                 tc["perf_launches"][var] = [x * f for x in runs]
     return data

@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from placement.judgement import baselines, peers, reading  # noqa: E402
+from placement.judgement import peers, reading  # noqa: E402
 from placement.util import atomic  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "peer_judge_scale.json"
@@ -73,7 +73,7 @@ def _session_values(report: reading.run_report.RunReport) -> list[peers.partitio
     out = []
     for c in report.cases:
         for var in c.primary_vars():
-            higher = baselines.samples.higher_is_better(var, c.perf[var].unit)
+            higher = reading.direction.higher_is_better(var, c.perf[var].unit)
             runs = c.launches.get(var, [])
             if higher is not None and runs:
                 name = f"{c.test} {c.label(default='')} {var}"

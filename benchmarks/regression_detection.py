@@ -82,7 +82,7 @@ from placement.acceptance.run import classify  # noqa: E402
 from placement.judgement import rules  # noqa: E402
 from placement.judgement.verdict.node_shift import shown_again  # noqa: E402
 from placement.judgement import verdict, reading  # noqa: E402
-from placement.judgement.baselines.samples import higher_is_better  # noqa: E402
+from placement.judgement.reading.direction import higher_is_better  # noqa: E402
 from placement.util import atomic  # noqa: E402
 from placement.checks import virtual_node  # noqa: E402
 from placement import npb  # noqa: E402

@@ -12,7 +12,7 @@ def with_load(data: dict, wait: float | Mapping[str, float]) -> dict:
     """A copy of the run report ``data`` in which every case's tasks waited for a CPU
     ``wait`` % of the time (``cpu_wait``, fixtures left out); ``wait`` by node: each
     case's share that of the node it ran on, as the load line reads it
-    (:func:`runreport.pinned_node`)."""
+    (:func:`placement.judgement.reading.run_report.node_named`)."""
     share = wait.__getitem__ if isinstance(wait, Mapping) else lambda _node: wait
     data = copy.deepcopy(data)
     for run in data["runs"]:
@@ -20,5 +20,5 @@ def with_load(data: dict, wait: float | Mapping[str, float]) -> dict:
             if not tc.get("fixture"):
                 key = f"{tc['system']}:{tc['partition']}:{verdict.node_load.VAR}"
                 tc.setdefault("perfvalues", {})[key] = \
-                    [share(reading.run_report.pinned_node(tc)), None, None, None, "%", None]
+                    [share(reading.run_report.node_named(tc)), None, None, None, "%", None]
     return data

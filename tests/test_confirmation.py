@@ -74,7 +74,7 @@ def _edit(report: dict, name: str, factor: float) -> dict:
                 continue
             for key, tup in (tc.get("perfvalues") or {}).items():
                 var = key.rsplit(":", 1)[-1]
-                better = baselines.samples.higher_is_better(var, tup[4])
+                better = reading.direction.higher_is_better(var, tup[4])
                 if better is None or not isinstance(tup[0], (int, float)):
                     continue
                 f = (lambda x: x / factor) if better else (lambda x: x * factor)

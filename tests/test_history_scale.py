@@ -62,7 +62,7 @@ def test_a_node_line_alone_is_the_one_the_whole_judgement_draws(baseline):
     flagged = 0
     for d in sessions:
         new = baselines.store.from_run(reading.run_report.from_data(d, Path("stored")), "generic")
-        whole = baselines.samples.judge_run(old, new, str(path)).node
+        whole = baselines.samples.judge_entries(old, new, str(path)).node
         alone = against.node(new)
         assert alone == whole
         flagged += bool(alone and alone.flagged)
@@ -245,7 +245,7 @@ def test_a_node_line_alone_takes_no_launch_spread(baseline):
                                                prepared=against.prepared)
     assert verdict.over_sessions.node_line(series) is not None
     assert series and all("w" not in s.prepared.__dict__ for s in series)
-    whole = baselines.samples.judge_run(old, new, str(path))
+    whole = baselines.samples.judge_entries(old, new, str(path))
     assert whole.node == verdict.over_sessions.node_line(series)
 
 

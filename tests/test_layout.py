@@ -151,3 +151,57 @@ def test_front_doors_export_only_what_they_have():
         for name in exported(g):
             assert name in defined or f"placement.{g}.{name}" in MODULES, (g, name)
             assert not name.startswith("_"), (g, name)
+
+
+# The rooms of placement.judgement: one package per concept, stacked. A room imports only
+# the rooms below it (and rules, the settings every room reads); no name starting with ``_``
+# crosses a room's border; other groups come in through placement.judgement's front door
+# (the rules above), which exports the rooms.
+JUDGEMENT = PKG / "judgement"
+ROOM_ORDER = ("reading", "verdict", "peers", "baselines", "repeats")
+ROOMS = sorted(p.name for p in JUDGEMENT.iterdir() if (p / "__init__.py").is_file())
+
+
+def room(mod: str) -> str | None:
+    parts = mod.split(".")
+    if len(parts) > 2 and parts[1] == "judgement":
+        return parts[2]         # a room, or a flat module such as rules
+    return None
+
+
+def test_the_rooms_are_the_declared_ones_and_the_front_door_names_them():
+    assert tuple(sorted(ROOM_ORDER)) == tuple(ROOMS)
+    flat = sorted(p.stem for p in JUDGEMENT.glob("*.py") if p.name != "__init__.py")
+    assert flat == ["rules"], f"a module of placement.judgement outside any room: {flat}"
+    assert set(ROOMS) | {"rules"} <= exported("judgement")
+
+
+def room_imports():
+    for mod in sorted(MODULES):
+        here = room(mod)
+        if here not in ROOMS:
+            continue
+        for src, name, line in imports(mod):
+            target = f"{src}.{name}" if name and f"{src}.{name}" in MODULES else src
+            there = room(target)
+            if there in ROOMS and there != here:
+                yield mod, here, there, name, line
+
+
+@pytest.mark.parametrize("mod,here,there,name,line", list(room_imports()))
+def test_a_room_imports_only_the_rooms_below_it(mod, here, there, name, line):
+    assert ROOM_ORDER.index(there) < ROOM_ORDER.index(here), (
+        f"{mod}:{line}: room {here} imports room {there}, which stands above it "
+        f"(rooms, lowest first: {', '.join(ROOM_ORDER)})")
+    assert not (name or "").startswith("_"), f"{mod}:{line} imports a private name {name}"
+
+
+def test_each_rooms_front_door_exports_only_what_it_has():
+    for r in ROOMS:
+        tree = ast.parse((JUDGEMENT / r / "__init__.py").read_text())
+        names = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                     and any(getattr(t, "id", None) == "__all__" for t in n.targets))
+        for name in names:
+            assert f"placement.judgement.{r}.{name}" in MODULES, (r, name)
+        modules = {p.stem for p in (JUDGEMENT / r).glob("*.py") if p.name != "__init__.py"}
+        assert modules == set(names), f"room {r}: every module is named at its front door"

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from placement.acceptance import run as acceptance
-from placement.judgement import baselines, reading
+from placement.judgement import reading
 from placement import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +58,7 @@ def _session(src: dict, factor, seed: int) -> dict:
         for tc in run["testcases"]:
             for key, tup in (tc.get("perfvalues") or {}).items():
                 var = key.rsplit(":", 1)[-1]
-                better = baselines.samples.higher_is_better(var, tup[4] if len(tup) > 4 else None)
+                better = reading.direction.higher_is_better(var, tup[4] if len(tup) > 4 else None)
                 if better is None or not isinstance(tup[0], (int, float)):
                     continue
                 f = factor((tc.get("display_name"), var)) * float(rng.uniform(0.99, 1.01))

@@ -73,15 +73,15 @@ def own_history_lines(report: reading.run_report.RunReport, system: str) -> list
     except PlacementError:
         return []
     stored = baselines.samples.entries(old, str(path))
-    partition = {peers.cases.node_of(c): c.partition for c in report.cases}
+    partition = {c.node: c.partition for c in report.cases}
     lines = []
     for node, only in sorted(entries_by_node(new).items()):
         if only & stored.keys():
-            lines += _history_line(system, node, baselines.samples.judge_run(
+            lines += _history_line(system, node, baselines.samples.judge_entries(
                 old, new, str(path), only=only), "")
             continue
         instead = baselines.pool.in_stead(new, node, partition.get(node, ""))
-        judged = baselines.samples.judge_run(old, instead, str(path),
+        judged = baselines.samples.judge_entries(old, instead, str(path),
                                             only=set(baselines.samples.entries(instead, "run")))
         lines += _history_line(system, node, judged, _pool_text(judged, partition.get(node)))
     return lines

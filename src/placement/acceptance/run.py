@@ -131,7 +131,7 @@ def judge_values(parts: list[Part], system: str,
         return (c.raw.get("display_name", c.test), c.sysenv, e[2])
     keep = None if only is None else {e for e in cases_of if key(e) in only}
     out: Judged = {}
-    judgement = baselines.samples.judge_run(old, new, str(path), selected_by=selected_by,
+    judgement = baselines.samples.judge_entries(old, new, str(path), selected_by=selected_by,
                                            only=keep)
     for j in judgement:
         if j.verdict is not None:
@@ -263,12 +263,12 @@ def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[s
     them is no verdict (that is the baseline's sessions' job); extremes
     (``max_time``, ``min_time``: one outlier moves them) are left out. Which way is
     worse is the variable's own direction, as the verdict reads it
-    (:func:`~placement.judgement.baselines.samples.higher_is_better`); a value without
+    (:func:`~placement.judgement.reading.direction.higher_is_better`); a value without
     one (a percentage such as ``cpu_wait``) is not called worse either way.
     """
     worse = []
     for r in rows:
-        higher = baselines.samples.higher_is_better(r.get("pvar", ""), r.get("punit"))
+        higher = reading.direction.higher_is_better(r.get("pvar", ""), r.get("punit"))
         if higher is None:
             continue
         pdiff = next((k for k in r if k.startswith("pdiff")), None)

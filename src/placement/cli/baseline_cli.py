@@ -33,7 +33,7 @@ def _verdicts(path: Path, old: dict, report: reading.run_report.RunReport, syste
     if not old:
         return []
     new = baselines.store.from_run(report, system)
-    judged = baselines.samples.judge_run(old, new, str(path), args.min_effect)
+    judged = baselines.samples.judge_entries(old, new, str(path), args.min_effect)
     if not judged:
         return [f"verdict: no variable of this run has stored runs in {path}"]
     out = [f"verdict against {path} ({len(judged)} values, each session one draw, "

@@ -22,7 +22,7 @@ from .folder import claimed
 
 def nodes_of(sessions: Sequence[RunReport]) -> list[str]:
     """The nodes the sessions' cases ran on, when they ran on more than one."""
-    nodes = {peers.cases.node_of(c) for r in sessions for c in r.cases} - {None}
+    nodes = {c.node for r in sessions for c in r.cases} - {None}
     return sorted(nodes, key=peers.partition.node_order) if len(nodes) > 1 else []
 
 
@@ -31,7 +31,7 @@ def by_node(r: RunReport) -> dict[str, RunReport]:
     cases that name none are left out)."""
     cases: dict[str, list] = {}
     for c in r.cases:
-        node = peers.cases.node_of(c)
+        node = c.node
         if node is not None:
             cases.setdefault(node, []).append(c)
     return {n: RunReport(r.path, r.session, cs) for n, cs in cases.items()}
@@ -39,7 +39,7 @@ def by_node(r: RunReport) -> dict[str, RunReport]:
 
 def of_node(r: RunReport, node: str) -> RunReport:
     """The session with only the cases of ``node``."""
-    return RunReport(r.path, r.session, [c for c in r.cases if peers.cases.node_of(c) == node])
+    return RunReport(r.path, r.session, [c for c in r.cases if c.node == node])
 
 
 def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[RunReport],

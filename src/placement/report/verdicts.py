@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..judgement import Case, RunReport, baselines, verdict, peers
+from ..judgement import Case, RunReport, baselines, reading, verdict
 from ..util import PlacementError
 from .escape import markdown as md
 from .tables import Numbers, Table
@@ -55,7 +55,7 @@ def judgements(cases: list[Case]) -> list[SystemJudgement]:
             new = baselines.store.from_run(RunReport(Path("run"), {}, cases), system, cases_of)
         except PlacementError:
             continue
-        judged = baselines.samples.judge_run(old, new, str(path))
+        judged = baselines.samples.judge_entries(old, new, str(path))
         out.append(SystemJudgement(system, judged, judged.stored, judged.fresh, cases_of))
     return out
 
@@ -71,7 +71,7 @@ def needs_look(cases: list[Case], judged: list[SystemJudgement],
     and those with a value that regressed, improved, stayed undecided or got grossly
     worse. Sections that cannot draw every item draw these first."""
     keys = {c.key for c in cases if c.result == "fail"
-            or (f"{c.system}:{c.partition}", peers.cases.node_of(c)) in odd_nodes}
+            or (f"{c.system}:{c.partition}", c.node) in odd_nodes}
     for sj in judged:
         for j in sj.judgement:
             v = j.verdict
@@ -155,7 +155,7 @@ def session_medians(r: RunReport) -> dict[tuple, tuple[float, bool]]:
     for c in r.cases:
         label = None
         for var in c.primary_vars():
-            hib = baselines.samples.higher_is_better(var, c.perf[var].unit)
+            hib = reading.direction.higher_is_better(var, c.perf[var].unit)
             runs = c.launches.get(var)
             if hib is None or not runs:
                 continue

@@ -26,8 +26,6 @@ hand) still works: its cases get ReFrame's interval check only.
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +36,7 @@ from .. import verdict
 from .shape import cut, short
 from ..verdict.intervals import (MEASURABLE, Entry, entries as intervals, measurable,
     parse_entry, same_entry, sibling_family, unit_mismatches)
+from ..reading.direction import higher_is_better
 from ..reading.run_report import Case
 
 SAMPLES_KEY = shape.SAMPLES_KEY
@@ -45,31 +44,6 @@ SAMPLES_KEY = shape.SAMPLES_KEY
 #: (:func:`placement.judgement.verdict.over_sessions.judge_run`, ``control``); set by ``placement baseline
 #: control``, kept by ``record``
 CONTROL_KEY = "_control"
-#: time units: lower is better
-_TIME_UNITS = {"s", "ms", "us", "ns", "µs", "cycles"}
-#: extremes of a run's iterations: never judged
-_EXTREME = re.compile(r"(^|_)(max|min|maximum|minimum)($|_)")
-
-
-@functools.lru_cache(maxsize=4096)
-def is_extreme(var: str) -> bool:
-    """The maximum or minimum of a run's iterations: one outlier moves it, never referenced."""
-    return bool(_EXTREME.search(var))
-
-
-@functools.lru_cache(maxsize=4096)
-def higher_is_better(var: str, unit: str | None) -> bool | None:
-    """True for a rate, False for a time, None for what is not worth judging (kept per
-    name and unit: asked of every value of thousands of stored sessions)."""
-    if is_extreme(var):
-        return None
-    u = (unit or "").strip()
-    if u.endswith("/s"):
-        return True
-    if u in _TIME_UNITS:
-        return False
-    return None
-
 
 def leaf(case: Case, var: str) -> dict[str, Any] | None:
     """The samples entry of one variable of one case, or None when it is not judged."""
@@ -311,7 +285,7 @@ class Judgement(list):
         return self.run.notes if self.run is not None else []
 
 
-def judge_run(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
+def judge_entries(old: dict[str, Any], new: dict[str, Any], where: str = "reference file",
               min_effect: float = verdict.over_sessions.MIN_EFFECT, alpha: float = verdict.over_sessions.ALPHA,
               machine_effect: float = verdict.over_sessions.MACHINE_EFFECT,
               selected_by: Judgement | None = None,
@@ -391,7 +365,7 @@ class Against:
     def node(self, new: dict[str, Any], fresh: dict[Entry, Samples] | None = None,
              min_effect: float = verdict.over_sessions.MIN_EFFECT,
              machine_effect: float = verdict.over_sessions.MACHINE_EFFECT) -> verdict.over_sessions.NodeShift | None:
-        """The node line :func:`judge_run` gives ``new`` (a run's entries; ``fresh``: their
+        """The node line :func:`judge_entries` gives ``new`` (a run's entries; ``fresh``: their
         :func:`entries`, when the caller has them), without testing each value."""
         fresh = entries(new, "run") if fresh is None else fresh
         keys, series, _ = _series(self.stored, fresh,

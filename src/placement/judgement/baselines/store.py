@@ -33,12 +33,12 @@ import yaml
 
 from ...util import PlacementError, atomic, cycles, regular_file, safe_yaml
 from . import cache, contents, pool, samples, shape
-from .. import peers
 from .shape import cut, short
 from ..verdict.guards import GUARD_VARS
 from ..verdict.intervals import (MAX_UPPER, MEASURABLE, Entry, entries, entry_name, index_of,
     measurable, parse_entry, sibling_family, unit_mismatches)
-from ..reading.run_report import Case, RunReport
+from ..reading.direction import higher_is_better, is_extreme
+from ..reading.run_report import NODE_PARAMS, Case, RunReport
 from ..reading.summary import Summary
 
 MIN_THRESHOLD = 0.05
@@ -65,7 +65,7 @@ def case_index(case: Case, partitions: int = 1, environs: int = 1, nodes: int = 
     several nodes (``--distribute``) is kept per node: ``node`` (the node-health cases'
     variable) follows, and ReFrame's ``.nid``/``.part`` never index.
     """
-    index = [a for a in (case.index or case.params) if a not in peers.cases.NODE_PARAMS]
+    index = [a for a in (case.index or case.params) if a not in NODE_PARAMS]
     special = (["$partition"] if partitions > 1 else []) + (["$environ"] if environs > 1 else [])
     special += ["node"] if nodes > 1 else []
     return special + [a for a in index if a not in special] if index or special else []
@@ -77,7 +77,7 @@ def _attr(case: Case, attr: str) -> Any:
     if attr == "$environ":
         return case.environ
     if attr == "node":
-        return peers.cases.node_of(case)
+        return case.node
     return case.params[attr]
 
 
@@ -111,7 +111,7 @@ def from_run(report: RunReport, system: str,
             sets = spread[c.test] = (set(), set(), set())
         sets[0].add(c.partition)
         sets[1].add(c.environ)
-        node = peers.cases.node_of(c)
+        node = c.node
         if node is not None:        # a case that names no node: none
             sets[2].add(node)
     pooled = pool.Pools()
@@ -142,7 +142,7 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
     launches kept beside them; variables with no reference a reader could use are left out."""
     leaves, sample_leaves = {}, {}
     for var in c.primary_vars():
-        if var in GUARD_VARS or samples.is_extreme(var):
+        if var in GUARD_VARS or is_extreme(var):
             continue        # guards have fixed limits; extremes follow one outlier
         pv = c.perf[var]
         s = None if pv.value is None else c.summary(var)
@@ -156,7 +156,7 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
             continue
         # one-sided where the direction is known: an improvement never fails (ReFrame
         # reads None as no bound); it rejects lower thresholds below -1
-        better = samples.higher_is_better(var, pv.unit)
+        better = higher_is_better(var, pv.unit)
         leaves[var] = [mean, None if better is False else -min(t, 1.0),
                        None if better else t, pv.unit]
         sl = samples.directed_leaf(c, var, better)

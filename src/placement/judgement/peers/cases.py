@@ -1,11 +1,10 @@
 """A run's cases as the peer verdict's input: per partition, each value by node, and each
 node's topology fingerprint.
 
-Which node a case ran on: its ``node`` field (the node-health family logs it), else
-ReFrame's ``--distribute`` parameter ``.nid`` (``%.nid=n3`` in the display name), else
-its job's node list when that names one node. The same value on different nodes is the
-same case with the node left out of its identity (and ReFrame's ``.part``, which
-``--distribute`` adds with the partition's name). A case whose node is unknown is no
+Which node a case ran on is :attr:`Case.node`, read once with the case
+(:func:`placement.judgement.reading.run_report.node_named`). The same value on different
+nodes is the same case with the node left out of its identity (and ReFrame's ``.part``,
+which ``--distribute`` adds with the partition's name). A case whose node is unknown is no
 peer of any other.
 """
 
@@ -15,28 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import partition
-from ..baselines.samples import higher_is_better, is_extreme
-from ..reading.run_report import Case, RunReport
+from ..reading.direction import higher_is_better, is_extreme
+from ..reading.run_report import NODE_PARAMS, Case, RunReport
 
-#: the parameters that say where a case ran, never what it measured
-NODE_PARAMS = ("node", ".nid", ".part", "$nid")
 #: the test fields a topology fingerprint may be logged as (a mapping of field -> value)
 FINGERPRINT_FIELDS = ("fingerprint", "topology_fingerprint")
-
-
-def node_of(case: Case) -> str | None:
-    """The one node ``case`` ran on, or None when it does not say."""
-    raw, params = case.raw, case.params
-    for name in ("node", ".nid"):
-        v = raw[name] if name in raw else params.get(name)
-        if isinstance(v, list) and len(v) == 1:
-            v = v[0]
-        if isinstance(v, str) and v:
-            return v
-    nodes = raw.get("job_nodelist")
-    if isinstance(nodes, list) and len(nodes) == 1 and isinstance(nodes[0], str):
-        return nodes[0]
-    return None
 
 
 def value_key(case: Case, var: str) -> tuple:
@@ -66,7 +48,7 @@ def partitions(report: RunReport) -> dict[str, tuple[list[partition.PeerValue],
     nodes' fingerprints."""
     by_part: dict[str, list[tuple[str, Case]]] = {}
     for c in report.cases:
-        node = node_of(c)
+        node = c.node
         if node is not None:
             by_part.setdefault(f"{c.system}:{c.partition}", []).append((node, c))
     out = {}

@@ -5,6 +5,6 @@
 samples. Every other room of :mod:`placement.judgement` starts from what is read here.
 """
 
-from . import run_report, session_info, summary
+from . import direction, run_report, session_info, summary
 
-__all__ = ["run_report", "session_info", "summary"]
+__all__ = ["direction", "run_report", "session_info", "summary"]

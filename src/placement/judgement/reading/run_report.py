@@ -105,7 +105,8 @@ class Case:
 
     @property
     def node(self) -> str | None:
-        """The node the case was pinned to (``--distribute``), else None."""
+        """The node the case was pinned to (``--distribute``, the node-health family), else
+        None: :func:`node_named`, read once with the case."""
         return self.params.get("node")
 
     @property
@@ -302,34 +303,47 @@ def _number(x: Any) -> float | None:
     return x if type(x) is float else number(x)
 
 
-def _node_param(params: dict[str, Any], tc: dict[str, Any]) -> None:
-    """The node a case was pinned to as its parameter ``node`` (part of its identity).
+#: the parameters that say where a case ran, never what it measured: the node-health
+#: family's ``node``, ReFrame's ``--distribute`` ``.nid`` and ``.part`` (the partition again)
+NODE_PARAMS = ("node", ".nid", ".part", "$nid")
 
-    ReFrame's ``--distribute`` adds ``.nid`` (and ``.part``, the partition again) to the
-    name; the node-health family also logs ``node``. A case of one node's run says no
-    node (its key is unchanged, and so are its stored baselines).
-    """
-    nid = params.pop(".nid", None)
+#: what a scheduler writes where a case ran no job on a node (a build, a skipped case):
+#: ReFrame's run report keeps it as a string, and it is never a node's name
+_NOT_NODES = frozenset({"", "none", "null", "nil", "(null)", "n/a"})
+_NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@:\[\]-]{0,252}")
+
+
+def _node_param(params: dict[str, Any], tc: dict[str, Any]) -> None:
+    """The node a case was pinned to as its parameter ``node`` (part of its identity), read
+    by :func:`node_named`; ReFrame's ``.nid`` and ``.part`` leave the parameters. A case of
+    one node's run says no node (its key is unchanged, and so are its stored baselines)."""
     params.pop(".part", None)
-    node = _one_node(tc.get("node") or nid)
+    node = node_named(tc, params.pop(".nid", None))
     if node:
         params["node"] = node
 
 
-def pinned_node(tc: dict[str, Any]) -> str:
-    """The node a ReFrame run-report case (a raw dict) was pinned to, as :func:`_node_param`
-    reads it: the ``node`` the node-health family logs, else ``--distribute``'s ``.nid``;
-    "" when it does not say (for readers of the raw report, such as the node's load)."""
-    shown = tc.get("display_name", tc.get("name", ""))
-    nid = dict(_display_params(shown)).get(".nid") if type(shown) is str else None
-    return _one_node(tc.get("node") or nid)
+def node_named(tc: dict[str, Any], nid: Any = None) -> str:
+    """The one node a ReFrame run-report case (a raw dict) was pinned to: the ``node`` the
+    node-health family logs, else ``--distribute``'s ``.nid`` (``nid`` when the caller has
+    it, else read from the display name); "" when it does not say.
 
-
-def _one_node(node: Any) -> str:
-    """A node name, from a string or a one-item list; "" for anything else."""
-    if isinstance(node, list) and len(node) == 1:
-        node = node[0]
-    return node if isinstance(node, str) else ""
+    This is the one reading of a case's node: :attr:`Case.node` holds what it gave when the
+    case was read, and readers of the raw report (the node's load) call it. The job's node
+    list is never read: a case of a plain run ran on whichever node the scheduler chose (no
+    value of it was measured on two nodes), and a case that ran no job says ``['None']``.
+    A name a scheduler could not have given (blank, a control character, ``None``) is none.
+    """
+    if nid is None:
+        shown = tc.get("display_name", tc.get("name", ""))
+        nid = dict(_display_params(shown)).get(".nid") if type(shown) is str else None
+    for node in (tc.get("node"), nid):
+        if isinstance(node, list) and len(node) == 1:
+            node = node[0]
+        if (isinstance(node, str) and node.strip().lower() not in _NOT_NODES
+                and _NODE_NAME.fullmatch(node)):
+            return node
+    return ""
 
 
 def _merge_reruns(cases: list[Case]) -> list[Case]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .guards import reported
-from ..reading.run_report import pinned_node
+from ..reading.run_report import node_named
 from ..rules import value
 
 #: the perfvar every timed job reports (percent)
@@ -113,7 +113,7 @@ def _measured(cases: list[dict[str, Any]]) -> Iterable[tuple[str, float]]:
             continue
         v = reported(tc, VAR)
         if v is not None:
-            yield pinned_node(tc), v / 100.0
+            yield node_named(tc), v / 100.0
 
 
 def _load(shares: list[float], node: str = "") -> Load:

@@ -1,0 +1,68 @@
+"""A case's node, read once (``reading.run_report.node_named``) and used everywhere: the
+node-health family's ``node``, else ``--distribute``'s ``.nid``; never the job's node list."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from placement.judgement import baselines, peers, reading
+from placement.judgement.reading.run_report import node_named
+
+ROOT = Path(__file__).resolve().parents[1]
+SESSION = sorted((ROOT / "tests/fixtures/validation/dev2core-quiet-20261201thirteen")
+                 .glob("run-*.json"))[0]
+
+
+@pytest.mark.parametrize("tc, node", [
+    ({"node": "n2"}, "n2"),
+    ({"node": ["n2"]}, "n2"),
+    ({"display_name": "NodeCase %.part=s:p %.nid=n3"}, "n3"),
+    ({"node": "n1", "display_name": "NodeCase %.nid=n3"}, "n1"),
+    ({"job_nodelist": ["n4"]}, ""),                     # a plain run's job: no pinned node
+    ({"job_nodelist": ["None"]}, ""),                   # a case that ran no job
+    ({"node": "None"}, ""),
+    ({"node": ""}, ""),
+    ({"node": "n1\nACCEPTANCE x quick: PASS"}, ""),     # a name no scheduler gives
+    ({"node": ["n1", "n2"]}, ""),
+    ({"node": 7}, ""),
+])
+def test_node_named(tc, node):
+    assert node_named(tc) == node
+
+
+def _plain_run(nodes: list[str]) -> dict:
+    """One session's cases as a plain run (no ``--distribute``) leaves them: each case's
+    job on whichever node the scheduler chose, builds with ``['None']``."""
+    data = json.loads(SESSION.read_text())
+    cases = []
+    for i, tc in enumerate(data["runs"][0]["testcases"]):
+        tc = copy.deepcopy(tc)
+        tc["job_nodelist"] = ["None"] if tc.get("fixture") else [nodes[i % len(nodes)]]
+        cases.append(tc)
+    data["runs"] = [{**data["runs"][0], "testcases": cases}]
+    return data
+
+
+def test_a_plain_run_on_several_nodes_has_no_node_and_no_peer_verdict(tmp_path):
+    path = tmp_path / "run-report-plain.json"
+    path.write_text(json.dumps(_plain_run(["n1", "n2", "n3", "n4"])))
+    report = reading.run_report.load(path)
+    assert {c.node for c in report.cases} == {None}
+    assert peers.cases.partitions(report) == {}
+
+
+def test_a_plain_run_is_recorded_without_a_node_index(tmp_path):
+    """The first baseline after a plain acceptance run on a Slurm partition: no case is
+    indexed by a ``node`` it does not record."""
+    path = tmp_path / "run-report-plain.json"
+    path.write_text(json.dumps(_plain_run(["n1", "n2"])))
+    report = reading.run_report.load(path)
+    system = report.cases[0].system
+    tree = baselines.store.from_run(report, system)
+    assert tree
+    text = json.dumps(tree)
+    assert '"node"' not in text and "None" not in text
