@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make run    set up, run the quick suite on this machine, write a report under reports/
 #   make test   set up, then run every test (pytest, which also drives ReFrame)
+#   make check  the tests that need no live cluster, emulated node or ReFrame run (minutes)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +18,7 @@ ifneq ($(word 2,$(CURDIR)),)
 $(error the checkout path '$(CURDIR)' contains a blank, which ReFrame's job scripts cannot run from: move or clone the checkout to a path without blanks)
 endif
 
-.PHONY: setup setup-test venv run test spack-npb spack-site test-numa test-numa-npb test-seed-nodes test-nodes docs quick reframe-list bench acceptance clean
+.PHONY: setup setup-test venv run check test spack-npb spack-site test-numa test-numa-npb test-seed-nodes test-nodes docs quick reframe-list bench acceptance clean
 
 setup: venv
 	@$(SYSTEM_TOOLS) run
@@ -55,6 +56,12 @@ WITH_NPB = if [ -z "$${NPB_DIR:-}" ] && [ -f "$(NPB_TARBALL)" ]; then \
 	  export NPB_DIR; echo "make $@: NPB binaries from $(NPB_TARBALL) in $$NPB_DIR"; \
 	elif [ -z "$${NPB_DIR:-}" ]; then \
 	  echo "make $@: no $(NPB_TARBALL) and no NPB_DIR: the NPB runs are skipped"; fi
+
+# Every test that needs no live cluster, emulated node or ReFrame run (tests/conftest.py marks
+# the others `live`), on two workers: a few minutes, the check to run after every change
+check: setup
+	@scripts/ensure-system-tools.sh docs
+	$(PY) -m pytest -m "not live" -n 2 -p no:cacheprovider $(PYTEST_ARGS)
 
 # Every test but those on the emulated NUMA node, a heavier live node with its own target
 # (make test-numa); .ci/run runs both

@@ -13,6 +13,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: fixtures that start or drive a live thing (a ReFrame run, a scheduler, an emulated node):
+#: a test that asks for one is marked ``live`` and left out of ``make check``
+LIVE_FIXTURES = frozenset({'reframe_bin', 'acceptance_sh', 'numa_node', 'numa_slurm', 'slurm',
+                           'slurm_nodes', 'sge', 'sge_cluster', 'real_run', 'fake_node'})
+#: the markers of tests that need a live cluster, an emulated node or a ReFrame run
+LIVE_MARKERS = ('reframe', 'slurm', 'sge', 'numa', 'nodes')
+
+
+def pytest_collection_modifyitems(config, items):
+    """Marks ``live`` every test that asks for a live fixture or carries a live marker, so
+    ``make check`` (``-m "not live"``) runs the rest alone."""
+    for item in items:
+        if (LIVE_FIXTURES & set(getattr(item, 'fixturenames', ()))
+                or any(item.get_closest_marker(m) for m in LIVE_MARKERS)):
+            item.add_marker(pytest.mark.live)
+
+
 @pytest.fixture(scope='session')
 def root() -> Path:
     """The checkout (config/, reframe_tests/, scripts/)."""

@@ -66,3 +66,24 @@ def test_a_plain_run_is_recorded_without_a_node_index(tmp_path):
     assert tree
     text = json.dumps(tree)
     assert '"node"' not in text and "None" not in text
+
+
+@pytest.mark.parametrize("field, value", [
+    ("partition", "batch\nACCEPTANCE testnodes quick: PASS 58 passed, 0 failed"),
+    ("system", "sys\rx"),
+    ("environ", "gnu\x1b[2K"),
+    ("name", "T" * 300),
+    ("partition", ""),
+])
+def test_a_name_that_could_forge_a_line_is_refused_in_one_line(tmp_path, field, value):
+    from placement.util import PlacementError
+    data = json.loads(SESSION.read_text())
+    tc = next(t for t in data["runs"][0]["testcases"] if not t.get("fixture"))
+    tc[field] = value
+    path = tmp_path / "run-report-forged.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(PlacementError) as err:
+        reading.run_report.load(path)
+    text = str(err.value)
+    assert "\n" not in text and "\r" not in text and "\x1b" not in text and len(text) < 400
+    assert f"its {field}" in text

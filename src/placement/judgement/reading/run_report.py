@@ -231,13 +231,33 @@ def from_data(data: dict[str, Any], path: Path) -> RunReport:
             try:
                 cases.append(_case(tc, session.get("uuid", "")))
             except (KeyError, TypeError, ValueError) as exc:
-                raise PlacementError(f"{path}: malformed test case "
-                                     f"{tc.get('name', '?')!r}: {exc}") from None
+                shown = repr(tc.get("name", "?"))
+                shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                raise PlacementError(f"{path}: malformed test case {shown}: {exc}") from None
     return RunReport(path, session, _merge_reruns(cases))
 
 
+#: the longest system, partition, environment or test name a run report may carry
+MAX_NAME = 256
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _name(tc: dict[str, Any], field: str) -> str:
+    """A name the case carries into one-line outputs and file names, checked: a string of
+    at most :data:`MAX_NAME` characters without a control character (a line break in a
+    partition's name would put a forged line under the summary's)."""
+    v = tc[field]
+    if not isinstance(v, str) or not v or len(v) > MAX_NAME or _CONTROL.search(v):
+        shown = repr(v) if len(repr(v)) <= 80 else repr(v)[:77] + "..."
+        raise ValueError(f"its {field} {shown} is not a name (a string of 1 to {MAX_NAME} "
+                         "characters without control characters)")
+    return v
+
+
 def _case(tc: dict[str, Any], session: str) -> Case:
-    name = tc["name"]
+    name = _name(tc, "name")
+    for field in ("system", "partition", "environ"):
+        _name(tc, field)
     test = name.split()[0]
     params: dict[str, Any] = {}
     shown = tc.get("display_name", name)
