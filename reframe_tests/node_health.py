@@ -4,7 +4,7 @@ Run it with ``--distribute`` (ReFrame pins one copy of each case to each node)::
 
     scripts/acceptance.sh -m quick -s SYSTEM:PART -- --distribute=all -t nodes
 
-Why these cases (docs/howto/partition-cluster.md): the fingerprint catches a node
+Why these cases (docs/howto/accepting-a-partition.md): the fingerprint catches a node
 whose hardware or cpuset differs (a DIMM, SMT, a core offline, a cgroup left behind);
 the binding probe shows that compact and scatter maps bind there; memory write and
 copy bandwidth (one thread over a sweep of blocks, every PU at once under three maps,

@@ -137,3 +137,16 @@ def test_baselines_transcript_prints_what_the_page_shows(tmp_path):
         assert got == expected, (f'`{command}` printed (exit {proc.returncode}):\n'
                                  + '\n'.join(got) + '\n--- the page shows:\n'
                                  + '\n'.join(expected) + f'\n--- stderr:\n{proc.stderr[-2000:]}')
+
+
+def test_the_pages_print_the_committed_partition_figures():
+    """The benchmarks page's table and the README's lines are what
+    ``benchmarks/partition_goals.py`` renders from its committed results (``write``
+    regenerates them)."""
+    import json
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import partition_goals
+    conditions = json.loads(partition_goals.RESULTS.read_text())['conditions']
+    hint = 'run python benchmarks/partition_goals.py write'
+    assert partition_goals.page_block(conditions) in partition_goals.PAGE.read_text(), hint
+    assert partition_goals.readme_block(conditions) in README.read_text(), hint

@@ -368,6 +368,8 @@ class MemWriteSingleBase(PlacedKernelBase, ScaledKernelMixin):
     kernel = 'memwrite'
     num_threads = 1
     affinity = 'compact'
+    #: The case's size: ``small`` (cache-sized; tags quick, kernels) or ``large``
+    #: (tags acceptance, full, kernels).
     scale = parameter(SCALES)
     #: Block sizes swept (one ``gbps_<block>`` each); empty: the scale's.
     blocks = variable(typ.List[str], value=[])
@@ -402,8 +404,14 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin, VirtualNodeMixin)
     """
 
     kernel = 'memwrite'
+    #: The binding: ``none`` (the OS places threads), ``scatter`` (round-robin over
+    #: packages) or ``close-cores`` (cores filled in order).
     affinity = parameter(['none', 'scatter', 'close-cores'])
+    #: Threads: 1, 2, 4, ... below the partition's PUs, then ``full`` (every PU); no
+    #: oversubscription. Resolved into :attr:`num_threads` at setup.
     threads = parameter(thread_sweep(oversubscribe=False))
+    #: The case's size: ``small`` (cache-sized; tags quick, kernels) or ``large``
+    #: (tags acceptance, full, kernels).
     scale = parameter(SCALES)
     #: resolved from ``threads`` at setup
     num_threads = variable(int, value=0)
@@ -435,6 +443,8 @@ class NumaCopyBase(KernelRunBase, ScaledKernelMixin):
     """Run on node i, source on node i, destination on node j: every (i, j)."""
 
     kernel = 'numacopy'
+    #: The case's size: ``small`` (cache-sized; tags quick, kernels) or ``large``
+    #: (tags acceptance, full, kernels).
     scale = parameter(SCALES)
     #: Bytes copied per pair; empty: the scale's.
     copy_size = variable(str, value='')
@@ -473,6 +483,8 @@ class PingPongBase(KernelRunBase, ScaledKernelMixin):
     num_tasks = 2
     #: Where the two ranks run: both on one node, or one per node.
     rank_layout = parameter(['same-node', 'two-nodes'])
+    #: The case's size: ``small`` (cache-sized; tags quick, kernels) or ``large``
+    #: (tags acceptance, full, kernels).
     scale = parameter(SCALES)
     #: Message sizes (a latency and a bandwidth each); empty: the scale's.
     message_sizes = variable(typ.List[str], value=[])
@@ -536,7 +548,10 @@ class MatmulBase(PlacedKernelBase, ScaledKernelMixin, VirtualNodeMixin):
     """Dense OpenMP matmul, 50 timed repetitions per launch; every time goes to the run report."""
 
     kernel = 'matmul'
+    #: The thread map: ``none`` (the OS places threads), ``compact`` or ``scatter``.
     affinity = parameter(['none', 'compact', 'scatter'])
+    #: The case's size: ``small`` (cache-sized; tags quick, kernels) or ``large``
+    #: (tags acceptance, full, kernels).
     scale = parameter(SCALES)
     #: Timed repetitions, each kept in the run report.
     reps = variable(int, value=50)
@@ -580,8 +595,13 @@ class PthreadOpsBase(PlacedKernelBase, ScaledKernelMixin):
     """
 
     kernel = 'pthread_ops'
+    #: ``none``: the OS places threads; ``compact``: each pinned to the placement's
+    #: CPU list, round-robin.
     affinity = parameter(['none', 'compact'])
+    #: Background load threads beside the measured ones: 0 (none) or 1 (one busy thread).
     load = parameter([0, 1])
+    #: The case's size: ``small`` (cache-sized; tags quick, kernels) or ``large``
+    #: (tags acceptance, full, kernels).
     scale = parameter(SCALES)
     #: Blocked threads woken at once, one ``wake_<n>`` each; empty: the scale's.
     waiters = variable(typ.List[int], value=[])
@@ -631,8 +651,14 @@ class DataMapBase(PlacedKernelBase, ScaledKernelMixin, DataMapPagesMixin,
 
     kernel = 'datamap'
     affinity = 'compact'
+    #: How the arrays are first written: ``serial`` (one thread, so first-touch puts
+    #: every page on its node) or ``parallel`` (with the compute schedule).
     init = parameter(['serial', 'parallel'])
+    #: The memory policy: ``first-touch`` (the kernel's default) or ``interleave``
+    #: (pages round-robin over the NUMA nodes).
     policy = parameter(['first-touch', 'interleave'])
+    #: The case's size: ``small`` (cache-sized; tags quick, kernels) or ``large``
+    #: (tags acceptance, full, kernels).
     scale = parameter(SCALES)
     #: Grid points per side (nx = ny); 0: the scale's.
     grid = variable(int, value=0)
@@ -662,6 +688,8 @@ class DataMapNumalizeBase(KernelRunBase):
     """
 
     kernel = 'datamap'
+    #: How the arrays are first written: ``serial`` (one thread) or ``parallel`` (with
+    #: the compute schedule).
     init = parameter(['serial', 'parallel'])
     tags = {'full', 'numalize', 'kernels'}
     #: one launch: the run under Pin is slow, and exclusivity is a property, not a timing

@@ -56,10 +56,18 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
               PerfSamplesMixin, NodeLoadMixin):
     """One NPB 3.x OpenMP benchmark, repeated, placed and verified."""
 
+    #: The NPB benchmark: BT, CG, EP, FT, SP, LU, MG or IS (a family narrows it).
     benchmark = parameter(list(npb.locate.BENCHMARKS))
+    #: NPB's problem class; here S, a family sets its own (S, W quick; A, B acceptance).
     npb_class = parameter(['S'])
+    #: OpenMP threads: a number, ``full`` (every PU of the partition) or ``2xfull``;
+    #: here 1 and ``full``, resolved into :attr:`num_threads` at setup.
     threads = parameter([1, 'full'])
+    #: The thread map (:mod:`placement.engine.maps`): ``none`` (the OS places threads),
+    #: ``compact``, ``scatter`` or ``explicit`` (the partition's map); here ``none``.
     affinity = parameter(['none'])
+    #: The NUMA memory policy: ``first-touch`` (the kernel's default) or one of
+    #: :data:`NPB_POLICIES`; here ``first-touch``.
     policy = parameter(['first-touch'])
 
     #: How threads are bound: gomp (GOMP_CPU_AFFINITY, what the studies used),

@@ -38,6 +38,8 @@ class DataMapPageSampleBase(PlacedKernelBase):
 
     kernel = 'datamap'
     affinity = 'compact'
+    #: How the arrays are first written: ``serial`` (one thread) or ``parallel`` (with
+    #: the compute schedule).
     init = parameter(['serial', 'parallel'])
     tags = {'full', 'pagesample', 'kernels'}
     #: one launch: exclusivity is a property of the access pattern, not a timing
