@@ -27,7 +27,7 @@
 #       session's load (after those of sessions already in DIR) and the rules' fixing time
 #       are added):
 #       recorded after the verdict's rules were fixed, it judges them and never chooses them
-#       (src/placement/judgement/rules.py, tests/fixtures/validation/)
+#       (benchmarks/rules_provenance.yaml, tests/fixtures/validation/)
 #   -o  where the stripped run reports go (default benchmarks/results/aa-<host>-<UTC stamp>;
 #       tests/fixtures/aa-launches/ holds this machine's)
 #
@@ -127,10 +127,10 @@ done
 dest=$out; (( hogs > 0 )) && dest=$out/hog
 "$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest"
 if [[ -n "$describe" ]]; then
-    PYTHONPATH=src "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "$node" "$mode" "${loads[@]}" <<'PY'
+    PYTHONPATH=src:benchmarks "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "$node" "$mode" "${loads[@]}" <<'PY'
 import os, subprocess, sys, yaml
 from datetime import datetime, timezone
-from placement.judgement.rules import RULES_FIXED
+from provenance import RULES_FIXED
 path, what, hogs, node, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 loads = sys.argv[6:]
 old = yaml.safe_load(open(path)) if os.path.exists(path) else {}

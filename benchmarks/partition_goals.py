@@ -5,7 +5,7 @@ odd before it starts; each session is one acceptance run of the node-health fami
 with ``--distribute=all -t nodes`` (``scripts/acceptance.sh``, no confirmation session:
 the peer verdict is a first-session verdict). Its run report is kept under
 ``tests/fixtures/peers/<set>/`` with a ``set.yaml`` saying when, where, under what load
-and after which fixing of the peer rules (:data:`placement.judgement.rules.PEERS_FIXED`)
+and after which fixing of the peer rules (:data:`provenance.PEERS_FIXED`)
 it was recorded, as the verdict benchmark's sets do.
 
 Goals, per condition (:data:`CONDITIONS`), judged on the sets recorded after the rules
@@ -47,8 +47,10 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from placement.judgement import peers, rules, reading  # noqa: E402
+import provenance  # noqa: E402  (this folder: when the peer rules were last chosen)
+from placement.judgement import peers, reading  # noqa: E402
 from placement.util import atomic  # noqa: E402
 
 SETS = ROOT / "tests" / "fixtures" / "peers"
@@ -99,7 +101,7 @@ def judge_set(folder: Path) -> dict:
     info = yaml.safe_load((folder / "set.yaml").read_text())
     cond = CONDITIONS[info["condition"]]
     sessions = []
-    fixed = _utc(rules.PEERS_FIXED)
+    fixed = _utc(provenance.PEERS_FIXED)
     for p in sorted(folder.glob("run-*.json")):
         rep = reading.run_report.load(p)
         js = [j for j in peers.cases.judge_report(rep) if j.where == "testnodes:batch"]
@@ -165,7 +167,7 @@ def cmd_judge() -> int:
         print(f"{name}: goal met in {c['met']} of {c['sessions']} validation sessions{label}: "
               f"{'met' if c['goal_met'] else 'MISSED'}; in-sample (recorded before the peer "
               f"rules were fixed) {ins['met']} of {ins['sessions']}")
-    atomic.write_text(RESULTS, json.dumps({"peers_fixed": rules.PEERS_FIXED,
+    atomic.write_text(RESULTS, json.dumps({"peers_fixed": provenance.PEERS_FIXED,
                                            "conditions": conditions, "sets": sets},
                                           indent=1) + "\n")
     write_page(conditions)
@@ -277,7 +279,7 @@ def _write_set(target: Path, cond: Condition, stamp: _dt.datetime, loads: list[f
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
     info = {"role": "validation: recorded after the peer rules were fixed "
-                    "(rules.PEERS_FIXED); no rule was chosen on it",
+                    "(peers_fixed, benchmarks/rules_provenance.yaml); no rule was chosen on it",
             "condition": cond.name,
             "what": f"{kept} sessions of the node-health family (scripts/acceptance.sh -m "
                     f"quick -s testnodes:batch -- --distribute=all -t nodes) on the live "
@@ -286,7 +288,7 @@ def _write_set(target: Path, cond: Condition, stamp: _dt.datetime, loads: list[f
             "host": "vm", "cpus": os.cpu_count(), "nodes_weighted": True,
             # NPB CG and EP join the family's values where NPB_DIR names their binaries
             "npb": bool(os.environ.get("NPB_DIR")),
-            "recorded_after_rules_fixed": rules.PEERS_FIXED, "commit": commit,
+            "recorded_after_rules_fixed": provenance.PEERS_FIXED, "commit": commit,
             "written": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"), "loads": loads}
     atomic.write_text(target / "set.yaml", yaml.safe_dump(info, sort_keys=False))
 

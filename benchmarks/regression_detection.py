@@ -88,6 +88,7 @@ from placement.checks import virtual_node  # noqa: E402
 from placement import npb  # noqa: E402
 
 import figures  # noqa: E402  (this folder: the JSON's counts as the pages read them)
+import provenance  # noqa: E402  (this folder: the sets the rules were chosen on, and when)
 
 FIXTURES = ROOT / "tests" / "fixtures" / "aa-sessions-2h"
 SIZES = (1, 2, 3, 5, 10)
@@ -136,7 +137,7 @@ Session = dict  # Key -> (launch values, higher is better, no plain bound, state
 
 #: NPB's ``min_judged_s`` per check, for sessions recorded before NPB checks named their short
 #: runs in ``no_bound`` (:func:`placement.npb.states.short_run_states`): the check's rule
-NPB_MIN_JUDGED_S = {"NpbQuickCheck": rules.value("NPB_SHORT_RUN_S")}
+NPB_MIN_JUDGED_S = {"NpbQuickCheck": rules.NPB_SHORT_RUN_S}
 
 
 def check_states(c: reading.run_report.Case) -> dict[str, str]:
@@ -151,7 +152,7 @@ def check_states(c: reading.run_report.Case) -> dict[str, str]:
         return npb.states.short_run_states(c.launches, NPB_MIN_JUDGED_S.get(c.test, 1.0))
     if c.test.startswith("MemWriteThreads") and "node_virtual" not in c.raw:
         return virtual_node.thread_states(list(c.launches), int(c.raw.get("num_threads") or 0),
-                                          True, int(rules.value("VIRTUAL_THREAD_STATES")))
+                                          True, rules.VIRTUAL_THREAD_STATES)
     return {}
 
 
@@ -170,7 +171,7 @@ def plain_states(c: reading.run_report.Case, states: dict[str, str]) -> dict[str
         return why if isinstance(why, dict) else {}
     if c.test.startswith(CACHE_PLAIN_CHECKS):
         return virtual_node.cache_states(list(c.launches), c.raw.get("scale") == "small", True,
-                                         bool(rules.value("VIRTUAL_CACHE_PLAIN")), states)
+                                         states)
     return {}
 
 
@@ -796,7 +797,7 @@ VALIDATION = ROOT / "tests" / "fixtures" / "validation"
 @dataclass(frozen=True)
 class SessionSet:
     """A folder of A/A sessions (``run-*.json``, hog sessions in ``hog/``): a tuning set the
-    rules were chosen on (:data:`placement.judgement.rules.TUNING_SETS`), a validation set
+    rules were chosen on (:data:`provenance.TUNING_SETS`), a validation set
     recorded after they were fixed (``tests/fixtures/validation/NAME/set.yaml``), or reports
     given on the command line."""
 
@@ -823,7 +824,7 @@ NOT_JUDGED_BY_DEFAULT = ("aa-sessions", "aa-sessions-spread", "aa-launches", "aa
 
 #: the tuning sets ``make bench`` judges beside the validation sets (their figures in-sample,
 #: for comparison): every tuning set but :data:`NOT_JUDGED_BY_DEFAULT`, so a new one is judged
-DEFAULT_TUNING = tuple(f for f in rules.TUNING_SETS if f not in NOT_JUDGED_BY_DEFAULT)
+DEFAULT_TUNING = tuple(f for f in provenance.TUNING_SETS if f not in NOT_JUDGED_BY_DEFAULT)
 
 
 def _described(folder: Path) -> dict:
@@ -836,7 +837,7 @@ def _described(folder: Path) -> dict:
 def session_sets(names: list[str] | None = None) -> list[SessionSet]:
     """Those named, else the validation sets and :data:`DEFAULT_TUNING`."""
     out = []
-    for folder in rules.TUNING_SETS:
+    for folder in provenance.TUNING_SETS:
         d = ROOT / "tests" / "fixtures" / folder
         meta = _described(d)
         out.append(SessionSet(folder, "tuning", str(meta.get("what", "")),
@@ -902,11 +903,11 @@ def uncut(paths: list[Path]) -> tuple[list[reading.run_report.RunReport], int]:
 
 def plain_role(role: str, first: str) -> str:
     """The set's role for plain ``reframe -r``'s figures: a validation set recorded before the
-    rules of the ``plain`` scope were fixed (:data:`rules.PLAIN_FIXED`) was seen by them, so
-    its plain figures are in-sample (``tuning``) while its verdict figures are not."""
+    rules of the ``plain`` scope were fixed (:data:`provenance.PLAIN_FIXED`) was seen by them,
+    so its plain figures are in-sample (``tuning``) while its verdict figures are not."""
     if role != "validation":
         return role
-    return "validation" if _utc(first) > _utc(rules.PLAIN_FIXED) else "tuning"
+    return "validation" if _utc(first) > _utc(provenance.PLAIN_FIXED) else "tuning"
 
 
 def _utc(text: str):
@@ -1014,7 +1015,7 @@ def _lone_goal(lones: dict[str, figures.Lone]) -> tuple[str, bool]:
     the goal judged the sets' sizes; pooled, every such value of every validation session
     counts once. The unchanged-rerun, node and load goals stay per set: they ask each set
     for (almost) no failure. How the goal is judged was fixed with the rules
-    (:data:`placement.judgement.rules.RULES_FIXED`): only sets recorded after it judge it."""
+    (:data:`provenance.RULES_FIXED`): only sets recorded after it judge it."""
     t = {f: sum(getattr(x, f) for x in lones.values()) for f in figures.Lone._fields}
     per_set = ", ".join(f"{name} {x.found}/{x.n}" for name, x in lones.items())
     return (f"a lone value 40% slower with launches within {TIGHT_LAUNCHES:.0%}, one "
@@ -1142,8 +1143,9 @@ def main(argv: list[str] | None = None) -> int:
         print("MISSED: no validation set to judge the goals on")
     if not args.reports:
         out.parent.mkdir(exist_ok=True)
-        atomic.write_text(out, json.dumps({"rules_fixed": rules.RULES_FIXED,
-                                           "plain_fixed": rules.PLAIN_FIXED, "sets": results,
+        atomic.write_text(out, json.dumps({"rules_fixed": provenance.RULES_FIXED,
+                                           "plain_fixed": provenance.PLAIN_FIXED,
+                                           "sets": results,
                                            "goals": [{"goal": t, "met": ok} for t, ok in met]},
                                           indent=1, default=str) + "\n")
     return 0 if met and all(ok for _, ok in met) else 1
@@ -1159,8 +1161,8 @@ def merged_results(stored: Path, fresh: dict[str, dict]) -> dict[str, dict]:
 
     Why: a set recorded today is judged in minutes, the whole benchmark takes about forty
     minutes; the other sets' figures stay valid only if the same rules judged them, so the
-    stored file's ``rules_fixed`` and ``plain_fixed`` must be today's (:data:`rules.RULES_FIXED`,
-    :data:`rules.PLAIN_FIXED`).
+    stored file's ``rules_fixed`` and ``plain_fixed`` must be today's
+    (:data:`provenance.RULES_FIXED`, :data:`provenance.PLAIN_FIXED`).
     """
     try:
         old = json.loads(stored.read_text())
@@ -1169,11 +1171,11 @@ def merged_results(stored: Path, fresh: dict[str, dict]) -> dict[str, dict]:
     if not isinstance(old, dict) or not isinstance(old.get("sets", {}), dict):
         raise BadStored(f"{stored} is not the benchmark's results (an object with 'sets'): "
                         "run the whole benchmark (no --update)")
-    if (old.get("rules_fixed"), old.get("plain_fixed")) != (rules.RULES_FIXED,
-                                                            rules.PLAIN_FIXED):
+    if (old.get("rules_fixed"), old.get("plain_fixed")) != (provenance.RULES_FIXED,
+                                                            provenance.PLAIN_FIXED):
         raise BadStored(f"{stored} was judged by the rules fixed {old.get('rules_fixed')} "
-                        f"(plain bounds {old.get('plain_fixed')}), not {rules.RULES_FIXED} "
-                        f"(plain bounds {rules.PLAIN_FIXED}): run the whole benchmark (no "
+                        f"(plain bounds {old.get('plain_fixed')}), not {provenance.RULES_FIXED} "
+                        f"(plain bounds {provenance.PLAIN_FIXED}): run the whole benchmark (no "
                         "--update)")
     sets = {**old.get("sets", {}), **fresh}
     # the sets the whole benchmark judges, in its order: a set since removed drops out

@@ -32,7 +32,7 @@ class NpbQuickCheck(NpbBase):
     # a smoke run: classes S/W last a second or two, too short to judge stability on a shared
     # node, or to call gross from one baseline session (their states: `no_bound`); their CV
     # is still reported, and acceptance/full judge it from 1 s
-    min_judged_s = rules.value('NPB_SHORT_RUN_S')
+    min_judged_s = rules.NPB_SHORT_RUN_S
 
 
 @rfm.simple_test

@@ -84,11 +84,11 @@ def test_two_sessions_are_recorded_and_read_by_the_benchmark(tmp_path):
     assert all(len(runs) == 2 for s in sessions for runs, *_ in s.values())
     # described as a validation set: what, where, each session's load, the rules' time
     import yaml
-    from placement.judgement import rules
+    import provenance
     info = yaml.safe_load((out / "set.yaml").read_text())
     assert info["what"] == "two test sessions" and info["cpus"] >= 1 and info["host"]
     assert info["mode"] == "quick"
-    assert len(info["loads"]) == 2 and info["recorded_after_rules_fixed"] == rules.RULES_FIXED
+    assert len(info["loads"]) == 2 and info["recorded_after_rules_fixed"] == provenance.RULES_FIXED
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                           text=True).stdout.strip()
     assert info["commit"].split()[0] == head

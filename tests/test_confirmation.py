@@ -371,7 +371,7 @@ def test_a_run_over_several_nodes_is_loaded_when_one_nodes_own_cases_are():
 
     quiet = (2, 3, 4, 5, 6)
     first = run({"n1": quiet, "n2": quiet, "n3": (80, 90, 85, 95, 70), "n4": quiet})
-    assert first.median < verdict.node_load.LIMIT and first.loaded and first.loaded_nodes() == ["n3"]
+    assert first.median < verdict.node_load.LOAD_LIMIT and first.loaded and first.loaded_nodes() == ["n3"]
     assert first.line().startswith("n3 under a competing load: tasks waited for a CPU 85% of "
                                    "the time in the median of 5 cases (from 50%")
     assert verdict.node_load.shown_again(first, first)
@@ -582,7 +582,7 @@ def _one_launch_slow(report: dict, name: str, factor: float) -> dict:
 
 def test_a_gross_value_is_confirmed_by_its_median_however_its_launches_spread(one_session):
     """The confirmation session asks whether the change lasted, not again whether its
-    launches are tight (``GROSS_AGAIN_TIGHT``): 40 % slower in both sessions, one of the
+    launches are tight (:func:`gross_again`): 40 % slower in both sessions, one of the
     second session's three launches in a slow state (its rate 60 % lower still), is
     regressed; the first session alone would not have called those launches gross."""
     base = one_session
@@ -602,7 +602,7 @@ def test_a_gross_value_is_confirmed_by_its_median_however_its_launches_spread(on
 def test_a_lone_value_in_a_slower_session_is_gross_and_confirmed(one_session):
     """A session 19 % slower as a whole (every case), one tight case 40 % slower than its
     baseline session (so only 18 % beyond the node's shift): gross, as a slower node's shift
-    is not taken off (``GROSS_OFF_SLOWER_NODE``), and regressed when the next session, the
+    is not taken off (:func:`gross_shift`), and regressed when the next session, the
     node no longer slow, still shows it 40 % slower."""
     first = _write(one_session, "first.json",
                    _edit(_slow_node(_three(TWO_HOURS[2]), 1.19), TIGHT, 1.40 / 1.19))

@@ -135,7 +135,7 @@ def test_reframe_quick_kernels_pass(tmp_path):
     assert all(bool(c.raw.get("no_bound")) is (virtual and c.params["num_threads"] >= 2)
                for c in mw)
     # cache-sized cases of a virtual node get no plain bound where they have no states
-    # already (VIRTUAL_CACHE_PLAIN): one thread's small write, small matmul and data map
+    # already: one thread's small write, small matmul and data map
     small = [c for c in cases if c.test in ("MatmulCheck", "DataMapCheck",
                                             "MemWriteThreadsCheck") and c.result == "pass"]
     assert small and all(c.raw.get("node_virtual") is virtual for c in small)

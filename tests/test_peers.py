@@ -402,7 +402,7 @@ def _recorded(session: str) -> list:
     return vals
 
 
-def test_a_capped_node_second_on_one_value_is_named_by_its_summed_values(monkeypatch):
+def test_a_capped_node_second_on_one_value_is_named_by_its_summed_values():
     """A recorded session (n3 capped at 70 %): fourth of four on 6 of the 8 values that use
     every PU, second and third on two, -37 %. Its rank sum (p 0.0025) misses the level;
     its summed values name it."""
@@ -410,8 +410,6 @@ def test_a_capped_node_second_on_one_value_is_named_by_its_summed_values(monkeyp
     j = peers.partition.judge(vals, WHERE)
     assert j.named == ["n3"] and j.odd[0].slower and j.odd[0].scope, j.lines()
     assert j.odd[0].p < 0.001
-    monkeypatch.setattr(peers.ranks, "EVERY_PU_SUM", False)
-    assert not peers.partition.judge(vals, WHERE).fails
 
 
 def test_an_unchanged_node_a_little_behind_everywhere_is_not_named():

@@ -36,7 +36,7 @@ def _stored(tmp_path: Path, rules_fixed: str, sets: dict,
     import json
     p = tmp_path / "regression_detection.json"
     p.write_text(json.dumps({"rules_fixed": rules_fixed,
-                             "plain_fixed": plain_fixed or bench.rules.PLAIN_FIXED,
+                             "plain_fixed": plain_fixed or bench.provenance.PLAIN_FIXED,
                              "sets": sets, "goals": []}))
     return p
 
@@ -46,7 +46,7 @@ def test_update_puts_a_set_judged_again_beside_the_stored_ones_in_the_benchmarks
     """--update: the named set replaced, the others kept, a set no longer judged dropped."""
     names = [ss.name for ss in bench.session_sets()]
     first, second = names[0], names[-1]
-    stored = _stored(tmp_path, bench.rules.RULES_FIXED,
+    stored = _stored(tmp_path, bench.provenance.RULES_FIXED,
                      {second: {"old": True}, first: {"old": True}, "gone-set": {"old": True}})
     merged = bench.merged_results(stored, {second: {"old": False}})
     assert list(merged) == [first, second]
@@ -69,7 +69,7 @@ def test_update_refuses_figures_judged_by_other_rules(tmp_path):
 def test_update_refuses_figures_of_other_plain_bounds(tmp_path):
     """The verdict's rules alike but plain ReFrame's bounds chosen again: the stored sets'
     plain figures are another rule's, refused as well."""
-    stored = _stored(tmp_path, bench.rules.RULES_FIXED, {"a": {}},
+    stored = _stored(tmp_path, bench.provenance.RULES_FIXED, {"a": {}},
                      plain_fixed="2026-01-02T00:00:00Z")
     with pytest.raises(bench.BadStored, match="plain bounds 2026-01-02T00:00:00Z"):
         bench.merged_results(stored, {"b": {}})
@@ -177,19 +177,17 @@ def test_an_aa_session_cut_by_its_time_box_is_not_judged():
 def test_make_bench_judges_every_tuning_set_but_those_it_names():
     """``DEFAULT_TUNING`` is derived: a tuning set added to the rules is judged by ``make
     bench`` unless it is named as left out, and a name left out is a real tuning set."""
-    from placement.judgement import rules
-    assert set(bench.NOT_JUDGED_BY_DEFAULT) <= set(rules.TUNING_SETS)
-    assert set(bench.DEFAULT_TUNING) == set(rules.TUNING_SETS) - set(bench.NOT_JUDGED_BY_DEFAULT)
+    tuning = set(bench.provenance.TUNING_SETS)
+    assert set(bench.NOT_JUDGED_BY_DEFAULT) <= tuning
+    assert set(bench.DEFAULT_TUNING) == tuning - set(bench.NOT_JUDGED_BY_DEFAULT)
 
 
-def test_a_gross_gap_is_tested_against_the_values_own_launches(monkeypatch):
-    """``GROSS_OWN_LAUNCHES`` on recorded sessions (the 2-core VM, 2026-11-29 19:23-19:37 UTC):
-    a small-scale ``DataMapCheck`` whose launches agree within 1 %, made 40 % slower in a
-    session judged against one baseline session, is gross and confirmed; tested against the
-    launch variance moderated over the run (most of its values with states and wide
-    launches: a prior of about one degree of freedom) its gap read as launch noise."""
-    from placement.judgement import verdict
-    assert verdict.over_sessions.GROSS_OWN_LAUNCHES
+def test_a_gross_gap_is_tested_against_the_values_own_launches():
+    """On recorded sessions (the 2-core VM, 2026-11-29 19:23-19:37 UTC): a small-scale
+    ``DataMapCheck`` whose launches agree within 1 %, made 40 % slower in a session judged
+    against one baseline session, is gross and confirmed, though the launch variance
+    moderated over the run (most of its values with states and wide launches) has a prior of
+    about one degree of freedom: its gap is tested against its own launches."""
     ss = bench.session_sets(["aa-dev2core-quiet-20261129nineteen"])[0]
     data = bench.values_of(bench.uncut(ss.paths)[0])
     p = bench._pairs(data, 1, 3, confirm=True)[7]
@@ -197,16 +195,10 @@ def test_a_gross_gap_is_tested_against_the_values_own_launches(monkeypatch):
                and dict(k[0][1]) == {"init": "parallel", "kernel": "datamap",
                                      "policy": "first-touch", "scale": "small"})
     assert bench._tight(p, key) and key not in p.prone
-
-    def lone() -> bench.Confirmed:
-        return p.confirm({key: bench._worse(p.new[key], 1.4, p.better[key])},
-                         {key: bench._worse(p.again[key], 1.4, p.better[key])})
-
-    c = lone()
+    c = p.confirm({key: bench._worse(p.new[key], 1.4, p.better[key])},
+                  {key: bench._worse(p.again[key], 1.4, p.better[key])})
     assert key in c.selected and key in c.regressed
     assert c.first.launch_prior.df < 3
-    monkeypatch.setattr(verdict.over_sessions, "GROSS_OWN_LAUNCHES", False)
-    assert key not in lone().selected
 
 
 def _with_lone(found: int, n: int) -> dict:

@@ -1,15 +1,18 @@
-"""The verdict's rules and the sessions that judge them are kept apart.
+"""The verdicts' settings and the sessions that judge them are kept apart.
 
-Every constant of :mod:`placement.judgement.rules` names the tuning sets it was chosen
-on; every validation set (``tests/fixtures/validation/NAME/``) was recorded after the
-rules were fixed and is named by no rule; the figures the README, the benchmarks page and
-``benchmarks/results/regression_detection.md`` print are the committed benchmark results,
-rendered (``benchmarks/figures.py``).
+:mod:`placement.judgement.rules` holds every setting of both verdicts, typed, each with
+why; ``benchmarks/rules_provenance.yaml`` (:mod:`provenance`) names the tuning sets each
+was chosen on and when they were fixed; every validation set (``tests/fixtures/validation/
+NAME/``) was recorded after the rules were fixed and is named by no setting; the figures the
+README, the benchmarks page and ``benchmarks/results/regression_detection.md`` print are the
+committed benchmark results, rendered (``benchmarks/figures.py``).
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -17,11 +20,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from placement.judgement import verdict, rules
+from placement.judgement import peers, rules, verdict, baselines
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 VALIDATION = sorted((FIXTURES / "validation").glob("*/set.yaml"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import provenance  # noqa: E402
+
+#: a date, a UTC time or a recorded set's folder name: history, not a reason
+HISTORY = re.compile(r"\b20\d\d-?\d\d-?\d\d|\b\d\d:\d\d UTC\b|\baa-[a-z0-9-]+|FIXED\b")
 
 
 def _utc(text: str) -> datetime:
@@ -33,25 +41,65 @@ def _utc(text: str) -> datetime:
     raise ValueError(text)
 
 
+def _settings() -> dict[str, str]:
+    """Each setting of rules.py by name, with its ``#:`` comment."""
+    lines = Path(rules.__file__).read_text().splitlines()
+    out = {}
+    for node in ast.parse("\n".join(lines)).body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            i, doc = node.lineno - 2, []
+            while i >= 0 and lines[i].startswith("#:"):
+                doc.insert(0, lines[i][2:].strip())
+                i -= 1
+            out[node.target.id] = " ".join(doc)
+    return out
+
+
+def test_every_setting_is_typed_and_says_why_in_one_sentence():
+    """rules.py holds settings, not history: each a typed module-level name with a ``#:``
+    comment of one sentence (what it decides and why its value), no date and no set name."""
+    settings = _settings()
+    public = {n for n in vars(rules) if n.isupper()}
+    assert public == set(settings), public ^ set(settings)
+    for name, doc in settings.items():
+        assert doc, name
+        assert isinstance(getattr(rules, name), (int, float)), name
+        assert doc.endswith(".") and doc[:-1].count(". ") == 0, (name, doc)
+        assert not HISTORY.search(doc), (name, HISTORY.search(doc))
+    assert not HISTORY.search(Path(rules.__file__).read_text())
+
+
+def test_every_setting_has_its_provenance_and_every_choice_its_place():
+    """Each setting of rules.py has its entry in the provenance file; an entry that is no
+    setting names the branch its code keeps and the file that keeps it."""
+    settings = set(_settings())
+    assert settings <= set(provenance.CHOICES), settings - set(provenance.CHOICES)
+    for name, c in provenance.CHOICES.items():
+        assert c.scope in ("verdict", "plain", "peers"), name
+        if name not in settings:
+            assert c.kept in ("yes", "no") and (ROOT / c.at).is_file(), name
+            assert name not in Path(ROOT / c.at).read_text(), (name, c.at)
+
+
 def test_every_rule_names_tuning_sets_that_exist():
-    """A rule names tuning sets; one of the ``plain`` scope (plain ReFrame's bounds alone) may
-    name validation sets too: the verdict never reads it."""
-    for name, rule in rules.RULES.items():
-        assert rule.scope in ("verdict", "plain"), name
-        for folder in rule.chosen_on:
-            if rule.scope == "plain" and folder.startswith("validation/"):
+    """A setting names tuning sets; one of the ``plain`` scope (plain ReFrame's bounds alone)
+    may name validation sets too: the verdict never reads it."""
+    for name, c in provenance.CHOICES.items():
+        for folder in c.chosen_on:
+            if c.scope == "plain" and folder.startswith("validation/"):
                 assert (FIXTURES / folder / "set.yaml").is_file(), (name, folder)
             else:
-                assert folder in rules.TUNING_SETS, (name, folder)
+                assert folder in provenance.TUNING_SETS, (name, folder)
             assert sorted((FIXTURES / folder).glob("run-*.json")), (name, folder)
 
 
 def test_the_fixing_times_are_past_times():
-    """Both fixing times read as times, neither in the future: a set recorded after the later
+    """The fixing times read as times, none in the future: a set recorded after the later
     of them is out of sample for the verdict and for plain ReFrame's bounds alike (either
     may be chosen again first)."""
-    now = datetime.now(_utc(rules.RULES_FIXED).tzinfo)
-    assert _utc(rules.RULES_FIXED) <= now and _utc(rules.PLAIN_FIXED) <= now
+    now = datetime.now(_utc(provenance.RULES_FIXED).tzinfo)
+    for fixed in (provenance.RULES_FIXED, provenance.PLAIN_FIXED, provenance.PEERS_FIXED):
+        assert _utc(fixed) <= now, fixed
 
 
 def test_a_tuning_sets_description_says_it_chose_the_rules():
@@ -61,62 +109,64 @@ def test_a_tuning_sets_description_says_it_chose_the_rules():
     described = sorted(FIXTURES.glob("*/set.yaml"))
     assert described
     for meta in described:
-        assert meta.parent.name in rules.TUNING_SETS, meta
+        assert meta.parent.name in provenance.TUNING_SETS, meta
         assert yaml.safe_load(meta.read_text())["role"].startswith("tuning:"), meta
 
 
-def test_a_rule_holds_its_value_sets_and_one_line_reason():
-    """rules.py holds values, not history: every tuning set is described by its own
-    ``set.yaml`` alone, and each rule's reason is one line."""
-    for folder in rules.TUNING_SETS:
+def test_every_tuning_set_is_described():
+    """Every tuning set is described by its own ``set.yaml``."""
+    for folder in provenance.TUNING_SETS:
         meta = FIXTURES / folder / "set.yaml"
         assert meta.is_file() and yaml.safe_load(meta.read_text())["what"], folder
-    for name, rule in rules.RULES.items():
-        assert len(rule.why) <= 300 and rule.why.count(". ") == 0, name
 
 
 def test_the_modules_apply_the_rules_values():
-    assert verdict.over_sessions.ALPHA == rules.value("ALPHA")
-    assert verdict.over_sessions.GROSS_EFFECT == rules.value("GROSS_EFFECT")
-    assert verdict.over_sessions.GROSS_AGAIN_TIGHT == bool(rules.value("GROSS_AGAIN_TIGHT"))
-    assert verdict.over_sessions.GROSS_OFF_SLOWER_NODE == bool(rules.value("GROSS_OFF_SLOWER_NODE"))
-    assert verdict.over_sessions.GROSS_OWN_LAUNCHES == bool(rules.value("GROSS_OWN_LAUNCHES"))
-    assert verdict.over_sessions.REF_CAP == rules.value("REF_CAP")
-    assert verdict.over_sessions.REF_ALPHA == rules.value("REF_ALPHA")
-    assert verdict.node_shift.MACHINE_EFFECT == rules.value("MACHINE_EFFECT")
-    assert verdict.node_shift.NODE_AT_ONCE == rules.value("NODE_AT_ONCE")
-    assert verdict.node_shift.NODE_BOTH_SESSIONS == bool(rules.value("NODE_BOTH_SESSIONS"))
-    assert verdict.node_load.LIMIT == rules.value("LOAD_LIMIT")
+    """The modules that apply a setting read it from rules.py by its name."""
+    for module, names in ((verdict.over_sessions, ("ALPHA", "MIN_EFFECT", "EQUIV_CONFIDENCE",
+                                                   "GROSS_EFFECT", "GROSS_LAUNCHES", "REF_CAP",
+                                                   "REF_ALPHA", "MIN_SESSIONS", "MIN_VALUES",
+                                                   "DETECTABLE_MAX", "LAUNCH_SHARE")),
+                          (verdict.node_shift, ("MACHINE_EFFECT", "NODE_ALPHA", "NODE_AT_ONCE",
+                                                "TESTED_SESSIONS")),
+                          (verdict.node_load, ("LOAD_LIMIT", "MIN_CASES")),
+                          (verdict.moderation, ("DF_CAP",)),
+                          (baselines.samples, ("KEEP_SESSIONS",)),
+                          (peers.rank_tests, ("MIN_NODES", "SUM_ENUM_MAX")),
+                          (peers.partition, ("PEER_ALPHA", "PEER_EFFECT", "PEER_MIN_VALUES",
+                                             "PEER_VALUES_ALONE", "PEER_VALUES_SHARE",
+                                             "VALUES_ALONE_MIN_NODES", "HALVES_MAX_NODES")),
+                          (peers.topology, ("PEER_MEMORY_SLACK",))):
+        for name in names:
+            assert getattr(module, name) is getattr(rules, name), (module.__name__, name)
     from placement import npb
-    assert npb.states.short_run_states({"time": [4.9]}, rules.value("NPB_SHORT_RUN_S"))
-    assert not npb.states.short_run_states({"time": [5.0]}, rules.value("NPB_SHORT_RUN_S"))
-    assert "min_judged_s = rules.value('NPB_SHORT_RUN_S')" in \
+    assert npb.states.short_run_states({"time": [4.9]}, rules.NPB_SHORT_RUN_S)
+    assert not npb.states.short_run_states({"time": [5.0]}, rules.NPB_SHORT_RUN_S)
+    assert "min_judged_s = rules.NPB_SHORT_RUN_S" in \
         (ROOT / "reframe_tests" / "npb.py").read_text()
-    assert "value=int(rules.value('VIRTUAL_THREAD_STATES'))" in \
-        (ROOT / "src" / "placement" / "testlib" / "kernels.py").read_text()
-    assert "value=bool(rules.value('VIRTUAL_CACHE_PLAIN'))" in \
+    assert "value=rules.VIRTUAL_THREAD_STATES" in \
         (ROOT / "src" / "placement" / "testlib" / "kernels.py").read_text()
 
 
 @pytest.mark.parametrize("meta", VALIDATION, ids=[p.parent.name for p in VALIDATION])
 def test_a_validation_set_was_recorded_after_the_rules_were_fixed(meta):
-    """Its every session (hog ones too) started after :data:`rules.RULES_FIXED`, it says
-    where and under what load it was recorded, and no rule was chosen on it."""
+    """Its every session (hog ones too) started after ``rules_fixed``, it says where and
+    under what load it was recorded, and no setting of the verdict was chosen on it."""
     info = yaml.safe_load(meta.read_text())
     assert info["what"] and info["host"] and info["cpus"] and "loads" in info
     name = meta.parent.name
-    assert name not in rules.TUNING_SETS
-    assert all(name not in r.chosen_on and f"validation/{name}" not in r.chosen_on
-               for r in rules.RULES.values() if r.scope == "verdict")
+    choices = provenance.CHOICES.values()
+    assert name not in provenance.TUNING_SETS
+    assert all(name not in c.chosen_on and f"validation/{name}" not in c.chosen_on
+               for c in choices if c.scope == "verdict")
     runs = sorted(meta.parent.glob("run-*.json")) + sorted(meta.parent.glob("hog/run-*.json"))
     assert len(runs) >= 3
-    fixed = _utc(rules.RULES_FIXED)
+    fixed = _utc(provenance.RULES_FIXED)
     starts = [_utc(json.loads(p.read_text())["session_info"]["time_start"]) for p in runs]
     for p, start in zip(runs, starts):
         assert start > fixed, (p.name, start)
-    # a plain rule chose on it: recorded before plain ReFrame's bounds were fixed
-    if any(f"validation/{name}" in r.chosen_on for r in rules.RULES.values()):
-        assert min(starts) < _utc(rules.PLAIN_FIXED), name
+    # a plain setting chose on it: recorded before plain ReFrame's bounds were fixed
+    if any(f"validation/{name}" in c.chosen_on for c in choices):
+        assert min(starts) < _utc(provenance.PLAIN_FIXED), name
 
 
 def _figures():

@@ -300,9 +300,8 @@ def test_a_lone_value_three_times_slower_among_alike_values_is_regressed():
 
 
 def test_a_value_with_states_is_called_neither_way_however_far_it_moved():
-    """STATES_CALLED: the same value three times slower (or faster) among alike values is
-    regressed (improved) without states and undecided ("states") with them, its change shown."""
-    assert V.STATES_CALLED is False
+    """The same value three times slower (or faster) among alike values is regressed
+    (improved) without states and undecided ("states") with them, its change shown."""
     for factor, hib, called in ((3, False, V.REGRESSED), (3, True, V.IMPROVED)):
         values = _sessions(n_values=40, k=5, spread=0.02, seed=3)
         values[7] = (values[7][0], [x * factor for x in values[7][1]])
@@ -746,12 +745,11 @@ def _tight_run(factors: list[float]) -> list[V.Series]:
 
 
 def test_a_slower_nodes_shift_is_not_taken_off_a_gross_value():
-    """``GROSS_OFF_SLOWER_NODE``: in a session 19 % slower as a whole, a value 40 % slower
+    """In a session 19 % slower as a whole, a value 40 % slower
     than its baseline session (tight launches) is gross, though only 18 % beyond the node's
     shift; the values that slowed with the node are not. In a session 15 % faster, the
     shift is still taken off: a value 10 % slower stands 29 % beyond it (gross), and one
     unchanged (18 % beyond) is not."""
-    assert not V.GROSS_OFF_SLOWER_NODE
     assert V.gross_shift(math.log(1.19)) == 0.0
     assert V.gross_shift(math.log(0.85)) == math.log(0.85)
     slower = V.judge_run(_tight_run([1.19] * 30 + [1.40]))

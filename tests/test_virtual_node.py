@@ -25,7 +25,7 @@ def test_parse_reads_the_line_among_others_and_none_without_it():
 
 
 def test_states_from_the_rules_thread_count_on_a_virtual_node_only():
-    threads = int(rules.value("VIRTUAL_THREAD_STATES"))
+    threads = rules.VIRTUAL_THREAD_STATES
     on = virtual_node.thread_states(["gbps"], threads, True, threads)
     assert set(on) == {"gbps"} and on["gbps"].startswith(f"{threads} threads on a virtual")
     assert virtual_node.thread_states(["gbps"], threads - 1, True, threads) == {}
@@ -34,19 +34,15 @@ def test_states_from_the_rules_thread_count_on_a_virtual_node_only():
 
 
 def test_a_cache_sized_case_of_a_virtual_node_gets_no_plain_bound():
-    """VIRTUAL_CACHE_PLAIN: every variable of a small case on a virtual node, but those that
-    have states already (no bound at all); none on bare metal, an unknown node, a large case
-    or with the rule off."""
-    on = bool(rules.value("VIRTUAL_CACHE_PLAIN"))
-    assert on
-    got = virtual_node.cache_states(["gflops", "mean_time"], True, True, on, {})
+    """Every variable of a small case on a virtual node, but those that have states already
+    (no bound at all); none on bare metal, an unknown node or a large case."""
+    got = virtual_node.cache_states(["gflops", "mean_time"], True, True, {})
     assert set(got) == {"gflops", "mean_time"}
     assert got["gflops"].startswith("a cache-sized buffer on a virtual machine")
-    assert virtual_node.cache_states(["gbps"], True, True, on, {"gbps": "states"}) == {}
-    assert virtual_node.cache_states(["gflops"], True, False, on, {}) == {}
-    assert virtual_node.cache_states(["gflops"], True, None, on, {}) == {}
-    assert virtual_node.cache_states(["gflops"], False, True, on, {}) == {}
-    assert virtual_node.cache_states(["gflops"], True, True, False, {}) == {}
+    assert virtual_node.cache_states(["gbps"], True, True, {"gbps": "states"}) == {}
+    assert virtual_node.cache_states(["gflops"], True, False, {}) == {}
+    assert virtual_node.cache_states(["gflops"], True, None, {}) == {}
+    assert virtual_node.cache_states(["gflops"], False, True, {}) == {}
 
 
 def test_the_benchmark_applies_the_rule_to_sessions_recorded_before_it(tmp_path):
@@ -75,7 +71,7 @@ def test_the_benchmark_applies_the_rule_to_sessions_recorded_before_it(tmp_path)
 
     assert set(rd.check_states(case())) == {"gbps"}
     assert rd.check_states(case(node_virtual=False)) == {}
-    # plain ReFrame's bound (VIRTUAL_CACHE_PLAIN): the states have none anyway; a case that
+    # plain ReFrame's bound: the states have none anyway; a case that
     # said its own no_plain_bound is read as it said
     assert rd.plain_states(case(), rd.check_states(case())) == {}
     one = case(num_threads=1)

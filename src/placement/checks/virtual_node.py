@@ -5,7 +5,7 @@ hardware threads or on two cores, and the host decides, for minutes at a time,
 out of the guest's sight. Placement inside the guest cannot pin that down. So
 the bandwidth that two or more threads write together sits in one of several
 states for a whole session. On the sets this rule was chosen on
-(:data:`placement.judgement.rules.RULES` ``VIRTUAL_THREAD_STATES``), session
+(:data:`placement.judgement.rules.VIRTUAL_THREAD_STATES`), session
 medians of such values sat x2.8-3.6 apart on a 2-core virtual machine and x1.9-2.5
 apart on a 16-core KVM guest, while the launches inside a session agreed. The
 ReFrame bound (at most x2) then fails an unchanged rerun whenever the baseline
@@ -63,12 +63,12 @@ CACHE_STATES = ("a cache-sized buffer on a virtual machine: what shares the host
 
 
 def cache_states(variables: list[str], cache_sized: bool, virtual: bool | None,
-                 on: bool, stated: dict[str, str]) -> dict[str, str]:
+                 stated: dict[str, str]) -> dict[str, str]:
     """``no_plain_bound`` of a case whose buffers are ``cache_sized`` on a node that is (or is
-    not) virtual: every variable with :data:`CACHE_STATES` where the rule is ``on`` (the
-    value of ``VIRTUAL_CACHE_PLAIN``, which the check passes), but those its ``no_bound``
+    not) virtual: every variable with :data:`CACHE_STATES`, but those its ``no_bound``
     already ``stated`` (no bound at all, and never gross); none on a bare-metal or unknown
     node."""
-    if not (on and virtual and cache_sized):
+    # no plain bound: such values fall to half in another state with tight launches
+    if not (virtual and cache_sized):
         return {}
     return {var: CACHE_STATES for var in variables if var not in stated}

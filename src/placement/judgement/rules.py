@@ -1,207 +1,120 @@
-"""Every constant of the verdict: its value, the sets of sessions it was chosen on, and why.
+"""Every setting of the two verdicts: the verdict over sessions and the peer verdict.
 
-A rule chosen on a set of sessions fits those sessions: its figures there are *in-sample*.
-Each rule names its *tuning sets* (:data:`TUNING_SETS`, folders under ``tests/fixtures``);
-the figures a site reads come from *validation sets* (``tests/fixtures/validation/``),
-recorded after :data:`RULES_FIXED` and named by no rule. Each set's ``set.yaml`` says when,
-where and under what load it was recorded; git history says how each value came to be.
-
-Changing a value is choosing again: name the sets it was chosen on, move
-:data:`RULES_FIXED`, and judge it on sets recorded after that. A rule of the ``plain``
-scope decides only the bounds ``baseline record`` writes for plain ``reframe -r`` (the
-verdict never reads it) and moves :data:`PLAIN_FIXED` alone.
+Each setting says what it decides and why its value is what it is. The modules that apply a
+setting import it from here by its name. Which recorded sessions a setting was chosen on,
+and when the settings were last chosen, is kept beside the benchmarks that judge them
+(``benchmarks/rules_provenance.yaml``), not in the code: changing a value is choosing again,
+and that file says how.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+# -- the verdict over sessions (placement.judgement.verdict): a run against its baseline
 
-#: when the values below were last chosen (UTC, the commit that fixed them): a validation
-#: set's sessions start later
-RULES_FIXED = "2026-12-01T13:03:54Z"
+#: family-wise level of a run's verdicts: an unchanged run calls anything regressed with at
+#: most this chance under the model, so 19 of 20 unchanged runs call nothing.
+ALPHA: float = 0.05
+#: relative change of a value below which a site does not care: a site setting (``--min-effect``
+#: per run), the smallest change a site has said it would act on.
+MIN_EFFECT: float = 0.03
+#: confidence of the equivalence interval that calls a value unchanged: two one-sided tests
+#: at 5 % each, the usual equivalence test (TOST).
+EQUIV_CONFIDENCE: float = 0.90
+#: the node's common shift below which no whole-node change is flagged: above the shifts
+#: seen between back-to-back quiet sessions of one node.
+MACHINE_EFFECT: float = 0.07
+#: level at which the node's shift must stand out from the baseline's own sessions' shifts:
+#: stricter than ALPHA because a flagged node changes how every value is read.
+NODE_ALPHA: float = 0.01
+#: a common shift that fails a run at any baseline size: above every shift between unchanged
+#: sessions, below the 2x slower node a site must see.
+NODE_AT_ONCE: float = 0.50
+#: baseline sessions with a shift of their own that the node's shift is tested against:
+#: three is the fewest whose spread of shifts tells a node change from session noise.
+TESTED_SESSIONS: int = 3
+#: the smallest change beyond every baseline session that is *gross* (sent to a
+#: confirmation session): far enough that session-to-session noise of a tight value does
+#: not reach it.
+GROSS_EFFECT: float = 0.25
+#: the widest launches a gross value may have (the pooled standard deviation of their logs
+#: within a session, about their CV): a gap is only gross where the launches agree this
+#: closely.
+GROSS_LAUNCHES: float = 0.02
+#: below this many baseline sessions the acceptance summary and the report add a note: with
+#: fewer, the session spread rests mostly on the prior.
+MIN_SESSIONS: int = 3
+#: values a run needs before its common shift and its own prior mean anything: a median and
+#: a fitted prior over fewer are too noisy to use.
+MIN_VALUES: int = 10
+#: changes beyond this factor minus one are all "more than this baseline can call" in texts:
+#: past a tenfold change the exact figure tells a site nothing more.
+DETECTABLE_MAX: float = 9.0
+#: the adaptive loop stops when the launches' part of a value's variance is below this
+#: share: more launches of one session cannot narrow what the sessions leave open.
+LAUNCH_SHARE: float = 0.25
+#: degrees of freedom standing for "the values are alike" (an infinite prior ``d0``): a t
+#: distribution with this many is the normal to well within the verdict's precision.
+DF_CAP: float = 1000.0
+#: the median case's share of time with a task waiting for a CPU from which the node is
+#: called loaded: halfway between a quiet run (a few percent) and two busy loops per core
+#: (nearly all the time).
+LOAD_LIMIT: float = 0.5
+#: cases a run needs before the median of their CPU waits means anything: fewer leave the
+#: median to one or two cases.
+MIN_CASES: int = 5
 
-#: when the rules of the ``plain`` scope (the bounds for plain ``reframe -r`` alone) were last
-#: chosen (UTC): a set's plain ``reframe -r`` figures are out of sample when its sessions start
-#: later
-PLAIN_FIXED = "2026-11-29T19:22:37Z"
+# -- the bounds a reference file gives plain ``reframe -r`` and the states no bound fits
 
+#: the widest bound a reference file gives plain ReFrame: a value twice as slow always fails,
+#: while single values of an unchanged rerun on a shared machine move by nearly as much.
+REF_CAP: float = 2.0
+#: level of the bounds ``baseline record`` writes over all a file's values (Bonferroni): the
+#: bounds are a safety net for gross changes, so they are wide enough for the heavy tails of
+#: unchanged values and leave the rest to the verdict.
+REF_ALPHA: float = 0.001
+#: NPB quick-mode runs shorter than this have states (``no_bound``): such short runs sit
+#: far apart between sessions whatever their placement.
+NPB_SHORT_RUN_S: float = 5.0
+#: from this many threads a write on a virtual machine has states (``no_bound``): the host
+#: places two or more vCPUs out of the guest's sight, for minutes at a time.
+VIRTUAL_THREAD_STATES: int = 2
 
-#: the sets the rules were chosen on, by folder under ``tests/fixtures`` (each described
-#: by its ``set.yaml``)
-TUNING_SETS = (
-    "aa-sessions", "aa-sessions-2h", "aa-sessions-spread", "aa-launches", "aa-runs",
-    "aa-xeon16-20261126", "aa-dev2core-shared-20261126", "aa-dev2core-quiet-20261126",
-    "aa-dev2core-quiet-20261126pm", "aa-dev2core-acceptance-20261126",
-    "aa-dev2core-quiet-20261126eve", "aa-xeon16-quiet-20261126eve",
-    "aa-xeon16-quiet-20261126night", "aa-dev2core-quiet-20261126night",
-    "aa-dev2core-quiet-20261127", "aa-dev2core-acceptance-20261127",
-    "aa-dev2core-acceptance-20261127morning", "aa-dev2core-acceptance-20261127midday",
-    "aa-dev2core-quiet-20261127aft", "aa-dev2core-quiet-20261127eve",
-    "aa-dev2core-acceptance-20261127eve", "aa-xeon16-quiet-20261127night",
-    "aa-dev2core-quiet-20261127night", "aa-dev2core-acceptance-20261127night",
-    "aa-dev2core-quiet-20261128", "aa-dev2core-acceptance-20261128",
-    "aa-dev2core-quiet-20261128morning", "aa-dev2core-acceptance-20261128morning",
-    "aa-dev2core-acceptance-20261128day", "aa-dev2core-acceptance-20261128night",
-    "aa-dev2core-quiet-20261128day", "aa-dev2core-quiet-20261128eve",
-    "aa-dev2core-quiet-20261128late", "aa-dev2core-quiet-20261128night",
-    "aa-dev2core-quiet-20261129aft", "aa-dev2core-quiet-20261129boot",
-    "aa-dev2core-quiet-20261129dawn", "aa-dev2core-quiet-20261129dusk",
-    "aa-dev2core-quiet-20261129early", "aa-dev2core-quiet-20261129eve",
-    "aa-dev2core-quiet-20261129fourteen", "aa-dev2core-quiet-20261129hour",
-    "aa-dev2core-quiet-20261129late", "aa-dev2core-quiet-20261129morn",
-    "aa-dev2core-quiet-20261129night", "aa-dev2core-quiet-20261129nineteen",
-    "aa-dev2core-quiet-20261129pm", "aa-dev2core-quiet-20261129six",
-    "aa-dev2core-quiet-20261129ten", "aa-dev2core-quiet-20261129twentyone",
-)
+# -- the baseline's sessions
 
+#: sessions kept per variable by ``baseline record --add`` unless ``--keep`` says otherwise:
+#: enough for the session spread and a step test, few enough to follow a node's drift.
+KEEP_SESSIONS: int = 10
 
-@dataclass(frozen=True)
-class Rule:
-    """One constant: its value, the sets it was chosen on and why it has that value."""
+# -- the peer verdict (placement.judgement.peers): a partition's nodes against each other
 
-    value: float
-    #: folders of :data:`TUNING_SETS` (a ``plain`` rule may also name ``validation/NAME``);
-    #: empty: a convention, not fitted to sessions
-    chosen_on: tuple[str, ...]
-    why: str
-    #: ``verdict``: the verdict reads it (:data:`RULES_FIXED`); ``plain``: only the bounds
-    #: for plain ``reframe -r`` do (:data:`PLAIN_FIXED`)
-    scope: str = "verdict"
-
-
-#: the sets VIRTUAL_CACHE_PLAIN was chosen on: those whose plain ``reframe -r`` failures it
-#: answers
-PLAIN_CHOSEN_ON = tuple(f"aa-dev2core-{s}" for s in (
-    "acceptance-20261128day", "acceptance-20261128night", "quiet-20261128day",
-    "quiet-20261128eve", "quiet-20261128late", "quiet-20261128night", "quiet-20261129aft",
-    "quiet-20261129boot", "quiet-20261129dawn", "quiet-20261129dusk", "quiet-20261129early",
-    "quiet-20261129eve", "quiet-20261129fourteen", "quiet-20261129hour",
-    "quiet-20261129late", "quiet-20261129morn", "quiet-20261129night", "quiet-20261129pm",
-    "quiet-20261129six", "quiet-20261129ten")) + (
-    "aa-sessions-spread", "aa-launches", "aa-runs", "aa-dev2core-quiet-20261126pm",
-    "aa-dev2core-quiet-20261127night", "aa-dev2core-quiet-20261128morning",
-    "aa-xeon16-quiet-20261126eve", "aa-xeon16-quiet-20261127night")
-
-
-#: the verdict's constants by name (the modules that apply them import the values)
-RULES: dict[str, Rule] = {
-    "ALPHA": Rule(0.05, (), "family-wise level of a run's verdicts: 19 of 20 unchanged runs "
-                            "call nothing regressed under the model"),
-    "MIN_EFFECT": Rule(0.03, (), "the smallest relative change a site cares about (a site "
-                                 "setting)"),
-    "MACHINE_EFFECT": Rule(0.07, ("aa-sessions",),
-                           "the node's shift below which no whole-node change is flagged: "
-                           "above the shifts between back-to-back quiet sessions"),
-    "NODE_ALPHA": Rule(0.01, (), "level at which the node's shift must stand out from the "
-                                 "baseline's own sessions' shifts (three or more sessions)"),
-    "NODE_AT_ONCE": Rule(0.50, ("aa-sessions", "aa-sessions-2h", "aa-sessions-spread",
-                                "aa-launches", "aa-runs"),
-                         "a shift that fails a run at any baseline size: above every shift "
-                         "between unchanged sessions, below the 2x slower node a site must see"),
-    "GROSS_EFFECT": Rule(0.25, ("aa-sessions-2h",),
-                         "the smallest change beyond every baseline session that is sent to "
-                         "a confirmation session as gross"),
-    "GROSS_LAUNCHES": Rule(0.02, ("aa-sessions-2h",),
-                           "the widest launches (pooled log SD within a session) a gross "
-                           "value may have"),
-    "GROSS_AGAIN_TIGHT": Rule(0, ("aa-sessions-2h", "aa-sessions", "aa-dev2core-quiet-20261126pm",
-                                  "aa-dev2core-quiet-20261126eve", "aa-xeon16-quiet-20261126eve",
-                                  "aa-dev2core-quiet-20261126night", "aa-dev2core-quiet-20261127",
-                                  "aa-dev2core-quiet-20261127aft",
-                                  "aa-xeon16-quiet-20261126night"),
-                              "no (0): a confirmation session judges a gross value by the median "
-                              "of its launches alone; one launch in a slow state lost tight ones"),
-    "GROSS_OFF_SLOWER_NODE": Rule(0, ("aa-dev2core-acceptance-20261127eve",
-                                      "aa-dev2core-quiet-20261127night",
-                                      "aa-dev2core-acceptance-20261127night",
-                                      "aa-dev2core-quiet-20261127eve",
-                                      "aa-xeon16-quiet-20261127night"),
-                                  "no (0): a slower node's shift is not taken off before the "
-                                  "gross bar (a faster node's is): values that did not slow "
-                                  "with the node hid behind it"),
-    "GROSS_OWN_LAUNCHES": Rule(1, tuple(TUNING_SETS),
-                               "yes (1): the first session tests a gross gap against the "
-                               "value's own launches; a spread moderated over unalike values "
-                               "took tight values for wide ones"),
-    "NODE_BOTH_SESSIONS": Rule(1, ("aa-dev2core-quiet-20261128morning",),
-                               "yes (1): a node line of NODE_AT_ONCE stands when the two "
-                               "sessions' mean shift reaches it; a baseline session in a slow "
-                               "state made a 2x slower node pass its confirmation"),
-    "REF_CAP": Rule(2.0, ("aa-sessions-spread",),
-                    "the widest bound a reference file gives plain ReFrame: single values of "
-                    "an unchanged rerun moved by x1.9 on the shared machine"),
-    "REF_ALPHA": Rule(0.001, ("aa-sessions-2h",),
-                      "level of the bounds `record` writes over all a file's values"),
-    "NPB_SHORT_RUN_S": Rule(5.0, ("aa-xeon16-20261126",),
-                            "NPB quick-mode runs shorter than this have states (`no_bound`): "
-                            "1-thread class S values sat 30-100% apart between sessions"),
-    "VIRTUAL_THREAD_STATES": Rule(2, ("aa-sessions-2h", "aa-xeon16-20261126"),
-                                  "from this many threads a write on a virtual machine has "
-                                  "states (`no_bound`): session medians sat x1.9-3.6 apart"),
-    "STATES_CALLED": Rule(0, ("aa-xeon16-20261126", "aa-dev2core-quiet-20261126pm",
-                               "aa-dev2core-quiet-20261126eve", "aa-xeon16-quiet-20261126eve"),
-                          "no (0): a value with states is never called either way; unchanged "
-                          "ones sat up to x28 beyond their worst baseline session"),
-    "VIRTUAL_CACHE_PLAIN": Rule(1, PLAIN_CHOSEN_ON,
-                                "yes (1): a cache-sized value of a virtual machine gets no plain "
-                                "ReFrame bound (`no_plain_bound`; the verdict still judges it): "
-                                "such values fell to half in another state with tight launches",
-                                scope="plain"),
-    "LOAD_LIMIT": Rule(0.5, (), "the median case's share of time with a task waiting for a "
-                                "CPU from which the node is loaded: between a quiet run "
-                                "(4.1%) and two busy loops per core (97%)"),
-}
-
-
-def value(name: str) -> float:
-    """The value of the rule ``name`` (:data:`RULES`)."""
-    return RULES[name].value
-
-
-# -- the peer verdict (placement.judgement.peers.partition): a partition's nodes judged against each other
-#: when the peer rules below were last chosen (UTC): a peer set (``tests/fixtures/peers/*``)
-#: whose sessions start later is out of sample for them
-PEERS_FIXED = "2026-12-03T08:14:23Z"
-
-RULES.update({
-    "PEER_ALPHA": Rule(0.05, (), "family-wise level of naming a node of an unchanged "
-                                 "partition, split (Bonferroni, peer_levels): half to the exact "
-                                 "rank tests (a node; a half of 4-8 nodes; over all values and "
-                                 "over those that use every PU), half to the values called "
-                                 "alone (BH over nodes x values); a convention, not fitted"),
-    "PEER_EVERY_PU": Rule(1, (), "yes (1): the nodes are also ranked over the values that use "
-                                 "every PU alone: in the peer sets started before PEERS_FIXED a "
-                                 "CPU-capped node was the slowest on every such value in 12 of "
-                                 "13 sessions and named in 3 (its one-thread values diluted "
-                                 "its ranks)"),
-    "PEER_EVERY_PU_SUM": Rule(1, (), "yes (1): a node slower over the values that use every "
-                                     "PU is tested on its summed log values, each "
-                                     "value's numbers dealt to the nodes at random (exact), "
-                                     "where countable: before PEERS_FIXED one capped at "
-                                     "70% (-37%) and an unchanged one (-10%): one rank "
-                                     "p, 0.0025 (level 0.0016); sum p 0.00076 and 0.016"),
-    "PEER_HALF_EFFECT": Rule(1, (), "yes (1): a half of the nodes apart on ranks is named only "
-                                    "when its median gap to the other half reaches PEER_EFFECT: "
-                                    "in the peer sets started before PEERS_FIXED two unchanged "
-                                    "nodes were called a half apart with values 2 % from the "
-                                    "others'"),
-    "PEER_EFFECT": Rule(0.05, (), "the smallest change of a value against its peers' median "
-                                  "that is called: a node whose rank stands apart by less on "
-                                  "every value is a real but small difference, not named"),
-    "PEER_MIN_VALUES": Rule(1, (), "called values a node that stands apart needs to be named"),
-    "PEER_VALUES_ALONE": Rule(2, (), "measurements (a case's time and rate are one) called "
-                                     "on one side (BH at PEER_ALPHA / 2) that name a node "
-                                     "whatever its ranks: a CPU-capped test node was worst on "
-                                     "its 4 all-PU values of 12; chosen on the peer sets "
-                                     "started before PEERS_FIXED"),
-    "PEER_VALUES_SHARE": Rule(0.1, (), "the least share of a node's judged values those called "
-                                       "values must be: 4 A/A sessions of one node as 4 nodes "
-                                       "(tests/fixtures/aa-sessions-2h) had 3 of 126 called on "
-                                       "one session, a bad minute; the capped node 4 of 12"),
-    "PEER_MEMORY_SLACK": Rule(0.05, (), "a node's memory size within this share (or one unit "
-                                        "as printed) of the nodes' median is the same: the "
-                                        "first session of the unchanged peer set "
-                                        "(tests/fixtures/peers/unchanged-*) showed 8 and 9 GiB "
-                                        "on four alike nodes, rounded near a half; that set's "
-                                        "sessions before PEERS_FIXED are in-sample"),
-})
+#: family-wise level of naming a node of an unchanged partition, split (Bonferroni) half to
+#: the exact rank tests and half to the values called alone: a convention, as ALPHA.
+PEER_ALPHA: float = 0.05
+#: the smallest change of a value against its peers' median that is called: a node whose
+#: rank stands apart by less on every value differs for real but too little to act on.
+PEER_EFFECT: float = 0.05
+#: called values a node that stands apart needs to be named: one, as its ranks already
+#: carry the family-wise level.
+PEER_MIN_VALUES: int = 1
+#: measurements (a case's time and rate are one) called on one side that name a node
+#: whatever its ranks: two, so that one bad minute of one case names nothing.
+PEER_VALUES_ALONE: int = 2
+#: the least share of a node's judged values those called values must be: a few called of
+#: many are the noise of a long session, not a node that is off.
+PEER_VALUES_SHARE: float = 0.1
+#: a node's memory size within this share (or one unit as printed) of the nodes' median is
+#: the same: alike nodes print sizes rounded differently.
+PEER_MEMORY_SLACK: float = 0.05
+#: the fewest nodes with a value to judge it by its peers: a centre and a spread without the
+#: node need two others (shared by the value tests, the rank tests and the topology majority).
+MIN_NODES: int = 3
+#: the fewest nodes still judged for the values-alone path, a node and 3 peers: a spread of
+#: 2 peers has one degree of freedom, too few to call a value on.
+VALUES_ALONE_MIN_NODES: int = 4
+#: the largest partition whose halves are each tested: C(8, 4) = 70 halves, and a larger one
+#: has a majority whenever its odd nodes are fewer than half, which step-down names.
+HALVES_MAX_NODES: int = 8
+#: the most sums one half of the summed-values permutation count may hold (4 nodes with 18
+#: values, 8 nodes with 12): beyond it the rank sum is used, whose floor is then far below any
+#: level.
+SUM_ENUM_MAX: int = 1 << 18

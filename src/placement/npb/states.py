@@ -4,11 +4,11 @@ NPB's class S runs for tens of milliseconds. Its launches agree within a few per
 inside one session, yet the next session may sit in another state: on a 16-core node
 BT class S at 1 thread ran 0.044 s in one session and 0.089 s a minute later, and
 back (tests/fixtures/aa-xeon16-20261126, the set this rule was chosen on:
-:data:`placement.judgement.rules.RULES` ``NPB_SHORT_RUN_S``).
+:data:`placement.judgement.rules.NPB_SHORT_RUN_S`).
 Tight launches then make such a value look *gross* against one baseline session.
 The check names them in ``no_bound`` (:class:`placement.testlib.samples.PerfSamplesMixin`):
 ``record`` writes them no plain bound and the verdict calls them neither gross nor
-regressed at any baseline size (``STATES_CALLED``: with ten baseline sessions such a value
+regressed at any baseline size (with ten baseline sessions such a value
 still sat up to x15 beyond its worst one); the acceptance mode's longer classes are judged.
 """
 

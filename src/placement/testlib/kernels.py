@@ -323,13 +323,10 @@ class VirtualNodeMixin(rfm.RegressionTestPlugin):
     """The node says whether it is a virtual machine (:mod:`~placement.checks.virtual_node`),
     and what that does to the case's values: states no bound fits (``no_bound``, by the
     class: :meth:`virtual_states`), or, for a cache-sized case, no plain ReFrame bound
-    (``no_plain_bound``, rule ``VIRTUAL_CACHE_PLAIN``) while the verdict still judges it."""
+    (``no_plain_bound``) while the verdict still judges it."""
 
     #: whether the node's CPUs report a hypervisor (set after the run; None: it did not say)
     node_virtual = variable(typ.Bool, type(None), value=None)
-    #: whether a cache-sized (small-scale) case of a virtual node gets no plain ReFrame bound
-    #: (the rule's value)
-    virtual_cache_plain = variable(bool, value=bool(rules.value('VIRTUAL_CACHE_PLAIN')))
 
     @run_after('setup')
     def ask_if_virtual(self):
@@ -344,7 +341,7 @@ class VirtualNodeMixin(rfm.RegressionTestPlugin):
         self.no_bound = {**self.no_bound, **self.virtual_states()}
         self.no_plain_bound = virtual_node.cache_states(
             [v.var for v in self.launch_vars()], self.scale == SMALL, self.node_virtual,
-            self.virtual_cache_plain, self.no_bound)
+            self.no_bound)
 
     def virtual_states(self) -> dict[str, str]:
         """The values with states on this node (``no_bound``); a class whose values have
@@ -421,7 +418,7 @@ class MemWriteThreadsBase(PlacedKernelBase, ScaledKernelMixin, VirtualNodeMixin)
     max_threads_per_pu = 1
     reference_index = ['$environ', 'scale', 'affinity', 'num_threads']
     #: the fewest threads whose bandwidth has states on a virtual node (the rule's value)
-    virtual_states_threads = variable(int, value=int(rules.value('VIRTUAL_THREAD_STATES')))
+    virtual_states_threads = variable(int, value=rules.VIRTUAL_THREAD_STATES)
 
     @run_after('init')
     def set_options(self):

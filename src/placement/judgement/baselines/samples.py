@@ -38,6 +38,7 @@ from ..verdict.intervals import (MEASURABLE, Entry, entries as intervals, measur
     parse_entry, same_entry, sibling_family, unit_mismatches)
 from ..reading.direction import higher_is_better
 from ..reading.run_report import Case
+from ..rules import KEEP_SESSIONS
 
 SAMPLES_KEY = shape.SAMPLES_KEY
 #: the site's control value (``Test[keys].var``): its change is the node's shift
@@ -80,10 +81,6 @@ def _reason(declared: Any, var: str) -> str:
     """The check's reason for ``var`` in a ``{var: reason}`` it declared, or ""."""
     why = declared.get(var) if isinstance(declared, dict) else None
     return why if isinstance(why, str) else ""
-
-
-#: sessions kept per variable by ``record --add`` unless ``--keep`` says otherwise
-KEEP_SESSIONS = 10
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ A node is **named** on any of three paths, the level split between them (Bonferr
   one is, so over all values its ranks are diluted. Over those values alone the node's
   summed log values are tested against every dealing of each value's numbers to the
   nodes (:func:`.peer_ranks.slower_pvalues`), as exact as a rank sum and nothing fitted,
-  but weighing how far behind the node is (``PEER_EVERY_PU_SUM``);
+  but weighing how far behind the node is;
 * or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its measurements, and
   ``PEER_VALUES_SHARE`` of those judged, have a value called on one side by the value
   test at ``PEER_ALPHA / 2``, while it has 3 peers or more (a case's time and its rate
@@ -86,30 +86,9 @@ from .. import verdict
 from . import levels, rank_tests
 from .ranks import Ranked, half_apart, rank_p, slower_where_every_pu, stand_apart, typical_change
 from .topology import TopologyDiff, topology_diffs
-from ..rules import value
-
-#: family-wise level of naming a node of an unchanged partition (split over its nodes and
-#: both sides), and of the values called on the nodes x values (Benjamini-Hochberg)
-PEER_ALPHA = value("PEER_ALPHA")
-#: the smallest change of a value against its peers' median that is called
-PEER_EFFECT = value("PEER_EFFECT")
-#: how many called values a node that stands apart needs to be named
-PEER_MIN_VALUES = int(value("PEER_MIN_VALUES"))
-#: how many values called on one side name a node whatever its ranks, and their least share
-#: of the node's judged values
-PEER_VALUES_ALONE = int(value("PEER_VALUES_ALONE"))
-PEER_VALUES_SHARE = value("PEER_VALUES_SHARE")
-#: whether the nodes are also ranked over the values that use every PU alone
-EVERY_PU = bool(value("PEER_EVERY_PU"))
-#: the fewest nodes with a value for a peer verdict (a centre and a spread without the node)
-MIN_NODES = rank_tests.MIN_NODES
-#: the fewest nodes still judged for the values-alone path: a node and 3 peers (a spread
-#: of 2 peers has one degree of freedom, and after a node is named in a partition of four
-#: it named a remaining node faster on 2 values of 12)
-VALUES_ALONE_MIN_NODES = 4
-#: the largest partition whose halves are each tested (C(8, 4) = 70 halves; a larger one
-#: has a majority whenever its odd nodes are fewer than half, and step-down names them)
-HALVES_MAX_NODES = 8
+from ..rules import (HALVES_MAX_NODES, MIN_NODES, PEER_ALPHA, PEER_EFFECT,
+                     PEER_MIN_VALUES, PEER_VALUES_ALONE, PEER_VALUES_SHARE,
+                     VALUES_ALONE_MIN_NODES)
 
 
 @dataclass(frozen=True)
@@ -250,7 +229,9 @@ def judge(values: Sequence[PeerValue], where: str,
 def ranked_values(values: Sequence[PeerValue], n_nodes: int, alpha: float, halves: bool
                   ) -> Ranked:
     """What the rank tests read of ``values`` on ``n_nodes`` nodes, and at which levels."""
-    pu = [v.all_pus and EVERY_PU for v in values]
+    # also ranked over the values that use every PU alone: a CPU-capped node's one-thread values
+    # diluted its ranks
+    pu = [v.all_pus for v in values]
     pu_cols = first_of_groups(values, pu)
     return Ranked(first_of_groups(values), pu_cols, np.flatnonzero(pu),
                   levels.split(alpha, n_nodes, len(pu_cols), halves),

@@ -30,10 +30,7 @@ import math
 import numpy as np
 from scipy import stats
 
-
-#: the fewest nodes with a value to judge it by its peers: a centre and a spread without
-#: the node (shared by the value tests, the rank tests and the topology majority)
-MIN_NODES = 3
+from ..rules import MIN_NODES, SUM_ENUM_MAX
 
 
 def loo_median(m: np.ndarray) -> np.ndarray:
@@ -186,12 +183,6 @@ def group_rank_p(total: float, n: int, g: int, k: int) -> float:
     pmf = _group_sum_pmf(n, g, k)
     i = int(math.floor(total + 1e-9)) - k * g * (g + 1) // 2
     return 1.0 if i <= 0 else 0.0 if i >= len(pmf) else float(pmf[i:].sum())
-
-
-#: the most sums one half of :func:`sum_perm_p`'s count may hold: 4 nodes with 18 values
-#: (4 ** 9) or 8 nodes with 12 (8 ** 6); beyond it the rank sum is used, whose floor
-#: ``n ** -k`` is then far below any level
-SUM_ENUM_MAX = 1 << 18
 
 
 def sum_enumerable(sizes: list[int]) -> bool:

@@ -19,14 +19,7 @@ import numpy as np
 
 from . import rank_tests
 from .levels import Levels
-from .rank_tests import MIN_NODES
-from ..rules import value
-
-#: whether a half of the nodes apart on ranks must also be ``PEER_EFFECT`` apart
-HALF_EFFECT = bool(value("PEER_HALF_EFFECT"))
-#: whether a node slower over the values that use every PU is tested on its summed values
-#: (:func:`.peer_stats.sum_perm_p`) where they can be counted, rather than on its ranks
-EVERY_PU_SUM = bool(value("PEER_EVERY_PU_SUM"))
+from ..rules import MIN_NODES
 
 
 @dataclass(frozen=True)
@@ -66,8 +59,8 @@ def half_apart(m: np.ndarray, nodes: Sequence[str], level: float, effect: float,
             # a half faster: its rank sum counted from the top, the same distribution
             stat = total if slower else k * g * (n + 1) - total
             pv = rank_tests.group_rank_p(stat, n, g, k)
-            if pv * tests <= level and (not HALF_EFFECT
-                                        or _half_change(full, half, slower) >= effect):
+            # also ``effect`` apart: unchanged nodes a few percent from the others read as a half
+            if pv * tests <= level and _half_change(full, half, slower) >= effect:
                 found.append((pv, not slower, half))
     if not found:
         return []
@@ -112,8 +105,7 @@ def slower_pvalues(m: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.nd
     a node a little behind on all of them; the sum weighs by how far, with the same exact
     null (each value's numbers dealt to the nodes at random)."""
     rows, upper, _ = rank_pvalues(m, active)
-    if not EVERY_PU_SUM:
-        return rows, upper
+    # the sum where countable: a rank sum missed a node far behind on most values
     sub = m[rows]
     ok = np.isfinite(sub)
     sizes = ok.sum(axis=0)

@@ -15,11 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .rank_tests import MIN_NODES
-from ..rules import value
-
-#: how far a node's memory size may sit from the nodes' median and still be the same
-PEER_MEMORY_SLACK = value("PEER_MEMORY_SLACK")
+from ..rules import MIN_NODES, PEER_MEMORY_SLACK
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-#: degrees of freedom standing for "the values are alike" (an infinite ``d0``)
-DF_CAP = 1000.0
+from ..rules import DF_CAP
+
 #: the most a fitted prior may claim: fitted on one or two degrees of freedom per value,
 #: ``fitFDist`` often finds the values "alike" (``d0`` infinite) only because sampling hides
 #: how they differ, and a normal tail then calls the noisier ones changed. Values whose

@@ -7,7 +7,7 @@ two busy loops per core moved the median value of a run by only 4-13% here.
 Each timed job also reads the node's CPU pressure (``cpu_wait``,
 :mod:`placement.testlib.node_load`): the share of its time with a task waiting
 for a CPU. Over a run, the median case's share says whether other work held the
-node's CPUs while it measured; from :data:`LIMIT` on, the acceptance run fails on one
+node's CPUs while it measured; from :data:`LOAD_LIMIT` on, the acceptance run fails on one
 node line, whatever its baseline, and its confirmation session runs the whole run
 again (:mod:`placement.acceptance.confirmation`); the report leads with the same line.
 
@@ -26,19 +26,10 @@ from typing import Any
 
 from .guards import reported
 from ..reading.run_report import node_named
-from ..rules import value
+from ..rules import LOAD_LIMIT, MIN_CASES
 
 #: the perfvar every timed job reports (percent)
 VAR = "cpu_wait"
-#: the median case's share of time with a task waiting for a CPU from which the node is
-#: called loaded (:mod:`.rules`). The suite's own work on a quiet node stays far below it:
-#: on this project's 2-core machine, where the two-thread kernels and ReFrame share the two
-#: CPUs, a quiet quick run gave a median of 4.1% over 39 cases (the highest 59%, a pthread
-#: case under its own background load, which now counts nowhere); beside two busy loops per
-#: core, 97% (the lowest 64%).
-LIMIT = value("LOAD_LIMIT")
-#: cases a run needs before its median means anything
-MIN_CASES = 5
 
 
 @dataclass(frozen=True)
@@ -57,7 +48,7 @@ class Load:
     def loaded(self) -> bool:
         if self.nodes:
             return any(n.loaded for n in self.nodes)
-        return self.cases >= MIN_CASES and self.median >= LIMIT
+        return self.cases >= MIN_CASES and self.median >= LOAD_LIMIT
 
     def loaded_nodes(self) -> list[str]:
         """The nodes whose own cases say they were loaded (a run over several nodes)."""
@@ -75,7 +66,7 @@ class Load:
         said = "; ".join(f"{n.node} under a competing load: {n.text()}"
                          for n in self.nodes if n.loaded) or \
             f"node under a competing load: {self.text()}"
-        return (f"{said} (from {LIMIT:.0%} the node is loaded): other work held its CPUs "
+        return (f"{said} (from {LOAD_LIMIT:.0%} the node is loaded): other work held its CPUs "
                 "while the run measured")
 
 

@@ -23,18 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ..rules import value
-
-#: the node's common shift below which no whole-node change is flagged (:mod:`.rules`)
-MACHINE_EFFECT = value("MACHINE_EFFECT")
-#: level at which the node's shift must stand out from the baseline's own sessions' shifts
-NODE_ALPHA = value("NODE_ALPHA")
-#: a common shift that fails a run at any baseline size (:mod:`.rules`)
-NODE_AT_ONCE = value("NODE_AT_ONCE")
-#: a line of NODE_AT_ONCE stands when the two sessions' mean shift reaches it (:mod:`.rules`)
-NODE_BOTH_SESSIONS = bool(value("NODE_BOTH_SESSIONS"))
-#: baseline sessions with a shift of their own that the shift is tested against
-TESTED_SESSIONS = 3
+from ..rules import MACHINE_EFFECT, NODE_ALPHA, NODE_AT_ONCE, TESTED_SESSIONS
 
 
 @dataclass(frozen=True)
@@ -134,7 +123,7 @@ class NodeShift:
 
 def shown_again(first: NodeShift, again: NodeShift | None) -> bool:
     """Whether a confirmation session shows the first session's node line: its own node line
-    fails, or (:data:`NODE_BOTH_SESSIONS`) the first line reached :data:`NODE_AT_ONCE` and
+    fails, or the first line reached :data:`NODE_AT_ONCE` and
     the two sessions' mean shift still does, the confirmation slower with most of its values
     (or its control value) moving with it.
 
@@ -146,7 +135,8 @@ def shown_again(first: NodeShift, again: NodeShift | None) -> bool:
         return False
     if again.fails:
         return True
-    return (NODE_BOTH_SESSIONS and first.at_once and again.slower and again.together
+    # the mean of both: a baseline session in a slow state must not let a 2x slower node pass
+    return (first.at_once and again.slower and again.together
             and (first.shift + again.shift) / 2 >= math.log1p(NODE_AT_ONCE))
 
 

@@ -73,7 +73,7 @@ are never gross.
 
 **Values with states** (those just named, and those whose check names its states in
 ``no_bound``: NPB's short runs, several threads' writes on a virtual node) are never
-called regressed or improved (:data:`STATES_CALLED`): their sessions sit in states up to
+called regressed or improved: their sessions sit in states up to
 x20 apart (NPB class S at 0.01 s) that no handful of baseline sessions shows, so the
 session spread fitted over the run's values called them in unchanged reruns. They stay
 ``undecided`` ("states"), with their change shown, as plain ReFrame gives them no bound.
@@ -97,55 +97,20 @@ from . import moderation, node_shift
 from .intervals import entry_name
 from .moderation import Prior
 from .node_shift import MACHINE_EFFECT, NODE_ALPHA, NODE_AT_ONCE, NodeShift  # noqa: F401
-from ..rules import value
+# (MIN_SESSIONS: the baselines' summary reads it here)
+from ..rules import (ALPHA, DETECTABLE_MAX, EQUIV_CONFIDENCE, GROSS_EFFECT,  # noqa: F401
+                     GROSS_LAUNCHES, LAUNCH_SHARE, MIN_EFFECT, MIN_SESSIONS, MIN_VALUES,
+                     REF_ALPHA, REF_CAP)
 
 K = TypeVar("K")
 
-#: the constants chosen on sessions live in :mod:`.rules`, each with the sets it was chosen on
-#: family-wise level of a run's verdicts: an unchanged run calls anything regressed with
-#: at most this chance under the model
-ALPHA = value("ALPHA")
-#: relative change of a value below which a site does not care (site setting).
-MIN_EFFECT = value("MIN_EFFECT")
-#: confidence of the equivalence interval (two one-sided 5 % tests).
-EQUIV_CONFIDENCE = 0.90
-#: the smallest change beyond every baseline session that is *gross*: a value that far off
-#: with tight launches is sent to a second session (module docstring)
-GROSS_EFFECT = value("GROSS_EFFECT")
-#: whether the verdict's tests call a value with states (its check names them, or its or a
-#: sibling's launches spread beyond the cap: ``prone``) regressed or improved: no; such a
-#: value is shown with its change, ``undecided`` ("states"), as plain ReFrame gives it no bound
-STATES_CALLED = bool(value("STATES_CALLED"))
-#: the widest launches a gross value may have: their spread within a session (the pooled
-#: standard deviation of their logs, about their CV) at most this
-GROSS_LAUNCHES = value("GROSS_LAUNCHES")
-#: whether a confirmation session asks a gross value's launches to be tight (and beyond
-#: launch noise) again: no, its median beyond the worst baseline session is the test
-#: (:func:`gross_again`)
-GROSS_AGAIN_TIGHT = bool(value("GROSS_AGAIN_TIGHT"))
-#: whether the first session tests a gross value's gap against its own launches' spread
-#: rather than the spread moderated over the run's values: yes (:func:`gross_noise`)
-GROSS_OWN_LAUNCHES = bool(value("GROSS_OWN_LAUNCHES"))
-#: whether a slower node's common shift is taken off a value's change before the gross bar:
-#: no, a value 25 % slower than every baseline session is gross whatever the others did
-#: (:func:`gross_shift`); a faster node's shift still is
-GROSS_OFF_SLOWER_NODE = bool(value("GROSS_OFF_SLOWER_NODE"))
 #: adaptive repeats: runs before the first verdict and the cap.
 MIN_RUNS, MAX_RUNS = 3, 10
 #: two-mode detection: the fewest runs, and the smallest share of runs in a mode.
 MODES_MIN_RUNS, MODES_MIN_SHARE = 5, 0.2
-#: below this many baseline sessions the acceptance summary and the report add a note
-MIN_SESSIONS = 3
-#: values a run needs before its common shift and its own prior mean anything
-MIN_VALUES = 10
 #: a variance prior where nothing can be fitted (one value, one session): a 5 % spread
 #: between sessions, values assumed unalike (heavy tails)
 DEFAULT_PRIOR = Prior(0.05 ** 2, 4.0, "default")
-#: changes beyond this factor minus one are all "more than this baseline can call" in texts
-DETECTABLE_MAX = 9.0
-#: the adaptive loop stops when the launches' part of a value's variance is below this
-#: share: more launches of one session cannot narrow what the sessions leave open
-LAUNCH_SHARE = 0.25
 
 REGRESSED, IMPROVED, UNCHANGED, UNDECIDED = "regressed", "improved", "unchanged", "undecided"
 OUTCOMES = (REGRESSED, IMPROVED, UNCHANGED, UNDECIDED)
@@ -649,9 +614,10 @@ def _outcome(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
              t_half: float, states: bool) -> tuple[str, str, float | None, float | None]:
     """One value's outcome, why, and the p and q that decided it (None: undecided).
 
-    A value with ``states`` is called neither way (:data:`STATES_CALLED`): its sessions
-    sit in states further apart than any spread its baseline sessions show."""
-    if states and not STATES_CALLED:
+    A value with ``states`` is called neither way: its sessions sit in states further apart
+    than any spread its baseline sessions show."""
+    # never called: unchanged values with states sat far beyond their worst baseline session
+    if states:
         return UNDECIDED, "states", None, None
     eff = math.log1p(r.min_effect)
     d_own, d_raw = r.d_own[i], r.d_raw[i]
@@ -685,7 +651,6 @@ def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
     t_lone = float(t.t_lone[i])
     # the gross rule's level: the run's values, a confirmation's those of the run it confirms
     n_gross = len(r.selected_by.verdicts) if r.selected_by is not None else r.n
-    w_df = r.w_prior.df if r.w_prior is not None else 0.0
     never_gross = outcome == REGRESSED or states or i == r.control or \
         _coarse(v, r.min_effect)
     return Verdict(
@@ -698,7 +663,7 @@ def _verdict(i: int, r: _Run, t: _Tests, node: NodeShift | None, alpha: float,
         q=float(t.q_worse[i] if q_dec is None else q_dec),
         spread=(cv, float(raw_new.min()), float(raw_new.max())), why=why,
         again=r.selected_by is not None,
-        gross=None if never_gross else _gross(v, r, i, w_df, alpha / n_gross))
+        gross=None if never_gross else _gross(v, r, alpha / n_gross))
 
 
 def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float = MIN_EFFECT,
@@ -728,7 +693,7 @@ def judge_run(series: Sequence[Series], alpha: float = ALPHA, min_effect: float 
     family this session tests). No node line is drawn from a confirmation.
 
     ``prone``: the indices of values with states (:func:`state_prone`, or their check
-    says so): never gross, never called regressed or improved (:data:`STATES_CALLED`).
+    says so): never gross, never called regressed or improved (:func:`_outcome`).
     """
     r = _shifted(series, min_effect, selected_by, control)
     if r.n == 0:
@@ -803,21 +768,21 @@ def node_line(series: Sequence[Series], min_effect: float = MIN_EFFECT,
     return _node(r, machine_effect)[0] if r.n else None
 
 
-def _gross(v: _Value, r: _Run, i: int, w_df: float, level: float) -> float | None:
-    """The gross mark of value ``i``: in a confirmation session (``selected_by``) the
+def _gross(v: _Value, r: _Run, level: float) -> float | None:
+    """The gross mark of value ``v``: in a confirmation session (``selected_by``) the
     median alone (:func:`gross_again`), else the first session's rule (:func:`gross_change`)
     against the launch noise :func:`gross_noise` gives; both beyond the node's shift as
     :func:`gross_shift` takes it."""
     c = gross_shift(r.c)
-    if r.selected_by is not None and not GROSS_AGAIN_TIGHT:
+    # the median alone: asking a confirmation's launches to be tight again lost lasting changes
+    if r.selected_by is not None:
         return gross_again(v, c)
-    return gross_change(v, c, *gross_noise(v, r.w[i], w_df), level)
+    return gross_change(v, c, *gross_noise(v), level)
 
 
-def gross_noise(v: _Value, w: float, w_df: float) -> tuple[float, float]:
+def gross_noise(v: _Value) -> tuple[float, float]:
     """The launch variance (log scale) and prior degrees of freedom the first session's gross
-    gap is tested against: the value's own launches (:data:`GROSS_OWN_LAUNCHES`), else ``w``
-    and ``w_df``, their variance moderated over the run.
+    gap is tested against: the value's own launches, not their variance moderated over the run.
 
     Why its own: the gross rule asks for tight launches of the value itself (at most
     :data:`GROSS_LAUNCHES`), and its second session tests the change again. The run's launch
@@ -826,12 +791,13 @@ def gross_noise(v: _Value, w: float, w_df: float) -> tuple[float, float]:
     freedom) pulled a value whose launches agreed within 1-2 % to a launch spread of 4-10 %:
     a value 36 % beyond its only baseline session then read as launch noise (p 0.0007 against
     a level of 0.0004), so the change was never sent to a second session."""
-    return (v.w, 0.0) if GROSS_OWN_LAUNCHES else (w, w_df)
+    # its own launches: a spread moderated over unalike values took tight values for wide ones
+    return v.w, 0.0
 
 
 def gross_shift(c: float) -> float:
     """The part of the node's common shift ``c`` (log, slower positive) the gross bar is
-    taken beyond: a faster node's, a slower node's only with :data:`GROSS_OFF_SLOWER_NODE`.
+    taken beyond: a faster node's, never a slower node's.
 
     Why not a slower one's: the median change of a run's values does not tell a session in
     which the node ran slower as a whole from one in which most values did and a few did not
@@ -842,7 +808,8 @@ def gross_shift(c: float) -> float:
     whether the change lasted, so a slower session's values are judged against their worst
     baseline session itself. A faster node's shift is still taken off: a value that did not
     speed up with the others stands out by it (the rule as it was)."""
-    return c if GROSS_OFF_SLOWER_NODE or c < 0 else 0.0
+    # a faster node's only: values that did not slow with a slower node hid behind its shift
+    return c if c < 0 else 0.0
 
 
 def gross_again(v: _Value, c: float) -> float | None:
@@ -855,8 +822,7 @@ def gross_again(v: _Value, c: float) -> float | None:
     beyond launch noise, to choose which values a second session looks at. The second
     session only asks whether the change lasted; asking its launches to be tight again
     lost the change whenever one of its three launches fell into a slow state of the node
-    (its median still 40 % off), and did not spare an unchanged rerun on the sets it was
-    chosen on (:data:`GROSS_AGAIN_TIGHT`).
+    (its median still 40 % off), and did not spare an unchanged rerun.
     """
     d = v.a - c - float(v.medians.max())
     return math.expm1(d) if d >= math.log1p(GROSS_EFFECT) else None
@@ -998,12 +964,6 @@ def _launch_share(runs, sessions, higher_is_better: bool, prior: Prior | None) -
     return launch / total if total > 0 else 0.0
 
 
-#: the widest bound a reference file gives ReFrame: a value twice as slow always fails
-#: (a node twice as slow fails about half its values; on a shared 2-core machine single
-#: values of an unchanged rerun moved by x1.9, so a tighter cap fails unchanged runs)
-REF_CAP = value("REF_CAP")
-
-
 def launches_beyond_cap(sessions: Sequence[Sequence[float]]) -> bool:
     """Whether a value's launches within one stored session already spread wider than
     :data:`REF_CAP`: a bound at the cap would fail its unchanged reruns."""
@@ -1023,15 +983,6 @@ def state_prone(sessions: Mapping[K, Sequence[Sequence[float]]],
     """
     prone = {family(k) for k, runs in sessions.items() if launches_beyond_cap(runs)}
     return {k for k in sessions if family(k) in prone}
-
-
-#: the level of the bounds ``record`` writes for plain ReFrame, over all a file's values:
-#: they are the safety net for gross changes (a node or a value twice as slow), the verdict
-#: judges the rest. At the verdict's 5 % the real sessions' heavy tails (a value that changes
-#: state between sessions) failed 4 and 5 of 20 unchanged sessions on the two-hour A/A set
-#: with 3 and 5 baseline sessions; at 0.1 % 0 and 1, and a node twice as slow still failed
-#: every session of that set (``docs/reference/benchmarks.md``)
-REF_ALPHA = value("REF_ALPHA")
 
 
 def reference_bound(sessions: Sequence[Sequence[float]], higher_is_better: bool,
