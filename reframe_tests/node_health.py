@@ -22,11 +22,11 @@ from reframe.core.builtins import parameter, run_after
 from placement.testlib.binding_probe import BindingProbeBase
 from placement.testlib.kernels import (SCALES, MatmulBase, MemWriteSingleBase, MemWriteThreadsBase,
                                        NumaCopyBase)
-from placement.testlib.node_health import TAG, NodeFingerprintBase, NodeHealthMixin
+from placement.testlib.node_health import (TAG, NodeFingerprintBase, NodeHealthFamilyBase,
+                                           NodeHealthMixin)
 from placement.testlib.npb import NpbBase
 
 
-@rfm.simple_test
 class NodeTopologyCheck(NodeFingerprintBase, NodeHealthMixin):
     """The node's hwloc fingerprint: packages, cores, PUs, NUMA nodes, caches, SMT, cpuset."""
 
@@ -34,7 +34,6 @@ class NodeTopologyCheck(NodeFingerprintBase, NodeHealthMixin):
     tags = {'quick', 'acceptance', 'full'}
 
 
-@rfm.simple_test
 class NodeBindingCheck(BindingProbeBase, NodeHealthMixin):
     """The binding probe under a compact and a scatter map, all PUs of the node."""
 
@@ -43,7 +42,6 @@ class NodeBindingCheck(BindingProbeBase, NodeHealthMixin):
     tags = {'quick', 'acceptance', 'full'}
 
 
-@rfm.simple_test
 class NodeMemWriteSingleCheck(MemWriteSingleBase, NodeHealthMixin):
     """One thread writing memory in blocks of a few sizes: the same on every node, whatever
     its PU count, so even a node left fewer PUs is compared on these values."""
@@ -51,7 +49,6 @@ class NodeMemWriteSingleCheck(MemWriteSingleBase, NodeHealthMixin):
     descr = 'Memory write bandwidth of one thread, a sweep of block sizes'
 
 
-@rfm.simple_test
 class NodeMemWriteCheck(MemWriteThreadsBase, NodeHealthMixin):
     """Memory write bandwidth of one thread and of every PU at once, scattered."""
 
@@ -61,7 +58,6 @@ class NodeMemWriteCheck(MemWriteThreadsBase, NodeHealthMixin):
     scale = parameter(SCALES)
 
 
-@rfm.simple_test
 class NodeMemWriteMapsCheck(MemWriteThreadsBase, NodeHealthMixin):
     """Memory write bandwidth of every PU at once, unbound and filling cores in order:
     two more values that use every PU, where a node short of CPU time shows (the peer
@@ -73,14 +69,12 @@ class NodeMemWriteMapsCheck(MemWriteThreadsBase, NodeHealthMixin):
     scale = parameter(SCALES)
 
 
-@rfm.simple_test
 class NodeMemCopyCheck(NumaCopyBase, NodeHealthMixin):
     """Copy bandwidth from every NUMA node to every NUMA node (one pair on a one-node machine)."""
 
     descr = 'Memory copy bandwidth, NUMA node i to node j'
 
 
-@rfm.simple_test
 class NodeMatmulCheck(MatmulBase, NodeHealthMixin):
     """OpenMP matmul unbound, under compact and under scatter: the map's effect, node
     against node (each case is one more independent value for the peers' rank test)."""
@@ -90,7 +84,6 @@ class NodeMatmulCheck(MatmulBase, NodeHealthMixin):
     scale = parameter(SCALES)
 
 
-@rfm.simple_test
 class NodeNpbCheck(NpbBase, NodeHealthMixin):
     """NPB CG (memory-bound) and EP (compute-bound), all PUs, scatter; skipped without NPB."""
 
@@ -105,3 +98,12 @@ class NodeNpbCheck(NpbBase, NodeHealthMixin):
     def tags_of_class(self):
         # class S in a quick run (seconds), class A in acceptance and full runs
         self.tags = {TAG, 'quick'} if self.npb_class == 'S' else {TAG, 'acceptance', 'full'}
+
+
+@rfm.simple_test
+class NodeHealthCheck(NodeHealthFamilyBase):
+    """The family above on one node, one job: ``--distribute`` makes one per node."""
+
+    descr = 'The node-health family on one node, one job'
+    members = [NodeTopologyCheck, NodeBindingCheck, NodeMemWriteSingleCheck, NodeMemWriteCheck,
+               NodeMemWriteMapsCheck, NodeMemCopyCheck, NodeMatmulCheck, NodeNpbCheck]

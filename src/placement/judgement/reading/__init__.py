@@ -2,9 +2,9 @@
 
 :mod:`.run_report` reads a run report (or several) into :class:`~.run_report.Case` objects,
 :mod:`.session_info` the session's times and host, :mod:`.summary` the summaries of a value's
-samples. Every other room of :mod:`placement.judgement` starts from what is read here.
+samples, :mod:`.family` a family test's case as its members' cases. Every other room of :mod:`placement.judgement` starts from what is read here.
 """
 
-from . import run_report, session_info, summary
+from . import family, run_report, session_info, summary
 
-__all__ = ["run_report", "session_info", "summary"]
+__all__ = ["family", "run_report", "session_info", "summary"]
