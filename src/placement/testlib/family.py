@@ -7,8 +7,9 @@ family test per node is one job and one generated test; its members keep everyth
 makes them what they are (parameters, fixtures' programs, hooks, sanity and performance
 functions, references), because they are the same classes, driven here:
 
-* setup: each member is instantiated (``variant_num``), handed the family's node and
-  fixtures, and set up on the family's partition and environment, with its stage folder
+* setup: each member is instantiated (``variant_num``), handed the family's node, its
+  fixtures and the variables ``-S member_vars=name:value,...`` gives (``-S`` reaches the
+  family test alone, as ReFrame registers it alone), and set up on the family's partition and environment, with its stage folder
   inside the family's; a member that skips (NPB not installed) or fails there is recorded;
 * run: each member's ``run`` writes the script it would submit (its environment, its
   commands) as ``member.sh`` in its own folder instead of submitting it; the family's job
@@ -33,6 +34,8 @@ from typing import Any
 import reframe.core.runtime as runtime
 import reframe.utility.sanity as sn
 from reframe.core.exceptions import SkipTestError
+from reframe.core.fields import make_convertible
+from reframe.utility.typecheck import Duration
 
 #: Between a member's key and its variable in the family's performance variables.
 SEP = '.'
@@ -40,7 +43,7 @@ SEP = '.'
 MARK = 'node_health_member'
 #: A member's script in its own stage folder.
 SCRIPT = 'member.sh'
-#: A member with no time limit of its own gets this many seconds.
+#: A member with no time limit of its own, on a partition without one, gets this many seconds.
 DEFAULT_LIMIT_S = 600.0
 
 
@@ -74,7 +77,10 @@ def make_members(classes: list[type], wanted_tag: str) -> list[Member]:
 def setup_member(family, m: Member) -> None:
     """Set ``m`` up where ``family`` runs: its node, the family's fixtures, its own folder."""
     t = m.test
-    setattr(t, '.nid', getattr(family, '.nid', None))
+    setattr(t, '.nid', getattr(family, '.nid', None) or [family.node])
+    for name, val in family.member_vars.items():     # -S member_vars=name:value,...
+        if name in type(t)._rfm_var_space:
+            setattr(t, name, make_convertible(val))
     by_class = {fx.cls: getattr(family, name)
                 for name, fx in type(family)._rfm_fixture_space.items()}
     for name, fx in type(t)._rfm_fixture_space.items():
@@ -115,7 +121,16 @@ def write_member_script(m: Member) -> float:
     with open(os.path.join(t.stagedir, SCRIPT), 'w') as fp:
         fp.write('\n'.join(x if isinstance(x, str) else '\n'.join(x)
                            for x in [*lines, *captured['commands']]) + '\n')
-    return float(t.time_limit or DEFAULT_LIMIT_S)
+    return float(t.time_limit or partition_limit(t) or DEFAULT_LIMIT_S)
+
+
+def partition_limit(t) -> float | None:
+    """The partition's time limit in seconds (a test without its own runs under it)."""
+    limit = runtime.runtime().get_option(
+        f'systems/0/partitions/@{t.current_partition.name}/time_limit')
+    if not limit:
+        return None
+    return float(Duration(limit)) if isinstance(limit, str) else float(limit)
 
 
 def job_lines(m: Member, limit_s: float) -> list[str]:

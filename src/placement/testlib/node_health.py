@@ -52,7 +52,8 @@ class NodeHealthMixin(rfm.RegressionTestPlugin):
     """
 
     #: The node ReFrame pinned this case to (``--distribute``; set at setup): every value
-    #: of the case keeps it in the run report.
+    #: of the case keeps it in the run report. ``-S node=HOST`` names the node a run
+    #: without ``--distribute`` runs on (a one-node system: this host, a test).
     node = variable(str, value='')
     #: The host name the job itself printed (set after the run): the node it really ran on,
     #: where the scheduler's own record (``job_nodelist``) may be missing.
@@ -67,10 +68,11 @@ class NodeHealthMixin(rfm.RegressionTestPlugin):
 
     @run_before('setup')
     def only_when_distributed(self):
-        self.node = pinned_node(self) or ''
+        self.node = pinned_node(self) or self.node
         self.skip_if(not self.node,
                      'a node-health case runs on each node of a partition: '
-                     'add --distribute=all (or idle) to the ReFrame arguments')
+                     'add --distribute=all (or idle) to the ReFrame arguments '
+                     '(or -S node=HOST on a one-node system)')
 
     @run_before('run')
     def say_host(self):
@@ -180,6 +182,9 @@ class NodeHealthFamilyBase(rfm.RunOnlyRegressionTest, NodeHealthMixin):
     bindprobe = fixture(BindProbeBuild, scope='environment')
     executable = 'echo'
     executable_opts = ['node_health_family done']
+    #: Variables for the members (``-S member_vars=npb_dir:DIR,budget_scale:2``): ``-S``
+    #: reaches the registered family test, not its members.
+    member_vars = variable(typ.Dict[str, str], value={})
     #: Per member (its ReFrame unique name): its name, result and loggable fields (after
     #: the run), from which a run report reader rebuilds each member's case.
     family = variable(typ.Dict[str, typ.Dict[str, object]], value={})
