@@ -1,8 +1,13 @@
 """Node health: the same few cases on every node of a partition, judged node against node.
 
-Run it with ``--distribute`` (ReFrame pins one copy of each case to each node)::
+Run it with ``--distribute`` (ReFrame pins one copy of the family to each node: one job
+per node, which runs every case below in turn)::
 
     scripts/acceptance.sh -m quick -s SYSTEM:PART -- --distribute=all -t nodes
+
+The cases below are the family's members, left unregistered: ``NodeHealthCheck`` (last)
+is the one registered test, which runs them (:mod:`placement.testlib.family`); the run
+report reader gives back each member's case as it would be from a job of its own.
 
 Why these cases (docs/howto/partition-cluster.md): the fingerprint catches a node
 whose hardware or cpuset differs (a DIMM, SMT, a core offline, a cgroup left behind);
@@ -13,7 +18,7 @@ memory setting; matmul compact against scatter and NPB CG and EP catch a throttl
 or shared node. The cases that use every PU are several on purpose: a node short of
 CPU time is slower on each of them, and the peer verdict ranks the nodes over them. The base classes are the suite's own (:mod:`placement.testlib`);
 these classes only choose the few parameters a partition-wide run can afford.
-Outside ``--distribute`` every case skips with the reason.
+Outside ``--distribute`` the family skips with the reason (``-S node=HOST``: this host).
 """
 
 import reframe as rfm

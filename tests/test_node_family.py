@@ -140,3 +140,16 @@ def test_one_job_runs_the_family_and_a_crashing_member_fails_alone(tmp_path):
     assert write.perf['gbps'].unit == 'GB/s' and len(write.launches['gbps']) == 3
     assert write.raw['job_host'] == host
     assert cases['NodeMatmulCheck %affinity=compact %scale=small'].perf['gflops'].value > 0
+
+
+def test_a_family_whose_member_crashed_is_a_failure_not_a_missed_reference():
+    from placement.acceptance import confirmation
+    tc = {'name': 'NodeHealthCheck %scale=small', 'system': 's', 'partition': 'p',
+          'environ': 'gnu', 'result': 'fail', 'fail_phase': 'performance',
+          'family': {'NodeMatmulCheck_0': {'name': 'NodeMatmulCheck %affinity=none',
+                                           'result': 'fail', 'fail_phase': 'sanity'},
+                     'NodeTopologyCheck': {'name': 'NodeTopologyCheck', 'result': 'pass'}}}
+    assert reading.family.failed_members(tc) == ['NodeMatmulCheck_0']
+    assert not confirmation.is_reference_failure(tc)
+    tc['family']['NodeMatmulCheck_0']['fail_phase'] = 'performance'
+    assert confirmation.is_reference_failure(tc)

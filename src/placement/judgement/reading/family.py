@@ -59,6 +59,16 @@ def expand(tc: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def failed_members(tc: dict[str, Any]) -> list[str]:
+    """The members of a family test's case that failed before their performance check (set
+    up, run, sanity): a failure to measure, not a missed reference, though the family's case
+    reports it in its performance phase (the only phase that keeps the others' values)."""
+    if not is_family(tc):
+        return []
+    return [k for k, f in tc[FIELD].items() if isinstance(f, dict) and f.get("result") == "fail"
+            and f.get("fail_phase") != "performance"]
+
+
 def _where(tc: dict[str, Any]) -> list[str]:
     """The ``%.part=...`` and ``%.nid=...`` of the family's display name (``--distribute``):
     its members ran where it ran."""
