@@ -11,7 +11,7 @@ compact against scatter, and NPB CG and EP. Every value keeps its node: ReFrame'
 :class:`NodeHealthMixin` gives a family member its tags and its skip outside
 ``--distribute``; :class:`NodeFingerprintBase` is the topology fingerprint, as
 performance values the peer verdict compares across the nodes. :class:`NodeHealthFamilyBase`
-runs the whole family on a node as one job (:mod:`.family`): ``--distribute`` then makes
+runs the whole family on a node as one job (:mod:`placement.testlib.family`): ``--distribute`` then makes
 one job and one generated test per node and mode, not one per node and case.
 """
 

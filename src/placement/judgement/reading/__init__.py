@@ -2,7 +2,8 @@
 
 :mod:`.run_report` reads a run report (or several) into :class:`~.run_report.Case` objects,
 :mod:`.session_info` the session's times and host, :mod:`.summary` the summaries of a value's
-samples, :mod:`.family` a family test's case as its members' cases. Every other room of :mod:`placement.judgement` starts from what is read here.
+samples, :mod:`placement.judgement.reading.family` a family test's case as its members'
+cases. Every other room of :mod:`placement.judgement` starts from what is read here.
 """
 
 from . import family, run_report, session_info, summary
