@@ -9,8 +9,8 @@ functions, references), because they are the same classes, driven here:
 
 * setup: each member is instantiated (``variant_num``), handed the family's node, its
   fixtures and the variables ``-S member_vars=name:value,...`` gives (``-S`` reaches the
-  family test alone, as ReFrame registers it alone), and set up on the family's partition and environment, with its stage folder
-  inside the family's; a member that skips (NPB not installed) or fails there is recorded;
+  family test alone, as ReFrame registers it alone), and set up on the family's partition
+  and environment, with its stage folder inside the family's; a member that skips (NPB not installed) or fails there is recorded;
 * run: each member's ``run`` writes the script it would submit (its environment, its
   commands) as ``member.sh`` in its own folder instead of submitting it; the family's job
   runs those scripts in turn, each under its own time limit, its output in its own folder;

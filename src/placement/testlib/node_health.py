@@ -11,8 +11,9 @@ compact against scatter, and NPB CG and EP. Every value keeps its node: ReFrame'
 :class:`NodeHealthMixin` gives a family member its tags and its skip outside
 ``--distribute``; :class:`NodeFingerprintBase` is the topology fingerprint, as
 performance values the peer verdict compares across the nodes. :class:`NodeHealthFamilyBase`
-runs the whole family on a node as one job (:mod:`placement.testlib.family`): ``--distribute`` then makes
-one job and one generated test per node and mode, not one per node and case.
+runs the whole family on a node as one job (:mod:`placement.testlib.family`):
+``--distribute`` then makes one job and one generated test per node and mode, not one per
+node and case.
 """
 
 from __future__ import annotations

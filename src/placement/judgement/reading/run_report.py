@@ -8,7 +8,8 @@ lower, upper, unit, result]}``. Everything else reads :class:`Case` objects,
 so a change in ReFrame's format is absorbed here.
 
 A family test's case (the node-health family run as one job per node) is read as its
-members' cases, as they would be had each run as a job of its own (:mod:`placement.judgement.reading.family`).
+members' cases, as they would be had each run as a job of its own
+(:mod:`placement.judgement.reading.family`).
 
 Per-launch values (the verdict's samples: one value per whole run of the
 program) come from a test variable ``perf_launches`` (``{var: [values]}``),
