@@ -78,7 +78,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from placement.acceptance.confirmation import (NODE_FAILS, ValueKey,  # noqa: E402
                                                decide, node_fails, node_standing, selected)
-from placement.acceptance.run import classify  # noqa: E402
+from placement.acceptance.case_kinds import classify  # noqa: E402
 from placement.judgement import rules  # noqa: E402
 from placement.judgement.verdict.node_shift import shown_again  # noqa: E402
 from placement.judgement import verdict, reading  # noqa: E402
@@ -887,7 +887,7 @@ def load_line(loads: list[verdict.node_load.Load | None]) -> dict:
 
 def cut_by_time_box(report: reading.run_report.RunReport) -> bool:
     """A session its time box stopped: a case the acceptance run classifies as interrupted
-    or hung (:func:`placement.acceptance.run.classify`), so its line is unfinished, neither
+    or hung (:func:`placement.acceptance.case_kinds.classify`), so its line is unfinished, neither
     a pass nor a fail, and the few cases it finished show nothing of the load or the node
     (the load line needs :data:`node_load.MIN_CASES`): not judged."""
     return any(classify(c.raw, cut_short=True) in ("interrupted", "hung") for c in report.cases)

@@ -335,7 +335,7 @@ else
   parts+=("$report")
   # ReFrame records a case a signal stopped as the time box's (an abort by KeyboardInterrupt):
   # a signal that came before the box closed is kept beside the part, and its cases still
-  # running then are interrupted, not hung; --resume runs them again (placement.acceptance.run)
+  # running then are interrupted, not hung; --resume runs them again (placement.acceptance.resume)
   if [ -n "$stop_signal" ] && [ $(( stop_at - started )) -lt "$time_box" ]; then
     mark_stopped "$report"
   fi

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from placement.acceptance import run as acceptance
+from placement import acceptance
 from placement import cli
 
 FIX = Path(__file__).parent / "fixtures" / "runreports"

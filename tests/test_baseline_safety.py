@@ -152,7 +152,7 @@ def test_a_hand_edited_reference_value_is_one_line(tmp_path, monkeypatch, capsys
 
 
 def test_a_baseline_copied_from_another_system_is_flagged(tmp_path, monkeypatch, capsys):
-    from placement.acceptance import run as acceptance
+    from placement import acceptance
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     root = Path(__file__).resolve().parents[1]
     text = (root / "config" / "baselines" / "xeon16.yaml").read_text()
@@ -321,7 +321,7 @@ def test_a_cut_file_is_refused_by_diff_record_and_a_run_and_its_prev_survives(
 
 
 def acceptance_summary():
-    from placement.acceptance import run as acceptance
+    from placement import acceptance
     return acceptance.summary([FIRST], "generic", "quick", None, 10.0, False, [])
 
 

@@ -22,7 +22,8 @@ from scipy import stats
 
 from load_probe import with_load
 from placement import cli
-from placement.acceptance import confirmation, run as acceptance
+from placement import acceptance
+from placement.acceptance import confirmation
 from placement.judgement import baselines, verdict, reading
 
 LAUNCHES = sorted((Path(__file__).parent / "fixtures" / "aa-launches").glob("*.json"))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from placement.acceptance import run as acceptance
+from placement import acceptance
 from placement import cli
 from rate_checks import RATE_CASE
 from test_acceptance import CHECKS

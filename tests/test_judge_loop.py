@@ -20,7 +20,7 @@ def _job(tmp: Path, base_runs: list[float], sleep_s: float, cap: int) -> list:
             "higher_is_better": False, "runs": base_runs, "session": "x"}}}}}))
     walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
              "job.out")
-    more = repeats.judge_cli.shell_condition(ref, "T[a].wall", walls, 3, cap, python=sys.executable)
+    more = repeats.conditions.shell_condition(ref, "T[a].wall", walls, 3, cap, python=sys.executable)
     loop = npb.loop.script(npb.loop.RepeatLoop(3, cap, more), 30)
     script = tmp / "job.sh"
     script.write_text("\n".join(["#!/bin/bash"] + loop.lines(f"sleep {sleep_s}")) + "\n")
@@ -42,7 +42,7 @@ def test_an_undecided_case_runs_to_the_cap(tmp_path):
 
 
 def test_the_judge_runs_with_the_python_that_loads_the_checks():
-    assert repeats.judge_cli.unavailable(sys.executable) == ""
+    assert repeats.conditions.unavailable(sys.executable) == ""
 
 
 def test_a_python_without_scipy_is_named_in_one_line(tmp_path):
@@ -51,14 +51,14 @@ def test_a_python_without_scipy_is_named_in_one_line(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")],
                    check=True, timeout=120)
     bare = str(tmp_path / "bare" / "bin" / "python")
-    why = repeats.judge_cli.unavailable(bare)
+    why = repeats.conditions.unavailable(bare)
     assert why.startswith(f"adaptive repeats need `placement judge`, which cannot run with {bare}: "
                           "ModuleNotFoundError: No module named ")
     assert "spack -e . install" in why and "\n" not in why
 
 
 def test_a_missing_interpreter_is_named(tmp_path):
-    why = repeats.judge_cli.unavailable(str(tmp_path / "no-python"))
+    why = repeats.conditions.unavailable(str(tmp_path / "no-python"))
     assert "cannot run with" in why and "no-python" in why and "\n" not in why
 
 
@@ -67,7 +67,7 @@ def test_the_package_needs_no_ruptures(tmp_path):
     # change points run without it
     (tmp_path / "ruptures").mkdir()
     (tmp_path / "ruptures" / "__init__.py").write_text("raise ImportError('ruptures absent')\n")
-    src = Path(repeats.judge_cli.__file__).resolve().parents[1]
+    src = Path(repeats.conditions.__file__).resolve().parents[3]
     res = subprocess.run([sys.executable, "-m", "placement", "judge", "--help"],
                          env={"PYTHONPATH": f"{tmp_path}:{src}", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, timeout=120)

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from placement import cli
-from placement.acceptance import run
+from placement import acceptance
 from placement.judgement import baselines, reading
 from placement.util import PlacementError
 
@@ -60,7 +60,7 @@ def _record(tmp_path: Path, monkeypatch, *sources: Path, add: bool = False) -> d
 
 def _history(tmp_path: Path, session: Path) -> dict[str, str]:
     """The HISTORY lines of an acceptance summary of ``session``, by node."""
-    lines, _ = run.summary([session], "testnodes", "quick", None, 10.0, False, [])
+    lines, _ = acceptance.summary([session], "testnodes", "quick", None, 10.0, False, [])
     out = {}
     for ln in lines:
         if ln.startswith("HISTORY"):

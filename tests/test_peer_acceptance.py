@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from placement.acceptance import run
+from placement import acceptance
 from placement.judgement import peers, reading
 
 from load_probe import with_load
@@ -54,7 +54,7 @@ def _summary(tmp_path: Path, data: dict, monkeypatch) -> tuple[list[str], int]:
     path = tmp_path / "run-report-x.json"
     path.write_text(json.dumps(data))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "none"))
-    return run.summary([path], "generic", "quick", None, 10.0, False, [])
+    return acceptance.summary([path], "generic", "quick", None, 10.0, False, [])
 
 
 def test_the_cases_keep_their_nodes():
@@ -190,7 +190,7 @@ def test_each_node_is_judged_against_its_own_sessions(tmp_path, monkeypatch):
     path = tmp_path / "run-report-x.json"
     path.write_text(json.dumps(_distributed({"n3": 2.0})))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
-    lines, status = run.summary([path], "generic", "quick", None, 10.0, False, [])
+    lines, status = acceptance.summary([path], "generic", "quick", None, 10.0, False, [])
     history = [ln for ln in lines if ln.startswith("HISTORY")]
     assert [ln.split()[2] for ln in history] == [f"{n}:" for n in NODES], lines
     assert "against its own 1 baseline session(s)" in history[0]

@@ -19,7 +19,7 @@ import pytest
 
 from placement.judgement import reading
 from placement.report import plots
-from placement.report.cli import report_runs
+from placement.report.assembly import report_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSION = sorted((ROOT / "tests/fixtures/validation/dev2core-quiet-20261201thirteen")

@@ -213,7 +213,7 @@ def test_a_report_reads_the_stored_sessions_once(tmp_path, monkeypatch):
     gigabytes for ten thousand sessions), and the previous run is still found."""
     if not (Path(sys.executable).parent / "reframe").exists():
         pytest.skip("ReFrame is not installed (make venv): its results storage is the input")
-    from placement.report import cli as report_cli
+    from placement.report import assembly
     results, reports = _two_stored(tmp_path)
     monkeypatch.setenv("PLACEMENT_RESULTS", str(results))
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
@@ -226,7 +226,7 @@ def test_a_report_reads_the_stored_sessions_once(tmp_path, monkeypatch):
             described.extend(d["session_info"]["uuid"] for d in json.loads(out or "[]"))
         return out
     monkeypatch.setattr(previous_run, "run_reframe", counted)
-    out = report_cli.report_runs([reading.run_report.load(reports[-1])], tmp_path / "reports", None)
+    out = assembly.report_runs([reading.run_report.load(reports[-1])], tmp_path / "reports", None)
     first = json.loads(reports[0].read_text())["session_info"]["uuid"]
     assert described == [first], described      # the run itself ends the stored periods
     assert f"Previous run: session {first[:8]}" in (out / "README.md").read_text()
@@ -283,7 +283,7 @@ def test_a_report_reads_its_baseline_once(tmp_path, monkeypatch):
     if not (Path(sys.executable).parent / "reframe").exists():
         pytest.skip("ReFrame is not installed (make venv): its results storage is the input")
     from placement.judgement import baselines
-    from placement.report import cli as report_cli
+    from placement.report import assembly
     results, reports = _two_stored(tmp_path)
     where = tmp_path / "baselines"
     proc = _placement("baseline", "record", "--system", "generic", "--baselines",
@@ -299,7 +299,7 @@ def test_a_report_reads_its_baseline_once(tmp_path, monkeypatch):
         read.append(path)
         return real(path)
     monkeypatch.setattr(baselines.store, "_load", counted)
-    out = report_cli.report_runs([reading.run_report.load(reports[-1])], tmp_path / "reports", None)
+    out = assembly.report_runs([reading.run_report.load(reports[-1])], tmp_path / "reports", None)
     assert (out.parent / "history" / "generic" / "index.html").is_file()
     assert read == [where / "generic.yaml"], read
 

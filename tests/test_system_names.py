@@ -93,6 +93,6 @@ def test_an_ssh_host_that_is_no_host_name_is_refused_and_nothing_runs(tmp_path, 
 
 
 def test_a_host_name_is_accepted_as_written():
-    from placement.cli.site_new import check_host
+    from placement.site.scheduler import check_host
     for host in ("node1", "n-01.cluster.example", "root@node1", "10.1.2.3", "a"):
         assert check_host(host) == host

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from placement.acceptance import run as acceptance
+from placement import acceptance
 from placement.judgement import reading
 from placement import cli
 

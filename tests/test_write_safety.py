@@ -76,7 +76,7 @@ def _own_process(args: list[str], env: dict) -> tuple[int, str]:
     return proc.returncode, proc.stdout + proc.stderr
 
 
-_SUMMARY = ("from pathlib import Path; from placement.acceptance import run as a; "
+_SUMMARY = ("from pathlib import Path; from placement import acceptance as a; "
             f"lines, status = a.summary([Path({str(FIRST)!r})], 'generic', 'quick', None, "
             "10.0, False, []); print('\\n'.join(lines)); print(status)")
 
@@ -101,7 +101,7 @@ def test_a_baseline_that_is_a_link_fifo_or_device_is_refused_unread(tmp_path, mo
         ["generic.yaml"]     # no .prev copied from the link's target
     # the acceptance run's verdict refuses it the same way, never blocks on it
     if kind != "fifo":
-        from placement.acceptance import run as acceptance
+        from placement import acceptance
         lines, status = acceptance.summary([FIRST], "generic", "quick", None, 10.0, False, [])
     else:
         proc = subprocess.run([sys.executable, "-c", _SUMMARY], capture_output=True,
@@ -530,7 +530,7 @@ def test_an_npb_template_not_in_utf8_is_one_line(tmp_path, capsys):
 
 def test_a_baseline_changed_during_the_run_is_named_and_not_a_pass(tmp_path, monkeypatch):
     import json
-    from placement.acceptance import run as acceptance
+    from placement import acceptance
     from placement.judgement import baselines
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     target = tmp_path / "generic.yaml"

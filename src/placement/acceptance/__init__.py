@@ -1,13 +1,45 @@
-"""Acceptance runs: counting a run's cases into one summary line, and seeding baselines.
+"""Acceptance runs: what a run's parts conclude, in one summary line, and the seeded baselines.
 
-:mod:`.run` counts an acceptance run's cases and writes its summary line and exit
-status; :mod:`.confirmation` decides which first-session failures a second session
-confirms; :mod:`.comparison_health` says whether ReFrame's comparison with the previous
-run could be trusted; :mod:`.seed_baselines` writes the studies' NPB results as
-reference files (``python -m placement.acceptance.seed_baselines``).
+``scripts/acceptance.sh`` runs ReFrame within a time box and keeps the run reports of one
+run (one or more parts, when ``--resume`` went on after a time box); everything it concludes
+from them is here, behind ``placement acceptance`` (:mod:`placement.cli.acceptance`):
+
+* :mod:`.parts` reads a run's parts once and their cases as the last attempt left them;
+  :mod:`.case_kinds` says what each case counts as and the words of its line;
+* :mod:`.regressions` judges the run's values against the baseline (the one regression
+  rule); :mod:`.previous_run` reads ReFrame's comparison with the previous run
+  (information only); :mod:`.baseline_notes` says what is wrong with the baseline itself;
+* :mod:`.second_session` is the confirmation session's plumbing, :mod:`.confirmation`
+  decides which first-session failures it confirms;
+* :mod:`.findings` gathers what the run found, :mod:`.summary_lines` words it,
+  :mod:`.outcome` decides the outcome word and exit status (0 pass, 1 fail, 3 unfinished,
+  4 incomplete), :mod:`.run_summary` puts them together;
+* :mod:`.resume` is the time box's plumbing (a cut run resumed, its sessions selected);
+* :mod:`.comparison_health` says whether ReFrame's comparison with the previous run could be
+  trusted, :mod:`.peer_lines` holds a partition's nodes against each other;
+* :mod:`.seed_baselines` writes the studies' NPB results as reference files
+  (``python -m placement.acceptance.seed_baselines``).
 
 The front door of :mod:`placement.acceptance`: other groups import from here only. It
 sits above :mod:`placement.judgement` and below :mod:`placement.cli`.
 """
 
-__all__ = ["comparison_health", "confirmation", "run", "seed_baselines"]
+from .case_kinds import classify, fail_text
+from .outcome import EXIT_STATUS, decide, unjudged
+from .parts import readable
+from .previous_run import compare_rows, previous_run_info
+from .regressions import Judged, find_regressions, judge_values
+from .resume import hung_cases, resume_plan, session_filter
+from .run_summary import summary
+from .second_session import to_confirm
+
+__all__ = [
+    # modules
+    "baseline_notes", "case_kinds", "comparison_health", "confirmation", "findings",
+    "outcome", "parts", "peer_lines", "previous_run", "regressions", "resume", "run_summary",
+    "second_session", "seed_baselines", "summary_lines",
+    # names
+    "EXIT_STATUS", "Judged", "classify", "compare_rows", "decide", "fail_text",
+    "find_regressions", "hung_cases", "judge_values", "previous_run_info", "readable",
+    "resume_plan", "session_filter", "summary", "to_confirm", "unjudged",
+]

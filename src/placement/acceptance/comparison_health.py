@@ -33,7 +33,7 @@ def comparison_gaps(compare: Path, rows: list[dict[str, str]]) -> list[str]:
     """``not compared: ...`` phrases for a comparison with the previous run that holds no
     evidence, empty when it compared values.
 
-    ``rows`` are the CSV rows as :func:`placement.acceptance.run.compare_rows` reads them.
+    ``rows`` are the CSV rows as :func:`placement.acceptance.previous_run.compare_rows` reads them.
     """
     m = _COMPARE_FAILED.search(_text(compare))
     if m:

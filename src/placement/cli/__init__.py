@@ -1,9 +1,10 @@
-"""The ``placement`` command: one parser, the subcommands of every group.
+"""The ``placement`` command: one module per command, as Spack's ``spack.cmd``.
 
-:mod:`.main` holds the parser and the map/render/lint/launch subcommands;
-:mod:`.baseline_cli` is ``placement baseline`` and :mod:`.site_new` is
-``placement site new``, :mod:`.npb_cli` is ``placement npb build``. ``placement judge`` and ``placement report`` live with their
-stages (:mod:`placement.judgement.repeats.judge_cli`, :mod:`placement.report.cli`).
+:mod:`.main` assembles the parser from the command modules: :mod:`.maps`, :mod:`.topo`,
+:mod:`.report`, :mod:`.baseline`, :mod:`.judge`, :mod:`.acceptance`, :mod:`.site` and
+:mod:`.npb`. Each has a ``description``, ``setup_parser(parser)`` and a function named for
+the command; the logic lives in the library groups. :mod:`.arguments` holds the argument
+types several commands share.
 
 The front door of :mod:`placement.cli`, the top layer: nothing in the package imports it
 except ``python -m placement``; the ``placement`` script is ``placement.cli:main``.
@@ -11,4 +12,5 @@ except ``python -m placement``; the ``placement`` script is ``placement.cli:main
 
 from .main import build_parser, main
 
-__all__ = ["baseline_cli", "build_parser", "main", "npb_cli", "site_new"]
+__all__ = ["acceptance", "arguments", "baseline", "build_parser", "judge", "main", "maps",
+           "npb", "report", "site", "topo"]

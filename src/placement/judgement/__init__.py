@@ -19,7 +19,6 @@ depends on :mod:`placement.util` alone, not on the engine: a verdict is about nu
 from . import baselines, peers, reading, repeats, rules, verdict
 from .baselines.store import git_commit
 from .verdict.intervals import entry_name, parse_entry
-from .repeats.judge_cli import fraction_arg
 from .repeats.loop_script import LoopScript, RepeatLoop
 from .reading.run_report import CONFIRMATION_EXTRA, Case, PerfValue, RunReport, is_primary_var
 from .reading.summary import Summary, fmt, number, summarize
@@ -30,6 +29,6 @@ __all__ = [
     "baselines", "peers", "reading", "repeats", "rules", "verdict",
     # names
     "CONFIRMATION_EXTRA", "Case", "LoopScript", "PerfValue", "RepeatLoop", "RunReport",
-    "Summary", "entry_name", "fmt", "fraction_arg", "git_commit", "is_primary_var", "number",
+    "Summary", "entry_name", "fmt", "git_commit", "is_primary_var", "number",
     "parse_entry", "summarize", "two_modes",
 ]

@@ -16,11 +16,11 @@
 3. **Files**: :mod:`.html` (``index.html``), :mod:`.markdown` (``README.md``) and
    :mod:`.numbers_csv` (``numbers.csv``), written together by :mod:`.files`.
 
-:mod:`.cli` is ``placement report``: it picks the run reports, builds the sections
-and writes the folder.
+:mod:`.assembly` builds the sections of the run reports (or of the stored baselines) and
+writes the folder; ``placement report`` (:mod:`placement.cli.report`) picks what it reads.
 
 The front door of :mod:`placement.report`: other groups import from here only. It reads
 :mod:`placement.judgement` and the engine's topology and is used by :mod:`placement.cli`.
 """
 
-__all__ = ["cli", "files", "provenance", "sections", "tables"]
+__all__ = ["assembly", "files", "provenance", "sections", "tables"]

@@ -37,8 +37,8 @@ class SystemJudgement:
 
     system: str
     judgement: baselines.samples.Judgement
-    stored: dict          # entry -> baseline_samples.Samples (the baseline's sessions)
-    new: dict             # entry -> baseline_samples.Samples (this run's launches)
+    stored: dict          # entry -> baselines.samples.Samples (the baseline's sessions)
+    new: dict             # entry -> baselines.samples.Samples (this run's launches)
     cases_of: dict = field(default_factory=dict)   # entry -> the run's Case
 
 

@@ -209,10 +209,10 @@ class KernelRunBase(rfm.RunOnlyRegressionTest, BaselineReferencesMixin, Partitio
         judged = self.judged_launch_vars() if self.max_launches > self.launches else []
         if not judged:
             return repeats.loop_script.RepeatLoop.fixed(self.launches)
-        why = repeats.judge_cli.unavailable()   # a judge that cannot start would stop the loop silently
+        why = repeats.conditions.unavailable()   # a judge that cannot start would stop the loop silently
         if why:
             raise ReframeError(why)
-        more = repeats.judge_cli.launches_condition(self.reference_file, sn.evaluate(self.stdout),
+        more = repeats.conditions.launches_condition(self.reference_file, sn.evaluate(self.stdout),
                                             judged, self.launches, self.max_launches)
         return repeats.loop_script.RepeatLoop(self.launches, self.max_launches, more)
 

@@ -156,7 +156,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         """Adaptive repeats need the judge in the job: refuse at setup, in one line, a Python
         that cannot run it (a failing judge would stop the loop at ``repeats`` silently)."""
         if self.max_repeats > self.repeats and self.reference_file.is_file():
-            why = repeats.judge_cli.unavailable()
+            why = repeats.conditions.unavailable()
             if why:
                 raise ReframeError(why)
 
@@ -217,7 +217,7 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
             return npb.loop.RepeatLoop.fixed(self.repeats)
         walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
                  + shlex.quote(sn.evaluate(self.stdout)))
-        more = repeats.judge_cli.shell_condition(ref, self.entry('wall'), walls,
+        more = repeats.conditions.shell_condition(ref, self.entry('wall'), walls,
                                          self.repeats, self.max_repeats)
         return npb.loop.RepeatLoop(self.repeats, self.max_repeats, more)
 

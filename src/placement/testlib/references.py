@@ -56,7 +56,7 @@ class BaselineReferencesMixin(rfm.RegressionTestPlugin):
         if not ref.is_file():
             return None
         try:
-            return repeats.judge_cli.stored_runs(ref, self.entry(var))
+            return repeats.judge.stored_runs(ref, self.entry(var))
         except PlacementError:
             return None
 

@@ -6,6 +6,6 @@ entry beside its nodes', :mod:`.contents` the counts that tell a whole file from
 :mod:`.shape` the layout of an entry and :mod:`.cache` the prepared baselines.
 """
 
-from . import cache, contents, pool, samples, shape, store
+from . import cache, contents, pool, recording, samples, shape, store
 
-__all__ = ["cache", "contents", "pool", "samples", "shape", "store"]
+__all__ = ["cache", "contents", "pool", "recording", "samples", "shape", "store"]

@@ -97,7 +97,7 @@ class Samples:
     #: why the check says one baseline session cannot bound this value for plain ReFrame
     #: while the verdict still judges it, or ""
     no_plain_bound: str = ""
-    #: a partition's pooled entry (:mod:`.baseline_pool`): each stored session as
+    #: a partition's pooled entry (:mod:`.pool`): each stored session as
     #: ``(session id, its nodes, each node's median)``, its runs (in ``sessions``) one per
     #: node; empty for a value of one node
     pooled: tuple = ()
@@ -118,7 +118,7 @@ def add_sessions(old: dict[str, Any], new: dict[str, Any], keep: int = KEEP_SESS
 
     The newest ``keep`` sessions stay; a session recorded again replaces its
     earlier copy; a variable whose direction changed starts afresh. A partition's pooled
-    entry keeps sessions too, each with all its nodes (:mod:`.baseline_pool`).
+    entry keeps sessions too, each with all its nodes (:mod:`.pool`).
     """
     import copy
     stored = entries(old, where)
@@ -254,7 +254,7 @@ class Judged:
 
 class Judgement(list):
     """A run's :class:`Judged` values (a list), with the node's common shift and the prior
-    the values borrowed their session spread from (:func:`.verdict.judge_run`)."""
+    the values borrowed their session spread from (:func:`placement.judgement.verdict.over_sessions.judge_run`)."""
 
     #: the whole run's verdict (a confirmation session is judged with its prior and shifts)
     run: verdict.over_sessions.RunVerdict | None = None

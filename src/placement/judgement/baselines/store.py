@@ -92,7 +92,7 @@ def from_run(report: RunReport, system: str,
 
     ``cases_of``, when given, is filled with the case each entry came from. ``pools``: a
     test kept per node also gets its partition's pooled entry beside the nodes' own
-    (:mod:`.baseline_pool`), as ``baseline record`` writes it; a run judged against a file
+    (:mod:`.pool`), as ``baseline record`` writes it; a run judged against a file
     leaves them out (each node is judged against its own entries, or the pool in its stead).
 
     Only cases whose sanity passed are recorded (a failed performance check
@@ -221,7 +221,7 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
     a value; nor their siblings, the same kernel and threads in another placement or
     compiler (:func:`placement.judgement.verdict.over_sessions.state_prone`).
     The other values keep the interval of the run they came from. A partition's pooled
-    entries (:mod:`.baseline_pool`) get the bound of one node's median, with a prior of
+    entries (:mod:`.pool`) get the bound of one node's median, with a prior of
     their own: their runs spread as nodes do, not as one node's launches.
     """
     from .. import verdict
@@ -239,7 +239,7 @@ def session_intervals(data: dict[str, Any], where: str = "reference file") -> di
         leaf = flat.get(e)
         if leaf is None or len(leaf) < 3:
             continue
-        # a pooled entry bounds one node's median (:mod:`.baseline_pool`), not 3 launches
+        # a pooled entry bounds one node's median (:mod:`.pool`), not 3 launches
         centre, bound = verdict.over_sessions.reference_bound(
             s.session_runs, s.higher_is_better, priors[bool(s.pooled)], max(1, looked_up),
             **({"launches": 1} if s.pooled else {}))
@@ -288,11 +288,11 @@ def load(path: Path) -> dict[str, Any]:
 
     Read without anchors or aliases and up to a size (:mod:`placement.util.safe_yaml`);
     its values must be measurements (:func:`check_references`) and it must hold what its
-    record says (:mod:`.baseline_contents`): anything else is one line, before a caller
+    record says (:mod:`.contents`): anything else is one line, before a caller
     writes anything or ReFrame reads it. A symbolic link, FIFO or device at ``path`` is
     refused unread (:mod:`placement.util.regular_file`), a dangling link too. Reading
     writes nothing: a large file's checked copy, when its writer left one
-    (:mod:`.baseline_cache`), is read instead of its YAML, and checked the same.
+    (:mod:`.cache`), is read instead of its YAML, and checked the same.
     """
     if _ONCE is None or not os.path.lexists(path):
         return _load(path)
@@ -575,7 +575,7 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
 
     Returns the path of the kept previous version, if any. A crash leaves
     either the old or the new file, never a half-written one. The file's counts
-    (:mod:`.baseline_contents`) and its control value come first, the runs last, so a
+    (:mod:`.contents`) and its control value come first, the runs last, so a
     copy cut short loses runs, never its record of them. The old file becomes ``.prev``
     only when it reads whole: a damaged file never replaces the last intact copy.
     """

@@ -8,10 +8,10 @@ median of its launches, on a log scale signed so that worse is positive), and a 
 compared with the other nodes' numbers, never its launches with theirs (the launches of
 one job share its node and its minute: pseudo-replication).
 
-Two questions, each with its own test (:mod:`.peer_stats` holds the numbers):
+Two questions, each with its own test (:mod:`.rank_tests` holds the numbers):
 
 1. **Does the node stand apart?** Its rank among the partition's nodes on every value,
-   summed (:func:`.peer_stats.rank_sum_p`): when the nodes are alike each rank is uniform,
+   summed (:func:`.rank_tests.rank_sum_p`): when the nodes are alike each rank is uniform,
    so the sum's distribution is known exactly and the chance of calling an unchanged node
    follows from the level, ``PEER_ALPHA / (2 * nodes)`` per node and side (Bonferroni over
    the nodes and both directions): nothing is fitted to sessions. The test knows
@@ -25,7 +25,7 @@ Two questions, each with its own test (:mod:`.peer_stats` holds the numbers):
    q is at most ``PEER_ALPHA`` and its change at least ``PEER_EFFECT``.
 
 A node is **named** on any of three paths, the level split between them (Bonferroni,
-:mod:`.peer_levels`):
+:mod:`.levels`):
 
 * it stands apart by rank over all its values (split again over the nodes and sides)
   and at least ``PEER_MIN_VALUES`` of its values are called on that side;
@@ -35,7 +35,7 @@ A node is **named** on any of three paths, the level split between them (Bonferr
   a throttle, a stray process) is slower where no PU is spare and like its peers where
   one is, so over all values its ranks are diluted. Over those values alone the node's
   summed log values are tested against every dealing of each value's numbers to the
-  nodes (:func:`.peer_ranks.slower_pvalues`), as exact as a rank sum and nothing fitted,
+  nodes (:func:`.ranks.slower_pvalues`), as exact as a rank sum and nothing fitted,
   but weighing how far behind the node is;
 * or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its measurements, and
   ``PEER_VALUES_SHARE`` of those judged, have a value called on one side by the value
@@ -103,7 +103,7 @@ class PeerValue:
     #: test counts a group once, its draws being one draw (None: a group of its own)
     group: Hashable = None
     #: the case ran one thread on every PU its node allows, on every node: where a node
-    #: short of CPU time shows (:mod:`.peer_levels`)
+    #: short of CPU time shows (:mod:`.levels`)
     all_pus: bool = False
 
 

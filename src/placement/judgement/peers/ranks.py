@@ -2,7 +2,7 @@
 their ranks over a partition's values.
 
 Why ranks: when the nodes are alike each node's rank on a value is uniform, so a rank
-sum's distribution is known exactly (:mod:`.peer_stats`) and the chance of naming an
+sum's distribution is known exactly (:mod:`.rank_tests`) and the chance of naming an
 unchanged node follows from the level alone, whatever the values' units or spreads.
 The levels come from :mod:`.levels`; which values are read, from :class:`Ranked`.
 A node slower where every PU is busy is tested on its summed values instead where they
@@ -99,7 +99,7 @@ def slower_where_every_pu(m: np.ndarray, d: np.ndarray, active: np.ndarray, rank
 
 def slower_pvalues(m: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The active rows and each one's upper p of being slower over ``m``'s values: the
-    permutation p of its summed values (:func:`.peer_stats.sum_perm_p`) where every
+    permutation p of its summed values (:func:`.rank_tests.sum_perm_p`) where every
     dealing can be counted, else its rank sum's. Why the sum where it can: with four
     nodes a rank sum cannot tell a node far behind on most values and second on one from
     a node a little behind on all of them; the sum weighs by how far, with the same exact

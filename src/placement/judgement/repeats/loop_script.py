@@ -5,7 +5,7 @@ Shared by the NPB checks (:mod:`placement.npb.loop`) and the kernels
 counter: it runs ``min_runs`` times and, between ``min_runs`` and
 ``max_runs``, as long as the shell condition ``more`` succeeds (default
 ``false``: exactly ``min_runs`` runs). That condition is where a judge of the
-runs so far (adaptive repeats, :func:`placement.judgement.repeats.judge_cli.shell_condition`)
+runs so far (adaptive repeats, :func:`placement.judgement.repeats.conditions.shell_condition`)
 plugs in.
 """
 

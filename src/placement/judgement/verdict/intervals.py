@@ -1,7 +1,7 @@
 """The intervals ReFrame reads from a reference file, flattened.
 
 Both the file's writer (:mod:`.baselines`) and the samples' judge
-(:mod:`.baseline_samples`) read them; they live here so neither of the two
+(:mod:`placement.judgement.baselines.samples`) read them; they live here so neither of the two
 has to import the other for it.
 """
 

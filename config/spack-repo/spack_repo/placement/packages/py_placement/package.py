@@ -55,7 +55,7 @@ class PyPlacement(PythonPackage):
         depends_on("py-matplotlib@3.7:", when="+reports")
 
     # the judge that runs inside NPB jobs, and the report's verdicts
-    import_modules = ["placement", "placement.judgement.verdict.sessions", "placement.judgement.repeats.judge_cli",
+    import_modules = ["placement", "placement.judgement.verdict.over_sessions", "placement.judgement.repeats.judge",
                       "placement.report", "placement.testlib"]
 
     @property

@@ -1,21 +1,17 @@
-"""``placement report``: a static report folder from ReFrame run reports, or from baselines.
+"""A report folder assembled: from ReFrame run reports (:func:`report_runs`), or from the
+stored baselines and the studies' seed tables (:func:`report_reference`).
 
-    placement report --latest [--output reports]      the run in results/runs that started last
-    placement report --run FILE [--run FILE ...]      given run reports, pooled
-    placement report --reference [--baseline F] [--seed-csv F] [--output reports/reference]
-
-A run report writes ``<output>/<system>-<date>/``; ``--reference`` writes the
-folder itself. Prints the folder written.
+A run report writes ``<output>/<system>-<date>/``; the baselines' report writes the
+folder itself. Both return the folder written (``placement report`` prints it).
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 from pathlib import Path
 
 from ..judgement import Case, RunReport, baselines, reading
-from ..util import PlacementError, baseline_dir, cycles, regular_file, reports_dir, system_name
+from ..util import PlacementError, baseline_dir, cycles, regular_file, system_name
 from . import files, folder, history_page, history_read, node_history, provenance
 from .document import Report
 from .escape import markdown as md
@@ -146,60 +142,11 @@ def _write_reference(cases: list[Case], prov: list[tuple[str, str]], out: Path) 
     return out
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    if args.reference:
-        bl = [Path(p) for p in args.baseline]
-        if not bl and not args.seed_csv:
-            bl = sorted(baseline_dir().glob("*.yaml"))
-        out = report_reference(bl, [Path(p) for p in args.seed_csv],
-                               Path(args.output) if args.output else reports_dir() / "reference")
-        print(out)
-        return 0
-    if args.system:
-        system_name(args.system, "--system")
-    paths = [p for spec in args.run for p in reading.run_report.expand(spec, args.system)]
-    if args.latest:
-        paths.append(reading.run_report.latest(reading.run_report.results_dir() / "runs", args.system))
-    if not paths:
-        raise PlacementError("give --latest or --run FILE (or --reference)")
-    reports = [reading.run_report.load(p) for p in paths]
-    summary = None
-    if args.summary:
-        summary = regular_file.read_text(Path(args.summary), "acceptance summary",
-                                         2**20).splitlines()
-        if not any(ln.startswith("ACCEPTANCE ") for ln in summary):
-            raise PlacementError(f"{args.summary} is no acceptance summary: it has no "
-                                 "ACCEPTANCE line (what `placement acceptance summary` prints)")
-    out = report_runs(reports, Path(args.output) if args.output else reports_dir(), args.system,
-                      compare_previous=not args.no_compare, summary=summary)
-    print(out)
-    return 0
-
-
-def register(sub) -> None:
-    p = sub.add_parser("report", help="write a static report (HTML, Markdown, PNG, CSV) "
-                                      "from ReFrame run reports or the stored baselines")
-    p.add_argument("--latest", action="store_true",
-                   help="the run in results/runs ($PLACEMENT_RESULTS) whose session started "
-                        "last (of --system, when given)")
-    p.add_argument("--run", action="append", default=[], metavar="FILE",
-                   help="a run report, 'latest', or an acceptance run's .run list "
-                        "(repeatable); runs are pooled")
-    p.add_argument("--output", metavar="DIR",
-                   help="parent folder (default $PLACEMENT_REPORTS, else reports/; with "
-                        "--reference: the folder, default reference/ in that one)")
-    p.add_argument("--system", help="keep only this system's cases (an error when the runs "
-                                    "have none) and name the folder after it")
-    p.add_argument("--no-compare", action="store_true",
-                   help="skip ReFrame's comparison with the previous stored run")
-    p.add_argument("--summary", metavar="FILE",
-                   help="the lines `placement acceptance summary` printed for these runs "
-                        "(scripts/acceptance.sh gives them): the verdict section opens with "
-                        "them, the confirmation session's decisions included")
-    p.add_argument("--reference", action="store_true",
-                   help="render stored baselines (and seed tables) in the studies' layout")
-    p.add_argument("--baseline", action="append", default=[], metavar="YAML",
-                   help="with --reference: a reference file (default: every YAML file in config/baselines/)")
-    p.add_argument("--seed-csv", action="append", default=[], metavar="CSV",
-                   help="with --reference: a seed table benchmark,class,threads,affinity,time_s")
-    p.set_defaults(func=cmd_report)
+def read_summary(path: Path) -> list[str]:
+    """The lines ``placement acceptance summary`` printed for the runs, which the verdict
+    section opens with; one line, exit 2, when the file holds no ``ACCEPTANCE`` line."""
+    lines = regular_file.read_text(path, "acceptance summary", 2**20).splitlines()
+    if not any(ln.startswith("ACCEPTANCE ") for ln in lines):
+        raise PlacementError(f"{path} is no acceptance summary: it has no "
+                             "ACCEPTANCE line (what `placement acceptance summary` prints)")
+    return lines

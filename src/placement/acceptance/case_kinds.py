@@ -1,0 +1,104 @@
+"""What each case of a run counts as (pass, skip, fail, unfinished, hung, interrupted), and
+the words its line says: why it failed, why it hung, why it was skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..judgement import verdict
+from .parts import Part
+
+
+def is_hung(tc: dict[str, Any], signalled: bool = False) -> bool:
+    """Still running when the time box interrupted ReFrame (``SIGINT``), with no time limit
+    of its own: only the box ended it, and running it again would spend the next window
+    the same way, so ``--resume`` skips it (:func:`.resume.resume_plan`).
+
+    ``signalled``: a Ctrl-C, SIGTERM or SIGHUP stopped its part (:func:`.parts.by_signal`), which
+    leaves the same record; that case was stopped, not hung, and runs again."""
+    return (not signalled and tc.get("result") == "abort" and tc.get("fail_phase") == "run"
+            and not tc.get("time_limit") and "KeyboardInterrupt" in str(tc.get("fail_reason")))
+
+
+def hung_line(tc: dict[str, Any]) -> str:
+    """The line naming a hung case: what it is, how long it ran, where its files are."""
+    ran = tc.get("time_run")
+    after = f" after {ran:.0f}s" if isinstance(ran, (int, float)) else ""
+    return (f"HUNG {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+            f"[no time limit of its own, still running when the time box ended it{after}; "
+            f"--resume skips it: give the check a time_limit] stage={tc.get('stagedir')}")
+
+
+def classify(tc: dict[str, Any], cut_short: bool, signalled: bool = False) -> str:
+    """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended), ``hung``
+    (:func:`is_hung`, a failure to finish) or ``interrupted``.
+
+    A case the time box interrupted before its own time limit, or a signal stopped
+    (``signalled``, :func:`.parts.by_signal`), is ``interrupted``: ``--resume`` runs it again. A
+    case ReFrame failed stays failed: no verdict turns a failure into a pass.
+    """
+    result = tc.get("result")
+    if result in ("pass", "skip"):
+        return result
+    if is_hung(tc, signalled):
+        return "hung"
+    if result == "abort" and cut_short:
+        return "interrupted"
+    if tc.get("fail_phase") == "performance" and verdict.guards.stopped_runs(tc) > 0:
+        return "unfinished"
+    return "fail"
+
+
+#: ReFrame's words before the values of a performance failure, left out of the FAIL line
+_PERF_PREFIX = "performance error: failed to meet reference(s):"
+
+
+def fail_text(tc: dict) -> str:
+    """The phase a case failed in and ReFrame's reason, on one line: a site sees at once which
+    value missed its reference and by how much (``performance: gbps=82.7 GB/s, expected
+    200.358 (l=100.179, u=inf)``) without opening ReFrame's failure report."""
+    phase = tc.get("fail_phase") or "failed"
+    # several references missed: ReFrame puts its words and each value on lines of their own
+    lines = [ln.strip() for ln in str(tc.get("fail_reason") or "").splitlines() if ln.strip()]
+    reason = " ".join(lines)
+    if reason.startswith(_PERF_PREFIX):
+        reason = "; ".join(lines[2:]) if lines[0] == "performance error:" else \
+            reason[len(_PERF_PREFIX):].strip()
+    if len(reason) > 200:
+        reason = reason[:197] + "..."
+    return f"{phase}: {reason}" if reason else phase
+
+
+#: ReFrame's line for a skipped case: ``[     SKIP ] (  5/125) NAME /HASH @SYS:PART+ENV [reason]``
+#: (the case's number padded to the width of the total)
+_SKIP_LINE = re.compile(r"^\[\s*SKIP\s*\] \(\s*\d+/\d+\) .*? /([0-9a-f]{8}) @(\S+) \[(.*)\]\s*$",
+                        re.M)
+
+
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def skip_reasons(parts: list[Part]) -> dict[tuple[str, str], str]:
+    """Why each case was skipped, keyed by (hash, system:partition+environ).
+
+    ReFrame's run report does not keep the message a test skipped with; its
+    output does, and acceptance.sh keeps that output beside each report (``.out``).
+    """
+    out: dict[tuple[str, str], str] = {}
+    for part in parts:
+        log = part.path.with_suffix(".out")
+        if log.is_file():
+            text = _COLOUR.sub("", log.read_text(errors="replace"))
+            for m in _SKIP_LINE.finditer(text):
+                out[(m.group(1), m.group(2))] = m.group(3)
+    return out
+
+
+def skip_reason(tc: dict[str, Any], reasons: dict[tuple[str, str], str]) -> str:
+    """A skip reason with case-specific names folded (``bt.A.x`` -> ``*.x``), for counting."""
+    key = (tc.get("hashcode", ""), f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}")
+    reason = reasons.get(key) or tc.get("fail_reason") or "reason not recorded"
+    reason = re.sub(r"\b\w+\.[A-Z]\.x\b", "*.x", reason.splitlines()[0], count=1)
+    return reason[:300]

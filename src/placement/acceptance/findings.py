@@ -1,0 +1,59 @@
+"""What an acceptance run's summary finds, built step by step: the first session's cases, their
+kinds, its values' verdicts and its load, then what its confirmation session decided."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..judgement import baselines, verdict
+from . import confirmation
+from .case_kinds import classify
+from .parts import Part, by_signal, final_cases
+from .regressions import Judged, judge_values
+from .second_session import confirmed
+
+
+@dataclass
+class Findings:
+    """What the summary concludes from a run, built step by step
+    (:func:`.run_summary.summary`)."""
+
+    system: str
+    good: list[Part]
+    #: every case as its last attempt left it, and what each counts as
+    final: dict[tuple, dict[str, Any]]
+    kinds: dict[tuple, str]
+    judged: Judged
+    judgement: baselines.samples.Judgement | None
+    #: the node's load when it fails the first session
+    load: verdict.node_load.Load | None
+    #: said in the ACCEPTANCE line; gaps also make it INCOMPLETE (missing evidence)
+    notes: list[str]
+    gaps: list[str]
+    conf: confirmation.Confirmation | None = None
+
+    @property
+    def node(self) -> verdict.over_sessions.NodeShift | None:
+        return self.judgement.node if self.judgement is not None else None
+
+
+def first_session(good: list[Part], system: str, cut_short: bool, notes: list[str],
+                   gaps: list[str]) -> Findings:
+    """The first session's cases, their kinds, its values' verdicts and its load."""
+    final = final_cases(good)
+    judged, judgement = judge_values(good, system)
+    signalled = by_signal(good)
+    kinds = {key: classify(tc, cut_short, key in signalled) for key, tc in final.items()}
+    return Findings(system, good, final, kinds, judged, judgement,
+                     confirmation.load_fails(final), notes, gaps)
+
+
+def apply_confirmation(f: Findings, confirm: Path) -> None:
+    """What the confirmation session decided: dismissed cases pass, values as it judged."""
+    f.conf, f.judged, conf_notes = confirmed(confirm, f.system, f.final, f.judged,
+                                             f.judgement, f.load)
+    f.notes += conf_notes
+    for key in f.conf.dismissed_cases:
+        f.kinds[key] = "pass"       # failed the first session, passed the one that tests

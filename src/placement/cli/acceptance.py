@@ -1,0 +1,96 @@
+"""``placement acceptance summary|resume|sessions|confirm``: the conclusions of an acceptance
+run, for ``scripts/acceptance.sh`` (:mod:`placement.acceptance`).
+
+* ``resume LIST``: the earlier parts that can be read (a corrupt one is dropped
+  with one line) and the checks that already finished (``-x /HASH`` for ReFrame);
+* ``sessions PART...``: ReFrame's session filter selecting a run's parts;
+* ``confirm PART...``: the checks a confirmation session runs;
+* ``summary PART... --compare CSV --confirm REPORT``: a ``FAIL`` line per failed case, ``SKIP``
+  lines counting skipped cases by reason, then the ``ACCEPTANCE`` line; its exit status is
+  the outcome's (:func:`placement.acceptance.decide`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..acceptance import hung_cases, resume_plan, session_filter, summary, to_confirm, unjudged
+from .arguments import percent
+
+description = "conclusions of an acceptance run (for acceptance.sh)"
+
+
+def setup_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("summary", "resume", "sessions", "confirm"),
+                   help="summary: FAIL/SKIP lines and the ACCEPTANCE line; resume: the "
+                        "readable parts and finished checks of an unfinished run list; "
+                        "sessions: ReFrame's filter for the parts' sessions; confirm: the "
+                        "hashes of the checks a confirmation session runs, one a line")
+    p.add_argument("paths", nargs="+", help="run reports (resume: the unfinished .run list)")
+    p.add_argument("--system", default="unknown")
+    p.add_argument("--mode", default="acceptance")
+    p.add_argument("--compare", help="ReFrame --performance-compare CSV against the previous run")
+    p.add_argument("--max-slowdown", type=percent, default=10.0,
+                   help="percent worse than the previous run that is a regression (default 10)")
+    p.add_argument("--cut-short", action="store_true", help="the time box ended the run")
+    p.add_argument("--note", action="append", default=[], help="added to the summary line")
+    p.add_argument("--not-compared", action="append", default=[], metavar="WHY",
+                   help="a comparison with the previous run that could not be made: named in "
+                        "the summary line, which is then not a plain PASS")
+    p.add_argument("--confirm", metavar="REPORT",
+                   help="run report of the confirmation session: a first-session failure "
+                        "or regression stands only if it shows there too")
+    p.add_argument("--not-confirmed", action="append", default=[], metavar="WHY",
+                   help="a confirmation that was due and did not run: its failures stand")
+
+
+def acceptance(args: argparse.Namespace) -> int:
+    return {"resume": _resume, "confirm": _confirm, "sessions": _sessions,
+            "summary": _summary}[args.action](args)
+
+
+def _resume(args: argparse.Namespace) -> int:
+    good, skip, dropped = resume_plan(Path(args.paths[0]))
+    for line in dropped:
+        print(f"acceptance: {line}", file=sys.stderr)
+    for p in good:
+        print(f"part {p}")
+    for opt in skip:
+        print(f"skip {opt}")
+    for tc in hung_cases(good):
+        print(f"hung {tc.get('display_name')}")
+    return 0
+
+
+def _confirm(args: argparse.Namespace) -> int:
+    try:
+        hashes, what = to_confirm([Path(p) for p in args.paths], args.system)
+    except Exception:       # noqa: BLE001 - the summary names the cause, once
+        hashes, what = [], ""
+    if what:
+        print(f"acceptance: confirmation session: {what}", file=sys.stderr)
+    for h in hashes:
+        print(h)
+    return 0
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    print(session_filter([Path(p) for p in args.paths]))
+    return 0
+
+
+def _summary(args: argparse.Namespace) -> int:
+    parts = [Path(p) for p in args.paths]
+    try:
+        lines, status = summary(parts, args.system, args.mode,
+                                Path(args.compare) if args.compare else None,
+                                args.max_slowdown, args.cut_short, args.note, args.not_compared,
+                                Path(args.confirm) if args.confirm else None,
+                                args.not_confirmed)
+    except Exception as exc:    # noqa: BLE001 - any failure: still the run's one line
+        lines, status = unjudged(parts, args.system, args.mode, args.cut_short,
+                                 args.note + args.not_compared, exc)
+    print("\n".join(lines))
+    return status

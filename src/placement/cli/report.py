@@ -1,0 +1,77 @@
+"""``placement report``: a static report folder from ReFrame run reports, or from baselines.
+
+    placement report --latest [--output reports]      the run in results/runs that started last
+    placement report --run FILE [--run FILE ...]      given run reports, pooled
+    placement report --reference [--baseline F] [--seed-csv F] [--output reports/reference]
+
+A run report writes ``<output>/<system>-<date>/``; ``--reference`` writes the
+folder itself. Prints the folder written. The report group (and its HTML renderer,
+markdown-it-py) is imported only when the command runs: ``placement judge`` inside a job,
+``placement maps`` or an acceptance step start without it, so an installation that lacks
+it fails only where it is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..judgement import reading
+from ..util import PlacementError, baseline_dir, reports_dir, system_name
+
+description = ("write a static report (HTML, Markdown, PNG, CSV) from ReFrame run reports or "
+               "the stored baselines")
+
+
+def setup_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--latest", action="store_true",
+                   help="the run in results/runs ($PLACEMENT_RESULTS) whose session started "
+                        "last (of --system, when given)")
+    p.add_argument("--run", action="append", default=[], metavar="FILE",
+                   help="a run report, 'latest', or an acceptance run's .run list "
+                        "(repeatable); runs are pooled")
+    p.add_argument("--output", metavar="DIR",
+                   help="parent folder (default $PLACEMENT_REPORTS, else reports/; with "
+                        "--reference: the folder, default reference/ in that one)")
+    p.add_argument("--system", help="keep only this system's cases (an error when the runs "
+                                    "have none) and name the folder after it")
+    p.add_argument("--no-compare", action="store_true",
+                   help="skip ReFrame's comparison with the previous stored run")
+    p.add_argument("--summary", metavar="FILE",
+                   help="the lines `placement acceptance summary` printed for these runs "
+                        "(scripts/acceptance.sh gives them): the verdict section opens with "
+                        "them, the confirmation session's decisions included")
+    p.add_argument("--reference", action="store_true",
+                   help="render stored baselines (and seed tables) in the studies' layout")
+    p.add_argument("--baseline", action="append", default=[], metavar="YAML",
+                   help="with --reference: a reference file (default: every YAML file in config/baselines/)")
+    p.add_argument("--seed-csv", action="append", default=[], metavar="CSV",
+                   help="with --reference: a seed table benchmark,class,threads,affinity,time_s")
+
+
+def report(args: argparse.Namespace) -> int:
+    from ..report import assembly
+    if args.reference:
+        bl = [Path(p) for p in args.baseline]
+        if not bl and not args.seed_csv:
+            bl = sorted(baseline_dir().glob("*.yaml"))
+        out = assembly.report_reference(
+            bl, [Path(p) for p in args.seed_csv],
+            Path(args.output) if args.output else reports_dir() / "reference")
+        print(out)
+        return 0
+    if args.system:
+        system_name(args.system, "--system")
+    paths = [p for spec in args.run for p in reading.run_report.expand(spec, args.system)]
+    if args.latest:
+        paths.append(reading.run_report.latest(reading.run_report.results_dir() / "runs",
+                                               args.system))
+    if not paths:
+        raise PlacementError("give --latest or --run FILE (or --reference)")
+    reports = [reading.run_report.load(p) for p in paths]
+    summary = assembly.read_summary(Path(args.summary)) if args.summary else None
+    out = assembly.report_runs(reports, Path(args.output) if args.output else reports_dir(),
+                               args.system, compare_previous=not args.no_compare,
+                               summary=summary)
+    print(out)
+    return 0

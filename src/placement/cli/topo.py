@@ -1,0 +1,34 @@
+"""``placement topo``: summarise a node's topology, or write hwloc XML from a synthetic
+description (:mod:`placement.engine`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..engine import generate_xml, synthetic, topology
+from ..util import PlacementError, atomic
+
+description = "summarise a topology, or generate XML from a description"
+
+
+def setup_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--topology", help="hwloc XML file (default: the live machine)")
+    p.add_argument("--synthetic", help="generate hwloc XML from a .synthetic description file")
+    p.add_argument("--output", help="with --synthetic: write the XML here (atomically)")
+
+
+def topo(args: argparse.Namespace) -> int:
+    if args.synthetic:
+        desc_file = Path(args.synthetic)
+        if not desc_file.exists():
+            raise PlacementError(f"synthetic description {str(desc_file)!r} not found")
+        xml = generate_xml(synthetic.read_description(desc_file))
+        if args.output:
+            atomic.write_text(Path(args.output), xml)
+        else:
+            sys.stdout.write(xml)
+        return 0
+    print(topology.load(args.topology).summary())
+    return 0

@@ -1,0 +1,17 @@
+"""A cluster described: a system file written from its compute node's own topology.
+
+As ``spack compiler find`` writes configuration from what is on the machine, ``placement
+site new`` asks the scheduler for a compute node of the partition
+(:mod:`.scheduler` checks the partition or host first), captures its topology there and
+writes ``config/systems/NAME.py`` with the topology beside it (:mod:`.capture`; the file's
+text is :mod:`.system_file`), then shows what the system gets and runs the binding and
+memory-policy checks there (:mod:`.ready`).
+
+The front door of :mod:`placement.site`: other groups import from here only. It sits on
+:mod:`placement.engine` and reaches :mod:`placement.testlib` (ReFrame) lazily, only when it
+captures a node or shows its thread sweep; it is used by :mod:`placement.cli`.
+"""
+
+from . import capture, ready, scheduler, system_file
+
+__all__ = ["capture", "ready", "scheduler", "system_file"]
