@@ -30,16 +30,19 @@ from .parts import readable
 from .previous_run import compare_rows, previous_run_info
 from .regressions import Judged, find_regressions, judge_values
 from .resume import hung_cases, resume_plan, session_filter
-from .run_summary import summary
+from .record import VerdictRecord
+from .run_summary import summary, verdict_record
 from .second_session import to_confirm
 
 __all__ = [
     # modules
     "baseline_notes", "case_kinds", "comparison_health", "confirmation", "findings",
-    "outcome", "parts", "peer_lines", "previous_run", "regressions", "resume", "run_summary",
+    "outcome", "parts", "peer_lines", "previous_run", "record", "regressions", "resume",
+    "run_summary",
     "second_session", "seed_baselines", "summary_lines",
     # names
     "EXIT_STATUS", "Judged", "classify", "compare_rows", "decide", "fail_text",
     "find_regressions", "hung_cases", "judge_values", "previous_run_info", "readable",
-    "resume_plan", "session_filter", "summary", "to_confirm", "unjudged",
+    "resume_plan", "session_filter", "summary", "to_confirm", "unjudged", "verdict_record",
+    "VerdictRecord",
 ]

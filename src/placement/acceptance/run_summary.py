@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..judgement import baselines
-from . import comparison_health, peer_lines
+from ..util import baseline_file, sha256
+from . import comparison_health, peer_lines, record
 from .findings import apply_confirmation, first_session
 from .outcome import decide
 from .parts import readable
@@ -31,16 +32,64 @@ def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     ``confirm`` is the run report of the confirmation session (:mod:`.confirmation`);
     ``not_confirmed``: why a confirmation that was due did not run (its failures stand).
     The system's reference file is read once for all of it (:func:`baselines.read_once`).
+    The lines and the status are the :func:`verdict_record`'s.
     """
+    rec = verdict_record(parts, system, mode, compare, max_slowdown, cut_short, notes,
+                         not_compared, confirm, not_confirmed)
+    return rec.lines, rec.exit_status
+
+
+def verdict_record(parts: list[Path], system: str, mode: str, compare: Path | None = None,
+                   max_slowdown: float = 10.0, cut_short: bool = False,
+                   notes: list[str] = (), not_compared: list[str] = (),
+                   confirm: Path | None = None,
+                   not_confirmed: list[str] = ()) -> record.VerdictRecord:
+    """The run judged once: its :class:`~.record.VerdictRecord`, from which the summary's
+    lines, the exit status and the report are drawn (arguments as :func:`summary`)."""
     with baselines.store.read_once():
-        return _summary(parts, system, mode, compare, max_slowdown, cut_short, notes,
-                        not_compared, confirm, not_confirmed)
+        return _summary(list(parts), system, mode, compare, max_slowdown, cut_short,
+                        list(notes), list(not_compared), confirm, list(not_confirmed))
+
+
+def _baseline(system: str) -> dict[str, str]:
+    """The reference file judged against and its digest ("" where there is none)."""
+    path = baseline_file(system)
+    return {"path": str(path), "sha256": sha256(path) if path.is_file() else ""}
+
+
+def _odd_nodes(peer: peer_lines.PeerLines, scheduler: str) -> list[record.OddNode]:
+    """The nodes the peer verdict named, each with the command that drains it."""
+    out = []
+    for j in peer.judgements:
+        why = {o.node: f"{'slower' if o.slower else 'faster'} than its {o.peers} peers on "
+                       f"{o.called} of {o.judged} values (median {o.median:+.0%})"
+               for o in j.odd}
+        for t in j.topology:
+            why.setdefault(t.node, "topology differs from its peers")
+        for node in j.named:
+            text = why.get(node, "stands apart from its peers")
+            out.append(record.OddNode(j.where, node, text,
+                                      record.drain_command(scheduler, node, text)))
+    return out
+
+
+def _scheduler(good: list) -> str:
+    """The scheduler the run's jobs ran under, as ReFrame's run report names it."""
+    for part in good:
+        for run in part.data.get("runs", []):
+            for tc in run.get("testcases", []):
+                name = str(tc.get("scheduler") or "")
+                if name in ("slurm", "squeue"):
+                    return "slurm"
+                if name.startswith("sge"):
+                    return "sge"
+    return ""
 
 
 def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
              max_slowdown: float, cut_short: bool, notes: list[str],
              not_compared: list[str], confirm: Path | None,
-             not_confirmed: list[str]) -> tuple[list[str], int]:
+             not_confirmed: list[str]) -> record.VerdictRecord:
     good, dropped = readable(parts)
     notes = dropped + list(notes) + comparison_health.not_stored([p.path for p in good])
     gaps = list(not_compared) + (comparison_health.comparison_gaps(compare, compare_rows(compare))
@@ -48,8 +97,11 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     if not good:
         outcome, status = decide(cut_short=cut_short, failed=True, complete=False,
                                  readable=False)
-        return [f"ACCEPTANCE {system} {mode}: {outcome} no readable run report "
-                f"({'; '.join(notes)})"], status
+        line = f"ACCEPTANCE {system} {mode}: {outcome} no readable run report ({'; '.join(notes)})"
+        return record.VerdictRecord(system, mode, outcome, status, [str(p) for p in parts],
+                                    {"passed": 0, "failed": 0, "skipped": 0, "regressions": 0,
+                                     "ran": 0}, [line], notes=notes, gaps=gaps,
+                                    baseline=_baseline(system))
     f = first_session(good, system, cut_short, notes, gaps)
     if confirm is not None:
         apply_confirmation(f, confirm)
@@ -83,4 +135,19 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     outcome, status = decide(cut_short=cut_short, failed=not ok, complete=not f.gaps)
     lines.append(acceptance_line(f, mode, outcome, passed, len(failed), len(regressions),
                                  len(skipped), node))
-    return lines, status
+    findings = [record.Finding(record.kind_of(ln), ln) for ln in lines]
+    for r in regressions:
+        findings.append(record.Finding("REGRESSION", r.line(), r.sysenv.split("+")[0],
+                                       data={"case": r.case, "var": r.var, "why": r.why,
+                                             "against": r.against}))
+    conf = {} if f.conf is None else {
+        "ran": True, "confirmed": f.conf.confirmed, "missing": f.conf.missing,
+        "dismissed": sorted(set(f.conf.dismissed_cases.values()) |
+                            set(f.conf.dismissed_values.values())),
+        "node_dismissed": f.conf.node_dismissed, "load_dismissed": f.conf.load_dismissed}
+    return record.VerdictRecord(
+        system, mode, outcome, status, [str(p.path) for p in good],
+        {"passed": passed, "failed": len(failed), "skipped": len(skipped),
+         "regressions": len(regressions), "ran": ran},
+        lines, findings, _odd_nodes(peer, _scheduler(good)), conf, list(f.gaps),
+        list(f.notes), _baseline(system))

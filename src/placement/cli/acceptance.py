@@ -16,7 +16,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..acceptance import hung_cases, resume_plan, session_filter, summary, to_confirm, unjudged
+from ..acceptance import (hung_cases, record, resume_plan, session_filter, to_confirm, unjudged,
+                          verdict_record)
+from ..util import PlacementError
 from .arguments import percent
 
 description = "conclusions of an acceptance run (for acceptance.sh)"
@@ -82,15 +84,28 @@ def _sessions(args: argparse.Namespace) -> int:
 
 
 def _summary(args: argparse.Namespace) -> int:
+    """Judges the run once, prints its lines and writes its verdict record beside the
+    newest run report (:mod:`placement.acceptance.record`), which the report reads."""
     parts = [Path(p) for p in args.paths]
     try:
-        lines, status = summary(parts, args.system, args.mode,
-                                Path(args.compare) if args.compare else None,
-                                args.max_slowdown, args.cut_short, args.note, args.not_compared,
-                                Path(args.confirm) if args.confirm else None,
-                                args.not_confirmed)
+        rec = verdict_record(parts, args.system, args.mode,
+                             Path(args.compare) if args.compare else None,
+                             args.max_slowdown, args.cut_short, args.note, args.not_compared,
+                             Path(args.confirm) if args.confirm else None,
+                             args.not_confirmed)
     except Exception as exc:    # noqa: BLE001 - any failure: still the run's one line
         lines, status = unjudged(parts, args.system, args.mode, args.cut_short,
                                  args.note + args.not_compared, exc)
-    print("\n".join(lines))
-    return status
+        word = next(w for w, code in record.OUTCOMES.items() if code == status)
+        rec = record.VerdictRecord(args.system, args.mode, word, status,
+                                   [str(p) for p in parts], {}, lines,
+                                   [record.Finding("ACCEPTANCE", lines[-1])],
+                                   gaps=["the summary could not judge the run"])
+    if rec.reports:
+        try:
+            record.write(rec, record.path_for(Path(rec.reports[-1])))
+        except (OSError, PlacementError) as err:
+            print(f"NOTE the verdict record could not be written beside {rec.reports[-1]}: "
+                  f"{err}", file=sys.stderr)
+    print("\n".join(rec.lines))
+    return rec.exit_status
