@@ -18,6 +18,7 @@
 #   2 when the log cannot be written (one line, nothing run).
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"      # as acceptance.sh does: a relative PLACEMENT_RESULTS means the same folder
 runs=${PLACEMENT_RESULTS:-$ROOT/results}/runs
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 if ! { mkdir -p -- "$runs" && log=$(mktemp "$runs/scheduled-$stamp-XXXXXX.log"); } 2>/dev/null; then

@@ -211,3 +211,14 @@ def test_the_crontabs_lines_run_and_keep_the_exit_status(run, only_pass, tmp_pat
     if run == WEEKLY:       # one copy per node, pinned there
         log = Path(mail[-2].rsplit(" ", 1)[1]).read_text()
         assert "%.nid=" in log, log[-2000:]
+
+
+def test_a_run_refused_says_why_and_keeps_its_status(tmp_path):
+    """No ACCEPTANCE line (here a mode acceptance.sh does not know): the log's last lines,
+    acceptance.sh's own line among them, and its exit status 2 reach the mail."""
+    env = {**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "results")}
+    proc = subprocess.run([str(ROOT / SCRIPT), "-m", "nightly"], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout.splitlines()[0].startswith("acceptance.sh: unknown mode 'nightly'")
+    assert proc.stdout.splitlines()[-1].startswith("acceptance.sh exit status 2; ")
