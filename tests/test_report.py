@@ -355,3 +355,37 @@ def test_an_empty_placement_reports_is_one_line(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "PLACEMENT_REPORTS is empty" in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_npb_times_at_the_timers_resolution_give_no_speedup():
+    """NPB prints its time to 0.01 s: class S runs of 0.00 and 0.01 s are the timer's
+    rounding, so their cell says so and no speedup or scaling point is made of them."""
+    from placement.judgement import summarize
+    from placement.report.tables import NpbGroup, npb_tables, scaling, scaling_table
+
+    times = {("CG", "none", 1): [0.02, 0.02, 0.02], ("CG", "none", 2): [0.01, 0.00, 0.01],
+             ("CG", "scatter", 1): [0.01, 0.01, 0.01], ("CG", "scatter", 2): [0.0, 0.0, 0.0],
+             ("EP", "none", 1): [1.0, 1.02, 0.98], ("EP", "none", 2): [0.5, 0.51, 0.49],
+             ("EP", "scatter", 1): [0.5, 0.5, 0.5], ("EP", "scatter", 2): [0.25, 0.26, 0.24]}
+    g = NpbGroup("sys:part+gnu", "S", {k: summarize(v) for k, v in times.items()}, [1, 2],
+                 ["CG", "EP"], ["none", "scatter"])
+    numbers = Numbers()
+    (t,) = npb_tables([g], numbers)
+    rows = {(r[0] or "speedup", r[1]): r[2:] for r in t.rows}
+    assert rows[("CG", "none")][1] == rows[("CG", "scatter")][0] == "≤ 0.01"
+    assert rows[("CG", "scatter")][1] == "≤ 0.01"
+    assert not any(c.startswith("0 ±") or c == "0" for r in t.rows for c in r)
+    speedups = [r[2:] for r in t.rows if r[1].startswith("speedup")]
+    assert speedups[0] == ["—", "—"]                          # CG: no speedup, said so
+    assert [c.split(" ±")[0] for c in speedups[1]] == ["2.00", "2.00"]      # EP: measured
+    assert "timer resolution" in t.note and "≤ 0.01" in t.note
+    assert not [r for r in numbers.rows if r[2].startswith("CG speedup")]
+    assert [r for r in numbers.rows if r[2] == "EP speedup scatter" and r[4] == "speedup"]
+
+    points = scaling(g)
+    assert ("CG", "scatter") not in points                    # its one-thread time is 0.01
+    assert points[("CG", "none")] == [(1, 1.0, 1.0)]          # 2 threads: 0.0067 s, no point
+    st = scaling_table(g, points, Numbers())
+    cg = [r for r in st.rows if r[0] == "CG"]
+    assert [r[4] for r in cg] == ["—", "—"]                   # speedup, efficiency
+    assert "timer resolution" in st.note

@@ -23,6 +23,11 @@ from typing import NamedTuple
 
 from ..judgement import Summary, number, summarize as stats_summarize
 
+#: NPB prints its time to 0.01 s (``Time in seconds =`` with two decimals): a time at or
+#: below it says the run was short, not how short, and no ratio of two such times means
+#: anything (class S runs sit there: ``0.00`` and ``0.01``).
+TIME_RESOLUTION_S = 0.01
+
 #: The exit status ``timeout(1)`` gives when it stopped the run (TERM, then KILL).
 WATCHDOG_STATUS = (124, 137)
 

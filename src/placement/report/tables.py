@@ -14,9 +14,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..judgement import Case, Summary, fmt, verdict, reading
+from ..npb import output as npb_output
 
 #: The placement the speedup row divides by: the OS's own (the studies' "Não").
 NO_AFFINITY = "none"
+#: NPB's timer resolution (s): a mean time at or below it is shown as such, never divided
+RESOLUTION_S = npb_output.TIME_RESOLUTION_S
+#: the cell of a mean time at or below the resolution, and of a ratio it would give
+AT_RESOLUTION = f"≤ {RESOLUTION_S:g}"
+NO_RATIO = "—"
+RESOLUTION_NOTE = (f"{AT_RESOLUTION}: a mean time at or below NPB's timer resolution (it prints "
+                   f"seconds to {RESOLUTION_S:g}); {NO_RATIO}: no ratio from such a time, "
+                   "whose quotient would be the timer's rounding.")
+
+
+def at_resolution(seconds: float) -> bool:
+    """A time at or below NPB's timer resolution: it says the run was short, not how short
+    (a run of 0.004 s prints ``0.00``, one of 0.006 s ``0.01``)."""
+    return seconds <= RESOLUTION_S * (1 + 1e-9)      # a mean of 0.01 s runs may round above it
+
+
+def time_text(s: Summary) -> str:
+    """A time cell: ``mean ± CI``, or :data:`AT_RESOLUTION`."""
+    return AT_RESOLUTION if at_resolution(s.mean) else s.text(decimals=2)
 
 
 @dataclass
@@ -101,17 +121,19 @@ class NpbGroup:
     def name(self) -> str:
         return f"class {self.npb_class} — {self.sysenv}"
 
-    def speedups(self) -> dict[tuple[str, str, int], Summary]:
-        """time without affinity / time with it (the papers' "Desempenho"), per placement."""
-        out = {}
+    def speedups(self) -> dict[tuple[str, str, int], Summary | None]:
+        """time without affinity / time with it (the papers' "Desempenho"), per placement;
+        None where either time is at the timer's resolution (no speedup from it)."""
+        out: dict[tuple[str, str, int], Summary | None] = {}
         for (b, p, t), s in self.times.items():
             base = _baseline_label(p)
             if p == base:
                 continue
             ref = self.times.get((b, base, t))
-            # a time below the timer's resolution (0.00 s) gives no speedup
-            if ref is not None and ref.mean and s.mean:
-                out[(b, p, t)] = reading.summary.ratio(ref, s)
+            if ref is None:
+                continue
+            out[(b, p, t)] = (None if at_resolution(ref.mean) or at_resolution(s.mean)
+                              else reading.summary.ratio(ref, s))
         return out
 
 
@@ -148,6 +170,8 @@ def npb_tables(groups: list[NpbGroup], numbers: Numbers) -> list[Table]:
                   note="speedup = time without affinity / time with it "
                        "(the studies' “Desempenho” row); > 1: the placement helps.")
         sp = g.speedups()
+        if any(at_resolution(s.mean) for s in g.times.values()):
+            t.note += " " + RESOLUTION_NOTE
         for b in g.benchmarks:
             for p in g.placements:
                 if not any((b, p, n) in g.times for n in g.threads):
@@ -155,7 +179,7 @@ def npb_tables(groups: list[NpbGroup], numbers: Numbers) -> list[Table]:
                 cells = [b, p]
                 for n in g.threads:
                     s = g.times.get((b, p, n))
-                    cells.append(s.text(decimals=2) if s else "")
+                    cells.append(time_text(s) if s else "")
                     if s:
                         numbers.add_summary("npb", tid, f"{b} {p}", str(n), "time", s, "s")
                 t.add(cells)
@@ -165,7 +189,7 @@ def npb_tables(groups: list[NpbGroup], numbers: Numbers) -> list[Table]:
                 cells = ["", f"speedup {_baseline_label(p)} → {p}"]
                 for n in g.threads:
                     s = sp.get((b, p, n))
-                    cells.append(s.text(decimals=2) if s else "")
+                    cells.append(s.text(decimals=2) if s else NO_RATIO if (b, p, n) in sp else "")
                     if s:
                         numbers.add_summary("npb", tid, f"{b} speedup {p}", str(n), "speedup", s)
                 t.add(cells, "speedup")
@@ -176,7 +200,8 @@ def npb_tables(groups: list[NpbGroup], numbers: Numbers) -> list[Table]:
 def scaling(g: NpbGroup) -> dict[tuple[str, str], list[tuple[int, float, float]]]:
     """(benchmark, placement) -> [(threads, speedup T1/Tp, efficiency speedup/p)].
 
-    T1 is the same placement's one-thread time (else the fastest one-thread time).
+    T1 is the same placement's one-thread time (else the fastest one-thread time). A time
+    at the timer's resolution gives no point (:func:`at_resolution`).
     """
     out = {}
     for b in g.benchmarks:
@@ -184,10 +209,11 @@ def scaling(g: NpbGroup) -> dict[tuple[str, str], list[tuple[int, float, float]]
         for p in g.placements:
             t1 = g.times.get((b, p, 1))
             base = t1.mean if t1 else (min(ones) if ones else None)
-            if not base:
+            if base is None or at_resolution(base):
                 continue
             pts = [(n, base / g.times[(b, p, n)].mean, base / g.times[(b, p, n)].mean / n)
-                   for n in g.threads if (b, p, n) in g.times and g.times[(b, p, n)].mean]
+                   for n in g.threads
+                   if (b, p, n) in g.times and not at_resolution(g.times[(b, p, n)].mean)]
             if pts:
                 out[(b, p)] = pts
     return out
@@ -201,8 +227,14 @@ def scaling_table(g: NpbGroup, points: dict[tuple[str, str], list[tuple[int, flo
               ["benchmark", "placement", "quantity"] + [str(n) for n in g.threads])
     for (b, p), pts in points.items():
         by_n = {n: (s, e) for n, s, e in pts}
-        t.add([b, p, "speedup"] + [fmt(by_n[n][0]) if n in by_n else "" for n in g.threads])
-        t.add([b, p, "efficiency"] + [fmt(by_n[n][1], 2) if n in by_n else "" for n in g.threads])
+        # a time the run has but :func:`scaling` left out sits at the timer's resolution
+        gaps = {n: NO_RATIO if (b, p, n) in g.times else "" for n in g.threads}
+        t.add([b, p, "speedup"] + [fmt(by_n[n][0]) if n in by_n else gaps[n]
+                                   for n in g.threads])
+        t.add([b, p, "efficiency"] + [fmt(by_n[n][1], 2) if n in by_n else gaps[n]
+                                      for n in g.threads])
+        if any(n not in by_n and gaps[n] for n in g.threads):
+            t.note = RESOLUTION_NOTE
         for n, s, e in pts:
             numbers.add("scaling", tid, f"{b} {p}", str(n), "speedup", s)
             numbers.add("scaling", tid, f"{b} {p}", str(n), "efficiency", e)

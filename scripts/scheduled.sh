@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A scheduled acceptance run (cron, scrontab, a systemd timer, CI): runs
+# scripts/acceptance.sh with the arguments given, keeps its whole output in a log,
+# prints what a mail needs and exits with acceptance.sh's own status.
+#
+#   scripts/scheduled.sh [ACCEPTANCE.SH ARGS...]
+#   e.g. scripts/scheduled.sh -m acceptance -s SYSTEM:PART -- --distribute=all -t nodes
+#
+# Prints every FAIL, HUNG, NODE and NODES line (all of them: a partition of many nodes
+# has a NODES line per odd node), then a line with acceptance.sh's exit status and the
+# log's path, then the ACCEPTANCE line. Where acceptance.sh ended without an ACCEPTANCE
+# line (bad usage, another run holding the results folder), the log's last 20 lines
+# come before the status line instead. Why not `acceptance.sh | tail`: a pipeline's
+# status is its last command's, and a fixed number of lines drops NODES lines.
+#
+# Log: $PLACEMENT_RESULTS/runs/scheduled-<UTC stamp>-<random>.log (default results/).
+# Exit status: acceptance.sh's (0 pass, 1 fail, 2 usage, 3 unfinished, 4 incomplete);
+#   2 when the log cannot be written (one line, nothing run).
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"      # as acceptance.sh does: a relative PLACEMENT_RESULTS means the same folder
+runs=${PLACEMENT_RESULTS:-$ROOT/results}/runs
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+if ! { mkdir -p -- "$runs" && log=$(mktemp "$runs/scheduled-$stamp-XXXXXX.log"); } 2>/dev/null; then
+  echo "scheduled.sh: cannot write a log in $runs: give a writable PLACEMENT_RESULTS" >&2
+  exit 2
+fi
+chmod 644 "$log"
+"$ROOT/scripts/acceptance.sh" "$@" </dev/null >"$log" 2>&1
+status=$?
+grep -E '^(FAIL|HUNG|NODE|NODES) ' "$log"
+grep -q '^ACCEPTANCE ' "$log" || tail -n 20 "$log"
+echo "acceptance.sh exit status $status; its whole output: $log"
+grep '^ACCEPTANCE ' "$log"
+exit "$status"
