@@ -40,33 +40,52 @@ spack_env_copy() {
 }
 
 # spack_install_env ROOT TARBALL WHAT: concretizes $work/env, fills $mirror with
-# scripts/spack-mirror.py (NPB from TARBALL, SPACK_MIRROR_FILES="NAME=TARBALL ..." too) and
-# installs the environment (--no-checksum: a tarball that is not NASA's own has another
-# sha256), saying each step (WHAT names what is installed) through the sourcing script's
-# `say`; the last lines of the failed step's log and a FAIL through its `fail`.
+# scripts/spack-mirror.py (NPB from TARBALL unless it is empty: the mirror holds NPB already;
+# SPACK_MIRROR_FILES="NAME=TARBALL ..." too) and installs the environment, saying each step
+# (WHAT names what is installed) through the sourcing script's `say`; the last lines of the
+# failed step's log and a FAIL through its `fail`. Spack checks every source's sha256 unless
+# the mirror script said that a source in the mirror is not the recipe's file (an NPB
+# tarball that is not NASA's own): then the install runs with --no-checksum, and says so.
 spack_install_env() {
-  local root=$1 tarball=$2 what=$3 f rc files
+  local root=$1 tarball=$2 what=$3 f rc
+  local files=() nocheck=()
   say "concretizing the full environment"
   sp -e "$work/env" concretize -f >"$work/concretize.log" 2>&1 \
     || { tail -15 "$work/concretize.log"; fail "spack concretize"; }
-  say "filling the mirror (NPB from $tarball)"
-  files=(--file "npb=$tarball")
+  if [ -n "$tarball" ]; then
+    say "filling the mirror (NPB from $tarball)"
+    files=(--file "npb=$tarball")
+  else
+    say "filling the mirror (NPB's source already in it)"
+  fi
   for f in ${SPACK_MIRROR_FILES:-}; do files+=(--file "$f"); done
-  "$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" "${files[@]}" 2>&1 \
+  "$root/scripts/spack-mirror.py" "$mirror" --env "$work/env" ${files[@]+"${files[@]}"} 2>&1 \
     | tee "$work/mirror.log" | sed 's/^/  /'
   [ "${PIPESTATUS[0]}" -eq 0 ] \
     || say "the mirror lacks the sources named MISSING above: the install fetches them or fails"
+  if grep -q 'install with --no-checksum' "$work/mirror.log"; then
+    nocheck=(--no-checksum)
+    say "the mirror holds a source that is not the recipe's file (named above): installing with --no-checksum"
+  fi
   say "installing the full environment ($what)"
-  sp -e "$work/env" install --no-checksum --fail-fast >"$work/install.log" 2>&1
+  sp -e "$work/env" install ${nocheck[@]+"${nocheck[@]}"} --fail-fast >"$work/install.log" 2>&1
   rc=$?
   grep -E '^(==> Error|\[\+\])' "$work/install.log" | sed 's/^/  /' | tail -20
   [ $rc -eq 0 ] || { tail -15 "$work/install.log"; fail "spack install exited $rc"; }
 }
 
+#: sha256 of NASA's NPB3.4.1.tar.gz, the npb recipe's checksum (builtin.npb, releases/v2025.11):
+#: the name NPB's source has in a mirror however it came there
+NPB_SHA256=f3a43467da6e84a829ea869156d3ea86c17932136bb413a4b6dab23018a28881
+
+# npb_in_mirror DIR: whether the source mirror DIR already holds NPB's source
+npb_in_mirror() { [ -f "$1/_source-cache/archive/${NPB_SHA256:0:2}/$NPB_SHA256.tar.gz" ]; }
+
 # spack_script_start NAME STEPS ARGS...: the start spack-npb.sh and spack-site.sh share: ARGS
-# checked (MIRROR_DIR [WORK_DIR]), Spack on PATH and the NPB tarball ($tarball) there, then
-# $mirror (made if absent) and a fresh $work set. Exits 2 saying why, with STEPS the steps it
-# then skipped; the caller's say() prints.
+# checked (MIRROR_DIR [WORK_DIR]; MIRROR_DIR a folder or absent), NPB's source at $tarball or
+# already in the mirror ($tarball then emptied), Spack on PATH, then $mirror (made if absent)
+# and a fresh $work set. Exits 2 saying why in one line, with STEPS the steps it then skipped;
+# the caller's say() prints.
 spack_script_start() {
   local name=$1 steps=$2
   shift 2
@@ -74,16 +93,26 @@ spack_script_start() {
     say "usage: scripts/$name.sh MIRROR_DIR [WORK_DIR] (MIRROR_DIR: a Spack source mirror, made if absent)" >&2
     exit 2
   fi
+  if [ -e "$1" ] && [ ! -d "$1" ]; then
+    say "skipped every step ($steps): mirror '$1' is not a folder (MIRROR_DIR: a Spack source mirror folder, made if absent)" >&2
+    exit 2
+  fi
+  if [ ! -f "$tarball" ]; then
+    if ! npb_in_mirror "$1"; then
+      say "skipped every step ($steps): no NPB tarball at $tarball and no NPB source in '$1' (NPB_TARBALL names one)" >&2
+      exit 2
+    fi
+    tarball=""
+  fi
   if ! command -v spack >/dev/null 2>&1; then
     say "skipped every step ($steps): spack is not on PATH (install Spack v1.1+ and put its bin/ on PATH)" >&2
     exit 2
   fi
-  if [ ! -f "$tarball" ]; then
-    say "skipped every step: no NPB tarball at $tarball (NPB_TARBALL names one)" >&2
+  if ! mkdir -p "$1" 2>/dev/null; then
+    say "skipped every step ($steps): cannot make the mirror folder '$1'" >&2
     exit 2
   fi
-  mirror=$1
-  mkdir -p "$mirror" && mirror=$(cd "$mirror" && pwd)
+  mirror=$(cd "$1" && pwd)
   work=$(spack_work_dir "$name" "${@:2}") || {
     [ $# -eq 2 ] && say "skipped every step: work directory '$2' already exists (give a new path)" >&2
     exit 2; }

@@ -37,8 +37,10 @@ if work in text:
 fd, tmp = tempfile.mkstemp(dir=os.path.dirname(dest), prefix=".spack.lock.")
 with os.fdopen(fd, "w") as f:
     f.write(text)
+# the committed file's mode, not the temporary file's 0600
+os.chmod(tmp, os.stat(dest).st_mode & 0o7777 if os.path.exists(dest) else 0o644)
 os.replace(tmp, dest)
 PY
-n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["roots"]), len(d["concrete_specs"]))' "$root/spack.lock")
-echo "spack-lock: wrote spack.lock ($n: roots, specs) from $(spack --version)"
+n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["roots"]), "roots,", len(d["concrete_specs"]), "specs")' "$root/spack.lock")
+echo "spack-lock: wrote spack.lock ($n) from $(spack --version)"
 rm -rf "$work"

@@ -13,8 +13,11 @@ is on PyPI, finds the file with the recipe's sha256 in PyPI's simple index and
 stores it at `_source-cache/archive/<sha[:2]>/<sha>.<ext>`, the only place
 Spack 1.1 looks. `--file npb=NPB3.4.1.tar.gz` puts a local tarball in under
 the recipe's checksum (a tarball that differs is stored all the same and said:
-install with `--no-checksum`). What cannot be fetched (GitHub tarballs such as
-pybind11's or py-clustershell's, upstream sites) is named with the reason.
+install with `--no-checksum`), and a source already in the mirror whose content
+is not the recipe's file is said the same way. What cannot be fetched (a GitHub
+archive the project's recipe repository gives no PyPI sdist for, an upstream
+site) is named with the reason. Stored sources are readable by all (0644), so
+one mirror serves a site's users.
 
 Exit: 0 every source is in the mirror; 1 some are missing (one summary line
 last); 2 bad input (one line, no traceback).
@@ -28,6 +31,7 @@ import json
 import os
 import re
 import subprocess
+import stat
 import sys
 import tempfile
 import urllib.error
@@ -37,10 +41,19 @@ from pathlib import Path
 
 PYPI_HOSTS = ("files.pythonhosted.org", "pypi.io", "pypi.org", "pypi.python.org")
 SIMPLE = "https://pypi.org/simple/{project}/"
+#: a --sources file is one JSON line per source (a few hundred bytes each): far below this
+MAX_SOURCES_BYTES = 8 << 20
+#: where Spack 1.1 keeps a source in a mirror: relative, inside it, named by its sha256
+LAYOUT = re.compile(r"_source-cache/archive/([0-9a-f]{2})/([0-9a-f]{64})(\.[A-Za-z0-9][A-Za-z0-9.]*)?")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
 from placement.util import sha256  # noqa: E402  (the standard library alone)
+
+
+#: what a source that is not the recipe's file asks of the install (scripts/spack-env-copy.sh
+#: looks for these words)
+NO_CHECKSUM = "install with --no-checksum"
 
 
 class BadInput(Exception):
@@ -87,12 +100,41 @@ def read_sources(lines: list[str]) -> tuple[list[Source], list[str]]:
                              f"{row.get('url') or row.get('why', '')}, not a file mirror entry")
                 continue
             src = Source(row["name"], row["version"], row["url"], row["sha256"], row["path"])
-        except (ValueError, KeyError, TypeError) as err:
+            if not all(isinstance(v, str) for v in vars(src).values()):
+                raise TypeError("name, version, url, sha256 and path must be strings")
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
             raise BadInput(f"sources line {n} is not a source record ({err})") from None
         if src.url.startswith("file:"):
             continue  # in the package repository itself (compiler-wrapper's cc.sh)
+        if not in_layout(src):
+            raise BadInput(f"sources line {n}: path {src.path!r} is not "
+                           f"_source-cache/archive/<sha[:2]>/<sha>.<ext> of its sha256")
         sources.setdefault(src.path, src)
     return list(sources.values()), other
+
+
+def in_layout(src: Source) -> bool:
+    """Whether the source's mirror path is Spack's place for its sha256 (never `../`)."""
+    m = LAYOUT.fullmatch(str(src.path))
+    return bool(m) and m.group(2) == src.sha256 and m.group(1) == src.sha256[:2]
+
+
+def read_sources_file(path: Path) -> list[str]:
+    """The lines of a --sources file: a regular file of bounded size (not a device or FIFO)."""
+    try:
+        info = path.stat()
+    except OSError as err:
+        raise BadInput(f"--sources {path}: {err.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise BadInput(f"--sources {path} is not a regular file "
+                       "(expected the JSON lines of scripts/spack_sources.py)")
+    if info.st_size > MAX_SOURCES_BYTES:
+        raise BadInput(f"--sources {path} has {info.st_size} bytes, more than the "
+                       f"{MAX_SOURCES_BYTES} a list of sources takes")
+    try:
+        return path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise BadInput(f"--sources {path}: {getattr(err, 'strerror', None) or err}") from None
 
 
 def spack_sources(env: Path) -> list[str]:
@@ -110,7 +152,8 @@ def spack_sources(env: Path) -> list[str]:
 
 
 def store(mirror: Path, rel: str, data_from: Path | bytes) -> None:
-    """Writes via a temporary file and rename, so a mirror never holds half a file."""
+    """Writes via a temporary file and rename, so a mirror never holds half a file;
+    the file is 0644 (the temporary file's 0600 would hide it from a site's other users)."""
     dest = mirror / rel
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".part-")
@@ -122,6 +165,7 @@ def store(mirror: Path, rel: str, data_from: Path | bytes) -> None:
                         out.write(block)
             else:
                 out.write(data_from)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, dest)
     except BaseException:
         os.unlink(tmp)
@@ -146,8 +190,8 @@ def fetch_pypi(mirror: Path, src: Source) -> str:
     if not project:
         host = re.sub(r"^\w+://([^/]+)/.*", r"\1", src.url)
         if host == "github.com":
-            return (f"a GitHub tarball ({src.url}); a PyPI sdist of it is another file: "
-                    f"--file {src.name}=PATH, then install with --no-checksum")
+            return (f"a GitHub tarball ({src.url}); give the version its PyPI sdist in "
+                    f"config/spack-repo (as py-clustershell has) or --file {src.name}=PATH")
         return f"not on PyPI ({host}); put the tarball in with --file {src.name}=PATH"
     try:
         url = pypi_url_for(project, src.sha256)
@@ -193,10 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.mirror.exists() and not args.mirror.is_dir():
             raise BadInput(f"mirror {args.mirror} exists and is not a folder")
         if args.sources:
-            try:
-                lines = args.sources.read_text().splitlines()
-            except OSError as err:
-                raise BadInput(f"--sources {args.sources}: {err.strerror}") from None
+            lines = read_sources_file(args.sources)
         else:
             lines = spack_sources(args.env)
         sources, other = read_sources(lines)
@@ -205,18 +246,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     missing = list(other)
     stored = present = 0
+    others: list[str] = []  # in the mirror, but not the recipe's file
     for src in sorted(sources, key=lambda s: s.name):
         label = f"{src.name}@{src.version}"
         if (args.mirror / src.path).is_file():
             present += 1
+            got = sha256(args.mirror / src.path)
+            if got != src.sha256:
+                others.append(label)
+                print(f"  {label}: {src.path} is another file (sha256 {got[:12]}...) "
+                      f"than the recipe's: {NO_CHECKSUM}")
             continue
         if src.name in files:
             got = sha256(files[src.name])
             store(args.mirror, src.path, files[src.name])
             stored += 1
-            note = "" if got == src.sha256 else (
-                f" (its sha256 {got[:12]}... differs from the recipe's: "
-                "install with --no-checksum)")
+            note = ""
+            if got != src.sha256:
+                others.append(label)
+                note = f" (its sha256 {got[:12]}... differs from the recipe's: {NO_CHECKSUM})"
             print(f"  {label}: {files[src.name]} -> {src.path}{note}")
             continue
         why = fetch_pypi(args.mirror, src)
@@ -228,8 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     for line in missing:
         print(f"  MISSING {line}")
     total = len(sources) + len(other)
+    tail = f", {len(others)} not the recipe's file ({NO_CHECKSUM})" if others else ""
     print(f"spack-mirror: {stored} stored, {present} already there, {len(missing)} missing "
-          f"of {total} sources in {args.mirror}")
+          f"of {total} sources in {args.mirror}{tail}")
     return 1 if missing else 0
 
 

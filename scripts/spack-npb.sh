@@ -5,22 +5,22 @@
 #
 # 1. concretizes a copy of spack.yaml (the checkout's spack.yaml and spack.lock
 #    untouched), then fills MIRROR_DIR with scripts/spack-mirror.py, which reads
-#    what the concrete specs fetch, the NPB tarball given by
-#    NPB_TARBALL (default ../shared/npb/NPB3.4.1.tar.gz) put in with --file npb=;
-#    what it cannot fetch (GitHub tarballs, upstream sites such as likwid's
-#    lua, ncurses, readline) is named, and the install then needs those sources
-#    in the mirror or declared as externals; SPACK_MIRROR_FILES="NAME=TARBALL ..."
-#    puts such sources in too (e.g. py-pybind11=pybind11-3.0.1.tar.gz made with
-#    `git archive --prefix=pybind11-3.0.1/ v3.0.1` of a clone);
+#    what the concrete specs fetch and takes each from PyPI (the project's recipes
+#    give py-clustershell, py-pybind11 and meson their PyPI sdists), and NPB from
+#    NPB_TARBALL (default ../shared/npb/NPB3.4.1.tar.gz) put in with --file npb=, or
+#    from the mirror when it holds NPB already; what it cannot fetch is named;
+#    SPACK_MIRROR_FILES="NAME=TARBALL ..." puts other local sources in;
 # 2. installs the full default environment (all eight benchmarks, classes
-#    S,W,A,B,C; --no-checksum: a tarball that is not NASA's own has another
-#    sha256) into that copy;
+#    S,W,A,B,C) into that copy; Spack checks each source's sha256, except where the
+#    mirror script said a source is not the recipe's file (an NPB tarball that is
+#    not NASA's own): then the install runs with --no-checksum and says so;
 # 3. checks that the view holds every bt.S.x ... is.C.x of the environment;
 # 4. runs the NPB quick family (classes S and W) from that view with the
 #    checkout's ReFrame configuration.
 #
 # Exit: 0 every step passed; 1 a step failed (its log is named); 2 nothing
-#       was checked (the reason is said: no spack, no tarball, bad arguments).
+#       was checked (one line says why: a mirror path that is not a folder, no
+#       spack, no NPB tarball and none in the mirror, bad arguments).
 set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -5,8 +5,8 @@
 #
 # 1. installs a copy of the environment as scripts/spack-npb.sh does (the checkout's
 #    spack.yaml and spack.lock untouched; MIRROR_DIR filled by scripts/spack-mirror.py,
-#    NPB from NPB_TARBALL, default ../shared/npb/NPB3.4.1.tar.gz, SPACK_MIRROR_FILES
-#    for sources it cannot fetch);
+#    NPB from NPB_TARBALL, default ../shared/npb/NPB3.4.1.tar.gz, or from the mirror
+#    when it holds NPB already; SPACK_MIRROR_FILES for other local sources);
 # 2. then, with the view's bin/ first on PATH and nothing of a .venv on it, and the
 #    system file, baselines, results and reports in WORK_DIR (PLACEMENT_SYSTEMS,
 #    PLACEMENT_BASELINES, PLACEMENT_RESULTS, PLACEMENT_REPORTS):
@@ -19,7 +19,8 @@
 #    comparison is the one of placement.util.storage_without_polars.
 #
 # Exit: 0 every step passed; 1 a step failed (its log is named); 2 nothing was
-#       checked (the reason is said: no spack, no tarball, bad arguments).
+#       checked (one line says why: a mirror path that is not a folder, no spack,
+#       no NPB tarball and none in the mirror, bad arguments).
 set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -93,6 +93,22 @@ def test_python_is_the_sites_not_built(lock):
     assert py and all("external" in s for s in py)
 
 
+@pytest.mark.parametrize("name,package", [("py-clustershell", "py_clustershell"),
+                                          ("py-pybind11", "py_pybind11"), ("meson", "meson")])
+def test_the_pypi_sdist_recipes_are_the_locked_ones(lock, name, package):
+    """The builtin recipes of these fetch GitHub archives: the lock must hold the project's
+    recipe (namespace `placement`) at the version it gives a PyPI sdist, built, not external."""
+    recipe = (ROOT / "config/spack-repo/spack_repo/placement/packages" / package / "package.py")
+    preferred = re.findall(r'version\(\s*"([0-9.]+)",[^)]*preferred=True', recipe.read_text())
+    assert len(preferred) == 1, f"{package}: one preferred version expected, got {preferred}"
+    locked = [s for s in lock["concrete_specs"].values() if s["name"] == name]
+    assert locked, f"{name} is not in spack.lock"
+    for spec in locked:
+        assert (spec["namespace"], spec["version"]) == ("placement", preferred[0]), \
+            "spack.lock is stale: regenerate it with scripts/spack-lock.sh"
+        assert "external" not in spec
+
+
 def _setuptools_minimum(text: str, pattern: str) -> tuple[int, ...]:
     found = re.search(pattern, text)
     assert found, f"no setuptools minimum matching {pattern!r}"
