@@ -425,7 +425,8 @@ fi
 have_report=1
 "$PLACEMENT" report --help >/dev/null 2>&1 || have_report=''
 
-# The summary is the run's answer; it is written before the report, which opens with it
+# The summary is the run's answer (its lines here, its verdict record beside the newest
+# part); it is written before the report, which opens with the record
 summary_file="$RUNS/summary-$tag-$stamp.txt"
 report_failed=''
 summarize() {   # the summary's lines into $summary_file (temp, then rename); its status
@@ -464,8 +465,13 @@ if [ -n "$have_report" ] && [ -z "$stop_signal" ]; then
   own_compare=()
   { [ ${#parts[@]} -gt 1 ] || [ -n "$cut_short" ]; } && own_compare=(--no-compare)
   echo "== placement report ${run_args[*]}"
+  # the report opens with the run's verdict record, which the summary wrote beside the
+  # newest part: the same outcome, never read back from the printed lines
+  record_opt=()
+  record_file="${parts[-1]%.json}.verdict.json"
+  [ -f "$record_file" ] && record_opt=(--record "$record_file")
   if ! child "$PLACEMENT" report "${run_args[@]}" --system "$sysname" "${own_compare[@]}" \
-      --summary "$summary_file" --output "${PLACEMENT_REPORTS:-$ROOT/reports}"; then
+      "${record_opt[@]}" --output "${PLACEMENT_REPORTS:-$ROOT/reports}"; then
     note_stop
     [ -n "$stop_signal" ] || report_failed=1
     summarize

@@ -445,6 +445,7 @@ def test_the_report_leads_with_the_load_line(tmp_path):
 def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
     """A confirmation can dismiss what the first session failed: given the summary, the
     report's verdict is the summary's word, and the first session's facts are worded so."""
+    from placement.acceptance import record
     from placement.report import lead
     busy = _write(tmp_path, "busy.json", with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))
     cases = reading.run_report.load(busy).cases
@@ -452,10 +453,13 @@ def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
                "confirmation session: tasks waited for a CPU 3% of the time in the median of 9 "
                "cases", "ACCEPTANCE generic quick: PASS 9 passed, 0 failed (0 perf regressions) "
                "report=x.json skipped=0 confirmed 0 of 1"]
-    sec = lead.lead_section(cases, [], tmp_path, summary)
+    answer = record.VerdictRecord("generic", "quick", "PASS", 0, ["x.json"], {}, summary,
+                                  [record.Finding(record.kind_of(ln), ln) for ln in summary],
+                                  confirmation={"ran": True, "confirmed": 0})
+    sec = lead.lead_section(cases, [], tmp_path, answer)
     assert sec.status == "PASS"
     assert sec.banner == ("**PASS**: the acceptance run's answer, its confirmation session "
-                          "included (its summary, as printed, below).")
+                          "included (its summary below).")
     assert sec.text.startswith("First session (build fixtures not counted, the acceptance line "
                             "counts them): ")
     (table,) = sec.tables

@@ -107,15 +107,15 @@ def test_latest_and_bad_inputs(tmp_path, monkeypatch, capsys):
     assert cli.main(["report", "--run", str(runs / "run-report-9.json")]) == 2
     assert cli.main(["report", "--run", str(tmp_path / "missing.json")]) == 2
     assert not (tmp_path / "o").exists()
-    # an acceptance summary that is none: said, and no report written
-    (tmp_path / "sum.txt").write_text("hello\n")
+    # a verdict record that is none: said, and no report written
+    (tmp_path / "rec.json").write_text("hello\n")
     good = str(FIRST)
-    assert cli.main(["report", "--run", good, "--summary", str(tmp_path / "sum.txt"),
+    assert cli.main(["report", "--run", good, "--record", str(tmp_path / "rec.json"),
                      "--output", str(tmp_path / "o")]) == 2
-    assert "is no acceptance summary: it has no ACCEPTANCE line" in capsys.readouterr().err
-    assert cli.main(["report", "--run", good, "--summary", str(tmp_path / "none.txt"),
+    assert "not a verdict record" in capsys.readouterr().err
+    assert cli.main(["report", "--run", good, "--record", str(tmp_path / "none.json"),
                      "--output", str(tmp_path / "o")]) == 2
-    assert "cannot read the acceptance summary" in capsys.readouterr().err
+    assert "cannot read the verdict record" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
 
 
@@ -264,11 +264,14 @@ def test_strings_from_results_are_escaped_in_html_and_markdown(tmp_path):
     tc["affinity"] = EVIL
     run = tmp_path / "run.json"
     run.write_text(json.dumps(data))
-    summary = tmp_path / "summary.txt"
-    summary.write_text(f"FAIL {EVIL}\nACCEPTANCE generic quick: FAIL 8 passed, 12 failed "
-                       "(12 perf regressions) report=run.json skipped=0\n")
+    from placement.acceptance import record
+    lines = [f"FAIL {EVIL}", "ACCEPTANCE generic quick: FAIL 8 passed, 12 failed "
+             "(12 perf regressions) report=run.json skipped=0"]
+    answer = record.VerdictRecord("generic", "quick", "FAIL", 1, [str(run)], {}, lines,
+                                  [record.Finding(record.kind_of(ln), ln) for ln in lines])
+    rec = record.write(answer, tmp_path / "run.verdict.json")
     assert cli.main(["report", "--run", str(run), "--output", str(tmp_path / "o"),
-                     "--no-compare", "--summary", str(summary)]) == 0
+                     "--no-compare", "--record", str(rec)]) == 0
     (d,) = (tmp_path / "o").iterdir()
     md = (d / "README.md").read_text()
     rendered = MarkdownIt("commonmark").enable("table").render(md)
@@ -285,17 +288,20 @@ def test_strings_from_results_are_escaped_in_html_and_markdown(tmp_path):
 def test_the_lead_says_which_failures_the_confirmation_showed_again(tmp_path):
     """The lead table's `confirmed` column reads the acceptance summary's UNCONFIRMED lines,
     as the confirmation writes them: one failed case passed its confirmation session."""
-    from placement.acceptance import confirmation
+    from placement.acceptance import confirmation, record
     from placement.report import lead
     data = json.loads(WITH_BASE.read_text())
     failed = [tc for r in data["runs"] for tc in r["testcases"] if tc["result"] == "fail"]
     passed = {**failed[0], "result": "pass", "fail_phase": None}
     conf = confirmation.decide({0: failed[0], 1: failed[1]}, {0: passed, 1: failed[1]}, {}, {},
                                lambda tc: "performance")
-    summary = conf.lines() + [f"ACCEPTANCE generic quick: FAIL 8 passed, 11 failed "
-                              f"(11 perf regressions) report=x.json skipped=0{conf.text()}"]
+    lines = conf.lines() + [f"ACCEPTANCE generic quick: FAIL 8 passed, 11 failed "
+                            f"(11 perf regressions) report=x.json skipped=0{conf.text()}"]
+    answer = record.VerdictRecord("generic", "quick", "FAIL", 1, ["x.json"], {}, lines,
+                                  [record.Finding(record.kind_of(ln), ln) for ln in lines],
+                                  confirmation={"ran": True, "confirmed": conf.confirmed})
     cases = reading.run_report.load(WITH_BASE).cases
-    sec = lead.lead_section(cases, [], tmp_path, summary)
+    sec = lead.lead_section(cases, [], tmp_path, answer)
     (t, _) = sec.tables
     said = {r[0]: r[5] for r in t.rows}
     assert said[f"{failed[0]['display_name']} @generic:default+{failed[0]['environ']}"] \

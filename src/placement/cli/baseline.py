@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..judgement import baselines, verdict
+from pathlib import Path
+
+from ..acceptance import record as verdict_record
+from ..judgement import baselines, reading, verdict
 from ..util import PlacementError
 from .arguments import fraction, session_count
 
@@ -35,6 +38,10 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
         q.add_argument("--min-effect", type=fraction, default=verdict.over_sessions.MIN_EFFECT,
                        help="smallest change of the median a regression needs (default 3%%)")
         q.add_argument("--baselines", help=argparse.SUPPRESS)  # explicit file (tests)
+        if name == "record":
+            q.add_argument("--force", action="store_true",
+                           help="record a run whose verdict record says FAIL or names an odd "
+                                "node (its failure becomes what later runs are judged against)")
     q = bs.add_parser("control", help="show, set or clear the value whose change is the "
                                       "node's shift (a control case, like a reference build)")
     q.add_argument("--system", required=True, help="system name (the file's name)")
@@ -54,7 +61,26 @@ def _sources(args: argparse.Namespace) -> baselines.recording.Sources:
                                        args.replace, args.min_effect)
 
 
+def _refuse_a_failed_run(args: argparse.Namespace) -> None:
+    """A run whose verdict record says FAIL, or names an odd node, is not recorded without
+    ``--force``: later runs would be judged against its failure (a healthy node called
+    faster than a baseline a slow node's run wrote)."""
+    paths = [p for spec in (args.source or ["latest"])
+             for p in reading.run_report.expand(spec, args.system)]
+    rec = verdict_record.beside([Path(paths[-1])]) if paths else None
+    if rec is None or args.force:
+        return
+    odd = [f"{o.node}" for o in rec.odd_nodes]
+    if rec.outcome == "FAIL" or odd:
+        said = f"its verdict record says {rec.outcome}" + (
+            f" and names odd node(s) {', '.join(odd)}" if odd else "")
+        raise PlacementError(f"{paths[-1]}: {said}: a baseline from it would make that what "
+                             "later runs are judged against; record a run that passed, or "
+                             "give --force to record this one")
+
+
 def record(args: argparse.Namespace) -> int:
+    _refuse_a_failed_run(args)
     path = baselines.recording.target(args.system, args.baselines)
     done = baselines.recording.record(path, _sources(args))
     d = done.diff

@@ -14,6 +14,7 @@ it fails only where it is used.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..judgement import reading
@@ -37,10 +38,11 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
                                     "have none) and name the folder after it")
     p.add_argument("--no-compare", action="store_true",
                    help="skip ReFrame's comparison with the previous stored run")
-    p.add_argument("--summary", metavar="FILE",
-                   help="the lines `placement acceptance summary` printed for these runs "
-                        "(scripts/acceptance.sh gives them): the verdict section opens with "
-                        "them, the confirmation session's decisions included")
+    p.add_argument("--record", metavar="FILE",
+                   help="the run's verdict record (`placement acceptance summary` writes it "
+                        "beside the newest run report, where it is found without this); "
+                        "without one the run is judged as the summary judges it and its "
+                        "record written there")
     p.add_argument("--reference", action="store_true",
                    help="render stored baselines (and seed tables) in the studies' layout")
     p.add_argument("--baseline", action="append", default=[], metavar="YAML",
@@ -69,9 +71,15 @@ def report(args: argparse.Namespace) -> int:
     if not paths:
         raise PlacementError("give --latest or --run FILE (or --reference)")
     reports = [reading.run_report.load(p) for p in paths]
-    summary = assembly.read_summary(Path(args.summary)) if args.summary else None
+    if args.record:
+        from ..acceptance import record
+        answer = record.read(Path(args.record))
+    else:
+        answer = assembly.answer_for(paths, reports, args.system)
     out = assembly.report_runs(reports, Path(args.output) if args.output else reports_dir(),
                                args.system, compare_previous=not args.no_compare,
-                               summary=summary)
+                               answer=answer)
     print(out)
+    if answer is not None:      # the run's one line, as an acceptance run ends with it
+        print(answer.line, file=sys.stderr)
     return 0

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
+from typing import Any
 
 from ..judgement import Case, RunReport, baselines, reading
-from ..util import PlacementError, baseline_dir, cycles, regular_file, system_name
+from ..util import PlacementError, baseline_dir, cycles, system_name
 from . import files, folder, history_page, history_read, node_history, provenance
 from .document import Report
 from .escape import markdown as md
@@ -31,7 +32,7 @@ def _run_date(r: RunReport) -> str:
 
 
 def report_runs(reports: list[RunReport], output: Path, system: str | None,
-                compare_previous: bool = True, summary: list[str] | None = None) -> Path:
+                compare_previous: bool = True, answer: Any = None) -> Path:
     cases: list[Case] = [c for r in reports for c in r.cases]
     if system:
         system_name(system, "--system")
@@ -46,19 +47,19 @@ def report_runs(reports: list[RunReport], output: Path, system: str | None,
     name = system or "+".join(systems)
     newest = max(reports, key=lambda r: reading.session_info.order(r.session))
     with folder.claimed(output / f"{name}-{_run_date(newest)}", output) as target:
-        return _write_runs(reports, cases, name, newest, target, compare_previous, summary)
+        return _write_runs(reports, cases, name, newest, target, compare_previous, answer)
 
 
 def _write_runs(reports: list[RunReport], cases: list[Case], name: str, newest: RunReport,
-                out: Path, compare_previous: bool, summary: list[str] | None = None) -> Path:
+                out: Path, compare_previous: bool, answer: Any = None) -> Path:
     # the system's reference file read once for the verdicts, the history and its pages
     with baselines.store.read_once():
-        return _write_read_once(reports, cases, name, newest, out, compare_previous, summary)
+        return _write_read_once(reports, cases, name, newest, out, compare_previous, answer)
 
 
 def _write_read_once(reports: list[RunReport], cases: list[Case], name: str,
                      newest: RunReport, out: Path, compare_previous: bool,
-                     summary: list[str] | None) -> Path:
+                     answer: Any) -> Path:
     root = _root()
     table, note, scratch = None, "", Numbers()
     hist, link = None, ""
@@ -70,7 +71,7 @@ def _write_read_once(reports: list[RunReport], cases: list[Case], name: str,
                 f"{newest.uuid} ({newest.session.get('time_start', '?')}).",
                 cases, out, provenance.collect(reports, root), table, note,
                 discussion=notes.read_text() if notes.is_file() else "", history=hist,
-                summary=summary, history_link=link)
+                answer=answer, history_link=link)
     rep.numbers.rows += scratch.rows
     files.write(rep, out)
     return out
@@ -142,11 +143,44 @@ def _write_reference(cases: list[Case], prov: list[tuple[str, str]], out: Path) 
     return out
 
 
-def read_summary(path: Path) -> list[str]:
-    """The lines ``placement acceptance summary`` printed for the runs, which the verdict
-    section opens with; one line, exit 2, when the file holds no ``ACCEPTANCE`` line."""
-    lines = regular_file.read_text(path, "acceptance summary", 2**20).splitlines()
-    if not any(ln.startswith("ACCEPTANCE ") for ln in lines):
-        raise PlacementError(f"{path} is no acceptance summary: it has no "
-                             "ACCEPTANCE line (what `placement acceptance summary` prints)")
-    return lines
+def answer_for(paths: list[Path], reports: list[RunReport], system: str | None) -> Any:
+    """The run's verdict record: the one beside its newest run report, else the run judged
+    now by the acceptance summary's own function (:func:`placement.acceptance.verdict_record`)
+    and written there, so the report, the line and the exit status never disagree."""
+    from ..acceptance import record, verdict_record
+    newest = max(zip(paths, reports), key=lambda pr: reading.session_info.order(pr[1].session))[0]
+    found = record.beside([newest])
+    if found is not None:
+        return found
+    systems = sorted({c.system for r in reports for c in r.cases})
+    name = system or (systems[0] if len(systems) == 1 else "")
+    if not name:        # several systems: each has its own baselines and line
+        return None
+    rec = verdict_record(sorted(paths, key=lambda p: p == newest), name, _mode(reports))
+    if _in_results(newest):     # a run of this checkout's: its record beside it, for the next
+        try:
+            record.write(rec, record.path_for(newest))
+        except (OSError, PlacementError):
+            pass        # a folder this user cannot write: judged all the same
+    return rec
+
+
+def _in_results(path: Path) -> bool:
+    """Whether a run report is one of the results folder's, where the runs' records live
+    (a run report given from elsewhere, a shared or a read-only one, is left as it is)."""
+    try:
+        return Path(path).resolve().is_relative_to(reading.run_report.results_dir().resolve())
+    except OSError:
+        return False
+
+
+def _mode(reports: list[RunReport]) -> str:
+    """The mode ReFrame ran in (``--mode quick``), as its session recorded the command line."""
+    for r in reports:
+        words = str(r.session.get("cmdline", "")).split()
+        for i, w in enumerate(words):
+            if w == "--mode" and i + 1 < len(words):
+                return words[i + 1]
+            if w.startswith("--mode="):
+                return w.split("=", 1)[1]
+    return "run"

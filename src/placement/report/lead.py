@@ -1,8 +1,8 @@
 """The lead of a report: the run's answer at a glance, before any study's table.
 
 A site engineer opens a report to learn whether the run passed and, if not, what to
-look at first. So every report opens with one status banner (the ACCEPTANCE line's
-word when the run's summary is given), the node's lines, and one table of what failed
+look at first. So every report opens with one status banner (the run's verdict record's
+word, :mod:`placement.acceptance.record`, when the run was judged), the node's lines, and one table of what failed
 or regressed, worst first, each row linking to the strip plot that shows it against
 the baseline's sessions; what stayed undecided is one line. Strings from results and
 baselines land in Markdown here and are escaped (:func:`.escape.markdown`).
@@ -11,11 +11,10 @@ baselines land in Markdown here and are escaped (:func:`.escape.markdown`).
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..acceptance import VerdictRecord
 from ..judgement import Case, entry_name, verdict
 from .document import Section
 from .escape import markdown as md
@@ -25,11 +24,6 @@ from .tables import Table
 MAX_FIGURES = 24
 #: failed cases listed in the table (the rest are counted)
 MAX_FAILED = 40
-
-#: the word of an acceptance summary's last line (``ACCEPTANCE generic quick: PASS ...``)
-_ACCEPTANCE = re.compile(r"^ACCEPTANCE \S+ \S+: ([A-Z]+) ")
-#: the ACCEPTANCE line's part that says a confirmation session ran (``confirmed 2 of 5``)
-_CONFIRMED = re.compile(r" confirmed \d+ of \d+")
 
 
 @dataclass(frozen=True)
@@ -48,31 +42,26 @@ class Row:
     evidence: str = ""
 
 
-def status_word(failed: bool, ran: bool, summary: Sequence[str]) -> str:
-    """The banner's word: the acceptance line's (PASS, FAIL, INCOMPLETE, UNFINISHED) when
-    its summary is given, else this run's own answer."""
-    accept = acceptance_word(summary)
-    if accept:
-        return accept
+def status_word(failed: bool, ran: bool, answer: VerdictRecord | None) -> str:
+    """The banner's word: the verdict record's (PASS, FAIL, INCOMPLETE, UNFINISHED) when the
+    run was judged, else this run's own answer."""
+    if answer is not None:
+        return answer.outcome
     return "FAIL" if failed else ("PASS" if ran else "NOTHING RAN")
 
 
-def acceptance_word(summary: Sequence[str]) -> str:
-    return next((m.group(1) for ln in reversed(summary) if (m := _ACCEPTANCE.match(ln))), "")
-
-
-def confirmation(summary: Sequence[str], prefix: str) -> str:
+def confirmation(answer: VerdictRecord | None, prefix: str) -> str:
     """Whether a confirmation session showed again what the first session failed:
-    ``prefix`` is the start of the summary's UNCONFIRMED line for it."""
-    last = next((ln for ln in reversed(summary) if _ACCEPTANCE.match(ln)), "")
-    if not _CONFIRMED.search(last):
+    ``prefix`` is the start of the record's UNCONFIRMED finding for it."""
+    if answer is None or not answer.confirmation.get("ran"):
         return "no confirmation session"
-    if any(ln.startswith(f"UNCONFIRMED {prefix}") for ln in summary):
+    if any(f.kind == "UNCONFIRMED" and f.line.startswith(f"UNCONFIRMED {prefix}")
+           for f in answer.findings):
         return "not confirmed"
     return "confirmed"
 
 
-def failed_row(c: Case, summary: Sequence[str]) -> Row:
+def failed_row(c: Case, answer: VerdictRecord | None) -> Row:
     """A case that failed: its reference failures with their values, else its phase."""
     name = c.raw.get("display_name") or f"{c.test} {c.label()}"
     bad = [(var, pv) for var, pv in c.perf.items()
@@ -87,7 +76,7 @@ def failed_row(c: Case, summary: Sequence[str]) -> Row:
     # the acceptance summary names a case by ReFrame's system and environment, no partition
     where = f"{c.raw.get('system', c.system)}+{c.raw.get('environ', c.environ)}"
     return Row(f"{name} @{c.sysenv}", value, "", "", "",
-               confirmation(summary, f"{name} @{where} ["), size)
+               confirmation(answer, f"{name} @{where} ["), size)
 
 
 def value_row(name: str, v: verdict.over_sessions.Verdict, confirmed: str, evidence: str) -> Row:
@@ -143,14 +132,14 @@ def undecided_line(verdicts: list[verdict.over_sessions.Verdict]) -> str:
 
 
 def lead_section(cases: list[Case], judged: list, out: Path,
-                 summary: Sequence[str] = (), history_link: str = "") -> Section:
+                 answer: VerdictRecord | None = None, history_link: str = "") -> Section:
     """The run's answer first: the banner, the node's lines, the table of what failed or
     regressed (each drawn against the baseline's sessions), what stayed undecided.
 
-    ``judged``: :class:`.verdicts.SystemJudgement` of each system. ``summary``: the lines
-    ``placement acceptance summary`` printed for this run; they are the answer (a
-    confirmation session may have dismissed what the first session failed), so the banner
-    is their word and the rest is worded as the first session's. ``history_link``: the
+    ``judged``: :class:`.verdicts.SystemJudgement` of each system. ``answer``: the run's
+    verdict record (:mod:`placement.acceptance.record`); it is the answer (a confirmation
+    session may have dismissed what the first session failed), so the banner is its word
+    and the rest is worded as the first session's. ``history_link``: the
     system's history page, relative to the report.
     """
     failed = [c for c in cases if c.result == "fail"]
@@ -162,11 +151,12 @@ def lead_section(cases: list[Case], judged: list, out: Path,
              for system in sorted({c.system for c in cases})}
     loaded = {system: load for system, load in loads.items() if load is not None and load.loaded}
     bad = bool(failed or verdict.over_sessions.counts(verdicts)[verdict.over_sessions.REGRESSED] or node_slow or loaded)
-    word = status_word(bad, bool(ran), summary)
-    first = " in the first session" if acceptance_word(summary) else ""
+    word = status_word(bad, bool(ran), answer)
+    first = (" in the first session" if answer is not None and answer.confirmation.get("ran")
+             else "")
     if first:
         banner = (f"**{word}**: the acceptance run's answer, its confirmation session "
-                  "included (its summary, as printed, below).")
+                  "included (its summary below).")
         lines = ["First session (build fixtures not counted, the acceptance line counts "
                  f"them): {facts(len(ran), len(failed), verdicts)}"]
     else:
@@ -178,8 +168,8 @@ def lead_section(cases: list[Case], judged: list, out: Path,
     for system, load in loaded.items():
         lines.append(f"**NODE {md(system)}**: {md(load.line())}.")
     sec = Section("verdict", "Verdict", status=word, banner=banner)
-    rows = [failed_row(c, summary) for c in failed[:MAX_FAILED]]
-    rows += _value_rows(judged, summary, out, sec)
+    rows = [failed_row(c, answer) for c in failed[:MAX_FAILED]]
+    rows += _value_rows(judged, answer, out, sec)
     if rows:
         sec.tables.append(table(rows, max(0, len(failed) - MAX_FAILED)))
     und = undecided_line(verdicts)
@@ -188,17 +178,19 @@ def lead_section(cases: list[Case], judged: list, out: Path,
         tail.append(f"Every stored session of this system, drawn: [history]({history_link}).")
     sec.text = "\n\n".join(lines)
     sec.after = "\n\n".join([*tail, sec.after] if sec.after else tail)
-    if first:
+    if answer is not None:
         t = Table("acceptance", "The acceptance summary", ["line"],
                   note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
                        "the first session that its confirmation session did not show.")
-        for ln in summary:
-            t.add([ln], "bad" if ln.startswith(("FAIL", "NODE")) else "")
+        for f in answer.findings:
+            if f.kind != "REGRESSION":      # each regression's line is there already
+                t.add([f.line], "bad" if f.kind in ("FAIL", "NODE", "NODES") else "")
         sec.tables.append(t)
     return sec
 
 
-def _value_rows(judged: list, summary: Sequence[str], out: Path, sec: Section) -> list[Row]:
+def _value_rows(judged: list, answer: VerdictRecord | None, out: Path,
+                sec: Section) -> list[Row]:
     """Rows of the regressed and grossly worse values, the worst drawn (into ``sec``)."""
     from . import plots
     picked = [(sj, j) for sj in judged for j in sj.judgement
@@ -218,7 +210,7 @@ def _value_rows(judged: list, summary: Sequence[str], out: Path, sec: Section) -
         c = sj.cases_of.get(j.entry)
         prefix = (f"{c.raw.get('display_name', c.test)} @{c.sysenv} {j.entry[2]} ["
                   if c is not None else f"{name} [")
-        rows.append(value_row(name, j.verdict, confirmation(summary, prefix), evidence))
+        rows.append(value_row(name, j.verdict, confirmation(answer, prefix), evidence))
     if plots.available():
         sec.figures_for(len(sec.images), sum(j.entry in sj.stored for sj, j in picked),
                         "regressed or grossly worse values (the worst)")

@@ -10,6 +10,7 @@ import math
 import re
 from functools import partial
 from collections.abc import Container, Iterable
+from typing import Any
 from pathlib import Path
 
 from ..judgement import Case, Summary, fmt, number, two_modes
@@ -317,16 +318,15 @@ def _size(x: float) -> str:
     return fmt(x)
 
 
-def _judged(cases: list[Case], summary: list[str]) -> tuple[list, Section | None]:
+def _judged(cases: list[Case], answer: Any) -> tuple[list, Section | None]:
     """The values judged against their baselines, or none and a section saying why, when
-    an acceptance summary that is no PASS already answers for the run (its line names the
+    the run's verdict record is no PASS and already answers for the run (its line names the
     cause: a baseline the summary could not judge either). Without one, the error stands."""
     from .verdicts import judgements
     try:
         return judgements(cases), None
     except Exception as exc:        # noqa: BLE001 - a damaged baseline, a value out of range
-        last = next((ln for ln in reversed(summary) if ln.startswith("ACCEPTANCE ")), "")
-        if not last or ": PASS " in last:
+        if answer is None or answer.outcome == "PASS":
             raise
         cause = " ".join(str(exc).split())[:400] or type(exc).__name__
         return [], Section("unjudged", "Not judged",
@@ -339,17 +339,17 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
           provenance: list[tuple[str, str]], compare: Table | None = None,
           compare_note: str = "", discussion: str = "",
           history: tuple[Table | None, str] | None = None,
-          summary: list[str] | None = None, history_link: str = "") -> Report:
+          answer: Any = None, history_link: str = "") -> Report:
     """All sections the data allows, in reading order; a person's discussion first.
-    ``summary``: the acceptance summary's lines, which the verdict section opens with;
+    ``answer``: the run's verdict record, which the verdict section opens with;
     ``history_link``: the system's history page, relative to the report folder."""
     rep = Report(title, subtitle, provenance=provenance)
     n = rep.numbers
     from .lead import lead_section
     from .verdicts import needs_look
-    judged, unjudged = _judged(cases, summary or ())
+    judged, unjudged = _judged(cases, answer)
     # the answer first: the run's verdict, the node's line, the regressed values drawn
-    lead = lead_section(cases, judged, out, summary or (), history_link)
+    lead = lead_section(cases, judged, out, answer, history_link)
     rep.sections.append(lead)
     odd: set[tuple[str, str]] = set()
     rep.sections += partition_sections(cases, out, n, odd)    # the nodes against their peers
