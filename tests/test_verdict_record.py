@@ -129,3 +129,38 @@ def test_a_failed_partition_run_is_recorded_as_a_baseline_only_with_force(tmp_pa
     assert not (tmp_path / "b.yaml").exists()
     assert cli.main(args + ["--force"]) == 0
     assert (tmp_path / "b.yaml").is_file()
+
+
+def test_a_long_node_name_shortens_file_names_and_the_report_is_written(tmp_path, monkeypatch,
+                                                                        capsys):
+    import re
+    from placement.report.tables import SLUG_MAX, slug
+    long = "node-" + "x" * 190
+    assert len(slug(long + "1")) == SLUG_MAX and slug(long + "1") != slug(long + "2")
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    capped = sorted(sorted(PEERS.glob("capped50-*"))[-1].glob("run-*.json"))[0]
+    text = re.sub(r"\bn([1-4])\b", lambda m: f"{long}{m.group(1)}", capped.read_text())
+    run = tmp_path / "run-report-long.json"
+    run.write_text(text)
+    assert cli.main(["report", "--run", str(run), "--no-compare",
+                     "--output", str(tmp_path / "o")]) == 0
+    (folder,) = (tmp_path / "o").iterdir()
+    assert all(len(p.name) < 200 for p in folder.rglob("*"))
+    assert f"{long}3" in (folder / "README.md").read_text()
+
+
+def test_a_run_report_without_unique_names_counts_every_case(tmp_path, monkeypatch):
+    """Without ReFrame's unique_name, a later passing case does not hide earlier failures."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    data = json.loads(RUNS[0].read_text())
+    cases = [tc for tc in data["runs"][0]["testcases"] if not tc.get("fixture")][:4]
+    for i, tc in enumerate(cases):
+        tc.pop("unique_name", None)
+        tc["display_name"] = f"{tc['name']} %case={i}"
+        if i < 3:
+            tc.update(result="fail", fail_phase="sanity", fail_reason="sanity failed")
+    data["runs"][0]["testcases"] = cases
+    run = tmp_path / "run-report-x.json"
+    run.write_text(json.dumps(data))
+    rec = acceptance.verdict_record([run], _system(run), "quick")
+    assert rec.outcome == "FAIL" and rec.counts["failed"] == 3 and rec.counts["passed"] == 1

@@ -76,8 +76,14 @@ def final_cases(parts: list[Part]) -> dict[tuple, dict[str, Any]]:
 
 
 def case_key(tc: dict[str, Any]) -> tuple:
-    """What names one test case across a run's parts: a case run again has the same key."""
-    return (tc.get("unique_name"), tc.get("system"), tc.get("environ"))
+    """What names one test case across a run's parts: a case run again has the same key.
+
+    ReFrame's ``unique_name``; a run report without one (written by another tool, or cut)
+    is keyed by the case's name with its parameters (its display name) and its partition,
+    so a later passing case never stands in for another's failure."""
+    name = tc.get("unique_name") or ("", tc.get("name"), tc.get("display_name"),
+                                     tc.get("partition"))
+    return (name, tc.get("system"), tc.get("environ"))
 
 
 def by_signal(parts: list[Part]) -> set[tuple]:

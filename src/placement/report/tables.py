@@ -8,6 +8,7 @@ matching tests, so sections follow the data.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -331,5 +332,16 @@ def all_values_table(cases: Iterable[Case], numbers: Numbers) -> Table | None:
     return t if t.rows else None
 
 
+#: the longest slug: a file name joins up to three (a figure of a node of a partition of a
+#: system) and must stay under the file system's 255 bytes
+SLUG_MAX = 60
+
+
 def slug(s: str) -> str:
-    return "".join(ch if ch.isalnum() else "-" for ch in s).strip("-").lower()
+    """``s`` as a file name's part: letters and digits, the rest ``-``; a long one cut, with
+    a digest of the whole, so two long names stay apart (a 200-character node name)."""
+    out = "".join(ch if ch.isalnum() else "-" for ch in s).strip("-").lower()
+    if len(out) <= SLUG_MAX:
+        return out
+    digest = hashlib.sha256(s.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{out[:SLUG_MAX - 11].rstrip('-')}-{digest}"
