@@ -364,7 +364,7 @@ def test_resolution_is_the_finest_decimal_place_used():
 
 def test_non_finite_runs_are_refused():
     with pytest.raises(ValueError):
-        V.judge([1.0, float("nan")], [[1.0, 1.1]])
+        V.judge_value([1.0, float("nan")], [[1.0, 1.1]])
 
 
 # --- references for plain ReFrame ----------------------------------------------------
@@ -429,7 +429,7 @@ def test_adaptive_repeats_go_on_while_more_launches_could_decide():
 
 def test_undecided_shows_the_spread_of_the_new_runs_and_what_could_be_called():
     base = [[1.0, 1.1, 0.95], [1.2, 1.05, 1.0], [0.9, 1.0, 1.1]]
-    v = V.judge([1.0, 1.3, 0.9, 1.6, 1.1], base)
+    v = V.judge_value([1.0, 1.3, 0.9, 1.6, 1.1], base)
     assert v.outcome == V.UNDECIDED
     cv, lo, hi = v.spread
     assert lo == 0.9 and hi == 1.6

@@ -873,7 +873,7 @@ def _bh(p: np.ndarray) -> np.ndarray:
     return stats.false_discovery_control(np.clip(p, 0, 1), method="bh")
 
 
-def judge(new: Sequence[float], sessions: Sequence[Sequence[float]],
+def judge_value(new: Sequence[float], sessions: Sequence[Sequence[float]],
           higher_is_better: bool = False, alpha: float = ALPHA,
           min_effect: float = MIN_EFFECT, prior: Prior | None = None,
           values: int = 1) -> Verdict:
@@ -943,7 +943,7 @@ def judge_repeats(sessions: Sequence[Sequence[float]], runs: Sequence[float],
     if not sessions or not any(len(r) for r in sessions):
         return Decision(True, "no baseline runs: nothing to judge against", None)
     sessions = [r for r in sessions if len(r)]
-    v = judge(runs, sessions, higher_is_better, alpha, min_effect, prior, values)
+    v = judge_value(runs, sessions, higher_is_better, alpha, min_effect, prior, values)
     if v.outcome != UNDECIDED:
         return Decision(True, v.text(), v)
     if n >= max_runs:
