@@ -74,44 +74,6 @@ def changes(old: topology.Topology, new: topology.Topology) -> list[str]:
     return out
 
 
-def capture(name: str, settings: Path) -> str:
-    """The compute node's hwloc XML, through the new system's partition (ReFrame's job API)."""
-    from reframe.core import config as rconfig
-    from reframe.core import runtime as rruntime
-    from ..testlib import node_topology
-
-    site = _load_settings(rconfig, settings)
-    site.select_subconfig(name)
-    rruntime.init_runtime(site)
-    part = rruntime.runtime().system.partitions[0]
-    if node_topology.is_local(part):
-        return topology.live_xml()
-    with tempfile.TemporaryDirectory(prefix=".capture-", dir=topology_file(name).parent) as tmp:
-        dest = Path(tmp) / "node.xml"
-        node_topology.capture(part, dest)
-        return dest.read_text()
-
-
-def changes(old: topology.Topology, new: topology.Topology) -> list[str]:
-    """What differs between the stored node and the one just captured, one line each."""
-    out = []
-    for what, a, b in (("PUs", len(old.pus), len(new.pus)),
-                       ("packages", old.count("Package"), new.count("Package")),
-                       ("NUMA nodes", len(old.numa_nodes), len(new.numa_nodes)),
-                       ("cores", old.count("Core"), new.count("Core"))):
-        if a != b:
-            out.append(f"{what}: {a} -> {b}")
-    if not out:
-        if old.cpus != new.cpus:
-            out.append("numbering: the PUs are listed in another order "
-                       f"({' '.join(map(str, old.cpus[:8]))} ... -> "
-                       f"{' '.join(map(str, new.cpus[:8]))} ...)")
-        elif {n: c for n, c in old.numa_nodes.items()} != {n: c for n, c in
-                                                           new.numa_nodes.items()}:
-            out.append("numbering: the NUMA nodes hold other PUs")
-    return out
-
-
 def existing(paths: list[Path], name: str, force: bool) -> dict[Path, tuple[str, int] | None]:
     """Each path's text and mode (None: absent), to put back on failure; one line when one is
     there without ``--force`` (a site's tuned file, the catch-all ``generic``, a study's
