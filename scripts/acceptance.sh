@@ -468,7 +468,7 @@ if [ -n "$have_report" ] && [ -z "$stop_signal" ]; then
   # the report opens with the run's verdict record, which the summary wrote beside the
   # newest part: the same outcome, never read back from the printed lines
   record_opt=()
-  record_file="${parts[-1]%.json}.verdict.json"
+  record_file="$(dirname "${parts[-1]}")/verdict-$(basename "${parts[-1]%.gz}")"
   [ -f "$record_file" ] && record_opt=(--record "$record_file")
   if ! child "$PLACEMENT" report "${run_args[@]}" --system "$sysname" "${own_compare[@]}" \
       "${record_opt[@]}" --output "${PLACEMENT_REPORTS:-$ROOT/reports}"; then

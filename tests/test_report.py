@@ -269,7 +269,7 @@ def test_strings_from_results_are_escaped_in_html_and_markdown(tmp_path):
              "(12 perf regressions) report=run.json skipped=0"]
     answer = record.VerdictRecord("generic", "quick", "FAIL", 1, [str(run)], {}, lines,
                                   [record.Finding(record.kind_of(ln), ln) for ln in lines])
-    rec = record.write(answer, tmp_path / "run.verdict.json")
+    rec = record.write(answer, tmp_path / "verdict-run.json")
     assert cli.main(["report", "--run", str(run), "--output", str(tmp_path / "o"),
                      "--no-compare", "--record", str(rec)]) == 0
     (d,) = (tmp_path / "o").iterdir()

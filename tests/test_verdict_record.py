@@ -38,7 +38,7 @@ def test_the_record_the_line_the_banner_and_the_exit_status_agree(path, tmp_path
     assert status == rec.exit_status == record.OUTCOMES[rec.outcome]
     assert rec.line.startswith(f"ACCEPTANCE {system} quick: {rec.outcome} ")
     # written whole, read back the same
-    again = record.read(record.write(rec, tmp_path / "x.verdict.json"))
+    again = record.read(record.write(rec, tmp_path / "verdict-x.json"))
     assert again == rec
     # the report, given no record, judges the run with the same function: the same word
     assert cli.main(["report", "--run", str(path), "--no-compare",
@@ -79,6 +79,8 @@ def test_the_report_reads_the_record_beside_a_run_of_the_results_folder(tmp_path
     run.write_bytes(RUNS[0].read_bytes())
     assert cli.main(["report", "--latest", "--no-compare", "--output", str(tmp_path / "o")]) == 0
     rec = record.read(record.path_for(run))
+    assert reading.run_report.latest(runs) == run, "a record taken for a run report"
+    assert "placement: skipped" not in capsys.readouterr().err
     # a record that says otherwise is what the next report shows: it is the answer
     changed = record.VerdictRecord(**{**rec.__dict__, "outcome": "INCOMPLETE",
                                       "exit_status": 4})
@@ -96,7 +98,7 @@ def test_the_report_reads_the_record_beside_a_run_of_the_results_folder(tmp_path
 ])
 def test_a_record_that_is_none_is_one_line(tmp_path, text, says):
     from placement.util import PlacementError
-    path = tmp_path / "r.verdict.json"
+    path = tmp_path / "verdict-r.json"
     path.write_text(text)
     with pytest.raises(PlacementError) as err:
         record.read(path)

@@ -23,8 +23,9 @@ from ..util import PlacementError, atomic, regular_file
 
 #: the version of the record's layout; a reader refuses another
 SCHEMA = 1
-#: the suffix that names a run report's record (``run-report-X.json`` -> ``run-report-X.verdict.json``)
-SUFFIX = ".verdict.json"
+#: the prefix that names a run report's record (``run-report-X.json`` ->
+#: ``verdict-run-report-X.json``): no ``run-report-*`` pattern takes it for a run report
+PREFIX = "verdict-"
 #: the largest record a reader takes (a 1,000-node partition's findings fit many times over)
 MAX_BYTES = 64 * 2**20
 #: the words a finding's line starts with, and what each is
@@ -109,9 +110,9 @@ def drain_command(scheduler: str, node: str, why: str) -> str:
 
 
 def path_for(report: Path) -> Path:
-    """The record's path beside a run report."""
-    name = report.name[:-len(".json")] if report.name.endswith(".json") else report.name
-    return report.with_name(name + SUFFIX)
+    """The record's path beside a run report (a gzipped report's record is plain JSON)."""
+    name = report.name[:-len(".gz")] if report.name.endswith(".gz") else report.name
+    return report.with_name(PREFIX + name)
 
 
 def write(record: VerdictRecord, path: Path) -> Path:
