@@ -124,4 +124,4 @@ def test_a_kind_of_one_is_reported_too_small():
 def test_exact_dealings_are_every_permutation():
     d = maxt.dealings(3, 3, 1000)
     assert d.shape == (36, 3, 3) and len({x.tobytes() for x in d}) == 36
-    assert (maxt.dealings(30, 4, 50).shape == (51, 30, 4))
+    assert maxt.dealings(30, 4, 50).shape == (51, 4, 30)

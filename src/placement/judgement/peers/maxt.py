@@ -15,7 +15,8 @@ partition's own spread between nodes**, twice:
    and rate are one measurement), and the scores are scaled again by their own median and
    MAD over the nodes. A node whose offset runs through every value (a machine a little
    slower than its peers) widens that spread, so ordinary differences between machines
-   are not named however many nodes there are.
+   are not named however many nodes there are. Each scale is never below its median over
+   the dealings (below): with few nodes a MAD rests on two or three gaps.
 
 **Candidates**: each node (slower side) and, where the partition is small and even
 (:data:`PEER_HALVES_MAX`), each half against the other (a pooled two-sample t of the
@@ -273,8 +274,10 @@ def _judge_kind(kind: str, m: np.ndarray, nodes: list[str], groups: np.ndarray,
     gaps = raw_gaps(m, groups)
     perms = dealings(len(nodes), zg.shape[1], permutations)
     halves = _halves(len(nodes))
-    stats, kinds = _statistics(zg[None], fams, halves)
-    null, _ = _statistics(np.take_along_axis(zg[None], perms, axis=1), fams, halves)
+    zt = zg.T                                                   # measurements x nodes
+    # the first dealing is the one observed
+    null, kinds = _statistics(zt[np.arange(zt.shape[0])[None, :, None], perms], fams, halves)
+    stats = null[:1]
     adj = step_down(*_marginal_p(stats[0], null, kinds))
     for h in np.argsort(adj, kind="stable"):
         if adj[h] > alpha:
@@ -294,18 +297,20 @@ def _judge_kind(kind: str, m: np.ndarray, nodes: list[str], groups: np.ndarray,
 
 
 def dealings(n: int, k: int, permutations: int) -> np.ndarray:
-    """Permutation indices (dealings x nodes x measurements): every dealing with the first
+    """Permutation indices (dealings x measurements x nodes): every dealing with the first
     measurement held (relabelling nodes changes no maximum) where there are at most
     ``permutations``, else the identity and ``permutations`` drawn at random."""
     total = math.factorial(n) ** (k - 1)
     if k > 1 and total <= permutations:
         each = list(itertools.permutations(range(n)))
-        rows = [np.column_stack([np.arange(n), *(each[i] for i in combo)])
+        rows = [np.vstack([np.arange(n), *(each[i] for i in combo)])
                 for combo in itertools.product(range(len(each)), repeat=k - 1)]
         return np.asarray(rows)
     rng = np.random.default_rng(_SEED)
-    drawn = np.argsort(rng.random((permutations, n, k)), axis=1)
-    return np.concatenate([np.broadcast_to(np.arange(n)[None, :, None], (1, n, k)), drawn])
+    ident = np.broadcast_to(np.arange(n, dtype=np.int32), (permutations + 1, k, n))
+    drawn = rng.permuted(ident, axis=2)
+    drawn[0] = ident[0]
+    return drawn
 
 
 def _halves(n: int) -> list[tuple[int, ...]]:
@@ -316,16 +321,24 @@ def _halves(n: int) -> list[tuple[int, ...]]:
     return [(0, *c) for c in itertools.combinations(range(1, n), n // 2 - 1)]
 
 
-def _statistics(zg: np.ndarray, fams: list[Family], halves: list[tuple[int, ...]]
+def _statistics(zt: np.ndarray, fams: list[Family], halves: list[tuple[int, ...]]
                 ) -> tuple[np.ndarray, list[tuple[str, int]]]:
-    """Dealings x hypotheses: per family, each node's robust z of its score (slower
-    positive), then each half's pooled two-sample t (signed: the half slower positive);
-    and each hypothesis's kind (its candidate type and family) for the marginal p."""
+    """Dealings x hypotheses (``zt``: dealings x measurements x nodes, the first the one
+    observed): per family, each node's robust z of its score (slower positive), then each
+    half's pooled two-sample t (signed: the half slower positive); and each hypothesis's
+    kind (its candidate type and family) for the marginal p.
+
+    Each scale is never below the dealings' median of that scale: the spread the
+    measurements' own noise gives the scores when the nodes are alike. Why: with a few
+    nodes the scores' MAD rests on two or three gaps and swings widely; the floor, one
+    number from every dealing, is the same for each dealing, so the reference stays a
+    permutation distribution of one statistic."""
     cols, kinds = [], []
     for f, fam in enumerate(fams):
-        s = _nanmean(zg[:, :, fam.cols], 2)                      # dealings x nodes
+        s = _nanmean(zt[:, fam.cols], 1)                          # dealings x nodes
         centre = _nanmedian(s, 1)
-        z = (s - centre) / _scale(s, 1)
+        scale = _scale(s, 1)
+        z = (s - centre) / np.maximum(scale, np.median(scale))
         cols.append(z)
         kinds += [("node", f)] * s.shape[1]
         if halves:
@@ -343,9 +356,9 @@ def _half_t(s: np.ndarray, halves: list[tuple[int, ...]]) -> np.ndarray:
         a = np.zeros(n, bool)
         a[list(half)] = True
         sa, sb = s[:, a], s[:, ~a]
-        pooled = (sa.var(axis=1, ddof=1) + sb.var(axis=1, ddof=1)) / 2
-        out[:, h] = (sa.mean(axis=1) - sb.mean(axis=1)) / np.sqrt(
-            np.maximum(pooled * 4 / n, _FLOOR ** 2))
+        pooled = (sa.var(axis=1, ddof=1) + sb.var(axis=1, ddof=1)) / 2 * 4 / n
+        pooled = np.maximum(pooled, max(float(np.median(pooled)), _FLOOR ** 2))
+        out[:, h] = (sa.mean(axis=1) - sb.mean(axis=1)) / np.sqrt(pooled)
     return out
 
 
@@ -359,10 +372,15 @@ def _marginal_p(obs: np.ndarray, null: np.ndarray, kinds: list[tuple[str, int]]
     for label in np.unique(labels):
         sel = labels == label
         fold = np.abs if label.startswith("half") else (lambda x: x)
-        ref = np.sort(np.nan_to_num(fold(null[:, sel]), nan=-np.inf).ravel())
-        for src, dst in ((obs[sel], p_obs), (null[:, sel], p_null)):
-            x = np.nan_to_num(fold(src), nan=-np.inf)
-            dst[..., sel] = 1.0 - np.searchsorted(ref, x, side="left") / len(ref)
+        pool = np.nan_to_num(fold(null[:, sel]), nan=-np.inf)
+        order = np.argsort(pool, axis=None)
+        ref = pool.ravel()[order]
+        # each pooled value's count of those below it: its sorted place, ties first
+        below = np.empty(ref.size)
+        below[order] = np.searchsorted(ref, ref, side="left")
+        p_null[:, sel] = 1.0 - below.reshape(pool.shape) / ref.size
+        x = np.nan_to_num(fold(obs[sel]), nan=-np.inf)
+        p_obs[sel] = 1.0 - np.searchsorted(ref, x, side="left") / ref.size
     return p_obs, p_null
 
 
@@ -408,6 +426,8 @@ def _two_nodes(gaps: np.ndarray, fam: Family, permutations: int) -> tuple[float,
 
 def _nanmedian(x: np.ndarray, axis: int) -> np.ndarray:
     """The median along ``axis`` (kept), ``nan`` where all are missing, without a warning."""
+    if not np.isnan(x).any():           # the common case, several times faster
+        return np.median(x, axis=axis, keepdims=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmedian(x, axis=axis, keepdims=True)
@@ -415,6 +435,8 @@ def _nanmedian(x: np.ndarray, axis: int) -> np.ndarray:
 
 def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
     """The mean along ``axis``, ``nan`` where all are missing, without a warning."""
+    if not np.isnan(x).any():
+        return x.mean(axis=axis)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmean(x, axis=axis)
