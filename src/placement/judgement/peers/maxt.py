@@ -15,8 +15,7 @@ partition's own spread between nodes**, twice:
    and rate are one measurement), and the scores are scaled again by their own median and
    MAD over the nodes. A node whose offset runs through every value (a machine a little
    slower than its peers) widens that spread, so ordinary differences between machines
-   are not named however many nodes there are. Each scale is never below its median over
-   the dealings (below): with few nodes a MAD rests on two or three gaps.
+   are not named however many nodes there are.
 
 **Candidates**: each node (slower side) and, where the partition is small and even
 (:data:`PEER_HALVES_MAX`), each half against the other (a pooled two-sample t of the
@@ -33,7 +32,8 @@ least :data:`PEER_EFFECT`.
 Nodes are judged within **kinds**: nodes sharing their topology fingerprint (memory sizes
 snapped as :func:`.topology.memory_snapped` does; a CPU model or memory field where the
 fingerprint has one). A node with no usable value, or usable values fewer than half its
-kind's median count, is **not judged**, never alike. Two nodes of a kind can only be
+kind's median count, is **not judged**, never alike. The level is split over the kinds
+judged (Bonferroni), so it holds for the partition. Two nodes of a kind can only be
 said to differ (which one is odd cannot be told); one node is too few to judge.
 """
 
@@ -211,21 +211,30 @@ def judge_matrix(m: np.ndarray, nodes: Sequence[str], groups: np.ndarray,
     by_kind: dict[str, list[int]] = {}
     for i, n in enumerate(nodes):
         by_kind.setdefault(kinds.get(n, "-"), []).append(i)
-    for kind, rows in sorted(by_kind.items(), key=lambda kv: -len(kv[1])):
-        sub = m[rows]
-        counts = np.isfinite(sub).sum(axis=1)
-        need = 0.5 * float(np.median(counts))
-        ok = [r for r, c in zip(rows, counts) if c > 0 and c >= need]
-        for r, c in zip(rows, counts):
-            out.judged[nodes[r]] = int(c) if r in ok else 0
-            if r not in ok:
-                out.not_judged[nodes[r]] = ("no usable value" if c == 0 else
-                                            f"{c} usable values, under half of its peers' "
-                                            f"{int(2 * need)}")
+    judged = {kind: _judged_rows(m, rows, nodes, out) for kind, rows in by_kind.items()}
+    # the level split over the kinds that are judged: the partition's family-wise level
+    tested = max(1, sum(len(ok) >= 2 for ok in judged.values()))
+    for kind, ok in sorted(judged.items(), key=lambda kv: -len(kv[1])):
         label = f"{len(out.kinds) + 1}"
         out.kinds.append(_judge_kind(label, m[ok], [nodes[r] for r in ok], groups, every_pu,
-                                     alpha, effect, permutations))
+                                     alpha / tested, effect, permutations))
     return out
+
+
+def _judged_rows(m: np.ndarray, rows: list[int], nodes: Sequence[str],
+                 out: PartitionVerdict) -> list[int]:
+    """The rows of one kind that are judged: a usable value, and at least half the kind's
+    median count of them; each node's count (0: not judged, with why) into ``out``."""
+    counts = np.isfinite(m[rows]).sum(axis=1)
+    need = 0.5 * float(np.median(counts))
+    ok = [r for r, c in zip(rows, counts) if c > 0 and c >= need]
+    for r, c in zip(rows, counts):
+        out.judged[nodes[r]] = int(c) if r in ok else 0
+        if r not in ok:
+            out.not_judged[nodes[r]] = ("no usable value" if c == 0 else
+                                        f"{c} usable values, under half of its peers' "
+                                        f"{int(2 * need)}")
+    return ok
 
 
 def families(groups: np.ndarray, every_pu: np.ndarray) -> list[Family]:
@@ -328,17 +337,16 @@ def _statistics(zt: np.ndarray, fams: list[Family], halves: list[tuple[int, ...]
     half's pooled two-sample t (signed: the half slower positive); and each hypothesis's
     kind (its candidate type and family) for the marginal p.
 
-    Each scale is never below the dealings' median of that scale: the spread the
-    measurements' own noise gives the scores when the nodes are alike. Why: with a few
-    nodes the scores' MAD rests on two or three gaps and swings widely; the floor, one
-    number from every dealing, is the same for each dealing, so the reference stays a
-    permutation distribution of one statistic."""
+    Why each dealing's own scale, with no floor taken from the dealings: where the nodes
+    differ as machines do, a dealing mixes their offsets away and its scale shrinks, so a
+    floor set by the dealings lifts their scale and not the observed one, and names
+    healthy machines (a quarter of 4-node partitions, a tenth of 16-node ones, in
+    ``benchmarks/peer_nulls.py``)."""
     cols, kinds = [], []
     for f, fam in enumerate(fams):
         s = _nanmean(zt[:, fam.cols], 1)                          # dealings x nodes
         centre = _nanmedian(s, 1)
-        scale = _scale(s, 1)
-        z = (s - centre) / np.maximum(scale, np.median(scale))
+        z = (s - centre) / _scale(s, 1)
         cols.append(z)
         kinds += [("node", f)] * s.shape[1]
         if halves:
@@ -356,8 +364,8 @@ def _half_t(s: np.ndarray, halves: list[tuple[int, ...]]) -> np.ndarray:
         a = np.zeros(n, bool)
         a[list(half)] = True
         sa, sb = s[:, a], s[:, ~a]
-        pooled = (sa.var(axis=1, ddof=1) + sb.var(axis=1, ddof=1)) / 2 * 4 / n
-        pooled = np.maximum(pooled, max(float(np.median(pooled)), _FLOOR ** 2))
+        pooled = np.maximum((sa.var(axis=1, ddof=1) + sb.var(axis=1, ddof=1)) / 2 * 4 / n,
+                            _FLOOR ** 2)
         out[:, h] = (sa.mean(axis=1) - sb.mean(axis=1)) / np.sqrt(pooled)
     return out
 
