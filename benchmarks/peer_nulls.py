@@ -1,0 +1,386 @@
+"""The step-down max-statistic peer test (:mod:`placement.judgement.peers.maxt`) under two
+nulls, with slow nodes and mixed kinds, beside the current peer verdict and two
+comparators, on partitions of 4 to 1,000 nodes resampled from recorded sessions.
+
+The recorded sessions are the unchanged 4-node peer sets (``tests/fixtures/peers/
+unchanged-*``, the sessions holding the most common set of values); each node's launches
+of a value are drawn again with replacement (three launches, as recorded). Two nulls:
+
+* **exchangeable**: one session drawn; each synthetic node's every measurement (a case's
+  values together) from a node of that session drawn at random: nodes that are copies;
+* **offsets**: each synthetic node is one recorded (session, node) row, distinct while
+  rows last, carrying that session's offset on every value: nodes that differ as separate
+  machines do.
+
+Scenarios: unchanged; the first node 10, 20 or 40 % slower on the values that use every
+PU; one measurement of the first node 40 % slower; mixed partitions whose other kind is
+15 % faster with the same topology (half and half, one node, a quarter) or is a quarter
+with another topology. Methods: the new test; the current verdict
+(:func:`placement.judgement.peers.partition.judge`, at 4 and 16 nodes only, on the first
+40 sessions of a cell: its cost grows with the partition); a robust z over nodes of the
+mean log gap on the values that use every PU (Bonferroni over the nodes, one-sided);
+Friedman over nodes x those measurements, then each node's rank sum against the rest
+(normal approximation, Bonferroni). Each is at a nominal 5 % family-wise level, judges
+within kinds, and names a node only when it is at least 10 % slower.
+
+Sessions per cell: ``--sessions`` at 4 and 16 nodes, half at 64, a fifth at 256, a
+tenth at 1,000 (a cell of 10 reads a share to within about 0.1).
+
+Goals (exit 1 when one is missed): unchanged, no node named in >= 95 % of sessions at
+every size under both nulls; 20 % slower named alone in >= 80 % at 16 nodes and above,
+>= 50 % at 4; 40 % slower in >= 95 % at every size; each mixed layout one outcome in
+>= 95 % and a node of a kind holding a quarter of the nodes or more named in <= 5 %; the
+new test at least as powerful (20 % slower) as the better comparator whose false alarms
+are within the nominal level, less two standard errors; 1,000 nodes judged in <= 2 s
+(median). Writes ``benchmarks/results/peer_nulls.json`` and the tables of
+``docs/reference/peer-nulls.md``.
+
+    python benchmarks/peer_nulls.py [--sessions 100] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from placement.judgement import peers, reading  # noqa: E402
+from placement.judgement.peers import maxt  # noqa: E402
+from placement.judgement.peers.partition import PeerValue  # noqa: E402
+from placement.util import atomic  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "peer_nulls.json"
+PAGE = ROOT / "docs" / "reference" / "peer-nulls.md"
+BEGIN, END = "<!-- peer-nulls: benchmarks/peer_nulls.py -->", "<!-- /peer-nulls -->"
+SOURCE = "tests/fixtures/peers/unchanged-*/run-*.json"
+SIZES = (4, 16, 64, 256, 1000)
+#: sessions per cell at each size, as a share of --sessions (the largest cost most)
+SHARE = {4: 1.0, 16: 1.0, 64: 0.5, 256: 0.2, 1000: 0.1}
+CURRENT_SIZES = (4, 16)
+#: sessions per cell the current verdict judges (its cost at 16 nodes is ten times the new
+#: test's)
+CURRENT_SESSIONS = 40
+ALPHA, EFFECT, OTHER_KIND = 0.05, 0.10, 0.15
+FP = {"packages": 1, "cores": 2, "pus": 2, "pus_allowed": 2, "numa_nodes": 1}
+FP_OTHER = {**FP, "cores": 4, "pus": 4, "pus_allowed": 4}
+SCENARIOS = ("unchanged", "slow10", "slow20", "slow40", "value40",
+             "mixed-half", "mixed-one", "mixed-quarter", "mixed-topology")
+METHODS = ("maxt", "current", "robust_z", "friedman")
+
+
+class Recorded:
+    """The recorded sessions: launches (sessions x nodes x values x launches), each value's
+    name, side, measurement and whether it uses every PU."""
+
+    def __init__(self) -> None:
+        by_names: dict[tuple, list] = {}
+        for p in sorted(ROOT.glob(SOURCE)):
+            for values, _ in peers.cases.partitions(reading.run_report.load(p)).values():
+                by_names.setdefault(tuple(v.name for v in values), []).append(values)
+        if not by_names:
+            raise SystemExit("peer_nulls: no recorded sessions under " + SOURCE)
+        sessions = max(by_names.values(), key=len)
+        first = sessions[0]
+        self.values = first
+        self.nodes = sorted(first[0].launches)
+        self.launches = np.asarray([[[v.launches[n][:3] for v in s] for n in self.nodes]
+                                    for s in sessions], float)
+        self.groups = peers.partition.group_numbers(first)
+        self.every_pu = np.asarray([v.all_pus for v in first], bool)
+        self.higher = np.asarray([v.higher_is_better for v in first], bool)
+
+
+def synthetic(rec: Recorded, n: int, null: str, rng: np.random.Generator) -> np.ndarray:
+    """``n`` nodes x values x launches drawn from the recorded sessions under ``null``."""
+    s_count, k_count, v_count, l_count = rec.launches.shape
+    groups = np.unique(rec.groups)
+    if null == "exchangeable":
+        s = rng.integers(s_count)
+        pick = rng.integers(k_count, size=(n, len(groups)))[:, rec.groups]
+        rows = rec.launches[s][pick, np.arange(v_count)[None, :]]
+    else:
+        rows_all = s_count * k_count
+        idx = rng.permutation(rows_all)[:n] if n <= rows_all else rng.integers(rows_all, size=n)
+        rows = rec.launches.reshape(rows_all, v_count, l_count)[idx]
+    boot = rng.integers(l_count, size=(n, len(groups), l_count))[:, rec.groups]
+    return np.take_along_axis(rows, boot, axis=2)
+
+
+def scenario(rec: Recorded, x: np.ndarray, name: str) -> tuple[np.ndarray, list[dict], set]:
+    """The scenario applied to launches ``x``: launches, fingerprints, the nodes made slow."""
+    n = x.shape[0]
+    x = x.copy()
+    fps = [FP] * n
+    slow: set = set()
+
+    def slower(rows, cols, by):
+        f = np.where(rec.higher[cols], 1 - by, 1 / (1 - by))
+        x[np.ix_(rows, cols)] *= f[None, :, None]
+
+    if name.startswith("slow"):
+        slower([0], np.flatnonzero(rec.every_pu), int(name[4:]) / 100)
+        slow = {0}
+    elif name == "value40":
+        g = rec.groups[np.flatnonzero(rec.every_pu)[0]]
+        slower([0], np.flatnonzero(rec.groups == g), 0.4)
+        slow = {0}
+    elif name.startswith("mixed"):
+        k = {"mixed-half": n // 2, "mixed-one": 1}.get(name, max(1, n // 4))
+        other = list(range(n - k, n))
+        slower(other, np.arange(x.shape[1]), -OTHER_KIND)      # 15 % faster
+        if name == "mixed-topology":
+            fps = [FP] * (n - k) + [FP_OTHER] * k
+    return x, fps, slow
+
+
+def values_of(rec: Recorded, x: np.ndarray) -> list[PeerValue]:
+    names = [f"n{i + 1}" for i in range(x.shape[0])]
+    return [PeerValue(v.name, v.higher_is_better, dict(zip(names, x[:, j].tolist())),
+                      group=v.group, all_pus=v.all_pus) for j, v in enumerate(rec.values)]
+
+
+def kinds(fps: list[dict]) -> list[np.ndarray]:
+    """Rows of each kind (fingerprint)."""
+    keys = [tuple(sorted(f.items())) for f in fps]
+    return [np.flatnonzero([k == u for k in keys]) for u in dict.fromkeys(keys)]
+
+
+def pu_matrix(rec: Recorded, x: np.ndarray) -> np.ndarray:
+    """Nodes x measurements that use every PU: mean over a measurement's values of the log
+    median launch, worse positive."""
+    sign = np.where(rec.higher, -1.0, 1.0)
+    m = sign * np.log(np.median(x, axis=2))
+    cols = [np.flatnonzero((rec.groups == g) & rec.every_pu) for g in np.unique(rec.groups)]
+    return np.stack([m[:, c].mean(axis=1) for c in cols if len(c)], axis=1)
+
+
+def robust_z(m: np.ndarray) -> set:
+    """A node's mean log gap over the measurements, as a robust z over the nodes."""
+    x = (m - np.median(m, axis=0)).mean(axis=1)
+    mad = 1.4826 * np.median(np.abs(x - np.median(x)))
+    z = (x - np.median(x)) / max(mad, 1e-9)
+    cut = stats.norm.isf(ALPHA / len(x))
+    return {int(i) for i in np.flatnonzero((z > cut) & (x - np.median(x) >= math.log1p(EFFECT)))}
+
+
+def friedman(m: np.ndarray) -> set:
+    """Friedman over nodes x measurements, then each node's rank sum against the rest."""
+    n, k = m.shape
+    if n < 3 or k < 2 or stats.friedmanchisquare(*m).pvalue > ALPHA:
+        return set()
+    r = stats.rankdata(m, axis=0).sum(axis=1)
+    z = (r - k * (n + 1) / 2) / math.sqrt(k * (n * n - 1) / 12)
+    gap = np.median(m - np.median(m, axis=0), axis=1)
+    return {int(i) for i in np.flatnonzero((z > stats.norm.isf(ALPHA / n))
+                                            & (gap >= math.log1p(EFFECT)))}
+
+
+def within_kinds(method, m: np.ndarray, fps: list[dict]) -> set:
+    out: set = set()
+    for rows in kinds(fps):
+        if len(rows) >= 3:
+            out |= {int(rows[i]) for i in method(m[rows])}
+    return out
+
+
+def judged(rec: Recorded, n: int, null: str, name: str, rng: np.random.Generator,
+           current: bool) -> tuple[dict[str, set | None], float]:
+    """One synthetic session judged by every method: the nodes each named (None: not run),
+    and the new test's seconds."""
+    x, fps, _ = scenario(rec, synthetic(rec, n, null, rng), name)
+    values = values_of(rec, x)
+    fpd = {f"n{i + 1}": f for i, f in enumerate(fps)}
+    t0 = time.perf_counter()
+    verdict = maxt.judge_partition(values, fpd)
+    seconds = time.perf_counter() - t0
+    index = {f"n{i + 1}": i for i in range(n)}
+    out: dict[str, set | None] = {"maxt": {index[v] for v in verdict.named}}
+    if current:
+        current = peers.partition.judge(values, "sim:batch", fpd)
+        out["current"] = {index[v] for v in current.named}
+    else:
+        out["current"] = None
+    m = pu_matrix(rec, x)
+    out["robust_z"] = within_kinds(robust_z, m, fps)
+    out["friedman"] = within_kinds(friedman, m, fps)
+    return out, seconds
+
+
+def cell(rec: Recorded, n: int, null: str, name: str, sessions: int,
+         rng: np.random.Generator) -> dict:
+    """One size x null x scenario: per method the share of sessions naming no node, the
+    slow node alone, another node; for mixed layouts the commonest outcome's share and
+    how often a node of a kind holding a quarter of the nodes or more was named."""
+    _, fps, slow = scenario(rec, np.ones((n, len(rec.values), 1)), name)
+    big = {int(i) for rows in kinds(fps) if len(rows) >= max(2, n / 4) for i in rows}
+    if name == "mixed-one":
+        big = set(range(n - 1))
+    tallies = {m: Counter() for m in METHODS}
+    outcomes = {m: Counter() for m in METHODS}
+    seconds = []
+    for k in range(sessions):
+        named, sec = judged(rec, n, null, name, rng,
+                            n in CURRENT_SIZES and k < CURRENT_SESSIONS)
+        seconds.append(sec)
+        for meth, who in named.items():
+            if who is None:
+                continue
+            t = tallies[meth]
+            t["sessions"] += 1
+            t["none"] += not who
+            t["alone"] += bool(slow) and who == slow
+            t["other"] += bool(who - slow)
+            t["big_kind"] += bool(who & big)
+            outcomes[meth][tuple(sorted(who))] += 1
+    out = {}
+    for meth, t in tallies.items():
+        k = t["sessions"]
+        if not k:
+            continue
+        out[meth] = {"sessions": k, "none": t["none"] / k, "alone": t["alone"] / k,
+                     "other": t["other"] / k, "big_kind": t["big_kind"] / k,
+                     "modal": outcomes[meth].most_common(1)[0][1] / k}
+    out["seconds_median"] = float(np.median(seconds))
+    return out
+
+
+def goals(res: dict) -> list[dict]:
+    """Each goal, its figure and whether it is met."""
+    out = []
+
+    def add(what, figure, met):
+        out.append({"goal": what, "figure": figure, "met": bool(met)})
+
+    for null, by_n in res["cells"].items():
+        for n, cells in by_n.items():
+            n = int(n)
+            mx = {s: c["maxt"] for s, c in cells.items()}
+            add(f"{null} {n}: unchanged, none named >= 95%", mx["unchanged"]["none"],
+                mx["unchanged"]["none"] >= 0.95)
+            need = 0.8 if n >= 16 else 0.5
+            add(f"{null} {n}: 20% slower named alone >= {need:.0%}", mx["slow20"]["alone"],
+                mx["slow20"]["alone"] >= need)
+            add(f"{null} {n}: 40% slower named alone >= 95%", mx["slow40"]["alone"],
+                mx["slow40"]["alone"] >= 0.95)
+            for s in SCENARIOS:
+                if s.startswith("mixed"):
+                    add(f"{null} {n}: {s} one outcome >= 95%, a well-represented kind "
+                        "named <= 5%", [mx[s]["modal"], mx[s]["big_kind"]],
+                        mx[s]["modal"] >= 0.95 and mx[s]["big_kind"] <= 0.05)
+            best = 0.0
+            for meth in ("robust_z", "friedman"):
+                c = cells["unchanged"][meth]
+                if 1 - c["none"] <= ALPHA:
+                    best = max(best, cells["slow20"][meth]["alone"])
+            k = mx["slow20"].get("sessions", 1)
+            se = math.sqrt(max(best * (1 - best), 0.01) / k)
+            add(f"{null} {n}: 20% slower, at least the better calibrated comparator",
+                [mx["slow20"]["alone"], best], mx["slow20"]["alone"] >= best - 2 * se)
+    t = res["seconds_at_1000"]
+    if t is not None:
+        add("1,000 nodes judged in <= 2 s (median)", t, t <= 2.0)
+    return out
+
+
+def page_block(res: dict) -> str:
+    """The reference page's tables, generated from the results."""
+    rows = [BEGIN]
+    for null, by_n in res["cells"].items():
+        rows += ["", f"**Null: {null}.** Share of sessions; per method: no node named / the "
+                 "slow node named alone / another node named (mixed: the commonest outcome's "
+                 "share / a node of a kind of a quarter or more named).", "",
+                 "| nodes | scenario | sessions (current) | new (max-T) | current | robust z | "
+                 "Friedman |", "|---:|---|---:|---|---|---|---|"]
+        for n, cells in by_n.items():
+            for s, c in cells.items():
+                def fig(meth):
+                    x = c.get(meth)
+                    if x is None:
+                        return "-"
+                    if s.startswith("mixed"):
+                        return f"{x['modal']:.2f} / {x['big_kind']:.2f}"
+                    return f"{x['none']:.2f} / {x['alone']:.2f} / {x['other']:.2f}"
+                cur = c.get("current", {}).get("sessions", 0)
+                rows.append(f"| {n} | {s} | {c['maxt']['sessions']} ({cur}) | "
+                            + " | ".join(fig(m) for m in METHODS) + " |")
+    missed = [g for g in res["goals"] if not g["met"]]
+    at = res["seconds_at_1000"]
+    rows += ["", f"New test, 1,000 nodes: **{at if at is None else round(at, 2)} s** "
+             f"median per partition; whole benchmark {res['seconds_total']:.0f} s on "
+             f"{res.get('cpus', '?')} CPUs shared with other work. Goals met: "
+             f"**{len(res['goals']) - len(missed)} of {len(res['goals'])}**. Cells of 20 "
+             "sessions or fewer (256 and 1,000 nodes) read a share to within about 0.1.", ""]
+    if missed:
+        rows += ["Missed:", ""] + [f"- {g['goal']}: {g['figure']}" for g in missed]
+    rows.append(END)
+    return "\n".join(rows)
+
+
+def _rounded(x):
+    if isinstance(x, float):
+        return round(x, 4)
+    if isinstance(x, dict):
+        return {k: _rounded(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_rounded(v) for v in x]
+    return x
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=100, help="sessions per cell at 4-64 "
+                    "nodes (64 nodes: half, 256: a fifth, 1,000: a tenth)")
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    if args.sessions < 5 or min(args.sizes) < 4:
+        print("peer_nulls: --sessions needs 5 or more and --sizes 4 nodes or more",
+              file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    rec = Recorded()
+    rng = np.random.default_rng(args.seed)
+    cells: dict = {}
+    for null in ("exchangeable", "offsets"):
+        for n in args.sizes:
+            k = max(5, round(args.sessions * SHARE.get(n, 0.2)))
+            cells.setdefault(null, {})[str(n)] = {
+                s: cell(rec, n, null, s, k, rng) for s in SCENARIOS}
+            c = cells[null][str(n)]
+            print(f"{null:12s} {n:5d} nodes: unchanged none {c['unchanged']['maxt']['none']:.2f}"
+                  f", 20% alone {c['slow20']['maxt']['alone']:.2f}, 40% alone "
+                  f"{c['slow40']['maxt']['alone']:.2f} ({time.perf_counter() - t0:.0f} s)",
+                  flush=True)
+    at = [c["unchanged"]["seconds_median"] for null in cells.values()
+          for n, c in null.items() if n == "1000"]
+    res = {"source": SOURCE, "cpus": os.cpu_count(),
+           "sessions_recorded": int(rec.launches.shape[0]),
+           "values": len(rec.values), "measurements": int(len(np.unique(rec.groups))),
+           "every_pu_measurements": int(len(np.unique(rec.groups[rec.every_pu]))),
+           "seconds_at_1000": float(np.median(at)) if at else None, "cells": cells}
+    res["goals"] = goals(res)
+    res["seconds_total"] = time.perf_counter() - t0
+    atomic.write_text(RESULTS, json.dumps(_rounded(res), indent=1) + "\n")
+    import page_blocks
+    page_blocks.replace(PAGE, BEGIN, END, page_block(res))
+    missed = [g for g in res["goals"] if not g["met"]]
+    for g in missed:
+        print(f"MISSED {g['goal']}: {g['figure']}")
+    print(f"{len(res['goals']) - len(missed)} of {len(res['goals'])} goals met in "
+          f"{res['seconds_total']:.0f} s; wrote {RESULTS}, {PAGE}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

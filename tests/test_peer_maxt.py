@@ -1,0 +1,127 @@
+"""The step-down max-statistic peer test (placement.judgement.peers.maxt) on small
+partitions built in-process: its nulls, a slow node, unusable values, two and three
+nodes, and kinds of nodes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from placement.judgement.peers import maxt
+from placement.judgement.peers.partition import PeerValue
+
+FP = {"packages": 1, "cores": 2, "pus": 2, "pus_allowed": 2}
+
+
+def partition(n: int, rng: np.random.Generator, slow: dict[int, float] | None = None,
+              values: int = 8, spread: float = 0.05, every_pu: int = 5) -> list[PeerValue]:
+    """``n`` alike nodes (log-normal spread between nodes), the first ``every_pu`` values
+    using every PU; ``slow``: node index -> how much slower on those values."""
+    slow = slow or {}
+    out = []
+    for j in range(values):
+        base = 10.0 * (j + 1)
+        launches = {}
+        for i in range(n):
+            x = base * np.exp(rng.normal(0, spread))
+            if j < every_pu and i in slow:
+                x *= 1 - slow[i]
+            launches[f"n{i + 1}"] = [x, x * 1.001]
+        out.append(PeerValue(f"v{j}", True, launches, all_pus=j < every_pu))
+    return out
+
+
+@pytest.mark.parametrize("n", [4, 16])
+def test_alike_nodes_rarely_named(n):
+    rng = np.random.default_rng(n)
+    named = sum(bool(maxt.judge_partition(partition(n, rng)).named) for _ in range(40))
+    assert named <= 5          # 5 % family-wise; 40 draws: at most 5 by a wide margin
+
+
+def test_node_40_percent_slower_is_named():
+    rng = np.random.default_rng(3)
+    v = maxt.judge_partition(partition(16, rng, {4: 0.4}))
+    assert v.named == ["n5"]
+    named = v.kinds[0].named[0]
+    assert named.change < -0.3 and named.p <= maxt.PEER_ALPHA
+    assert "n5 slower than 15 peers" in " ".join(v.lines("c:p"))
+
+
+def test_node_without_usable_values_is_not_judged():
+    rng = np.random.default_rng(4)
+    values = partition(6, rng)
+    for v in values:
+        v.launches["n2"][:] = [float("nan"), -1.0]
+    out = maxt.judge_partition(values)
+    assert out.judged["n2"] == 0 and "n2" in out.not_judged and out.fails
+    assert all(out.judged[f"n{i}"] == 8 for i in (1, 3, 4, 5, 6))
+
+
+def test_node_with_few_values_is_not_judged():
+    rng = np.random.default_rng(5)
+    values = partition(5, rng)
+    for v in values[:6]:
+        v.launches["n3"][:] = [0.0]
+    out = maxt.judge_partition(values)
+    assert out.judged["n3"] == 0 and "under half" in out.not_judged["n3"]
+
+
+def test_values_each_on_one_node_give_no_verdict():
+    values = [PeerValue(f"v{i}", True, {f"n{i}": [1.0, 1.1]}) for i in range(1, 4)]
+    out = maxt.judge_partition(values)
+    assert out.note and not out.named and "one node" in out.lines("c:p")[0]
+
+
+def test_two_nodes_can_only_differ():
+    rng = np.random.default_rng(6)
+    out = maxt.judge_partition(partition(2, rng, {1: 0.5}, values=12, every_pu=12))
+    kind = out.kinds[0]
+    assert kind.differ is not None and not out.named
+    assert kind.differ[0] < -0.4 and kind.differ[1] <= maxt.PEER_ALPHA
+    assert "cannot be told" in out.lines("c:p")[0]
+
+
+def test_three_nodes_name_only_the_slow_one():
+    """Three nodes: the scores' spread rests on one gap, so a slow node is named only
+    sometimes (the benchmark's figures), and never another."""
+    rng = np.random.default_rng(7)
+    named = [maxt.judge_partition(partition(3, rng, {2: 0.5}, spread=0.02)).named
+             for _ in range(10)]
+    assert all(x in ([], ["n3"]) for x in named) and ["n3"] in named
+    alike = maxt.judge_partition(partition(3, rng, spread=0.02))
+    assert not alike.named and "a majority of 2" in alike.lines("c:p")[0]
+
+
+def test_half_of_four_slower_is_named_as_a_half():
+    rng = np.random.default_rng(8)
+    out = maxt.judge_partition(partition(4, rng, {2: 0.5, 3: 0.5}, values=12, every_pu=12,
+                                         spread=0.02))
+    assert sorted(out.named) == ["n3", "n4"]
+    assert "half of the nodes" in out.lines("c:p")[0]
+
+
+def test_kinds_are_judged_apart():
+    rng = np.random.default_rng(9)
+    values = partition(12, rng)
+    fps = {f"n{i + 1}": FP for i in range(8)}
+    fps.update({f"n{i + 1}": {**FP, "cores": 4} for i in range(8, 12)})
+    for v in values:                        # the other kind is twice as fast: not odd
+        for i in range(8, 12):
+            v.launches[f"n{i + 1}"] = [x * 2 for x in v.launches[f"n{i + 1}"]]
+    out = maxt.judge_partition(values, fps)
+    assert [len(k.nodes) for k in out.kinds] == [8, 4]
+    assert not out.named
+
+
+def test_a_kind_of_one_is_reported_too_small():
+    rng = np.random.default_rng(10)
+    values = partition(5, rng)
+    fps = {f"n{i + 1}": FP for i in range(4)} | {"n5": {**FP, "pus_allowed": 1}}
+    out = maxt.judge_partition(values, fps)
+    assert out.kinds[1].nodes == ["n5"] and "too few" in out.kinds[1].note
+
+
+def test_exact_dealings_are_every_permutation():
+    d = maxt.dealings(3, 3, 1000)
+    assert d.shape == (36, 3, 3) and len({x.tobytes() for x in d}) == 36
+    assert maxt.dealings(30, 4, 50).shape == (51, 4, 30)
