@@ -80,6 +80,8 @@ def report(args: argparse.Namespace) -> int:
                                args.system, compare_previous=not args.no_compare,
                                answer=answer)
     print(out)
-    if answer is not None:      # the run's one line, as an acceptance run ends with it
+    if answer is not None and not args.record:
+        # the run's one line, as an acceptance run ends with it (which prints its own
+        # line after the report, the record given)
         print(answer.line, file=sys.stderr)
     return 0
