@@ -138,8 +138,9 @@ def test_report_latest_shows_the_run_that_started_last(tmp_path):
                       results=results, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()).name == "generic-20261123T120000"
-    (line,) = proc.stderr.strip().splitlines()
+    line, verdict = proc.stderr.strip().splitlines()
     assert line.startswith("placement: the clock went backwards: run-report-2.json was written")
+    assert verdict.startswith("ACCEPTANCE generic ")      # the run's line, judged once
 
 
 def test_a_session_in_this_clocks_future_is_said(tmp_path, capsys):
