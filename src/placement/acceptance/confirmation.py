@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..judgement import reading, verdict
+from ..judgement import verdict
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]
@@ -88,10 +88,9 @@ def every_check(final: dict[CaseKey, dict[str, Any]]) -> list[str]:
 
 def is_reference_failure(tc: dict[str, Any]) -> bool:
     """A case that measured and missed its ReFrame reference (not a watchdog stop: that is
-    a failure to finish; nor a node-health family case whose member failed to measure)."""
+    a failure to finish)."""
     return (tc.get("result") == "fail" and tc.get("fail_phase") == "performance"
-            and verdict.guards.stopped_runs(tc) == 0
-            and not reading.family.failed_members(tc))  # a member crashed: no reference missed
+            and verdict.guards.stopped_runs(tc) == 0)
 
 
 def selected(v: verdict.over_sessions.Verdict) -> bool:
