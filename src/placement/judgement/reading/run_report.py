@@ -256,8 +256,8 @@ def _name(tc: dict[str, Any], field: str) -> str:
 
 def _case(tc: dict[str, Any], session: str) -> Case:
     name = _name(tc, "name")
-    for field in ("system", "partition", "environ"):
-        _name(tc, field)
+    for part in ("system", "partition", "environ"):
+        _name(tc, part)
     test = name.split()[0]
     params: dict[str, Any] = {}
     shown = tc.get("display_name", name)
