@@ -205,6 +205,9 @@ def test_the_test_grid_engine_queue(site_dir, tmp_path_factory):
     text = Path(site_dir['PLACEMENT_SYSTEMS'], 'mysge.py').read_text()
     assert "'scheduler': 'sge-access'" in text and "'name': 'all_q'" in text
     assert "'access': ['-q all.q', '-S /bin/bash']" in text
+    # one queue instance (all.q@host) per host: the one host of the test queue
+    assert "'nodes': 1,   # the partition's nodes as sge lists them" in text
+    assert re.search(r'^captured on node \S+; partition all\.q: 1 node\(s\)$', proc.stdout, re.M)
 
 
 @pytest.mark.numa
