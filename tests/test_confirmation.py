@@ -429,6 +429,56 @@ def test_a_loaded_node_fails_on_one_line_unless_its_confirmation_is_quiet(tmp_pa
                        f"median of {len(hashes)} cases")
 
 
+def _launch_failure(data: dict, name: str) -> dict:
+    """A copy where the case ``name`` failed its sanity: a task that did not launch."""
+    data = copy.deepcopy(data)
+    for run in data["runs"]:
+        for tc in run["testcases"]:
+            if tc["display_name"] == name:
+                tc.update(result="fail", fail_phase="sanity",
+                          fail_reason="sanity error: srun: error: task 1 launch failed")
+    return data
+
+
+def test_a_failure_seen_in_both_sessions_counts_as_confirmed(tmp_path, monkeypatch):
+    """A loaded first session is confirmed by the whole run again; a case that did not launch
+    in both sessions is a failure the confirmation showed again: ``confirmed 1 of 2`` beside
+    the dismissed load line (it read ``confirmed 0 of 1``), and the run fails on it. Had it
+    launched in the confirmation, it is tried, not confirmed, and still fails the run."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    busy = _write(tmp_path, "busy.json",
+                  _launch_failure(with_load(json.loads(LAUNCHES[-1].read_text()), 85.0), CASE))
+    hashes, why = acceptance.to_confirm([busy], "generic")
+    assert why == "the node line: the whole run"
+    quiet = with_load(json.loads(LAUNCHES[-2].read_text()), 3.0)
+    again = _write(tmp_path, "again.json", _launch_failure(quiet, CASE))
+    lines, status = acceptance.summary([busy], "generic", "quick", None, 10.0, False, [],
+                                       confirm=again)
+    assert status == 1 and " confirmed 1 of 2" in lines[-1], lines
+    assert any(ln.startswith(f"FAIL {CASE} ") and "task 1 launch failed" in ln for ln in lines)
+    assert any(ln.startswith("UNCONFIRMED NODE generic: ") for ln in lines)
+    launched = _write(tmp_path, "launched.json", quiet)
+    lines, status = acceptance.summary([busy], "generic", "quick", None, 10.0, False, [],
+                                       confirm=launched)
+    assert status == 1 and " confirmed 0 of 2" in lines[-1], lines
+    assert any(ln.startswith(f"FAIL {CASE} ") for ln in lines)
+
+
+def test_decide_counts_a_failure_the_confirmation_ran_again():
+    """The count alone: a sanity failure seen again is confirmed; one the confirmation did
+    not run is neither confirmed nor tried; a fixture is never counted."""
+    fail = {"result": "fail", "fail_phase": "sanity", "fail_reason": "launch failed"}
+    first = {("a", "s", "e"): fail, ("b", "s", "e"): fail,
+             ("f", "s", "e"): {**fail, "fixture": True}}
+    again = {("a", "s", "e"): fail, ("f", "s", "e"): fail}
+    conf = confirmation.decide(first, again, {}, {}, lambda tc: tc["fail_reason"])
+    assert conf.confirmed == 1 and conf.text() == " confirmed 1 of 1"
+    conf = confirmation.decide(first, {("a", "s", "e"): {"result": "pass"}}, {}, {},
+                               lambda tc: tc["fail_reason"])
+    assert conf.confirmed == 0 and conf.text() == " confirmed 0 of 1"
+    assert not conf.dismissed_cases       # a failure to launch is never dismissed
+
+
 def test_the_report_leads_with_the_load_line(tmp_path):
     from placement.report import lead
     busy = _write(tmp_path, "busy.json", with_load(json.loads(LAUNCHES[-1].read_text()), 85.0))

@@ -3,7 +3,8 @@
 Every ```console block of the page is a list of ``$ command`` lines, each followed
 by what it prints. Each command runs here, with the venv's ``placement`` on PATH,
 the site folder ``/tmp/site`` of the page mapped to a temporary one, and the test
-Slurm cluster for ``site new``; its standard output must equal the page's lines.
+Slurm cluster for ``site new`` (its node, named for this host, mapped to the page's
+``node01``); its standard output must equal the page's lines.
 So the page cannot drift from the tool.
 """
 
@@ -19,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / 'docs' / 'tutorial.md'
 SITE = '/tmp/site'          # the page's site folder
+NODE = 'node01'             # the page's compute node
 
 
 def console_commands(text: str) -> list[tuple[str, list[str]]]:
@@ -49,7 +51,9 @@ def test_every_command_prints_what_the_page_shows(slurm, tmp_path):
     for command, expected in console_commands(PAGE.read_text()):
         proc = subprocess.run(['bash', '-c', command], cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=1200)
-        got = proc.stdout.replace(str(site), SITE).rstrip('\n').splitlines()
+        out = proc.stdout.replace(str(site), SITE)
+        out = out.replace(f'captured on node {slurm.node};', f'captured on node {NODE};')
+        got = out.rstrip('\n').splitlines()
         assert got == expected, (f'`{command}` printed (exit {proc.returncode}):\n'
                                  + '\n'.join(got) + '\n--- the page shows:\n'
                                  + '\n'.join(expected) + f'\n--- stderr:\n{proc.stderr[-2000:]}')

@@ -10,6 +10,10 @@ more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
 
 * a case that failed its ReFrame reference fails the run only if it fails
   again in the confirmation (or fails there in any other way);
+* a case that failed in another way (a task that did not launch, a wrong result)
+  fails the run whatever the confirmation shows; where the confirmation ran it
+  (a whole run, after a node line), it counts among the confirmed when it failed
+  there too, and among the tried either way;
 * a value the verdict called regressed stays regressed only if the
   confirmation session's value is regressed too, judged against the same
   baseline with the first session's prior and node shift and
@@ -127,6 +131,9 @@ class Confirmation:
     confirmed: int = 0
     #: reference failures whose case did not run again (no confirmation: they stand)
     missing: int = 0
+    #: other failures (a launch, a wrong result) that ran again and passed: no state of the
+    #: node, so they stand, but the confirmation did not show them again
+    stand_unseen: int = 0
     #: the first session's node line, when its confirmation session did not show it
     node_dismissed: str = ""
     #: the first session's load line, when its confirmation session was not loaded
@@ -167,7 +174,7 @@ class Confirmation:
     def text(self) -> str:
         """The ACCEPTANCE line's part: ``confirmed 2 of 5``."""
         tried = self.confirmed + len(self.dismissed_cases) + len(self.dismissed_values) + \
-            bool(self.node_dismissed) + bool(self.load_dismissed)
+            self.stand_unseen + bool(self.node_dismissed) + bool(self.load_dismissed)
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
 
 
@@ -176,6 +183,20 @@ def gross_confirmed(v: verdict.over_sessions.Verdict) -> verdict.over_sessions.V
     return replace(v, outcome=verdict.over_sessions.REGRESSED,
                    why=f"gross in two sessions ({v.gross:+.0%} beyond its worst baseline session "
                        "in the first)")
+
+
+def _other_failure(out: Confirmation, tc: dict[str, Any], tc2: dict[str, Any] | None) -> None:
+    """A first-session failure that is no reference miss (a task that did not launch, a wrong
+    result) counts when its confirmation session ran it (a whole-run confirmation after a node
+    or load line): confirmed when it failed there too, else tried and standing all the same.
+    Left out, a launch failure seen in both sessions read ``confirmed 0 of 1``."""
+    if tc.get("result") != "fail" or tc.get("fixture") or tc2 is None \
+            or tc2.get("result") not in ("pass", "fail"):
+        return
+    if tc2["result"] == "fail":
+        out.confirmed += 1
+    else:
+        out.stand_unseen += 1
 
 
 def decide(first: dict[CaseKey, dict[str, Any]],
@@ -188,6 +209,7 @@ def decide(first: dict[CaseKey, dict[str, Any]],
     out = Confirmation()
     for key, tc in first.items():
         if not is_reference_failure(tc):
+            _other_failure(out, tc, again.get(key))
             continue
         tc2 = again.get(key)
         if tc2 is None:

@@ -1,9 +1,10 @@
 """``placement site new NAME``: a system file written from the cluster's own compute node.
 
 As ``spack compiler find`` writes configuration from what is on the machine, this
-asks the scheduler for a compute node of the partition, captures its topology
-there (``lstopo --of xml`` through the partition's scheduler and launcher, the
-job :mod:`placement.testlib.node_topology` submits), writes
+asks the scheduler how many nodes the partition has and for one of them, captures
+its topology there (``lstopo --of xml`` through the partition's scheduler and
+launcher, the job :mod:`placement.testlib.node_topology` submits) and names that
+node, tries a task on a second node where there are several, writes
 ``config/systems/NAME.py`` (one file per system, the lines a site tunes marked
 ``# site:``) with the topology beside it, shows the thread sweep and the maps the
 system gets, then runs the binding and memory-policy checks there and says in
@@ -53,8 +54,10 @@ def new(args: argparse.Namespace) -> int:
     scheduler.check_partition(args.scheduler, args.partition, args.host)
     access = args.access if args.access else system_file.default_access(args.scheduler,
                                                                         args.partition)
-    dest, topo_dest, node = capture.write_system(name, args.scheduler, args.partition,
-                                                 args.host, launcher, access, args.force, print)
+    answers = system_file.Answers(name, args.scheduler, args.partition, launcher, access,
+                                  args.host, scheduler.node_count(args.scheduler, args.partition),
+                                  system_file.login_pattern())
+    dest, topo_dest, node = capture.write_system(answers, args.force, print)
     print(f"wrote {dest} (lines a site tunes are marked '# site:') and {topo_dest}")
     for line in ready.node_lines(node):
         print(line)

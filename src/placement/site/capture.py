@@ -1,6 +1,7 @@
-"""A new system's compute node captured through its own partition, compared with the stored
-topology, and both files (the system file and the topology beside it) written: every failure
-until both are written puts back what was there.
+"""A new system's compute node captured through its own partition (and named), compared with
+the stored topology, a task tried on a second node where the partition has several, and both
+files (the system file and the topology beside it) written: every failure until both are
+written puts back what was there.
 
 The capture goes through ReFrame's job API (:mod:`placement.testlib.node_topology`, imported
 only when a capture runs).
@@ -15,7 +16,8 @@ from pathlib import Path
 
 from ..engine import topology
 from ..util import PlacementError, atomic
-from .system_file import root, system_file, systems_dir, topology_file
+from . import system_file, two_nodes
+from .system_file import root, systems_dir, topology_file
 
 
 def _load_settings(rconfig, settings: Path):
@@ -36,22 +38,51 @@ def _load_settings(rconfig, settings: Path):
                              "first; nothing was written") from None
 
 
-def capture(name: str, settings: Path) -> str:
-    """The compute node's hwloc XML, through the new system's partition (ReFrame's job API)."""
+def partition(name: str, settings: Path):
+    """The new system's first partition, ReFrame's runtime set up for it."""
     from reframe.core import config as rconfig
     from reframe.core import runtime as rruntime
-    from ..testlib import node_topology
 
     site = _load_settings(rconfig, settings)
     site.select_subconfig(name)
     rruntime.init_runtime(site)
-    part = rruntime.runtime().system.partitions[0]
+    return rruntime.runtime().system.partitions[0]
+
+
+def capture(part, topo_dir: Path) -> str:
+    """The compute node's hwloc XML, through the new system's partition (ReFrame's job API)."""
+    from ..testlib import node_topology
+
     if node_topology.is_local(part):
         return topology.live_xml()
-    with tempfile.TemporaryDirectory(prefix=".capture-", dir=topology_file(name).parent) as tmp:
+    with tempfile.TemporaryDirectory(prefix=".capture-", dir=topo_dir) as tmp:
         dest = Path(tmp) / "node.xml"
         node_topology.capture(part, dest)
         return dest.read_text()
+
+
+def host_name(xml: str) -> str | None:
+    """The node an hwloc XML describes (its ``HostName`` info), None where it does not say."""
+    import xml.etree.ElementTree as ET
+    try:
+        root_el = ET.fromstring(xml)
+    except ET.ParseError:
+        return None
+    for info in root_el.iter("info"):
+        if info.get("name") == "HostName" and info.get("value"):
+            return info.get("value")
+    return None
+
+
+def captured_line(a: system_file.Answers) -> str:
+    """The node the topology is from, and how many the partition has: a site sees which node
+    it described and how many more the file stands for."""
+    where = ""
+    if a.partition:
+        count = f"{a.nodes} node(s)" if a.nodes is not None else \
+            f"{a.scheduler} did not say how many nodes"
+        where = f"; partition {a.partition}: {count}"
+    return f"captured on node {a.captured or '(its name not in the topology)'}{where}"
 
 
 def changes(old: topology.Topology, new: topology.Topology) -> list[str]:
@@ -117,18 +148,20 @@ def restore(saved: dict[Path, tuple[str, int] | None]) -> None:
             atomic.write_text(p, old[0], mode=old[1])
 
 
-def capture_and_write(name: str, scheduler: str, partition: str | None, host: str | None,
-                      launcher: str, access: list[str], dest: Path, topo_dest: Path,
-                      settings: Path, say: Callable[[str], None]) -> topology.Topology:
+def capture_and_write(a: system_file.Answers, dest: Path, topo_dest: Path, settings: Path,
+                      say: Callable[[str], None]) -> topology.Topology:
     """A first file without a topology (its partition captures the node's), the node's
-    topology parsed and compared with the stored one, then both files written."""
-    atomic.write_text(dest, system_file(name, scheduler, partition, launcher, access,
-                                        host, None))
-    xml = capture(name, settings)
+    topology parsed and compared with the stored one, a task tried on a second node where
+    the partition has several, then both files written."""
+    atomic.write_text(dest, system_file.system_file(a, None))
+    part = partition(a.name, settings)
+    xml = capture(part, topo_dest.parent)
     # a capture that does not parse is named as the capture, not as the stored file; once
     # parsed, the topology is the one written to topo_dest
     new_topo = topology.from_xml(xml, source=f"the topology captured now for {topo_dest}")
     new_topo.source = str(topo_dest)
+    a.captured = host_name(xml)
+    say(captured_line(a))
     if topo_dest.exists():
         try:
             old = topology.load(topo_dest)
@@ -141,33 +174,36 @@ def capture_and_write(name: str, scheduler: str, partition: str | None, host: st
                 say(f"  {line}")
         else:
             say(f"the node is as {topo_dest} describes it")
+    if a.nodes is not None and a.nodes > 1:
+        a.two_nodes = two_nodes.probe(part, topo_dest.parent)
+        say("a task on a second node: " + (
+            "started" if not a.two_nodes else
+            f"{a.two_nodes}; the two-node checks skip (extras['two_node_launch'] False)"))
     atomic.write_text(topo_dest, xml)
-    atomic.write_text(dest, system_file(name, scheduler, partition, launcher, access,
-                                        host, topo_dest))
+    atomic.write_text(dest, system_file.system_file(a, topo_dest))
     return new_topo
 
 
-def write_system(name: str, scheduler: str, partition: str | None, host: str | None,
-                 launcher: str, access: list[str], force: bool,
+def write_system(a: system_file.Answers, force: bool,
                  say: Callable[[str], None]) -> tuple[Path, Path, topology.Topology]:
     """The system file and the node's topology written (the file, the topology file, the node).
 
     One line, exit 2, before anything is written, when the name is the checkout's own or (without
     ``force``) the system exists; every failure until both files are written puts back what was
-    there. ``say`` gets the lines a site reads as it goes.
+    there. ``say`` gets the lines a site reads as it goes. ``a`` gains what the capture found
+    (the node's name, whether a task starts on a second node).
     """
-    dest = systems_dir() / f"{name}.py"
-    topo_dest = topology_file(name)
+    dest = systems_dir() / f"{a.name}.py"
+    topo_dest = topology_file(a.name)
     dest.parent.mkdir(parents=True, exist_ok=True)
     topo_dest.parent.mkdir(parents=True, exist_ok=True)
     settings = root() / "config" / "settings.py"
-    not_the_checkouts(name)
-    saved = existing([dest, topo_dest], name, force)
-    say(f"site {name}: {scheduler}" + (f" partition {partition}" if partition else "")
-        + (f" host {host}" if host else "") + f", launcher {launcher}")
+    not_the_checkouts(a.name)
+    saved = existing([dest, topo_dest], a.name, force)
+    say(f"site {a.name}: {a.scheduler}" + (f" partition {a.partition}" if a.partition else "")
+        + (f" host {a.host}" if a.host else "") + f", launcher {a.launcher}")
     try:        # every failure until both files are written puts back what was there
-        new_topo = capture_and_write(name, scheduler, partition, host, launcher, access, dest,
-                                     topo_dest, settings, say)
+        new_topo = capture_and_write(a, dest, topo_dest, settings, say)
     except BaseException:
         restore(saved)
         raise

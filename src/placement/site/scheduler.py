@@ -60,3 +60,30 @@ def check_partition(scheduler: str, partition: str | None, host: str | None) -> 
     if partition not in names:
         raise PlacementError(f"{scheduler} has no partition or queue {partition!r} "
                              f"(it lists: {', '.join(names) or 'none'})")
+
+
+def node_count(scheduler: str, partition: str | None) -> int | None:
+    """The nodes in the partition or queue, as its scheduler lists them; None when it cannot
+    say (PBS, or a lister that fails): the system file then asks the site.
+
+    Why: ``extras['nodes']`` decides whether the two-node checks run and whether the node
+    verdict compares nodes; a partition of four written as ``nodes: 1`` skipped both.
+    Slurm prints one ``%D`` per state group (idle, down, ...), so the groups are summed;
+    Grid Engine names one queue instance (``QUEUE@host``) per host.
+    """
+    if scheduler in ("local", "ssh"):
+        return 1
+    cmd = {"slurm": ["sinfo", "-h", "-p", str(partition), "-o", "%D"],
+           "sge": ["qselect", "-q", str(partition)]}.get(scheduler)
+    if cmd is None or shutil.which(cmd[0]) is None:
+        return None
+    try:
+        proc = _run(cmd)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    rows = [ln.strip() for ln in proc.stdout.splitlines() if ln.strip()]
+    if proc.returncode != 0 or not rows:
+        return None
+    if scheduler == "sge":
+        return len({r.split("@", 1)[-1] for r in rows})
+    return sum(int(r) for r in rows) if all(r.isdigit() for r in rows) else None

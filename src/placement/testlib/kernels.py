@@ -509,6 +509,12 @@ class PingPongBase(KernelRunBase, ScaledKernelMixin):
         single = part.scheduler.registered_name == 'local' or part.extras.get('nodes', 2) < 2
         self.skip_if(self.rank_layout == 'two-nodes' and single,
                      f'{part.fullname} has one node: the two-node ping-pong needs two')
+        # `placement site new` tries one task on each of two nodes and writes the answer
+        self.skip_if(self.rank_layout == 'two-nodes'
+                     and part.extras.get('two_node_launch', True) is False,
+                     f"{part.fullname} sets extras['two_node_launch'] False: its launcher did "
+                     "not start a task on a second node (placement site new tried; the "
+                     "system file's comment says why)")
         self.skip_if(shutil.which('mpirun') is None and part.scheduler.registered_name == 'local',
                      'mpirun is not installed here')
         self.contended = (self.rank_layout == 'same-node' and single
