@@ -125,3 +125,21 @@ def test_exact_dealings_are_every_permutation():
     d = maxt.dealings(3, 3, 1000)
     assert d.shape == (36, 3, 3) and len({x.tobytes() for x in d}) == 36
     assert maxt.dealings(30, 4, 50).shape == (51, 4, 30)
+
+
+def test_one_of_four_nodes_slower_on_every_pu_value_is_named():
+    """With three peers the nodes' own spread can come near zero in a dealing; the
+    scale is never under the spread dealing alone gives a score, so a node 20 % slower
+    on the values that use every PU stands out of four."""
+    named = sum(maxt.judge_partition(partition(4, np.random.default_rng(s), {0: 0.2})).named
+                == ["n1"] for s in range(20))
+    assert named >= 17
+
+
+def test_dealt_spread_is_the_same_in_every_dealing():
+    """Only each measurement's gaps are dealt anew, so the floor does not change."""
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=(8, 6))
+    dealt = np.stack([rng.permutation(row) for row in z])
+    assert maxt.dealt_spread(z) == pytest.approx(maxt.dealt_spread(dealt))
+    assert maxt.dealt_spread(np.full((4, 4), np.nan)) == maxt._FLOOR

@@ -13,9 +13,10 @@ partition's own spread between nodes**, twice:
 2. a node's **score** on a declared family of values (all values; the values that use
    every PU) is the mean of its scaled gaps over the family's measurements (a case's time
    and rate are one measurement), and the scores are scaled again by their own median and
-   MAD over the nodes. A node whose offset runs through every value (a machine a little
-   slower than its peers) widens that spread, so ordinary differences between machines
-   are not named however many nodes there are.
+   MAD over the nodes, that MAD no smaller than the spread a score has when the
+   measurements are dealt at random (:func:`dealt_spread`). A node whose offset runs
+   through every value (a machine a little slower than its peers) widens that spread, so
+   ordinary differences between machines are not named however many nodes there are.
 
 **Candidates**: each node (slower side) and, where the partition is small and even
 (:data:`PEER_HALVES_MAX`), each half against the other (a pooled two-sample t of the
@@ -341,12 +342,19 @@ def _statistics(zt: np.ndarray, fams: list[Family], halves: list[tuple[int, ...]
     differ as machines do, a dealing mixes their offsets away and its scale shrinks, so a
     floor set by the dealings lifts their scale and not the observed one, and names
     healthy machines (a quarter of 4-node partitions, a tenth of 16-node ones, in
-    ``benchmarks/peer_nulls.py``)."""
+    ``benchmarks/peer_nulls.py``).
+
+    Why a node's scale is at least :func:`dealt_spread`: the MAD of a few nodes' scores
+    comes near zero whenever most of them happen to agree, so the dealings' z had a tail
+    far heavier than a normal's (a node slower on every measurement: marginal p 0.01 at 4
+    nodes) and a slow node's z stood out of it rarely; the spread a score has by dealing
+    alone is the same number in every dealing and the observed one, and no scale smaller
+    than it is read."""
     cols, kinds = [], []
     for f, fam in enumerate(fams):
         s = _nanmean(zt[:, fam.cols], 1)                          # dealings x nodes
-        centre = _nanmedian(s, 1)
-        z = (s - centre) / _scale(s, 1)
+        floor = dealt_spread(zt[0, fam.cols])
+        z = (s - _nanmedian(s, 1)) / np.maximum(_scale(s, 1), floor)
         cols.append(z)
         kinds += [("node", f)] * s.shape[1]
         if halves:
@@ -355,9 +363,27 @@ def _statistics(zt: np.ndarray, fams: list[Family], halves: list[tuple[int, ...]
     return np.concatenate(cols, axis=1), kinds
 
 
+def dealt_spread(z: np.ndarray) -> float:
+    """The spread a node's score has when its measurements are dealt at random: 1.4826
+    times the MAD of the scaled gaps ``z`` (measurements x nodes, every node's), over the
+    root of the measurements. Each measurement's gaps are only dealt anew, so it is the
+    same in every dealing."""
+    fin = z[np.isfinite(z)]
+    if not fin.size:
+        return _FLOOR
+    mad = float(np.median(np.abs(fin - np.median(fin))))
+    return max(_MAD_NORMAL * mad / math.sqrt(z.shape[0]), _FLOOR)
+
+
 def _half_t(s: np.ndarray, halves: list[tuple[int, ...]]) -> np.ndarray:
     """Dealings x halves: the pooled t of each half's scores against the other half's
-    (positive: the half holding the first node is slower)."""
+    (positive: the half holding the first node is slower).
+
+    Why no floor from :func:`dealt_spread` here, as a node's z has: with two nodes a
+    half, the observed halves of separate machines differ by their offsets while a
+    dealing's differ by noise alone, so a floor lifts the dealings' spread and not the
+    observed one and names halves of healthy machines (13 % of 4-node partitions under
+    the offsets null of ``benchmarks/peer_nulls.py``)."""
     n = s.shape[1]
     out = np.empty((s.shape[0], len(halves)))
     for h, half in enumerate(halves):

@@ -1,0 +1,121 @@
+"""The step-down max-statistic peer test (:mod:`placement.judgement.peers.maxt`) on every
+stored session of the live 4-node test cluster, beside the current peer verdict.
+
+Each session under ``tests/fixtures/peers/`` is judged by both; per condition, how often
+each gives the line the condition expects: ``unchanged``, no node named (and, for the new
+test, none left unjudged); ``capped70`` / ``capped50``, the capped node named and no
+other; ``pu1of2``, the topology line naming the node given 1 PU of 2 (the fingerprint
+comparison, shared by both) and no other node named; ``twoodd``, the two capped nodes
+named (alone or as a half) or, for the current verdict, its no-majority line. The current
+verdict's own goal (:func:`partition_goals.met`, which allows another node named beside
+the odd one) is shown as well. Validation sessions (started after the peer rules were
+fixed, :data:`provenance.PEERS_FIXED`, on nodes with the largest CPU weight) apart from
+in-sample ones. Writes ``benchmarks/results/peer_sessions_maxt.json``.
+
+    python benchmarks/peer_sessions_maxt.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import partition_goals  # noqa: E402
+import provenance  # noqa: E402
+from placement.judgement import peers, reading  # noqa: E402
+from placement.judgement.peers import maxt  # noqa: E402
+from placement.util import atomic  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "peer_sessions_maxt.json"
+WHERE = "testnodes:batch"
+
+
+def expected_maxt(cond: partition_goals.Condition, v: maxt.PartitionVerdict,
+                  topology_nodes: set[str]) -> bool:
+    """Whether the new test's verdict is the line ``cond`` expects."""
+    named = set(v.named)
+    if cond.name == "unchanged":
+        return not v.fails
+    if cond.topology:
+        return bool(topology_nodes & set(cond.odd)) and not (named - set(cond.odd))
+    return named == set(cond.odd)
+
+
+def expected_current(cond: partition_goals.Condition, j: peers.partition.PeerJudgement
+                     ) -> bool:
+    """Whether the current verdict gives the line ``cond`` expects (another node named
+    beside the odd one is a wrong line)."""
+    if not partition_goals.met(cond, j):
+        return False
+    return cond.name == "unchanged" or len(cond.odd) > 1 or not (set(j.named) - set(cond.odd))
+
+
+def judge_all() -> list[dict]:
+    fixed = partition_goals._utc(provenance.PEERS_FIXED)
+    out = []
+    for meta in sorted((ROOT / "tests" / "fixtures" / "peers").glob("*/set.yaml")):
+        info = yaml.safe_load(meta.read_text())
+        cond = partition_goals.CONDITIONS[info["condition"]]
+        weighted = bool(info.get("nodes_weighted")) or not cond.slow
+        for p in sorted(meta.parent.glob("run-*.json")):
+            rep = reading.run_report.load(p)
+            values, fps = peers.cases.partitions(rep)[WHERE]
+            cur = peers.partition.judge(values, WHERE, fps)
+            t0 = time.perf_counter()
+            new = maxt.judge_partition(values, fps)
+            sec = time.perf_counter() - t0
+            topo = {t.node for t in cur.topology}
+            after = reading.session_info.started(rep.session) > fixed
+            out.append({"set": meta.parent.name, "file": p.name, "condition": cond.name,
+                        "role": ("validation" if after else "in-sample") if weighted
+                        else "unweighted nodes",
+                        "current_goal": partition_goals.met(cond, cur),
+                        "current": expected_current(cond, cur),
+                        "maxt": expected_maxt(cond, new, topo),
+                        "current_named": sorted(cur.named),
+                        "maxt_named": sorted(new.named), "maxt_lines": new.lines(WHERE),
+                        "seconds": sec})
+    return out
+
+
+def table(rows: list[dict]) -> dict:
+    out: dict = defaultdict(lambda: defaultdict(lambda: {"sessions": 0, "current_goal": 0,
+                                                         "current": 0, "maxt": 0}))
+    for r in rows:
+        c = out[r["condition"]][r["role"]]
+        c["sessions"] += 1
+        for k in ("current_goal", "current", "maxt"):
+            c[k] += r[k]
+    return {k: dict(v) for k, v in out.items()}
+
+
+def main() -> int:
+    rows = judge_all()
+    tab = table(rows)
+    print("| condition | sessions | current, its goal | current, expected line | max-T, "
+          "expected line |")
+    print("|---|---|---|---|---|")
+    for cond in partition_goals.CONDITIONS:
+        for role in ("validation", "in-sample", "unweighted nodes"):
+            c = tab.get(cond, {}).get(role)
+            if c:
+                n = c["sessions"]
+                print(f"| {cond} ({role}) | {n} | {c['current_goal']} | {c['current']} | "
+                      f"{c['maxt']} |")
+    atomic.write_text(RESULTS, json.dumps({"peers_fixed": provenance.PEERS_FIXED,
+                                           "table": tab, "sessions": rows}, indent=1) + "\n")
+    print(f"{len(rows)} sessions; wrote {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
