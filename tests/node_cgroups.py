@@ -31,6 +31,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from placement.engine import cpulist
+
 CGROUP = Path('/sys/fs/cgroup')
 #: CFS period of the quota: 10 ms, not the kernel's 100 ms, so that a cap shows in
 #: kernels whose timed parts last milliseconds (under 100 ms a burst can finish on the
@@ -58,8 +60,10 @@ def version(root: Path = CGROUP) -> int:
 class NodeCgroup:
     """The cgroup(s) one node's slurmd runs in.
 
-    ``cpu_fraction`` caps the node's CPU time at that share of ``ncpus`` CPUs (0.5 on
-    2 CPUs: one CPU's worth); ``cpus`` (a cpuset list, e.g. ``"1"``) leaves only those PUs;
+    ``cpu_fraction`` caps the node's CPU time at that share of the node's own PUs: those
+    of ``cpus`` where it has a cpuset, else ``ncpus`` (0.5 on 2 CPUs: one CPU's worth; 0.6
+    on a node given 4 PUs of 16: 2.4 CPUs, not 60 % of the host); ``cpus`` (a cpuset list,
+    e.g. ``"1"``) leaves only those PUs;
     ``first`` gives the group the largest CPU weight (the host's other work waits).
     """
 
@@ -75,7 +79,14 @@ class NodeCgroup:
         """The CFS quota per period; None when the node's CPU time is not capped."""
         if self.cpu_fraction is None:
             return None
-        return max(1000, round(self.cpu_fraction * self.ncpus * PERIOD_US))
+        return max(1000, round(self.cpu_fraction * self.node_pus * PERIOD_US))
+
+    @property
+    def node_pus(self) -> int:
+        """How many PUs the node has: its cpuset's where it has one, else the host's."""
+        if self.cpus is None:
+            return self.ncpus
+        return len(cpulist.parse_list(self.cpus))
 
     def dirs(self) -> list[Path]:
         """The group folders: one per v1 controller in use, the one group on v2."""

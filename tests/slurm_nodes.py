@@ -49,7 +49,8 @@ CONF_VAR = 'PLACEMENT_TESTNODES_SLURM_CONF'
 class SlurmNodes(SlurmCluster):
     """N nodes n1..nN in partition ``batch``, all state under ``root``.
 
-    ``slow`` maps a node to the share of its CPUs' time it gets; ``cpus`` maps a
+    ``slow`` maps a node to the share of its own PUs' time it gets (its cpuset's where
+    ``cpus`` gives one, else the host's); ``cpus`` maps a
     node to the PUs it keeps (a cpuset list). Both are kept in ``nodes.json`` so
     that ``stop`` by hand removes the cgroups it made.
     """
