@@ -23,6 +23,10 @@ RUNS = sorted((ROOT / "tests" / "fixtures" / "runreports").glob("*.json")) + [
     for cond in ("unchanged", "capped70", "capped50", "pu1of2", "twoodd")]
 
 
+#: the partition runs of :data:`RUNS`
+PARTITION_RUNS = RUNS[-5:]
+
+
 def _system(path: Path) -> str:
     return sorted({c.system for c in reading.run_report.load(path).cases})[0]
 
@@ -93,7 +97,7 @@ def test_the_report_reads_the_record_beside_a_run_of_the_results_folder(tmp_path
 
 @pytest.mark.parametrize("text, says", [
     ("{ not json", "not a verdict record (unreadable JSON"),
-    (json.dumps({"schema": 99}), "not a verdict record of schema 1 (schema 99)"),
+    (json.dumps({"schema": 99}), "not a verdict record of schema 1 or 2 (schema 99)"),
     (json.dumps({"schema": 1, "system": "x"}), "not a verdict record ("),
 ])
 def test_a_record_that_is_none_is_one_line(tmp_path, text, says):
@@ -166,3 +170,74 @@ def test_a_run_report_without_unique_names_counts_every_case(tmp_path, monkeypat
     run.write_text(json.dumps(data))
     rec = acceptance.verdict_record([run], _system(run), "quick")
     assert rec.outcome == "FAIL" and rec.counts["failed"] == 3 and rec.counts["passed"] == 1
+
+
+def _count_of(rec: record.VerdictRecord, where: str = "") -> str:
+    from placement.acceptance import peer_lines
+    said = rec.nodes["partitions"][where] if where else \
+        {k: v for k, v in rec.nodes.items() if k != "partitions"}
+    return peer_lines.NodeCount(**said).text()
+
+
+def _report_of(rec: record.VerdictRecord, run: Path, tmp_path: Path) -> str:
+    """The report's README.md of ``run``, given its record."""
+    given = record.write(rec, tmp_path / "verdict-given.json")
+    assert cli.main(["report", "--run", str(run), "--no-compare", "--record", str(given),
+                     "--output", str(tmp_path / "o")]) == 0
+    (folder,) = (tmp_path / "o").iterdir()
+    return (folder / "README.md").read_text()
+
+
+@pytest.mark.parametrize("path", PARTITION_RUNS, ids=lambda p: p.parent.name)
+def test_a_partition_run_opens_with_its_count_and_the_line_record_and_report_agree(
+        path, tmp_path, monkeypatch):
+    """The count a site reads first (``4 nodes judged: 3 alike, 1 odd: n3``): the summary's
+    first line, the record's ``nodes`` and the report's partition page say the same."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    system = _system(path)
+    rec = acceptance.verdict_record([path], system, "quick")
+    nodes = rec.nodes
+    assert rec.lines[0] == f"COUNT {system}: {_count_of(rec)}"
+    assert nodes["judged"] == 4 and nodes["alike"] == 4 - len(nodes["odd"])
+    assert nodes["odd"] == [o.node for o in rec.odd_nodes] and nodes["not_judged"] == []
+    assert rec.lines[0].startswith(f"COUNT {system}: 4 nodes judged: {nodes['alike']} alike, "
+                                   f"{len(nodes['odd'])} odd")
+    (where,) = nodes["partitions"]
+    readme = _report_of(rec, path, tmp_path)
+    assert f"**{_count_of(rec, where)}.**" in readme
+    assert _count_of(rec, where) == _count_of(rec)
+
+
+def test_a_node_with_no_value_is_counted_not_judged(tmp_path, monkeypatch):
+    """A node whose cases measured nothing (failed before their values) is known by its
+    fingerprint alone: counted, as not judged, in the line, the record and the report."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    pu = PARTITION_RUNS[3]
+    assert pu.parent.name.startswith("pu1of2")
+    data = json.loads(pu.read_text())
+    for run_ in data["runs"]:
+        for tc in run_["testcases"]:
+            if tc.get("node") == "n4":
+                tc.update(result="fail", fail_phase="sanity", fail_reason="no output")
+    run = tmp_path / "run-report-n4.json"
+    run.write_text(json.dumps(data))
+    system = _system(run)
+    rec = acceptance.verdict_record([run], system, "quick")
+    assert rec.nodes["not_judged"] == ["n4"] and rec.nodes["judged"] == 3, rec.nodes
+    assert rec.lines[0] == (f"COUNT {system}: 3 nodes judged: 2 alike, 1 odd: n2, "
+                            "1 not judged: n4"), rec.lines[0]
+    (where,) = rec.nodes["partitions"]
+    assert f"**{_count_of(rec, where)}.**" in _report_of(rec, run, tmp_path)
+
+
+def test_a_record_of_schema_1_is_read_with_no_count(tmp_path):
+    """Records written before the count are read as they are; the report counts the nodes
+    with the same function then."""
+    rec = acceptance.verdict_record([RUNS[0]], _system(RUNS[0]), "quick")
+    data = json.loads(rec.as_json())
+    data["schema"] = 1
+    del data["nodes"]
+    path = tmp_path / "verdict-old.json"
+    path.write_text(json.dumps(data))
+    old = record.read(path)
+    assert old.schema == 1 and old.nodes == {} and old.outcome == rec.outcome

@@ -9,7 +9,7 @@ run, and the ACCEPTANCE line names the nodes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from ..judgement import baselines, peers, reading, verdict
@@ -23,6 +23,63 @@ class ReadPart(Protocol):
     report: reading.run_report.RunReport
 
 
+#: the odd and unjudged nodes a count line names (the record keeps every one)
+NAMED_MAX = 20
+
+
+@dataclass(frozen=True)
+class NodeCount:
+    """How many nodes the peer verdict judged, how many it found alike, which it named odd
+    and which it could not judge: what a site reads first, as Intel Cluster Checker's
+    summary opens (``4 nodes judged: 3 alike, 1 odd: n3``). The summary's line, the record
+    and the report's partition page all show this one object."""
+
+    judged: int
+    alike: int
+    odd: list[str]
+    not_judged: list[str]
+    #: no majority to judge by (values or topology): "alike" then means only "not named"
+    no_majority: bool = False
+
+    @classmethod
+    def of(cls, judgements: Sequence[peers.partition.PeerJudgement]) -> NodeCount:
+        """The count over ``judgements`` (one partition's, or a run's every partition): a
+        node is judged when it has a value held against its peers or a line names it."""
+        judged, odd, not_judged, none = 0, [], [], False
+        for j in judgements:
+            named = j.named
+            seen = set(j.measured) | set(named)
+            judged += len(seen)
+            odd += named
+            not_judged += [n for n in j.nodes if n not in seen]
+            none = none or j.no_majority or j.topology_split
+        return cls(judged, judged - len(odd), odd, not_judged, none)
+
+    def text(self) -> str:
+        """``4 nodes judged: 3 alike, 1 odd: n3`` (``, 1 not judged: n4`` when so)."""
+        out = f"{self.judged} nodes judged: {self.alike} alike, {len(self.odd)} odd" + \
+            _names(self.odd)
+        if self.not_judged:
+            out += f", {len(self.not_judged)} not judged" + _names(self.not_judged)
+        return out + (" (no majority to judge by)" if self.no_majority else "")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _names(nodes: list[str]) -> str:
+    """``: n3, n4`` (the first :data:`NAMED_MAX`, then how many more); "" for none."""
+    if not nodes:
+        return ""
+    more = len(nodes) - NAMED_MAX
+    return ": " + ", ".join(nodes[:NAMED_MAX]) + (f" and {more} more" if more > 0 else "")
+
+
+def count_line(system: str, count: NodeCount) -> str:
+    """The summary's first line for a run judged by its peers."""
+    return f"COUNT {system}: {count.text()}"
+
+
 @dataclass
 class PeerLines:
     """The NODES lines of a run, and the notes its ACCEPTANCE line carries."""
@@ -34,6 +91,19 @@ class PeerLines:
     @property
     def fails(self) -> bool:
         return any(j.fails for j in self.judgements)
+
+    @property
+    def count(self) -> NodeCount:
+        """The nodes of every partition judged, counted (:class:`NodeCount`)."""
+        return NodeCount.of(self.judgements)
+
+    def nodes(self) -> dict:
+        """The record's ``nodes``: the run's count, and each partition's under its name;
+        empty for a run no peer verdict judged."""
+        if not self.judgements:
+            return {}
+        return {**self.count.as_dict(),
+                "partitions": {j.where: NodeCount.of([j]).as_dict() for j in self.judgements}}
 
 
 def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:

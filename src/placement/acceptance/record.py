@@ -21,15 +21,17 @@ from typing import Any
 
 from ..util import PlacementError, atomic, regular_file
 
-#: the version of the record's layout; a reader refuses another
-SCHEMA = 1
+#: the version of the record's layout (2: ``nodes``, the peer verdict's count)
+SCHEMA = 2
+#: the layouts a reader takes: a record of schema 1 reads as one with no count
+READABLE = (1, 2)
 #: the prefix that names a run report's record (``run-report-X.json`` ->
 #: ``verdict-run-report-X.json``): no ``run-report-*`` pattern takes it for a run report
 PREFIX = "verdict-"
 #: the largest record a reader takes (a 1,000-node partition's findings fit many times over)
 MAX_BYTES = 64 * 2**20
 #: the words a finding's line starts with, and what each is
-KINDS = ("NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKIP", "UNDECIDED",
+KINDS = ("COUNT", "NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKIP", "UNDECIDED",
          "UNCONFIRMED", "CONFIRMED", "DISMISSED", "NOTE", "PREVIOUS", "ACCEPTANCE")
 #: the outcome words and their exit status
 OUTCOMES = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
@@ -81,6 +83,10 @@ class VerdictRecord:
     notes: list[str] = field(default_factory=list)
     #: the reference file judged against and its sha256 ("" when there was none)
     baseline: dict[str, str] = field(default_factory=dict)
+    #: the peer verdict's count (:class:`~.peer_lines.NodeCount`): ``judged``, ``alike``,
+    #: ``odd``, ``not_judged``, ``no_majority``, and each partition's under ``partitions``;
+    #: empty for a run no peer verdict judged
+    nodes: dict[str, Any] = field(default_factory=dict)
     schema: int = SCHEMA
 
     @property
@@ -131,8 +137,9 @@ def read(path: Path) -> VerdictRecord:
     except json.JSONDecodeError as exc:
         raise PlacementError(f"{path}: not a verdict record (unreadable JSON: {exc.msg} at "
                              f"line {exc.lineno})") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise PlacementError(f"{path}: not a verdict record of schema {SCHEMA} (schema "
+    if not isinstance(data, dict) or data.get("schema") not in READABLE:
+        takes = " or ".join(map(str, READABLE))
+        raise PlacementError(f"{path}: not a verdict record of schema {takes} (schema "
                              f"{data.get('schema') if isinstance(data, dict) else None!r})")
     try:
         rec = VerdictRecord(**{k: v for k, v in data.items()

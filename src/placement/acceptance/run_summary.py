@@ -122,7 +122,8 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         f.judged = undecided_with_node(f.judged)
     regressions = find_regressions([tc for k, tc in f.final.items() if f.kinds[k] != "pass"],
                                    f.judged)
-    lines = node.lines + peer.lines + [r.line() for r in regressions if r.var != "reference"]
+    lines = [peer_lines.count_line(system, peer.count)] if peer.judgements else []
+    lines += node.lines + peer.lines + [r.line() for r in regressions if r.var != "reference"]
     lines += case_lines(f, failed, skipped)
     lines += f.conf.lines() if f.conf is not None else []
     lines += undecided_lines(f.judged)
@@ -150,4 +151,4 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         {"passed": passed, "failed": len(failed), "skipped": len(skipped),
          "regressions": len(regressions), "ran": ran},
         lines, findings, _odd_nodes(peer, _scheduler(good)), conf, list(f.gaps),
-        list(f.notes), _baseline(system))
+        list(f.notes), _baseline(system), peer.nodes())

@@ -352,7 +352,7 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     lead = lead_section(cases, judged, out, answer, history_link)
     rep.sections.append(lead)
     odd: set[tuple[str, str]] = set()
-    rep.sections += partition_sections(cases, out, n, odd)    # the nodes against their peers
+    rep.sections += partition_sections(cases, out, n, odd, answer)    # the nodes against their peers
     look = needs_look(cases, judged, odd)
     if unjudged:
         rep.sections.append(unjudged)

@@ -151,6 +151,9 @@ class PeerJudgement:
     topology_split: bool = False
     #: why nothing was judged (too few nodes or values), else ""
     note: str = ""
+    #: the nodes with a value held against their peers (none when too few nodes were
+    #: measured to judge by); a node known only by its fingerprint has none
+    measured: list[str] = field(default_factory=list)
 
     @property
     def named(self) -> list[str]:
@@ -206,6 +209,7 @@ def judge(values: Sequence[PeerValue], where: str,
         out.note = (f"{len(nodes)} node(s): the peer verdict needs {MIN_NODES} or more "
                     "measured in one session")
         return out
+    out.measured = [n for n, row in zip(nodes, m) if np.isfinite(row).any()]
     active = np.ones(len(nodes), bool)
     halves = len(nodes) % 2 == 0 and len(nodes) <= HALVES_MAX_NODES
     ranked = ranked_values(values, len(nodes), alpha, halves)
