@@ -241,3 +241,66 @@ def test_a_record_of_schema_1_is_read_with_no_count(tmp_path):
     path.write_text(json.dumps(data))
     old = record.read(path)
     assert old.schema == 1 and old.nodes == {} and old.outcome == rec.outcome
+
+
+@pytest.mark.parametrize("path", RUNS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_line_is_a_finding_made_with_its_data(path, tmp_path, monkeypatch):
+    """One finding per printed line, in order, its kind and numbers given where the line
+    was made: the odd nodes, the count and the outcome are the record's own."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    rec = acceptance.verdict_record([path], _system(path), "quick")
+    assert [f.line for f in rec.findings] == rec.lines
+    assert all(f.kind in record.KINDS for f in rec.findings)
+    last = rec.findings[-1]
+    assert last.kind == "ACCEPTANCE" and last.data["outcome"] == rec.outcome
+    assert last.data["failed"] == rec.counts["failed"]
+    odd = [f.node for f in rec.findings if f.kind == "NODES" and f.data["what"] in
+           ("odd", "topology")]
+    odd += [n for f in rec.findings if f.kind == "NODES" and f.data["what"] == "no majority"
+            for n in f.data["named"]]
+    assert sorted(set(odd)) == sorted(rec.nodes.get("odd", []))
+    for f in rec.findings:
+        if f.kind == "NODES" and f.data["what"] == "odd":
+            assert f"on {f.data['called']} of {f.data['judged']} values" in f.line
+        if f.kind == "FAIL":
+            assert f.line.startswith(f"FAIL {f.data['case']} @{f.data['sysenv']} [")
+        if f.kind == "SKIP":
+            assert f.line == f"SKIP {f.data['count']} case(s): {f.data['reason']}"
+
+
+def test_a_record_of_schema_1_reads_its_findings_in_todays_shape(tmp_path):
+    """Schema 1 appended each regressed value's copy after the lines and kept no data for an
+    UNCONFIRMED line: read, each regression is in its line's place and the lead finds what
+    the confirmation did not show again."""
+    from placement.report import lead
+    regressed = "regression vs baseline sessions: Stream @generic:default+gnu copy_bw slower"
+    case = ("UNCONFIRMED Pingpong %size=8 @generic:default+gnu [first session: performance: "
+            "lat=0.9 us] passed its confirmation session: a state of the node, not a lasting "
+            "change")
+    value = ("UNCONFIRMED Stream %t=2 @generic:default+gnu triad_bw [first session: regressed] "
+             "its confirmation session: unchanged")
+    accept = "ACCEPTANCE generic quick: FAIL 3 passed, 1 failed (1 perf regressions) report=x"
+    lines = [regressed, case, value, accept]
+    old = {"schema": 1, "system": "generic", "mode": "quick", "outcome": "FAIL",
+           "exit_status": 1, "reports": ["x"], "counts": {}, "lines": lines,
+           "confirmation": {"ran": True},
+           "findings": [{"kind": "NOTE", "line": regressed},
+                        {"kind": "UNCONFIRMED", "line": case},
+                        {"kind": "UNCONFIRMED", "line": value},
+                        {"kind": "ACCEPTANCE", "line": accept},
+                        {"kind": "REGRESSION", "line": regressed, "partition": "generic:default",
+                         "data": {"case": "Stream", "var": "copy_bw"}},
+                        {"kind": "REGRESSION", "line": "regression vs reference: P @g+e ...",
+                         "data": {"var": "reference"}}]}
+    path = tmp_path / "verdict-old.json"
+    path.write_text(json.dumps(old))
+    rec = record.read(path)
+    assert [f.kind for f in rec.findings] == ["REGRESSION", "UNCONFIRMED", "UNCONFIRMED",
+                                              "ACCEPTANCE"]
+    assert [f.line for f in rec.findings] == lines
+    assert rec.findings[0].data["var"] == "copy_bw"
+    assert lead.confirmation(rec, "Pingpong %size=8", "generic:default+gnu") == "not confirmed"
+    assert lead.confirmation(rec, "Stream %t=2", "generic:default+gnu", "triad_bw") \
+        == "not confirmed"
+    assert lead.confirmation(rec, "Stream %t=2", "generic:default+gnu", "copy_bw") \
+        == "confirmed"

@@ -50,12 +50,14 @@ def status_word(failed: bool, ran: bool, answer: VerdictRecord | None) -> str:
     return "FAIL" if failed else ("PASS" if ran else "NOTHING RAN")
 
 
-def confirmation(answer: VerdictRecord | None, prefix: str) -> str:
-    """Whether a confirmation session showed again what the first session failed:
-    ``prefix`` is the start of the record's UNCONFIRMED finding for it."""
+def confirmation(answer: VerdictRecord | None, case: str, sysenv: str, var: str = "") -> str:
+    """Whether a confirmation session showed again what the first session failed: the
+    record's UNCONFIRMED findings name each case (``case`` @ ``sysenv``) and value (``var``)
+    it did not show again."""
     if answer is None or not answer.confirmation.get("ran"):
         return "no confirmation session"
-    if any(f.kind == "UNCONFIRMED" and f.line.startswith(f"UNCONFIRMED {prefix}")
+    if any(f.kind == "UNCONFIRMED" and f.data.get("case") == case
+           and f.data.get("sysenv") == sysenv and f.data.get("var", "") == var
            for f in answer.findings):
         return "not confirmed"
     return "confirmed"
@@ -76,7 +78,7 @@ def failed_row(c: Case, answer: VerdictRecord | None) -> Row:
     # the acceptance summary names a case by ReFrame's system and environment, no partition
     where = f"{c.raw.get('system', c.system)}+{c.raw.get('environ', c.environ)}"
     return Row(f"{name} @{c.sysenv}", value, "", "", "",
-               confirmation(answer, f"{name} @{where} ["), size)
+               confirmation(answer, name, where), size)
 
 
 def value_row(name: str, v: verdict.over_sessions.Verdict, confirmed: str, evidence: str) -> Row:
@@ -183,8 +185,7 @@ def lead_section(cases: list[Case], judged: list, out: Path,
                   note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
                        "the first session that its confirmation session did not show.")
         for f in answer.findings:
-            if f.kind != "REGRESSION":      # each regression's line is there already
-                t.add([f.line], "bad" if f.kind in ("FAIL", "NODE", "NODES") else "")
+            t.add([f.line], "bad" if f.kind in ("FAIL", "NODE", "NODES") else "")
         sec.tables.append(t)
     return sec
 
@@ -208,9 +209,9 @@ def _value_rows(judged: list, answer: VerdictRecord | None, out: Path,
             sec.images.append((evidence, f"{name}: each baseline session's launches and the "
                                          "new session's (red); bars are medians"))
         c = sj.cases_of.get(j.entry)
-        prefix = (f"{c.raw.get('display_name', c.test)} @{c.sysenv} {j.entry[2]} ["
-                  if c is not None else f"{name} [")
-        rows.append(value_row(name, j.verdict, confirmation(answer, prefix), evidence))
+        said = confirmation(answer, c.raw.get("display_name", c.test), c.sysenv, j.entry[2]) \
+            if c is not None else confirmation(answer, name, "")
+        rows.append(value_row(name, j.verdict, said, evidence))
     if plots.available():
         sec.figures_for(len(sec.images), sum(j.entry in sj.stored for sj, j in picked),
                         "regressed or grossly worse values (the worst)")
