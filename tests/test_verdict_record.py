@@ -5,6 +5,7 @@ agree; the record is written whole and read back; the odd nodes are there for a 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -139,7 +140,6 @@ def test_a_failed_partition_run_is_recorded_as_a_baseline_only_with_force(tmp_pa
 
 def test_a_long_node_name_shortens_file_names_and_the_report_is_written(tmp_path, monkeypatch,
                                                                         capsys):
-    import re
     from placement.report.tables import SLUG_MAX, slug
     long = "node-" + "x" * 190
     assert len(slug(long + "1")) == SLUG_MAX and slug(long + "1") != slug(long + "2")
@@ -304,3 +304,88 @@ def test_a_record_of_schema_1_reads_its_findings_in_todays_shape(tmp_path):
         == "not confirmed"
     assert lead.confirmation(rec, "Stream %t=2", "generic:default+gnu", "copy_bw") \
         == "confirmed"
+
+
+#: a number as a line and the report write it: a sign, digits, a fraction, a percent
+NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?%?")
+
+
+def _without_summary_table(readme: str) -> list[str]:
+    """The report's Markdown lines, less the acceptance summary's table (which prints the
+    record's lines as they are: a number there is no number the report took)."""
+    out, skip = [], False
+    for ln in readme.splitlines():
+        if ln == "**The acceptance summary**":
+            skip = True
+        elif skip and not ln.startswith("|") and ln.strip() and not ln.startswith("NODE, "):
+            skip = False
+        if not skip:
+            out.append(ln)
+    return out
+
+
+def _shown(f: record.Finding) -> tuple[str, str] | None:
+    """What of a finding's line the report shows in words of its own, and the Markdown
+    line that shows it (found by these words); None for a finding it shows only as the
+    summary's line."""
+    if f.kind == "ACCEPTANCE" and f.data.get("verdict"):
+        return f.line[f.line.index(" verdict: "):f.line.index(" undecided of ") + 20], \
+            "; verdict"
+    if f.kind == "UNDECIDED":
+        return f.line, "Undecided: "
+    if f.kind == "NODE":
+        assert f.data["text"] in f.line
+        return f.data["text"], "**NODE "
+    if f.kind == "COUNT":
+        return f.line, " nodes judged: "
+    if f.kind in ("NODES", "NOTE") and ":" in f.partition:
+        return f.line, "nodes measured in one session"
+    return None
+
+
+def _judged_runs(tmp_path: Path, monkeypatch) -> list[tuple[Path, str]]:
+    """Every stored run report with no baseline, a loaded one, and one judged against a
+    baseline of one and of four of its stored sessions: (run, baselines folder)."""
+    from load_probe import with_load
+    launches = sorted((ROOT / "tests" / "fixtures" / "aa-launches").glob("*.json"))
+    out = [(p, str(tmp_path / "none")) for p in RUNS]
+    busy = tmp_path / "run-busy.json"
+    busy.write_text(json.dumps(with_load(json.loads(launches[-1].read_text()), 85.0)))
+    out.append((busy, str(tmp_path / "none")))
+    for n in (1, 4):
+        folder = tmp_path / f"b{n}"
+        monkeypatch.setenv("PLACEMENT_BASELINES", str(folder))
+        froms = [a for p in launches[:n] for a in ("--from", str(p))]
+        assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+        out.append((launches[-1], str(folder)))
+    return out
+
+
+def test_every_number_of_the_record_is_the_reports_for_the_same_finding(tmp_path,
+                                                                       monkeypatch):
+    """Where a line and the report both show a number (the verdict's counts, the undecided
+    values and the change a baseline could call, the node's percent, the count of nodes
+    and of values), the report shows the record's: for each stored run, every number of
+    each such finding appears as it is in the report's own line for it."""
+    checked = set()
+    for i, (run, folder) in enumerate(_judged_runs(tmp_path, monkeypatch)):
+        monkeypatch.setenv("PLACEMENT_BASELINES", folder)
+        rec = acceptance.verdict_record([run], _system(run), "quick")
+        given = record.write(rec, tmp_path / f"verdict-{i}.json")
+        out = tmp_path / f"o{i}"
+        assert cli.main(["report", "--run", str(run), "--no-compare", "--record", str(given),
+                         "--output", str(out)]) == 0
+        (where,) = out.iterdir()
+        lines = _without_summary_table((where / "README.md").read_text())
+        for f in rec.findings:
+            shown = _shown(f)
+            if shown is None:
+                continue
+            part, anchor = shown
+            said = [ln for ln in lines if anchor in ln]
+            assert said, f"{run.name}: the report shows no {f.kind} finding ({f.line})"
+            numbers = NUMBER.findall(part)
+            assert any(all(n in NUMBER.findall(ln) for n in numbers) for ln in said), \
+                (run.name, f.line, said)
+            checked.add(f.kind)
+    assert checked == {"ACCEPTANCE", "UNDECIDED", "NODE", "COUNT", "NODES"}, checked

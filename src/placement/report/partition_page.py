@@ -36,7 +36,8 @@ def partition_sections(cases: list[Case], out: Path, numbers: Numbers,
     sections = []
     for where, (values, fps) in sorted(peers.cases.partitions(report).items()):
         j = peers.partition.judge(values, where, fps)
-        sections.append(_section(j, fps, out, numbers, node_count(j, answer)))
+        sections.append(_section(j, fps, out, numbers, node_count(j, answer),
+                                 peer_lines_of(j, answer)))
         if named is not None:
             named.update((where, n) for n in j.named)
     return sections
@@ -50,6 +51,17 @@ def node_count(j: peers.partition.PeerJudgement, answer: Any) -> str:
     return count.text()
 
 
+def peer_lines_of(j: peers.partition.PeerJudgement, answer: Any) -> list[str]:
+    """The partition's lines as the run's verdict record has them (the summary's numbers);
+    without a record, or one of schema 1, the peer verdict's own (the same function)."""
+    if answer is not None and getattr(answer, "schema", 1) >= 2:
+        said = [f.line for f in answer.findings
+                if f.partition == j.where and f.kind in ("NODES", "NOTE")]
+        if said:
+            return said
+    return j.lines()
+
+
 def node_rows(j: peers.partition.PeerJudgement) -> list[str]:
     """The nodes in the page's order: named ones first (as the lines name them), then the
     rest by name."""
@@ -58,9 +70,9 @@ def node_rows(j: peers.partition.PeerJudgement) -> list[str]:
 
 
 def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Numbers,
-             count: str) -> Section:
+             count: str, lines: list[str]) -> Section:
     s = Section(f"partition-{slug(j.where)}", f"Partition {j.where}: nodes against their peers",
-                _intro(j, count))
+                _intro(j, count, lines))
     order = node_rows(j)
     measured = [n for n, row in zip(j.nodes, j.change) if np.isfinite(row).any()]
     drawn = plots.chosen([n for n in order if n in set(measured)], set(j.named).__contains__) \
@@ -76,8 +88,8 @@ def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Nu
     return s
 
 
-def _intro(j: peers.partition.PeerJudgement, count: str) -> str:
-    lines = "; ".join(f"`{ln}`" for ln in j.lines())
+def _intro(j: peers.partition.PeerJudgement, count: str, said: list[str]) -> str:
+    lines = "; ".join(f"`{ln}`" for ln in said)
     return (f"**{md(count)}.** {len(j.nodes)} nodes measured in one session, each value of "
             f"each node against its peers' median (the peer verdict). {lines}")
 
