@@ -389,3 +389,51 @@ def test_every_number_of_the_record_is_the_reports_for_the_same_finding(tmp_path
                 (run.name, f.line, said)
             checked.add(f.kind)
     assert checked == {"ACCEPTANCE", "UNDECIDED", "NODE", "COUNT", "NODES"}, checked
+
+
+def _launches_record(tmp_path: Path, monkeypatch, sessions: int = 1):
+    """The newest stored launches run judged against a baseline of its first ``sessions``
+    stored runs: (run, record)."""
+    launches = sorted((ROOT / "tests" / "fixtures" / "aa-launches").glob("*.json"))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
+    froms = [a for p in launches[:sessions] for a in ("--from", str(p))]
+    assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+    return launches[-1], acceptance.verdict_record([launches[-1]], "generic", "quick")
+
+
+@pytest.mark.parametrize("sessions", [1, 4])
+def test_the_record_keeps_each_values_verdict_whole(tmp_path, monkeypatch, sessions):
+    """Each judged value's verdict, written and read back, is the verdict (infinities and
+    tuples included), and the report's verdicts read from the record are those it would
+    judge itself for a run with no confirmation session."""
+    from placement.judgement import verdict
+    from placement.report import verdicts
+    run, rec = _launches_record(tmp_path, monkeypatch, sessions)
+    values = rec.verdicts["values"]
+    assert values and rec.verdicts["system"] == "generic"
+    again = record.read(record.write(rec, tmp_path / "verdict-x.json"))
+    assert again == rec
+    for v in again.verdicts["values"]:
+        back = verdict.as_data.from_data(v["data"])
+        assert back.outcome == v["verdict"] and back.ratio - 1 == v["change"]
+        assert verdict.as_data.to_data(back) == v["data"]
+    cases = reading.run_report.load(run).cases
+    own = verdicts.judgements(cases)
+    read = verdicts.judgements(cases, again)
+    assert [(j.entry, j.verdict) for sj in read for j in sj.judgement] == \
+        [(j.entry, j.verdict) for sj in own for j in sj.judgement]
+    counts = json.loads(again.as_json())["findings"][-1]["data"]["verdict"]
+    assert counts["of"] == len(values)
+
+
+def test_the_report_shows_the_records_verdicts_not_its_own(tmp_path, monkeypatch):
+    """A value the record says regressed (a confirmation session can decide so) is
+    regressed in the report's verdict table: the report reads the record, it does not
+    judge the run again."""
+    run, rec = _launches_record(tmp_path, monkeypatch)
+    value = rec.verdicts["values"][0]
+    value["verdict"] = value["data"]["outcome"] = "regressed"
+    value["data"]["why"] = "as the record says"
+    readme = _report_of(rec, run, tmp_path)
+    table = [ln for ln in readme.splitlines() if "regressed (as the record says)" in ln]
+    assert len(table) == 1 and f"| {value['var']} |" in table[0], table

@@ -28,8 +28,9 @@ READABLE = (1, 2)
 #: the prefix that names a run report's record (``run-report-X.json`` ->
 #: ``verdict-run-report-X.json``): no ``run-report-*`` pattern takes it for a run report
 PREFIX = "verdict-"
-#: the largest record a reader takes (a 1,000-node partition's findings fit many times over)
-MAX_BYTES = 64 * 2**20
+#: the largest record a reader takes: each judged value's verdict takes about 1 kB, so a
+#: run of 100,000 values fits twice over (a 1,000-node partition's findings many times)
+MAX_BYTES = 256 * 2**20
 #: the kinds of finding: what each line of the summary is, given where the line is made
 KINDS = ("COUNT", "NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKIP", "UNDECIDED",
          "UNCONFIRMED", "NOTE", "PREVIOUS", "ACCEPTANCE")
@@ -89,6 +90,11 @@ class VerdictRecord:
     #: ``odd``, ``not_judged``, ``no_majority``, and each partition's under ``partitions``;
     #: empty for a run no peer verdict judged
     nodes: dict[str, Any] = field(default_factory=dict)
+    #: each judged value's verdict, as the run's answer has it (its confirmation session
+    #: included): ``system``, ``context`` (what the verdict leaned on) and ``values``, each
+    #: with ``case``, ``sysenv``, ``var``, the ``verdict`` word, its ``change`` and its
+    #: ``data`` (:mod:`placement.judgement.verdict.as_data`); empty when none was judged
+    verdicts: dict[str, Any] = field(default_factory=dict)
     schema: int = SCHEMA
 
     @property

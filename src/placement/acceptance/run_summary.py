@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..judgement import baselines
+from ..judgement import baselines, verdict
 from ..util import baseline_file, sha256
 from . import comparison_health, peer_lines, record
-from .findings import apply_confirmation, first_session
+from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
 from .parts import readable
 from .previous_run import compare_rows, previous_run_finding
@@ -71,6 +71,19 @@ def _odd_nodes(peer: peer_lines.PeerLines, scheduler: str) -> list[record.OddNod
             out.append(record.OddNode(j.where, node, text,
                                       record.drain_command(scheduler, node, text)))
     return out
+
+
+def _verdicts(f: Findings) -> dict:
+    """Each judged value's verdict as the run's answer has it, for the record (a report
+    reads them rather than judging the run again); empty when none was judged."""
+    if not f.judged:
+        return {}
+    return {"system": f.system, "context": baselines.samples.context_lines(f.judgement)
+            if f.judgement is not None else [],
+            "values": [{"case": name, "sysenv": sysenv, "var": var, "verdict": v.outcome,
+                        "change": v.ratio - 1, "why": v.why,
+                        "data": verdict.as_data.to_data(v)}
+                       for (name, sysenv, var), v in sorted(f.judged.items())]}
 
 
 def _scheduler(good: list) -> str:
@@ -151,4 +164,4 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
          "regressions": len(regressions), "ran": ran},
         [x.line for x in found], found, _odd_nodes(peer, _scheduler(good)), conf,
         list(f.gaps),
-        list(f.notes), _baseline(system), peer.nodes())
+        list(f.notes), _baseline(system), peer.nodes(), _verdicts(f))

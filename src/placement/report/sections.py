@@ -324,7 +324,7 @@ def _judged(cases: list[Case], answer: Any) -> tuple[list, Section | None]:
     cause: a baseline the summary could not judge either). Without one, the error stands."""
     from .verdicts import judgements
     try:
-        return judgements(cases), None
+        return judgements(cases, answer), None
     except Exception as exc:        # noqa: BLE001 - a damaged baseline, a value out of range
         if answer is None or answer.outcome == "PASS":
             raise
