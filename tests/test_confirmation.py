@@ -504,7 +504,9 @@ def test_the_report_answers_as_the_acceptance_summary_does(tmp_path):
                "cases", "ACCEPTANCE generic quick: PASS 9 passed, 0 failed (0 perf regressions) "
                "report=x.json skipped=0 confirmed 0 of 1"]
     answer = record.VerdictRecord("generic", "quick", "PASS", 0, ["x.json"], {}, summary,
-                                  [record.Finding(record.kind_of(ln), ln) for ln in summary],
+                                  [record.Finding("UNCONFIRMED", summary[0],
+                                                  data={"what": "load"}),
+                                   record.Finding("ACCEPTANCE", summary[1])],
                                   confirmation={"ran": True, "confirmed": 0})
     sec = lead.lead_section(cases, [], tmp_path, answer)
     assert sec.status == "PASS"

@@ -268,7 +268,8 @@ def test_strings_from_results_are_escaped_in_html_and_markdown(tmp_path):
     lines = [f"FAIL {EVIL}", "ACCEPTANCE generic quick: FAIL 8 passed, 12 failed "
              "(12 perf regressions) report=run.json skipped=0"]
     answer = record.VerdictRecord("generic", "quick", "FAIL", 1, [str(run)], {}, lines,
-                                  [record.Finding(record.kind_of(ln), ln) for ln in lines])
+                                  [record.Finding("FAIL", lines[0]),
+                                   record.Finding("ACCEPTANCE", lines[1])])
     rec = record.write(answer, tmp_path / "verdict-run.json")
     assert cli.main(["report", "--run", str(run), "--output", str(tmp_path / "o"),
                      "--no-compare", "--record", str(rec)]) == 0
@@ -286,8 +287,9 @@ def test_strings_from_results_are_escaped_in_html_and_markdown(tmp_path):
 
 
 def test_the_lead_says_which_failures_the_confirmation_showed_again(tmp_path):
-    """The lead table's `confirmed` column reads the acceptance summary's UNCONFIRMED lines,
-    as the confirmation writes them: one failed case passed its confirmation session."""
+    """The lead table's `confirmed` column reads the acceptance summary's UNCONFIRMED
+    findings, as the confirmation makes them: one failed case passed its confirmation
+    session."""
     from placement.acceptance import confirmation, record
     from placement.report import lead
     data = json.loads(WITH_BASE.read_text())
@@ -298,7 +300,7 @@ def test_the_lead_says_which_failures_the_confirmation_showed_again(tmp_path):
     lines = conf.lines() + [f"ACCEPTANCE generic quick: FAIL 8 passed, 11 failed "
                             f"(11 perf regressions) report=x.json skipped=0{conf.text()}"]
     answer = record.VerdictRecord("generic", "quick", "FAIL", 1, ["x.json"], {}, lines,
-                                  [record.Finding(record.kind_of(ln), ln) for ln in lines],
+                                  conf.findings() + [record.Finding("ACCEPTANCE", lines[-1])],
                                   confirmation={"ran": True, "confirmed": conf.confirmed})
     cases = reading.run_report.load(WITH_BASE).cases
     sec = lead.lead_section(cases, [], tmp_path, answer)

@@ -5,6 +5,7 @@ agree; the record is written whole and read back; the odd nodes are there for a 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,10 @@ PEERS = ROOT / "tests" / "fixtures" / "peers"
 RUNS = sorted((ROOT / "tests" / "fixtures" / "runreports").glob("*.json")) + [
     sorted(sorted(PEERS.glob(f"{cond}-*"))[-1].glob("run-*.json"))[0]
     for cond in ("unchanged", "capped70", "capped50", "pu1of2", "twoodd")]
+
+
+#: the partition runs of :data:`RUNS`
+PARTITION_RUNS = RUNS[-5:]
 
 
 def _system(path: Path) -> str:
@@ -93,7 +98,7 @@ def test_the_report_reads_the_record_beside_a_run_of_the_results_folder(tmp_path
 
 @pytest.mark.parametrize("text, says", [
     ("{ not json", "not a verdict record (unreadable JSON"),
-    (json.dumps({"schema": 99}), "not a verdict record of schema 1 (schema 99)"),
+    (json.dumps({"schema": 99}), "not a verdict record of schema 1 or 2 (schema 99)"),
     (json.dumps({"schema": 1, "system": "x"}), "not a verdict record ("),
 ])
 def test_a_record_that_is_none_is_one_line(tmp_path, text, says):
@@ -135,7 +140,6 @@ def test_a_failed_partition_run_is_recorded_as_a_baseline_only_with_force(tmp_pa
 
 def test_a_long_node_name_shortens_file_names_and_the_report_is_written(tmp_path, monkeypatch,
                                                                         capsys):
-    import re
     from placement.report.tables import SLUG_MAX, slug
     long = "node-" + "x" * 190
     assert len(slug(long + "1")) == SLUG_MAX and slug(long + "1") != slug(long + "2")
@@ -166,3 +170,270 @@ def test_a_run_report_without_unique_names_counts_every_case(tmp_path, monkeypat
     run.write_text(json.dumps(data))
     rec = acceptance.verdict_record([run], _system(run), "quick")
     assert rec.outcome == "FAIL" and rec.counts["failed"] == 3 and rec.counts["passed"] == 1
+
+
+def _count_of(rec: record.VerdictRecord, where: str = "") -> str:
+    from placement.acceptance import peer_lines
+    said = rec.nodes["partitions"][where] if where else \
+        {k: v for k, v in rec.nodes.items() if k != "partitions"}
+    return peer_lines.NodeCount(**said).text()
+
+
+def _report_of(rec: record.VerdictRecord, run: Path, tmp_path: Path) -> str:
+    """The report's README.md of ``run``, given its record."""
+    given = record.write(rec, tmp_path / "verdict-given.json")
+    assert cli.main(["report", "--run", str(run), "--no-compare", "--record", str(given),
+                     "--output", str(tmp_path / "o")]) == 0
+    (folder,) = (tmp_path / "o").iterdir()
+    return (folder / "README.md").read_text()
+
+
+@pytest.mark.parametrize("path", PARTITION_RUNS, ids=lambda p: p.parent.name)
+def test_a_partition_run_opens_with_its_count_and_the_line_record_and_report_agree(
+        path, tmp_path, monkeypatch):
+    """The count a site reads first (``4 nodes judged: 3 alike, 1 odd: n3``): the summary's
+    first line, the record's ``nodes`` and the report's partition page say the same."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    system = _system(path)
+    rec = acceptance.verdict_record([path], system, "quick")
+    nodes = rec.nodes
+    assert rec.lines[0] == f"COUNT {system}: {_count_of(rec)}"
+    assert nodes["judged"] == 4 and nodes["alike"] == 4 - len(nodes["odd"])
+    assert nodes["odd"] == [o.node for o in rec.odd_nodes] and nodes["not_judged"] == []
+    assert rec.lines[0].startswith(f"COUNT {system}: 4 nodes judged: {nodes['alike']} alike, "
+                                   f"{len(nodes['odd'])} odd")
+    (where,) = nodes["partitions"]
+    readme = _report_of(rec, path, tmp_path)
+    assert f"**{_count_of(rec, where)}.**" in readme
+    assert _count_of(rec, where) == _count_of(rec)
+
+
+def test_a_node_with_no_value_is_counted_not_judged(tmp_path, monkeypatch):
+    """A node whose cases measured nothing (failed before their values) is known by its
+    fingerprint alone: counted, as not judged, in the line, the record and the report."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    pu = PARTITION_RUNS[3]
+    assert pu.parent.name.startswith("pu1of2")
+    data = json.loads(pu.read_text())
+    for run_ in data["runs"]:
+        for tc in run_["testcases"]:
+            if tc.get("node") == "n4":
+                tc.update(result="fail", fail_phase="sanity", fail_reason="no output")
+    run = tmp_path / "run-report-n4.json"
+    run.write_text(json.dumps(data))
+    system = _system(run)
+    rec = acceptance.verdict_record([run], system, "quick")
+    assert rec.nodes["not_judged"] == ["n4"] and rec.nodes["judged"] == 3, rec.nodes
+    assert rec.lines[0] == (f"COUNT {system}: 3 nodes judged: 2 alike, 1 odd: n2, "
+                            "1 not judged: n4"), rec.lines[0]
+    (where,) = rec.nodes["partitions"]
+    assert f"**{_count_of(rec, where)}.**" in _report_of(rec, run, tmp_path)
+
+
+def test_a_record_of_schema_1_is_read_with_no_count(tmp_path):
+    """Records written before the count are read as they are; the report counts the nodes
+    with the same function then."""
+    rec = acceptance.verdict_record([RUNS[0]], _system(RUNS[0]), "quick")
+    data = json.loads(rec.as_json())
+    data["schema"] = 1
+    del data["nodes"]
+    path = tmp_path / "verdict-old.json"
+    path.write_text(json.dumps(data))
+    old = record.read(path)
+    assert old.schema == 1 and old.nodes == {} and old.outcome == rec.outcome
+
+
+@pytest.mark.parametrize("path", RUNS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_line_is_a_finding_made_with_its_data(path, tmp_path, monkeypatch):
+    """One finding per printed line, in order, its kind and numbers given where the line
+    was made: the odd nodes, the count and the outcome are the record's own."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    rec = acceptance.verdict_record([path], _system(path), "quick")
+    assert [f.line for f in rec.findings] == rec.lines
+    assert all(f.kind in record.KINDS for f in rec.findings)
+    last = rec.findings[-1]
+    assert last.kind == "ACCEPTANCE" and last.data["outcome"] == rec.outcome
+    assert last.data["failed"] == rec.counts["failed"]
+    odd = [f.node for f in rec.findings if f.kind == "NODES" and f.data["what"] in
+           ("odd", "topology")]
+    odd += [n for f in rec.findings if f.kind == "NODES" and f.data["what"] == "no majority"
+            for n in f.data["named"]]
+    assert sorted(set(odd)) == sorted(rec.nodes.get("odd", []))
+    for f in rec.findings:
+        if f.kind == "NODES" and f.data["what"] == "odd":
+            assert f"on {f.data['called']} of {f.data['judged']} values" in f.line
+        if f.kind == "FAIL":
+            assert f.line.startswith(f"FAIL {f.data['case']} @{f.data['sysenv']} [")
+        if f.kind == "SKIP":
+            assert f.line == f"SKIP {f.data['count']} case(s): {f.data['reason']}"
+
+
+def test_a_record_of_schema_1_reads_its_findings_in_todays_shape(tmp_path):
+    """Schema 1 appended each regressed value's copy after the lines and kept no data for an
+    UNCONFIRMED line: read, each regression is in its line's place and the lead finds what
+    the confirmation did not show again."""
+    from placement.report import lead
+    regressed = "regression vs baseline sessions: Stream @generic:default+gnu copy_bw slower"
+    case = ("UNCONFIRMED Pingpong %size=8 @generic:default+gnu [first session: performance: "
+            "lat=0.9 us] passed its confirmation session: a state of the node, not a lasting "
+            "change")
+    value = ("UNCONFIRMED Stream %t=2 @generic:default+gnu triad_bw [first session: regressed] "
+             "its confirmation session: unchanged")
+    accept = "ACCEPTANCE generic quick: FAIL 3 passed, 1 failed (1 perf regressions) report=x"
+    lines = [regressed, case, value, accept]
+    old = {"schema": 1, "system": "generic", "mode": "quick", "outcome": "FAIL",
+           "exit_status": 1, "reports": ["x"], "counts": {}, "lines": lines,
+           "confirmation": {"ran": True},
+           "findings": [{"kind": "NOTE", "line": regressed},
+                        {"kind": "UNCONFIRMED", "line": case},
+                        {"kind": "UNCONFIRMED", "line": value},
+                        {"kind": "ACCEPTANCE", "line": accept},
+                        {"kind": "REGRESSION", "line": regressed, "partition": "generic:default",
+                         "data": {"case": "Stream", "var": "copy_bw"}},
+                        {"kind": "REGRESSION", "line": "regression vs reference: P @g+e ...",
+                         "data": {"var": "reference"}}]}
+    path = tmp_path / "verdict-old.json"
+    path.write_text(json.dumps(old))
+    rec = record.read(path)
+    assert [f.kind for f in rec.findings] == ["REGRESSION", "UNCONFIRMED", "UNCONFIRMED",
+                                              "ACCEPTANCE"]
+    assert [f.line for f in rec.findings] == lines
+    assert rec.findings[0].data["var"] == "copy_bw"
+    assert lead.confirmation(rec, "Pingpong %size=8", "generic:default+gnu") == "not confirmed"
+    assert lead.confirmation(rec, "Stream %t=2", "generic:default+gnu", "triad_bw") \
+        == "not confirmed"
+    assert lead.confirmation(rec, "Stream %t=2", "generic:default+gnu", "copy_bw") \
+        == "confirmed"
+
+
+#: a number as a line and the report write it: a sign, digits, a fraction, a percent
+NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?%?")
+
+
+def _without_summary_table(readme: str) -> list[str]:
+    """The report's Markdown lines, less the acceptance summary's table (which prints the
+    record's lines as they are: a number there is no number the report took)."""
+    out, skip = [], False
+    for ln in readme.splitlines():
+        if ln == "**The acceptance summary**":
+            skip = True
+        elif skip and not ln.startswith("|") and ln.strip() and not ln.startswith("NODE, "):
+            skip = False
+        if not skip:
+            out.append(ln)
+    return out
+
+
+def _shown(f: record.Finding) -> tuple[str, str] | None:
+    """What of a finding's line the report shows in words of its own, and the Markdown
+    line that shows it (found by these words); None for a finding it shows only as the
+    summary's line."""
+    if f.kind == "ACCEPTANCE" and f.data.get("verdict"):
+        return f.line[f.line.index(" verdict: "):f.line.index(" undecided of ") + 20], \
+            "; verdict"
+    if f.kind == "UNDECIDED":
+        return f.line, "Undecided: "
+    if f.kind == "NODE":
+        assert f.data["text"] in f.line
+        return f.data["text"], "**NODE "
+    if f.kind == "COUNT":
+        return f.line, " nodes judged: "
+    if f.kind in ("NODES", "NOTE") and ":" in f.partition:
+        return f.line, "nodes measured in one session"
+    return None
+
+
+def _judged_runs(tmp_path: Path, monkeypatch) -> list[tuple[Path, str]]:
+    """Every stored run report with no baseline, a loaded one, and one judged against a
+    baseline of one and of four of its stored sessions: (run, baselines folder)."""
+    from load_probe import with_load
+    launches = sorted((ROOT / "tests" / "fixtures" / "aa-launches").glob("*.json"))
+    out = [(p, str(tmp_path / "none")) for p in RUNS]
+    busy = tmp_path / "run-busy.json"
+    busy.write_text(json.dumps(with_load(json.loads(launches[-1].read_text()), 85.0)))
+    out.append((busy, str(tmp_path / "none")))
+    for n in (1, 4):
+        folder = tmp_path / f"b{n}"
+        monkeypatch.setenv("PLACEMENT_BASELINES", str(folder))
+        froms = [a for p in launches[:n] for a in ("--from", str(p))]
+        assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+        out.append((launches[-1], str(folder)))
+    return out
+
+
+def test_every_number_of_the_record_is_the_reports_for_the_same_finding(tmp_path,
+                                                                       monkeypatch):
+    """Where a line and the report both show a number (the verdict's counts, the undecided
+    values and the change a baseline could call, the node's percent, the count of nodes
+    and of values), the report shows the record's: for each stored run, every number of
+    each such finding appears as it is in the report's own line for it."""
+    checked = set()
+    for i, (run, folder) in enumerate(_judged_runs(tmp_path, monkeypatch)):
+        monkeypatch.setenv("PLACEMENT_BASELINES", folder)
+        rec = acceptance.verdict_record([run], _system(run), "quick")
+        given = record.write(rec, tmp_path / f"verdict-{i}.json")
+        out = tmp_path / f"o{i}"
+        assert cli.main(["report", "--run", str(run), "--no-compare", "--record", str(given),
+                         "--output", str(out)]) == 0
+        (where,) = out.iterdir()
+        lines = _without_summary_table((where / "README.md").read_text())
+        for f in rec.findings:
+            shown = _shown(f)
+            if shown is None:
+                continue
+            part, anchor = shown
+            said = [ln for ln in lines if anchor in ln]
+            assert said, f"{run.name}: the report shows no {f.kind} finding ({f.line})"
+            numbers = NUMBER.findall(part)
+            assert any(all(n in NUMBER.findall(ln) for n in numbers) for ln in said), \
+                (run.name, f.line, said)
+            checked.add(f.kind)
+    assert checked == {"ACCEPTANCE", "UNDECIDED", "NODE", "COUNT", "NODES"}, checked
+
+
+def _launches_record(tmp_path: Path, monkeypatch, sessions: int = 1):
+    """The newest stored launches run judged against a baseline of its first ``sessions``
+    stored runs: (run, record)."""
+    launches = sorted((ROOT / "tests" / "fixtures" / "aa-launches").glob("*.json"))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
+    froms = [a for p in launches[:sessions] for a in ("--from", str(p))]
+    assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+    return launches[-1], acceptance.verdict_record([launches[-1]], "generic", "quick")
+
+
+@pytest.mark.parametrize("sessions", [1, 4])
+def test_the_record_keeps_each_values_verdict_whole(tmp_path, monkeypatch, sessions):
+    """Each judged value's verdict, written and read back, is the verdict (infinities and
+    tuples included), and the report's verdicts read from the record are those it would
+    judge itself for a run with no confirmation session."""
+    from placement.judgement import verdict
+    from placement.report import verdicts
+    run, rec = _launches_record(tmp_path, monkeypatch, sessions)
+    values = rec.verdicts["values"]
+    assert values and rec.verdicts["system"] == "generic"
+    again = record.read(record.write(rec, tmp_path / "verdict-x.json"))
+    assert again == rec
+    for v in again.verdicts["values"]:
+        back = verdict.as_data.from_data(v["data"])
+        assert back.outcome == v["verdict"] and back.ratio - 1 == v["change"]
+        assert verdict.as_data.to_data(back) == v["data"]
+    cases = reading.run_report.load(run).cases
+    own = verdicts.judgements(cases)
+    read = verdicts.judgements(cases, again)
+    assert [(j.entry, j.verdict) for sj in read for j in sj.judgement] == \
+        [(j.entry, j.verdict) for sj in own for j in sj.judgement]
+    counts = json.loads(again.as_json())["findings"][-1]["data"]["verdict"]
+    assert counts["of"] == len(values)
+
+
+def test_the_report_shows_the_records_verdicts_not_its_own(tmp_path, monkeypatch):
+    """A value the record says regressed (a confirmation session can decide so) is
+    regressed in the report's verdict table: the report reads the record, it does not
+    judge the run again."""
+    run, rec = _launches_record(tmp_path, monkeypatch)
+    value = rec.verdicts["values"][0]
+    value["verdict"] = value["data"]["outcome"] = "regressed"
+    value["data"]["why"] = "as the record says"
+    readme = _report_of(rec, run, tmp_path)
+    table = [ln for ln in readme.splitlines() if "regressed (as the record says)" in ln]
+    assert len(table) == 1 and f"| {value['var']} |" in table[0], table

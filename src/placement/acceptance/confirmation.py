@@ -47,6 +47,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..judgement import verdict
+from .record import Finding
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
 ValueKey = tuple[str, str, str]
@@ -123,10 +124,11 @@ def candidates(final: dict[CaseKey, dict[str, Any]], regressed: set[ValueKey]) -
 class Confirmation:
     """What a confirmation session decided about the first session's failures."""
 
-    #: first-session reference failures that passed their confirmation: case key -> line
-    dismissed_cases: dict[CaseKey, str] = field(default_factory=dict)
-    #: regressed values the confirmation did not find regressed: value key -> line
-    dismissed_values: dict[ValueKey, str] = field(default_factory=dict)
+    #: first-session reference failures that passed their confirmation: case key -> its
+    #: UNCONFIRMED finding
+    dismissed_cases: dict[CaseKey, Finding] = field(default_factory=dict)
+    #: regressed values the confirmation did not find regressed: value key -> its finding
+    dismissed_values: dict[ValueKey, Finding] = field(default_factory=dict)
     #: reference failures and regressed values that the confirmation found again
     confirmed: int = 0
     #: reference failures whose case did not run again (no confirmation: they stand)
@@ -168,8 +170,15 @@ class Confirmation:
                 f"session: {seen}")
 
     def lines(self) -> list[str]:
-        return [x for x in (self.node_dismissed, self.load_dismissed) if x] + \
-            list(self.dismissed_cases.values()) + list(self.dismissed_values.values())
+        return [f.line for f in self.findings()]
+
+    def findings(self) -> list[Finding]:
+        """The UNCONFIRMED lines with what each names: the node (its shift, its load),
+        then each case, then each value."""
+        nodes = [Finding("UNCONFIRMED", line, data={"what": what})
+                 for what, line in (("node", self.node_dismissed), ("load", self.load_dismissed))
+                 if line]
+        return nodes + list(self.dismissed_cases.values()) + list(self.dismissed_values.values())
 
     def text(self) -> str:
         """The ACCEPTANCE line's part: ``confirmed 2 of 5``."""
@@ -215,10 +224,14 @@ def decide(first: dict[CaseKey, dict[str, Any]],
         if tc2 is None:
             out.missing += 1
         elif tc2.get("result") == "pass":
-            out.dismissed_cases[key] = (
-                f"UNCONFIRMED {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+            where = f"{tc.get('system')}+{tc.get('environ')}"
+            out.dismissed_cases[key] = Finding(
+                "UNCONFIRMED",
+                f"UNCONFIRMED {tc.get('display_name')} @{where} "
                 f"[first session: {fail_text(tc)}] passed its confirmation session: a state "
-                "of the node, not a lasting change")
+                "of the node, not a lasting change", str(tc.get("system") or ""),
+                data={"what": "case", "case": tc.get("display_name"), "sysenv": where,
+                      "var": "", "first": fail_text(tc)})
         else:
             out.confirmed += 1
     for key, v in picked.items():
@@ -229,7 +242,11 @@ def decide(first: dict[CaseKey, dict[str, Any]],
             if v.outcome != verdict.over_sessions.REGRESSED:
                 out.gross_confirmed.add(key)
         elif v2 is not None:
-            out.dismissed_values[key] = (
+            out.dismissed_values[key] = Finding(
+                "UNCONFIRMED",
                 f"UNCONFIRMED {key[0]} @{key[1]} {key[2]} [first session: {v.text()}] "
-                f"its confirmation session: {v2.text()}")
+                f"its confirmation session: {v2.text()}", key[1].split("+")[0],
+                data={"what": "value", "case": key[0], "sysenv": key[1], "var": key[2],
+                      "first": v.outcome, "again": v2.outcome, "ratio": v.ratio,
+                      "ratio_again": v2.ratio})
     return out

@@ -8,12 +8,14 @@ run, and the ACCEPTANCE line names the nodes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from ..judgement import baselines, peers, reading, verdict
 from ..util import PlacementError
+from .record import Finding
 
 
 class ReadPart(Protocol):
@@ -23,39 +25,118 @@ class ReadPart(Protocol):
     report: reading.run_report.RunReport
 
 
+#: the odd and unjudged nodes a count line names (the record keeps every one)
+NAMED_MAX = 20
+
+
+@dataclass(frozen=True)
+class NodeCount:
+    """How many nodes the peer verdict judged, how many it found alike, which it named odd
+    and which it could not judge: what a site reads first, as Intel Cluster Checker's
+    summary opens (``4 nodes judged: 3 alike, 1 odd: n3``). The summary's line, the record
+    and the report's partition page all show this one object."""
+
+    judged: int
+    alike: int
+    odd: list[str]
+    not_judged: list[str]
+    #: no majority to judge by (values or topology): "alike" then means only "not named"
+    no_majority: bool = False
+
+    @classmethod
+    def of(cls, judgements: Sequence[peers.partition.PeerJudgement]) -> NodeCount:
+        """The count over ``judgements`` (one partition's, or a run's every partition): a
+        node is judged when it has a value held against its peers or a line names it."""
+        judged, odd, not_judged, none = 0, [], [], False
+        for j in judgements:
+            named = j.named
+            seen = set(j.measured) | set(named)
+            judged += len(seen)
+            odd += named
+            not_judged += [n for n in j.nodes if n not in seen]
+            none = none or j.no_majority or j.topology_split
+        return cls(judged, judged - len(odd), odd, not_judged, none)
+
+    def text(self) -> str:
+        """``4 nodes judged: 3 alike, 1 odd: n3`` (``, 1 not judged: n4`` when so)."""
+        out = f"{self.judged} nodes judged: {self.alike} alike, {len(self.odd)} odd" + \
+            _names(self.odd)
+        if self.not_judged:
+            out += f", {len(self.not_judged)} not judged" + _names(self.not_judged)
+        return out + (" (no majority to judge by)" if self.no_majority else "")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _names(nodes: list[str]) -> str:
+    """``: n3, n4`` (the first :data:`NAMED_MAX`, then how many more); "" for none."""
+    if not nodes:
+        return ""
+    more = len(nodes) - NAMED_MAX
+    return ": " + ", ".join(nodes[:NAMED_MAX]) + (f" and {more} more" if more > 0 else "")
+
+
+def count_finding(system: str, count: NodeCount) -> Finding:
+    """The summary's first line for a run judged by its peers."""
+    return Finding("COUNT", f"COUNT {system}: {count.text()}", system, data=count.as_dict())
+
+
+def peer_finding(where: str, part: peers.partition.PeerLine) -> Finding:
+    """A line of a partition's peer verdict as a finding, its data as the verdict gave it."""
+    return Finding(part.kind, part.line, where, part.node, dict(part.data))
+
+
 @dataclass
 class PeerLines:
-    """The NODES lines of a run, and the notes its ACCEPTANCE line carries."""
+    """The NODES and HISTORY lines of a run, and the notes its ACCEPTANCE line carries."""
 
-    lines: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     judgements: list[peers.partition.PeerJudgement] = field(default_factory=list)
+
+    @property
+    def lines(self) -> list[str]:
+        return [f.line for f in self.findings]
 
     @property
     def fails(self) -> bool:
         return any(j.fails for j in self.judgements)
 
+    @property
+    def count(self) -> NodeCount:
+        """The nodes of every partition judged, counted (:class:`NodeCount`)."""
+        return NodeCount.of(self.judgements)
+
+    def nodes(self) -> dict:
+        """The record's ``nodes``: the run's count, and each partition's under its name;
+        empty for a run no peer verdict judged."""
+        if not self.judgements:
+            return {}
+        return {**self.count.as_dict(),
+                "partitions": {j.where: NodeCount.of([j]).as_dict() for j in self.judgements}}
+
 
 def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
     """The peer verdict of every partition of the run's parts that ran on several nodes,
-    then each node against its own baseline sessions (:func:`own_history_lines`)."""
+    then each node against its own baseline sessions (:func:`own_history`)."""
     if not parts:
         return PeerLines()
     report = reading.run_report.pool([p.report for p in parts])
     out = PeerLines(judgements=peers.cases.judge_report(report))
     for j in out.judgements:
-        out.lines += j.lines()
+        out.findings += [peer_finding(j.where, p) for p in j.parts()]
         if j.fails:
             what = ", ".join(j.named) or "no majority"
             out.notes.append(f"odd nodes of {j.where}: {what}"
                              + ("; no majority to judge by" if j.no_majority and j.named
                                 else ""))
     if system and out.judgements:
-        out.lines += own_history_lines(report, system)
+        out.findings += own_history(report, system)
     return out
 
 
-def own_history_lines(report: reading.run_report.RunReport, system: str) -> list[str]:
+def own_history(report: reading.run_report.RunReport, system: str) -> list[Finding]:
     """Today's verdict per node: each node's values against its own entries of the system's
     baseline (``baseline record`` keeps a distributed run per node), judged together with
     that node's common shift alone; a node with no entry of its own (replaced, renamed,
@@ -77,31 +158,48 @@ def own_history_lines(report: reading.run_report.RunReport, system: str) -> list
     lines = []
     for node, only in sorted(entries_by_node(new).items()):
         if only & stored.keys():
-            lines += _history_line(system, node, baselines.samples.judge_entries(
-                old, new, str(path), only=only), "")
+            lines += _history(system, node, partition.get(node, ""),
+                              baselines.samples.judge_entries(old, new, str(path), only=only),
+                              "")
             continue
         instead = baselines.pool.in_stead(new, node, partition.get(node, ""))
         judged = baselines.samples.judge_entries(old, instead, str(path),
                                             only=set(baselines.samples.entries(instead, "run")))
-        lines += _history_line(system, node, judged, _pool_text(judged, partition.get(node)))
+        lines += _history(system, node, partition.get(node, ""), judged,
+                          _pool_text(judged, partition.get(node)))
     return lines
 
 
-def _history_line(system: str, node: str, judgement: baselines.samples.Judgement,
-                  pool: str) -> list[str]:
+def _history(system: str, node: str, part: str, judgement: baselines.samples.Judgement,
+             pool: str) -> list[Finding]:
     """One node's HISTORY line (none when nothing of it was judged): against its own
     sessions, or against the pool (``pool``: what the pool holds)."""
     judged = [j.verdict for j in judgement if j.verdict is not None]
     if not judged:
         return []
-    c = verdict.over_sessions.counts(judged)
+    c = counts_of(judged)
     k = sorted(v.sessions for v in judged)[len(judged) // 2]
     against = pool or f"against its own {k} baseline session(s)"
     shift = judgement.node
-    flagged = f"; {shift.line()}" if shift is not None and shift.flagged else ""
-    return [f"HISTORY {system} {node}: {against}: {c[verdict.over_sessions.REGRESSED]} regressed, "
-            f"{c[verdict.over_sessions.IMPROVED]} improved, {c[verdict.over_sessions.UNCHANGED]} unchanged, "
-            f"{c[verdict.over_sessions.UNDECIDED]} undecided of {len(judged)}{flagged}"]
+    flagged = shift is not None and shift.flagged
+    line = (f"HISTORY {system} {node}: {against}: {c['regressed']} regressed, "
+            f"{c['improved']} improved, {c['unchanged']} unchanged, "
+            f"{c['undecided']} undecided of {c['of']}"
+            + (f"; {shift.line()}" if flagged else ""))
+    return [Finding("HISTORY", line, f"{system.split(':')[0]}:{part}" if part else system, node,
+                    {"against": "pool" if pool else "own", "sessions": k, **c,
+                     "node_percent": math.copysign(shift.percent, shift.shift) if flagged
+                     else None})]
+
+
+def counts_of(judged: Sequence[verdict.over_sessions.Verdict]) -> dict[str, int]:
+    """How many values are regressed, improved, unchanged and undecided, ``of`` how many:
+    the numbers a line and the report both show."""
+    c = verdict.over_sessions.counts(list(judged))
+    return {"regressed": c[verdict.over_sessions.REGRESSED],
+            "improved": c[verdict.over_sessions.IMPROVED],
+            "unchanged": c[verdict.over_sessions.UNCHANGED],
+            "undecided": c[verdict.over_sessions.UNDECIDED], "of": len(judged)}
 
 
 def _pool_text(judgement: baselines.samples.Judgement, partition: str | None) -> str:

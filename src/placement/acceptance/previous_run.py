@@ -8,6 +8,7 @@ import csv
 from pathlib import Path
 
 from ..judgement import reading
+from .record import Finding
 
 
 def compare_rows(path: Path | None) -> list[dict[str, str]]:
@@ -26,6 +27,11 @@ def compare_rows(path: Path | None) -> list[dict[str, str]]:
 
 
 def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[str]:
+    """The INFO line of :func:`previous_run_finding` (none when no value got worse)."""
+    return [f.line for f in previous_run_finding(rows, max_slowdown)]
+
+
+def previous_run_finding(rows: list[dict[str, str]], max_slowdown: float) -> list[Finding]:
     """Values worse than the previous run by more than ``max_slowdown`` percent: information.
 
     Two sessions are one draw each of a node's state, so a percentage between
@@ -51,6 +57,9 @@ def previous_run_info(rows: list[dict[str, str]], max_slowdown: float) -> list[s
             worse.append(f"{r.get('name', '?')} {r.get('pvar', '?')} {diff:+.1f}%")
     if not worse:
         return []
-    return [f"INFO {len(worse)} value(s) worse than the previous run by more than "
-            f"{max_slowdown:g}% (information only; judged against the baseline's sessions): "
-            + "; ".join(worse[:5]) + (" ..." if len(worse) > 5 else "")]
+    return [Finding("PREVIOUS",
+                    f"INFO {len(worse)} value(s) worse than the previous run by more than "
+                    f"{max_slowdown:g}% (information only; judged against the baseline's "
+                    "sessions): " + "; ".join(worse[:5]) + (" ..." if len(worse) > 5 else ""),
+                    data={"worse": len(worse), "max_slowdown": max_slowdown,
+                          "values": worse})]

@@ -21,16 +21,19 @@ from typing import Any
 
 from ..util import PlacementError, atomic, regular_file
 
-#: the version of the record's layout; a reader refuses another
-SCHEMA = 1
+#: the version of the record's layout (2: ``nodes``, the peer verdict's count)
+SCHEMA = 2
+#: the layouts a reader takes: a record of schema 1 reads as one with no count
+READABLE = (1, 2)
 #: the prefix that names a run report's record (``run-report-X.json`` ->
 #: ``verdict-run-report-X.json``): no ``run-report-*`` pattern takes it for a run report
 PREFIX = "verdict-"
-#: the largest record a reader takes (a 1,000-node partition's findings fit many times over)
-MAX_BYTES = 64 * 2**20
-#: the words a finding's line starts with, and what each is
-KINDS = ("NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKIP", "UNDECIDED",
-         "UNCONFIRMED", "CONFIRMED", "DISMISSED", "NOTE", "PREVIOUS", "ACCEPTANCE")
+#: the largest record a reader takes: each judged value's verdict takes about 1 kB, so a
+#: run of 100,000 values fits twice over (a 1,000-node partition's findings many times)
+MAX_BYTES = 256 * 2**20
+#: the kinds of finding: what each line of the summary is, given where the line is made
+KINDS = ("COUNT", "NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKIP", "UNDECIDED",
+         "UNCONFIRMED", "NOTE", "PREVIOUS", "ACCEPTANCE")
 #: the outcome words and their exit status
 OUTCOMES = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
 
@@ -48,7 +51,9 @@ class OddNode:
 
 @dataclass
 class Finding:
-    """One line of the summary with the data it was drawn from."""
+    """One line of the summary with the data it was drawn from, made where the line is
+    (from the node's shift, a peer judgement, a case, a confirmation...): a reader takes
+    the kind and the numbers from here and never reads them back out of the line."""
 
     kind: str
     line: str
@@ -81,6 +86,15 @@ class VerdictRecord:
     notes: list[str] = field(default_factory=list)
     #: the reference file judged against and its sha256 ("" when there was none)
     baseline: dict[str, str] = field(default_factory=dict)
+    #: the peer verdict's count (:class:`~.peer_lines.NodeCount`): ``judged``, ``alike``,
+    #: ``odd``, ``not_judged``, ``no_majority``, and each partition's under ``partitions``;
+    #: empty for a run no peer verdict judged
+    nodes: dict[str, Any] = field(default_factory=dict)
+    #: each judged value's verdict, as the run's answer has it (its confirmation session
+    #: included): ``system``, ``context`` (what the verdict leaned on) and ``values``, each
+    #: with ``case``, ``sysenv``, ``var``, the ``verdict`` word, its ``change`` and its
+    #: ``data`` (:mod:`placement.judgement.verdict.as_data`); empty when none was judged
+    verdicts: dict[str, Any] = field(default_factory=dict)
     schema: int = SCHEMA
 
     @property
@@ -90,12 +104,6 @@ class VerdictRecord:
 
     def as_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True) + "\n"
-
-
-def kind_of(line: str) -> str:
-    """The finding's kind, from the word its line starts with (the line was made here)."""
-    word = line.split(" ", 1)[0]
-    return word if word in KINDS else "NOTE"
 
 
 def drain_command(scheduler: str, node: str, why: str) -> str:
@@ -131,13 +139,16 @@ def read(path: Path) -> VerdictRecord:
     except json.JSONDecodeError as exc:
         raise PlacementError(f"{path}: not a verdict record (unreadable JSON: {exc.msg} at "
                              f"line {exc.lineno})") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise PlacementError(f"{path}: not a verdict record of schema {SCHEMA} (schema "
+    if not isinstance(data, dict) or data.get("schema") not in READABLE:
+        takes = " or ".join(map(str, READABLE))
+        raise PlacementError(f"{path}: not a verdict record of schema {takes} (schema "
                              f"{data.get('schema') if isinstance(data, dict) else None!r})")
     try:
+        findings = [Finding(**f) for f in data.get("findings", [])]
         rec = VerdictRecord(**{k: v for k, v in data.items()
                                if k not in ("findings", "odd_nodes")},
-                            findings=[Finding(**f) for f in data.get("findings", [])],
+                            findings=findings if data["schema"] > 1 else
+                            _findings_of_schema_1(findings),
                             odd_nodes=[OddNode(**n) for n in data.get("odd_nodes", [])])
     except TypeError as exc:
         raise PlacementError(f"{path}: not a verdict record ({exc})") from None
@@ -145,6 +156,35 @@ def read(path: Path) -> VerdictRecord:
         raise PlacementError(f"{path}: not a verdict record (outcome {rec.outcome!r} with "
                              f"exit status {rec.exit_status!r})")
     return rec
+
+
+def _findings_of_schema_1(findings: list[Finding]) -> list[Finding]:
+    """A schema-1 record's findings in today's shape: one per printed line, each regressed
+    value's copy (``REGRESSION``, appended after the lines) in the place of its line, and
+    what an ``UNCONFIRMED`` line names as its data. Schema 1 kept no data of its own for
+    these, so its lines, which this module's writers made, are read here, once."""
+    extra = {f.line: f for f in findings if f.kind == "REGRESSION"}
+    out = []
+    for f in findings:
+        if f.kind == "REGRESSION":
+            continue
+        if f.line in extra:
+            f = extra[f.line]
+        elif f.kind == "UNCONFIRMED" and not f.data:
+            f.data = _unconfirmed_of_schema_1(f.line)
+        out.append(f)
+    return out
+
+
+def _unconfirmed_of_schema_1(line: str) -> dict[str, str]:
+    """What a schema-1 ``UNCONFIRMED`` line names: the node, or a case (``NAME @WHERE``) or a
+    value (``NAME @WHERE VAR``), each before its ``[first session: ...]``."""
+    head = line[len("UNCONFIRMED "):].split(" [first session: ", 1)[0]
+    if head.startswith("NODE "):
+        return {"what": "node"}
+    name, _, at = head.rpartition(" @")
+    where, _, var = at.partition(" ")
+    return {"what": "value" if var else "case", "case": name, "sysenv": where, "var": var}
 
 
 def beside(reports: list[Path]) -> VerdictRecord | None:

@@ -22,6 +22,7 @@ from ..judgement import baselines, reading, verdict
 from ..util import PlacementError
 from . import confirmation
 from .parts import Part
+from .record import Finding
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,14 @@ class Regression:
 
     def line(self) -> str:
         return f"regression vs {self.against}: {self.case} @{self.sysenv} {self.var} {self.why}"
+
+    def finding(self, judged: verdict.over_sessions.Verdict | None = None) -> Finding:
+        """The line with the value it names and, when the verdict judged it, its numbers."""
+        data = {"case": self.case, "sysenv": self.sysenv, "var": self.var, "why": self.why,
+                "against": self.against}
+        if judged is not None:
+            data.update(ratio=judged.ratio, interval=list(judged.ci), sessions=judged.sessions)
+        return Finding("REGRESSION", self.line(), self.sysenv.split("+")[0], data=data)
 
 
 #: (display name, system:partition+environ, perfvar) -> the value's verdict
@@ -98,6 +107,11 @@ def find_regressions(cases: list[dict[str, Any]], judged: Judged | None = None
 
 
 def undecided_lines(judged: Judged) -> list[str]:
+    """The UNDECIDED line of :func:`undecided_finding` (none when no value is undecided)."""
+    return [f.line for f in undecided_finding(judged)]
+
+
+def undecided_finding(judged: Judged) -> list[Finding]:
     """Undecided values on their own line: how many, and the change this baseline detects.
 
     Undecided is neither a pass nor a failure: the baseline's sessions leave a
@@ -109,11 +123,20 @@ def undecided_lines(judged: Judged) -> list[str]:
     det = sorted(v.detectable for v in und)
     mid = det[len(det) // 2]
     sessions = sorted(v.sessions for v in und)[len(und) // 2]
-    size = (f"beyond a change of x{1 + mid:.2f}" if mid < verdict.over_sessions.DETECTABLE_MAX
-            else f"at no change below x{1 + verdict.over_sessions.DETECTABLE_MAX:.0f}")
-    return [f"UNDECIDED {len(und)} value(s): against a baseline of {sessions} session(s) "
-            f"the median value could be called alone {size}; "
-            "record more sessions at other times with `placement baseline record --add`"]
+    size = detectable_text(mid)
+    return [Finding("UNDECIDED",
+                    f"UNDECIDED {len(und)} value(s): against a baseline of {sessions} session(s) "
+                    f"the median value could be called alone {size}; "
+                    "record more sessions at other times with `placement baseline record --add`",
+                    data={"count": len(und), "sessions": sessions, "detectable": mid,
+                          "size": size})]
+
+
+def detectable_text(detectable: float) -> str:
+    """The change a baseline could call, in words: ``beyond a change of x1.23``."""
+    if detectable < verdict.over_sessions.DETECTABLE_MAX:
+        return f"beyond a change of x{1 + detectable:.2f}"
+    return f"at no change below x{1 + verdict.over_sessions.DETECTABLE_MAX:.0f}"
 
 
 def selected_values(judged: Judged) -> set[confirmation.ValueKey]:

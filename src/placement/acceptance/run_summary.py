@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..judgement import baselines
+from ..judgement import baselines, verdict
 from ..util import baseline_file, sha256
 from . import comparison_health, peer_lines, record
-from .findings import apply_confirmation, first_session
+from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
 from .parts import readable
-from .previous_run import compare_rows, previous_run_info
-from .regressions import find_regressions, gross_values, undecided_lines
+from .previous_run import compare_rows, previous_run_finding
+from .regressions import find_regressions, gross_values, undecided_finding
 from .summary_lines import (acceptance_line, case_lines, node_lines, note_lines,
                             undecided_with_node)
 
@@ -73,6 +73,19 @@ def _odd_nodes(peer: peer_lines.PeerLines, scheduler: str) -> list[record.OddNod
     return out
 
 
+def _verdicts(f: Findings) -> dict:
+    """Each judged value's verdict as the run's answer has it, for the record (a report
+    reads them rather than judging the run again); empty when none was judged."""
+    if not f.judged:
+        return {}
+    return {"system": f.system, "context": baselines.samples.context_lines(f.judgement)
+            if f.judgement is not None else [],
+            "values": [{"case": name, "sysenv": sysenv, "var": var, "verdict": v.outcome,
+                        "change": v.ratio - 1, "why": v.why,
+                        "data": verdict.as_data.to_data(v)}
+                       for (name, sysenv, var), v in sorted(f.judged.items())]}
+
+
 def _scheduler(good: list) -> str:
     """The scheduler the run's jobs ran under, as ReFrame's run report names it."""
     for part in good:
@@ -100,8 +113,10 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         line = f"ACCEPTANCE {system} {mode}: {outcome} no readable run report ({'; '.join(notes)})"
         return record.VerdictRecord(system, mode, outcome, status, [str(p) for p in parts],
                                     {"passed": 0, "failed": 0, "skipped": 0, "regressions": 0,
-                                     "ran": 0}, [line], notes=notes, gaps=gaps,
-                                    baseline=_baseline(system))
+                                     "ran": 0}, [line],
+                                    [record.Finding("ACCEPTANCE", line, system,
+                                                    data={"outcome": outcome, "readable": 0})],
+                                    notes=notes, gaps=gaps, baseline=_baseline(system))
     f = first_session(good, system, cut_short, notes, gaps)
     if confirm is not None:
         apply_confirmation(f, confirm)
@@ -122,32 +137,31 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         f.judged = undecided_with_node(f.judged)
     regressions = find_regressions([tc for k, tc in f.final.items() if f.kinds[k] != "pass"],
                                    f.judged)
-    lines = node.lines + peer.lines + [r.line() for r in regressions if r.var != "reference"]
-    lines += case_lines(f, failed, skipped)
-    lines += f.conf.lines() if f.conf is not None else []
-    lines += undecided_lines(f.judged)
-    lines += previous_run_info(compare_rows(compare), max_slowdown)
-    lines += note_lines(f)
+    found = [peer_lines.count_finding(system, peer.count)] if peer.judgements else []
+    found += node.findings + peer.findings
+    found += [r.finding(f.judged.get((r.case, r.sysenv, r.var)))
+              for r in regressions if r.var != "reference"]
+    found += case_lines(f, failed, skipped)
+    found += f.conf.findings() if f.conf is not None else []
+    found += undecided_finding(f.judged)
+    found += previous_run_finding(compare_rows(compare), max_slowdown)
+    found += note_lines(f)
     if not ran:
         f.notes.insert(0, "no case ran")      # all skipped: covered nothing, never a pass
     ok = ran > 0 and not failed and not regressions and not node.node_fails \
         and not node.load_fails and not peer.fails
     outcome, status = decide(cut_short=cut_short, failed=not ok, complete=not f.gaps)
-    lines.append(acceptance_line(f, mode, outcome, passed, len(failed), len(regressions),
+    found.append(acceptance_line(f, mode, outcome, passed, len(failed), len(regressions),
                                  len(skipped), node))
-    findings = [record.Finding(record.kind_of(ln), ln) for ln in lines]
-    for r in regressions:
-        findings.append(record.Finding("REGRESSION", r.line(), r.sysenv.split("+")[0],
-                                       data={"case": r.case, "var": r.var, "why": r.why,
-                                             "against": r.against}))
     conf = {} if f.conf is None else {
         "ran": True, "confirmed": f.conf.confirmed, "missing": f.conf.missing,
-        "dismissed": sorted(set(f.conf.dismissed_cases.values()) |
-                            set(f.conf.dismissed_values.values())),
+        "dismissed": sorted({x.line for x in f.conf.dismissed_cases.values()} |
+                            {x.line for x in f.conf.dismissed_values.values()}),
         "node_dismissed": f.conf.node_dismissed, "load_dismissed": f.conf.load_dismissed}
     return record.VerdictRecord(
         system, mode, outcome, status, [str(p.path) for p in good],
         {"passed": passed, "failed": len(failed), "skipped": len(skipped),
          "regressions": len(regressions), "ran": ran},
-        lines, findings, _odd_nodes(peer, _scheduler(good)), conf, list(f.gaps),
-        list(f.notes), _baseline(system))
+        [x.line for x in found], found, _odd_nodes(peer, _scheduler(good)), conf,
+        list(f.gaps),
+        list(f.notes), _baseline(system), peer.nodes(), _verdicts(f))

@@ -12,6 +12,7 @@ incomplete.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, replace
 
@@ -20,6 +21,8 @@ from . import confirmation
 from .baseline_notes import baseline_gaps, foreign_baseline, mixed_versions
 from .case_kinds import fail_text, hung_line, skip_reason, skip_reasons
 from .findings import Findings
+from .peer_lines import counts_of
+from .record import Finding
 from .regressions import Judged
 
 
@@ -27,11 +30,15 @@ from .regressions import Judged
 class NodeLines:
     """The node's lines and whether the node (its shift, its load) fails the run."""
 
-    lines: list[str]
+    findings: list[Finding]
     node_fails: bool
     load_fails: bool
     #: a node line that fails only when a second session shows it, which none did
     unconfirmed: bool = False
+
+    @property
+    def lines(self) -> list[str]:
+        return [f.line for f in self.findings]
 
 
 def node_lines(f: Findings) -> NodeLines:
@@ -49,14 +56,29 @@ def node_lines(f: Findings) -> NodeLines:
                      f"{verdict.over_sessions.NODE_AT_ONCE:.0%} fails only when a second session shows "
                      "it too)")
             f.gaps.append("a node line that no confirmation session decided")
-        lines.append(line)
+        lines.append(Finding("NODE", line, f.system, data={
+            **shift_data(node), "text": node.line(),
+            "unconfirmed": standing == confirmation.NODE_UNCONFIRMED}))
     if node is not None and node.untested:
-        lines.append(f"NOTE {f.system}: {node.text()}")
+        lines.append(Finding("NOTE", f"NOTE {f.system}: {node.text()}", f.system,
+                             data={**shift_data(node), "what": "node shift untested"}))
     load_fails = f.load is not None and not (conf is not None and conf.load_dismissed)
     if load_fails:
-        lines.append(f"NODE {f.system}: {f.load.line()}")
+        loaded = [n.node for n in f.load.nodes if n.loaded]
+        lines.append(Finding("NODE", f"NODE {f.system}: {f.load.line()}", f.system,
+                             ", ".join(loaded), {"what": "load", "median": f.load.median,
+                                                 "cases": f.load.cases, "nodes": loaded,
+                                                 "text": f.load.line()}))
     return NodeLines(lines, standing == confirmation.NODE_FAILS, load_fails,
                       standing == confirmation.NODE_UNCONFIRMED)
+
+
+def shift_data(node: verdict.over_sessions.NodeShift) -> dict:
+    """The node's shift as a NODE finding carries it: how much (``percent``, slower
+    positive), on how many of how many values, against how many sessions."""
+    return {"what": "shift", "percent": math.copysign(node.percent, node.shift),
+            "slower": node.slower, "moved": node.moved, "values": node.values,
+            "p": node.p, "sessions": node.sessions, "control": node.control or ""}
 
 
 def undecided_with_node(judged: Judged) -> Judged:
@@ -68,60 +90,77 @@ def undecided_with_node(judged: Judged) -> Judged:
             for k, v in judged.items()}
 
 
-def case_lines(f: Findings, failed: list[tuple], skipped: list[dict]) -> list[str]:
+def case_lines(f: Findings, failed: list[tuple], skipped: list[dict]) -> list[Finding]:
     """A FAIL line per failed case, then SKIP lines counting skipped cases by reason."""
     lines = []
     for key in failed:
         tc = f.final[key]
+        case = {"case": tc.get("display_name"), "sysenv": f"{tc.get('system')}+{tc.get('environ')}",
+                "stage": tc.get("stagedir"), "kind": f.kinds[key]}
         if f.kinds[key] == "hung":
-            lines.append(hung_line(tc))
+            lines.append(Finding("HUNG", hung_line(tc), str(tc.get("system") or ""),
+                                 data={**case, "time_run": tc.get("time_run")}))
             continue
-        what = (f"did not finish: the watchdog stopped {verdict.guards.stopped_runs(tc)} run(s)"
+        stopped = verdict.guards.stopped_runs(tc)
+        what = (f"did not finish: the watchdog stopped {stopped} run(s)"
                 if f.kinds[key] == "unfinished" else fail_text(tc))
-        lines.append(f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
-                     f"[{what}] stage={tc.get('stagedir')}")
+        lines.append(Finding(
+            "FAIL", f"FAIL {tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+                    f"[{what}] stage={tc.get('stagedir')}", str(tc.get("system") or ""),
+            data={**case, "phase": tc.get("fail_phase") or "", "why": what,
+                  "stopped": stopped, "reference": confirmation.is_reference_failure(tc)}))
     reasons = skip_reasons(f.good)
     for reason, n in Counter(skip_reason(tc, reasons) for tc in skipped).most_common():
-        lines.append(f"SKIP {n} case(s): {reason}")
+        lines.append(Finding("SKIP", f"SKIP {n} case(s): {reason}",
+                             data={"count": n, "reason": reason}))
     return lines
 
 
-def note_lines(f: Findings) -> list[str]:
+def note_lines(f: Findings) -> list[Finding]:
     """NOTE lines: a baseline of few sessions, a control value not judged; and, each also a
     gap, a baseline recorded for another system, refused, or in another unit."""
+    def note(what: str, text: str) -> Finding:
+        return Finding("NOTE", f"NOTE {text}", f.system, data={"what": what})
     lines = []
     few = baselines.samples.sessions_note(list(f.judged.values()))
     if few:
-        lines.append(f"NOTE {few}")
+        lines.append(note("few sessions", few))
     if f.judgement is not None and f.judgement.control_note:
-        lines.append(f"NOTE {f.judgement.control_note}")
+        lines.append(note("control value", f.judgement.control_note))
     other = foreign_baseline(f.system)
     if other:
-        lines.append(f"NOTE {other}")
+        lines.append(note("baseline of another system", other))
         f.gaps.append("baseline of another system")
     refused, units = baseline_gaps(f.system, f.judgement)
     mixed = mixed_versions(f.good, f.system)
     if mixed.startswith("baseline changed"):
         f.gaps.append("baseline changed during the run")
-    lines += [f"NOTE {mixed}"] if mixed else []
-    lines += [f"NOTE {line}" for line in refused + units]
+    lines += [note("baseline version", mixed)] if mixed else []
+    lines += [note("baseline refused", line) for line in refused]
+    lines += [note("unit differs", line) for line in units]
     f.gaps += (["baseline refused: nothing judged against it"] if refused else []) + \
         ([f"{len(units)} value(s) with a reference in another unit"] if units else [])
     return lines
 
 
 def acceptance_line(f: Findings, mode: str, outcome: str, passed: int, failed: int,
-                     regressions: int, skipped: int, node: NodeLines) -> str:
+                     regressions: int, skipped: int, node: NodeLines) -> Finding:
     """The one line a scheduled run ends with."""
-    counts = verdict.over_sessions.counts(list(f.judged.values()))
+    counts = counts_of(list(f.judged.values()))
     notes = f.notes + f.gaps
     extra = (f" skipped={skipped}" + (f" parts={len(f.good)}" if len(f.good) > 1 else "") +
              (" node=slower" if node.node_fails else "") +
              (" node=loaded" if node.load_fails else "") +
              (f.conf.text() if f.conf is not None else "") +
-             (f" verdict: {counts[verdict.over_sessions.REGRESSED]} regressed, {counts[verdict.over_sessions.IMPROVED]} "
-              f"improved, {counts[verdict.over_sessions.UNCHANGED]} unchanged, {counts[verdict.over_sessions.UNDECIDED]} "
-              f"undecided of {len(f.judged)}" if f.judged else "") +
+             (f" verdict: {counts['regressed']} regressed, {counts['improved']} "
+              f"improved, {counts['unchanged']} unchanged, {counts['undecided']} "
+              f"undecided of {counts['of']}" if f.judged else "") +
              (f" ({'; '.join(notes)})" if notes else ""))
-    return (f"ACCEPTANCE {f.system} {mode}: {outcome} {passed} passed, {failed} failed "
-            f"({regressions} perf regressions) report={f.good[-1].path}{extra}")
+    return Finding("ACCEPTANCE",
+                   f"ACCEPTANCE {f.system} {mode}: {outcome} {passed} passed, {failed} failed "
+                   f"({regressions} perf regressions) report={f.good[-1].path}{extra}",
+                   f.system, data={"outcome": outcome, "passed": passed, "failed": failed,
+                                   "regressions": regressions, "skipped": skipped,
+                                   "parts": len(f.good), "node_slower": node.node_fails,
+                                   "node_loaded": node.load_fails,
+                                   "verdict": counts if f.judged else {}})

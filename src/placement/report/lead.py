@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..acceptance import VerdictRecord
+from ..acceptance import VerdictRecord, peer_lines, regressions
 from ..judgement import Case, entry_name, verdict
 from .document import Section
 from .escape import markdown as md
@@ -50,12 +50,14 @@ def status_word(failed: bool, ran: bool, answer: VerdictRecord | None) -> str:
     return "FAIL" if failed else ("PASS" if ran else "NOTHING RAN")
 
 
-def confirmation(answer: VerdictRecord | None, prefix: str) -> str:
-    """Whether a confirmation session showed again what the first session failed:
-    ``prefix`` is the start of the record's UNCONFIRMED finding for it."""
+def confirmation(answer: VerdictRecord | None, case: str, sysenv: str, var: str = "") -> str:
+    """Whether a confirmation session showed again what the first session failed: the
+    record's UNCONFIRMED findings name each case (``case`` @ ``sysenv``) and value (``var``)
+    it did not show again."""
     if answer is None or not answer.confirmation.get("ran"):
         return "no confirmation session"
-    if any(f.kind == "UNCONFIRMED" and f.line.startswith(f"UNCONFIRMED {prefix}")
+    if any(f.kind == "UNCONFIRMED" and f.data.get("case") == case
+           and f.data.get("sysenv") == sysenv and f.data.get("var", "") == var
            for f in answer.findings):
         return "not confirmed"
     return "confirmed"
@@ -76,7 +78,7 @@ def failed_row(c: Case, answer: VerdictRecord | None) -> Row:
     # the acceptance summary names a case by ReFrame's system and environment, no partition
     where = f"{c.raw.get('system', c.system)}+{c.raw.get('environ', c.environ)}"
     return Row(f"{name} @{c.sysenv}", value, "", "", "",
-               confirmation(answer, f"{name} @{where} ["), size)
+               confirmation(answer, name, where), size)
 
 
 def value_row(name: str, v: verdict.over_sessions.Verdict, confirmed: str, evidence: str) -> Row:
@@ -109,25 +111,56 @@ def table(rows: list[Row], more_failed: int) -> Table:
     return t
 
 
-def facts(ran: int, failed: int, verdicts: list[verdict.over_sessions.Verdict]) -> str:
-    counts = verdict.over_sessions.counts(verdicts)
+def recorded(answer: VerdictRecord | None) -> bool:
+    """Whether the run's record carries its findings' numbers (schema 2 on): the lead then
+    shows the summary's numbers, never its own count of them."""
+    return answer is not None and answer.schema >= 2
+
+
+def said(answer: VerdictRecord | None, kind: str) -> list:
+    """The record's findings of one kind (none without a record)."""
+    return [f for f in answer.findings if f.kind == kind] if answer is not None else []
+
+
+def verdict_counts(verdicts: list[verdict.over_sessions.Verdict],
+                   answer: VerdictRecord | None) -> dict[str, int]:
+    """How many values regressed, improved, stayed and stayed undecided, ``of`` how many: the
+    ACCEPTANCE line's numbers when the run has a record, else this report's own."""
+    if recorded(answer):
+        acc = said(answer, "ACCEPTANCE")
+        return acc[-1].data.get("verdict", {}) if acc else {}
+    return peer_lines.counts_of(verdicts) if verdicts else {}
+
+
+def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "") -> str:
+    """``N case(s) passed, M failed; verdict: ...`` (``counts``: :func:`verdict_counts`;
+    ``whose``: what the verdict's numbers include, when more than the cases counted)."""
     return (f"{ran - failed} case(s) passed, {failed} failed"
-            + (f"; verdict: {counts[verdict.over_sessions.REGRESSED]} regressed, "
-               f"{counts[verdict.over_sessions.IMPROVED]} improved, {counts[verdict.over_sessions.UNCHANGED]} unchanged, "
-               f"{counts[verdict.over_sessions.UNDECIDED]} undecided of {len(verdicts)} values"
-               if verdicts else "; no baseline with stored sessions: nothing judged") + ".")
+            + (f"; verdict{whose}: {counts['regressed']} regressed, {counts['improved']} improved, "
+               f"{counts['unchanged']} unchanged, {counts['undecided']} undecided of "
+               f"{counts['of']} values"
+               if counts else "; no baseline with stored sessions: nothing judged") + ".")
 
 
-def undecided_line(verdicts: list[verdict.over_sessions.Verdict]) -> str:
-    """The undecided values in one line, with the change the baseline could have called."""
-    und = [v for v in verdicts if v.outcome == verdict.over_sessions.UNDECIDED]
-    if not und:
-        return ""
-    det = sorted(v.detectable for v in und)[len(und) // 2]
-    size = (f"beyond a change of x{1 + det:.2f}" if det < verdict.over_sessions.DETECTABLE_MAX
-            else f"at no change below x{1 + verdict.over_sessions.DETECTABLE_MAX:.0f}")
-    return (f"Undecided: {len(und)} value(s); against these baselines the median value "
-            f"could be called alone {size}. Record more sessions at other times "
+def undecided_line(verdicts: list[verdict.over_sessions.Verdict],
+                   answer: VerdictRecord | None = None) -> str:
+    """The undecided values in one line, with the change the baseline could have called:
+    the UNDECIDED finding's numbers when the run has a record."""
+    if recorded(answer):
+        und = said(answer, "UNDECIDED")
+        if not und:
+            return ""
+        n, sessions, size = (und[0].data["count"], und[0].data["sessions"],
+                             und[0].data["size"])
+    else:
+        values = [v for v in verdicts if v.outcome == verdict.over_sessions.UNDECIDED]
+        if not values:
+            return ""
+        n = len(values)
+        sessions = sorted(v.sessions for v in values)[n // 2]
+        size = regressions.detectable_text(sorted(v.detectable for v in values)[n // 2])
+    return (f"Undecided: {n} value(s); against a baseline of {sessions} session(s) the "
+            f"median value could be called alone {size}. Record more sessions at other times "
             "(`placement baseline record --add`).")
 
 
@@ -155,24 +188,21 @@ def lead_section(cases: list[Case], judged: list, out: Path,
     first = (" in the first session" if answer is not None and answer.confirmation.get("ran")
              else "")
     if first:
+        whose = ", its confirmation session included" if recorded(answer) else ""
         banner = (f"**{word}**: the acceptance run's answer, its confirmation session "
                   "included (its summary below).")
         lines = ["First session (build fixtures not counted, the acceptance line counts "
-                 f"them): {facts(len(ran), len(failed), verdicts)}"]
+                 f"them): {facts(len(ran), len(failed), verdict_counts(verdicts, answer), whose)}"]
     else:
-        banner, lines = f"**{word}**: {facts(len(ran), len(failed), verdicts)}", []
-    for sj in judged:
-        node = sj.judgement.node
-        if node is not None and node.flagged:
-            lines.append(f"**NODE {md(sj.system)}**: {md(node.line())}.")
-    for system, load in loaded.items():
-        lines.append(f"**NODE {md(system)}**: {md(load.line())}.")
+        banner = f"**{word}**: {facts(len(ran), len(failed), verdict_counts(verdicts, answer))}"
+        lines = []
+    lines += node_lines(judged, loaded, answer)
     sec = Section("verdict", "Verdict", status=word, banner=banner)
     rows = [failed_row(c, answer) for c in failed[:MAX_FAILED]]
     rows += _value_rows(judged, answer, out, sec)
     if rows:
         sec.tables.append(table(rows, max(0, len(failed) - MAX_FAILED)))
-    und = undecided_line(verdicts)
+    und = undecided_line(verdicts, answer)
     tail = [und] if und else []
     if history_link:
         tail.append(f"Every stored session of this system, drawn: [history]({history_link}).")
@@ -183,10 +213,25 @@ def lead_section(cases: list[Case], judged: list, out: Path,
                   note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
                        "the first session that its confirmation session did not show.")
         for f in answer.findings:
-            if f.kind != "REGRESSION":      # each regression's line is there already
-                t.add([f.line], "bad" if f.kind in ("FAIL", "NODE", "NODES") else "")
+            t.add([f.line], "bad" if f.kind in ("FAIL", "NODE", "NODES") else "")
         sec.tables.append(t)
     return sec
+
+
+def node_lines(judged: list, loaded: dict, answer: VerdictRecord | None) -> list[str]:
+    """The node's lines: the record's NODE findings (the summary's numbers) when the run
+    has a record, else this report's own node shift and load."""
+    if recorded(answer):
+        return [f"**NODE {md(f.partition)}**: {md(f.data['text'])}."
+                for f in said(answer, "NODE")]
+    lines = []
+    for sj in judged:
+        node = sj.judgement.node
+        if node is not None and node.flagged:
+            lines.append(f"**NODE {md(sj.system)}**: {md(node.line())}.")
+    for system, load in loaded.items():
+        lines.append(f"**NODE {md(system)}**: {md(load.line())}.")
+    return lines
 
 
 def _value_rows(judged: list, answer: VerdictRecord | None, out: Path,
@@ -208,9 +253,9 @@ def _value_rows(judged: list, answer: VerdictRecord | None, out: Path,
             sec.images.append((evidence, f"{name}: each baseline session's launches and the "
                                          "new session's (red); bars are medians"))
         c = sj.cases_of.get(j.entry)
-        prefix = (f"{c.raw.get('display_name', c.test)} @{c.sysenv} {j.entry[2]} ["
-                  if c is not None else f"{name} [")
-        rows.append(value_row(name, j.verdict, confirmation(answer, prefix), evidence))
+        said = confirmation(answer, c.raw.get("display_name", c.test), c.sysenv, j.entry[2]) \
+            if c is not None else confirmation(answer, name, "")
+        rows.append(value_row(name, j.verdict, said, evidence))
     if plots.available():
         sec.figures_for(len(sec.images), sum(j.entry in sj.stored for sj, j in picked),
                         "regressed or grossly worse values (the worst)")

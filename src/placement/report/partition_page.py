@@ -13,28 +13,53 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from ..acceptance import peer_lines
 from ..judgement import Case, RunReport, peers
 from . import plots
 from .document import Section
+from .escape import markdown as md
 from .tables import Numbers, Table, slug
 
 
 def partition_sections(cases: list[Case], out: Path, numbers: Numbers,
-                       named: set[tuple[str, str]] | None = None) -> list[Section]:
+                       named: set[tuple[str, str]] | None = None,
+                       answer: Any = None) -> list[Section]:
     """One section per partition that ran on several nodes (none otherwise). ``named``,
     when given, gets each node the peer verdict names, as ``(SYSTEM:PART, node)``: the
-    other sections draw their cases first."""
+    other sections draw their cases first. ``answer``: the run's verdict record, whose
+    count of the nodes each section opens with."""
     report = RunReport(out, {}, cases)
     sections = []
     for where, (values, fps) in sorted(peers.cases.partitions(report).items()):
         j = peers.partition.judge(values, where, fps)
-        sections.append(_section(j, fps, out, numbers))
+        sections.append(_section(j, fps, out, numbers, node_count(j, answer),
+                                 peer_lines_of(j, answer)))
         if named is not None:
             named.update((where, n) for n in j.named)
     return sections
+
+
+def node_count(j: peers.partition.PeerJudgement, answer: Any) -> str:
+    """The partition's count as the run's verdict record has it (the summary's numbers);
+    a record without one (of schema 1) is counted by the same function."""
+    said = (getattr(answer, "nodes", None) or {}).get("partitions", {}).get(j.where)
+    count = peer_lines.NodeCount(**said) if said else peer_lines.NodeCount.of([j])
+    return count.text()
+
+
+def peer_lines_of(j: peers.partition.PeerJudgement, answer: Any) -> list[str]:
+    """The partition's lines as the run's verdict record has them (the summary's numbers);
+    without a record, or one of schema 1, the peer verdict's own (the same function)."""
+    if answer is not None and getattr(answer, "schema", 1) >= 2:
+        said = [f.line for f in answer.findings
+                if f.partition == j.where and f.kind in ("NODES", "NOTE")]
+        if said:
+            return said
+    return j.lines()
 
 
 def node_rows(j: peers.partition.PeerJudgement) -> list[str]:
@@ -44,9 +69,10 @@ def node_rows(j: peers.partition.PeerJudgement) -> list[str]:
     return named + [n for n in j.nodes if n not in named]
 
 
-def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Numbers) -> Section:
+def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Numbers,
+             count: str, lines: list[str]) -> Section:
     s = Section(f"partition-{slug(j.where)}", f"Partition {j.where}: nodes against their peers",
-                _intro(j))
+                _intro(j, count, lines))
     order = node_rows(j)
     measured = [n for n, row in zip(j.nodes, j.change) if np.isfinite(row).any()]
     drawn = plots.chosen([n for n in order if n in set(measured)], set(j.named).__contains__) \
@@ -62,10 +88,10 @@ def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Nu
     return s
 
 
-def _intro(j: peers.partition.PeerJudgement) -> str:
-    lines = "; ".join(f"`{ln}`" for ln in j.lines())
-    return (f"{len(j.nodes)} nodes measured in one session, each value of each node against "
-            f"its peers' median (the peer verdict). {lines}")
+def _intro(j: peers.partition.PeerJudgement, count: str, said: list[str]) -> str:
+    lines = "; ".join(f"`{ln}`" for ln in said)
+    return (f"**{md(count)}.** {len(j.nodes)} nodes measured in one session, each value of "
+            f"each node against its peers' median (the peer verdict). {lines}")
 
 
 def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,

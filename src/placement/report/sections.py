@@ -324,7 +324,7 @@ def _judged(cases: list[Case], answer: Any) -> tuple[list, Section | None]:
     cause: a baseline the summary could not judge either). Without one, the error stands."""
     from .verdicts import judgements
     try:
-        return judgements(cases), None
+        return judgements(cases, answer), None
     except Exception as exc:        # noqa: BLE001 - a damaged baseline, a value out of range
         if answer is None or answer.outcome == "PASS":
             raise
@@ -352,7 +352,7 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     lead = lead_section(cases, judged, out, answer, history_link)
     rep.sections.append(lead)
     odd: set[tuple[str, str]] = set()
-    rep.sections += partition_sections(cases, out, n, odd)    # the nodes against their peers
+    rep.sections += partition_sections(cases, out, n, odd, answer)    # the nodes against their peers
     look = needs_look(cases, judged, odd)
     if unjudged:
         rep.sections.append(unjudged)

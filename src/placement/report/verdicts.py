@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -40,11 +41,15 @@ class SystemJudgement:
     stored: dict          # entry -> baselines.samples.Samples (the baseline's sessions)
     new: dict             # entry -> baselines.samples.Samples (this run's launches)
     cases_of: dict = field(default_factory=dict)   # entry -> the run's Case
+    #: what the verdict leaned on, as the run's record says (None: this judgement's own)
+    context: list[str] | None = None
 
 
-def judgements(cases: list[Case]) -> list[SystemJudgement]:
+def judgements(cases: list[Case], answer: Any = None) -> list[SystemJudgement]:
     """Each system's values judged against its baseline's sessions (one judgement each:
-    a node's shift and a borrowed spread belong to one system)."""
+    a node's shift and a borrowed spread belong to one system). A system the run's
+    verdict record (``answer``) judged is read from it, not judged again
+    (:func:`recorded_verdicts`): the tables say what the summary said."""
     out = []
     for system in sorted({c.system for c in cases}):
         path, old = _baseline(system)
@@ -55,9 +60,37 @@ def judgements(cases: list[Case]) -> list[SystemJudgement]:
             new = baselines.store.from_run(RunReport(Path("run"), {}, cases), system, cases_of)
         except PlacementError:
             continue
-        judged = baselines.samples.judge_entries(old, new, str(path))
-        out.append(SystemJudgement(system, judged, judged.stored, judged.fresh, cases_of))
+        said = recorded_verdicts(answer, system)
+        if said is None:
+            judged = baselines.samples.judge_entries(old, new, str(path))
+        else:
+            judged = baselines.samples.from_verdicts(
+                old, new, str(path), lambda e: said.get(value_key(cases_of[e], e)))
+        out.append(SystemJudgement(system, judged, judged.stored, judged.fresh, cases_of,
+                                   None if said is None else answer.verdicts.get("context", [])))
     return out
+
+
+def value_key(c: Case, entry: tuple) -> tuple[str, str, str]:
+    """How the acceptance summary and its record name a value: the case's display name,
+    ``system:partition+environ`` and the variable."""
+    return (c.raw.get("display_name", c.test), c.sysenv, entry[2])
+
+
+def recorded_verdicts(answer: Any, system: str
+                      ) -> dict[tuple[str, str, str], verdict.over_sessions.Verdict] | None:
+    """The verdicts the run's record keeps for ``system``'s values by :func:`value_key`;
+    None when it keeps none (no record, one of schema 1, another system's, nothing
+    judged), and the report judges the values itself."""
+    said = getattr(answer, "verdicts", None) or {}
+    if not said.get("values") or str(said.get("system", "")).split(":")[0] != system:
+        return None
+    try:
+        return {(v["case"], v["sysenv"], v["var"]): verdict.as_data.from_data(v["data"])
+                for v in said["values"]}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PlacementError(f"verdict record: a value's verdict is not one ({exc!r}); "
+                             "judge the run again without --record") from None
 
 
 #: the outcomes that send a reader to a value's figure (unchanged: nothing to see)
@@ -107,7 +140,9 @@ def verdict_table(judged: list[SystemJudgement],
             f"Benjamini-Hochberg at {verdict.over_sessions.ALPHA:g}, minimum effect "
             f"{verdict.over_sessions.MIN_EFFECT:.0%}): {baselines.samples.summary(rows)}.")
     for sj in judged:
-        for line in baselines.samples.context_lines(sj.judgement):
+        context = sj.context if sj.context is not None else \
+            baselines.samples.context_lines(sj.judgement)
+        for line in context:
             text += f" {md(sj.system)}: {md(line)}."
     t = Table("verdicts", "Verdict per value against the baseline's sessions",
               ["test", "case", "perfvar", "verdict", "median change", "node / beyond it",

@@ -314,6 +314,22 @@ def judge_entries(old: dict[str, Any], new: dict[str, Any], where: str = "refere
     return out
 
 
+def from_verdicts(old: dict[str, Any], new: dict[str, Any], where: str,
+                  verdict_of: Callable[[Entry], verdict.over_sessions.Verdict | None]
+                  ) -> Judgement:
+    """The :class:`Judgement` :func:`judge_entries` would list, each value's verdict given
+    (``verdict_of``: a run judged once, its verdicts read back from its record) rather
+    than judged again: the same entries, the same values listed unjudged, and the stored
+    and new runs a report draws; no run verdict (node, prior) of its own."""
+    stored, fresh = entries(old, where), entries(new, "run")
+    units = unit_mismatches(old, new)
+    keys, _, rest = _series(stored, fresh, units, intervals(old))
+    out = Judgement([Judged(e, verdict_of(e)) for e in keys] + rest)
+    out.units = units
+    out.stored, out.fresh = stored, fresh
+    return out
+
+
 def _series(stored: dict[Entry, Samples], fresh: dict[Entry, Samples], units: dict,
             old_iv: Container[Entry], only: Container[Entry] | None = None,
             prepared: Callable[[Entry], verdict.over_sessions.BaselineSessions] | None = None

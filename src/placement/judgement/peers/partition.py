@@ -130,6 +130,18 @@ class OddNode:
                 f"(median {self.median:+.0%})")
 
 
+@dataclass(frozen=True)
+class PeerLine:
+    """One line of a partition's peer verdict with what it says, so that a reader (the
+    verdict record) takes the node and the numbers from here, not from the words."""
+
+    #: ``NODES`` (a node named, a topology, no majority, the nodes alike) or ``NOTE``
+    kind: str
+    line: str
+    node: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class PeerJudgement:
     """A partition's nodes judged against each other, with what the report draws."""
@@ -151,6 +163,9 @@ class PeerJudgement:
     topology_split: bool = False
     #: why nothing was judged (too few nodes or values), else ""
     note: str = ""
+    #: the nodes with a value held against their peers (none when too few nodes were
+    #: measured to judge by); a node known only by its fingerprint has none
+    measured: list[str] = field(default_factory=list)
 
     @property
     def named(self) -> list[str]:
@@ -177,18 +192,35 @@ class PeerJudgement:
                 f"(no group of more than half of the {len(self.nodes)} nodes)")
 
     def lines(self) -> list[str]:
+        return [p.line for p in self.parts()]
+
+    def parts(self) -> list[PeerLine]:
+        """The lines with their data: the note, else each node named on its values, each
+        topology that differs, no majority, and the nodes alike when nothing else."""
+        n = len(self.nodes)
         if self.note:
-            return [f"NOTE {self.where}: {self.note}"]
-        out = [o.line(self.where) for o in self.odd]
-        out += [t.line(self.where) for t in self.topology]
+            return [PeerLine("NOTE", f"NOTE {self.where}: {self.note}", "",
+                             {"what": "not judged", "nodes": n})]
+        out = [PeerLine("NODES", o.line(self.where), o.node,
+                        {"what": "odd", "slower": o.slower, "peers": o.peers,
+                         "called": o.called, "judged": o.judged, "median": o.median,
+                         "p": o.p, "scope": o.scope.strip()}) for o in self.odd]
+        out += [PeerLine("NODES", t.line(self.where), t.node,
+                         {"what": "topology", "peers": t.peers, "diffs": list(t.diffs)})
+                for t in self.topology]
         if self.no_majority:
-            out.append(self._no_majority_line())
+            out.append(PeerLine("NODES", self._no_majority_line(), "",
+                                {"what": "no majority", "nodes": n, "named": self.named}))
         if self.topology_split:
-            out.append(f"NODES {self.where}: topology: no majority to judge by (no "
-                       f"fingerprint shared by more than half of {len(self.nodes)} nodes)")
+            out.append(PeerLine(
+                "NODES", f"NODES {self.where}: topology: no majority to judge by (no "
+                f"fingerprint shared by more than half of {n} nodes)", "",
+                {"what": "topology split", "nodes": n}))
         if not out:
-            out.append(f"NODES {self.where}: {len(self.nodes)} nodes alike on "
-                       f"{len(self.values)} values (no node stands apart)")
+            out.append(PeerLine(
+                "NODES", f"NODES {self.where}: {n} nodes alike on {len(self.values)} values "
+                "(no node stands apart)", "",
+                {"what": "alike", "nodes": n, "values": len(self.values)}))
         return out
 
 
@@ -206,6 +238,7 @@ def judge(values: Sequence[PeerValue], where: str,
         out.note = (f"{len(nodes)} node(s): the peer verdict needs {MIN_NODES} or more "
                     "measured in one session")
         return out
+    out.measured = [n for n, row in zip(nodes, m) if np.isfinite(row).any()]
     active = np.ones(len(nodes), bool)
     halves = len(nodes) % 2 == 0 and len(nodes) <= HALVES_MAX_NODES
     ranked = ranked_values(values, len(nodes), alpha, halves)
