@@ -3,7 +3,8 @@
 A run with ``--distribute`` measures every partition's nodes in one session; each node is
 judged against its peers there (:mod:`placement.judgement.peers.partition`), from the first session,
 with no baseline. A node named, or a partition with no majority to judge by, fails the
-run, and the ACCEPTANCE line names the nodes.
+run, and the ACCEPTANCE line names the nodes, unless the run's confirmation session did not
+show it again (:meth:`.confirmation.Confirmation.judge_peers`; :meth:`PeerLines.confirmed_by`).
 """
 
 from __future__ import annotations
@@ -27,13 +28,52 @@ class ReadPart(Protocol):
 class PeerLines:
     """The NODES lines of a run, and the notes its ACCEPTANCE line carries."""
 
-    lines: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     judgements: list[peers.partition.PeerJudgement] = field(default_factory=list)
+    #: the HISTORY lines (:func:`own_history_lines`)
+    history: list[str] = field(default_factory=list)
+    #: the partitions whose failure a confirmation session did not show again
+    cleared: set[str] = field(default_factory=set)
+    #: the (partition, node) pairs a confirmation session did not name again
+    dismissed: set[tuple[str, str]] = field(default_factory=set)
+
+    def confirmed_by(self, cleared: set[str], dismissed: set[tuple[str, str]]) -> None:
+        """What the run's confirmation session did not show again: those partitions no
+        longer fail the run, those nodes are no longer named in its notes."""
+        self.cleared, self.dismissed = set(cleared), set(dismissed)
+
+    @property
+    def lines(self) -> list[str]:
+        """The NODES lines, less those of a partition whose failure a confirmation session
+        dismissed (its UNCONFIRMED lines quote them), then the HISTORY lines."""
+        return [ln for j in self.judgements if j.where not in self.cleared
+                for ln in j.lines()] + self.history
 
     @property
     def fails(self) -> bool:
-        return any(j.fails for j in self.judgements)
+        return any(j.fails and j.where not in self.cleared for j in self.judgements)
+
+    def named(self, j: peers.partition.PeerJudgement) -> list[str]:
+        """The nodes of ``j`` that stand (named, and not dismissed by a confirmation)."""
+        return [n for n in j.named if (j.where, n) not in self.dismissed]
+
+    @property
+    def notes(self) -> list[str]:
+        """``odd nodes of P: n2, n3`` for each partition whose failure stands."""
+        out = []
+        for j in self.judgements:
+            if j.fails and j.where not in self.cleared:
+                what = ", ".join(self.named(j)) or "no majority"
+                out.append(f"odd nodes of {j.where}: {what}"
+                           + ("; no majority to judge by" if j.no_majority and self.named(j)
+                              else ""))
+        return out
+
+
+def judgements(parts: Sequence[ReadPart]) -> list[peers.partition.PeerJudgement]:
+    """The peer verdict of every partition of the parts that ran on several nodes."""
+    if not parts:
+        return []
+    return peers.cases.judge_report(reading.run_report.pool([p.report for p in parts]))
 
 
 def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
@@ -43,15 +83,8 @@ def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
         return PeerLines()
     report = reading.run_report.pool([p.report for p in parts])
     out = PeerLines(judgements=peers.cases.judge_report(report))
-    for j in out.judgements:
-        out.lines += j.lines()
-        if j.fails:
-            what = ", ".join(j.named) or "no majority"
-            out.notes.append(f"odd nodes of {j.where}: {what}"
-                             + ("; no majority to judge by" if j.no_majority and j.named
-                                else ""))
     if system and out.judgements:
-        out.lines += own_history_lines(report, system)
+        out.history = own_history_lines(report, system)
     return out
 
 
