@@ -42,7 +42,10 @@
 # Confirmation: the checks that missed a reference or regressed against the baseline
 #   run once more as a session of their own; such a failure fails the run only if it
 #   shows there too (an UNCONFIRMED line says what it dismissed); a node line is
-#   confirmed by running every check again. None runs when the time box is spent.
+#   confirmed by running every check again. A --distribute run's failed checks run again
+#   on the nodes where they failed, and a NODES line (a node unlike its peers) by the
+#   whole distribute set again (CONFIRMED/UNCONFIRMED NODES lines, per node). None runs
+#   when the time box is spent.
 #
 # Output, under $PLACEMENT_RESULTS/runs/:
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.json   ReFrame's run report
@@ -355,10 +358,14 @@ for p in "${parts[@]}"; do run_args+=(--run "$p"); done
 # ACCEPTANCE_CONFIRM=0 leaves it out.
 confirm_opt=()
 if [ -z "$cut_short" ] && [ "$confirm_on" = 1 ]; then
-  confirm_hashes=()
+  confirm_hashes=() confirm_nodes=''
   child "$PLACEMENT" acceptance confirm "${parts[@]}" --system "$sysname" >"$scratch/confirm"
-  while read -r h; do
-    [[ $h =~ ^[0-9a-f]+$ ]] && confirm_hashes+=("$h")
+  # a hash a line; a --distribute run's confirmation also `nodes N1,N2`: the nodes where
+  # its checks failed (none: every node, as the run's own --distribute gives them)
+  while read -r h rest; do
+    if [[ $h =~ ^[0-9a-f]+$ ]]; then confirm_hashes+=("$h")
+    elif [ "$h" = nodes ] && [[ $rest =~ ^[A-Za-z0-9][A-Za-z0-9._+@:,-]*$ ]]; then confirm_nodes=$rest
+    fi
   done <"$scratch/confirm"
   note_stop
   if [ -n "$cut_short" ]; then :
@@ -374,12 +381,16 @@ if [ -z "$cut_short" ] && [ "$confirm_on" = 1 ]; then
         case $a in -n|--name) skip_next=1 ;; -n?*|--name=*) ;; *) confirm_args+=("$a") ;; esac
       done
       for h in "${confirm_hashes[@]}"; do confirm_args+=(-n "/$h"); done
+      # ReFrame selects by hash before --distribute copies a check per node: the hashes
+      # are the checks', and the run's --distribute is given the failing nodes alone
+      # (ReFrame's Slurm backend keeps those of the partition, then drops the option)
+      [ -n "$confirm_nodes" ] && confirm_args+=(-J "nodelist=$confirm_nodes")
       # marked in the results storage: a later report's previous run is never this session
       # (placement.judgement.runreport.CONFIRMATION_EXTRA)
       confirm_args+=(--session-extras acceptance=confirmation)
       confirm_report="$RUNS/confirm-report-$tag-$stamp.json"
       confirm_box=("${deathsig[@]}" timeout -s INT -k 120 "$left")
-      echo "== confirmation session: ${#confirm_hashes[@]} check(s) run once more"
+      echo "== confirmation session: ${#confirm_hashes[@]} check(s) run once more${confirm_nodes:+ on node(s) $confirm_nodes}"
       run_reframe confirm_box "$confirm_report"     "${confirm_args[@]}"
       note_stop
       if [ -n "$cut_short" ]; then :      # stopped: --resume confirms again

@@ -13,6 +13,7 @@ minutes more) runs with ``PLACEMENT_TEST_PARTITION_PASS=1``. Both are ``make tes
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -152,3 +153,46 @@ def test_an_unchanged_partition_passes(slurm_nodes, tmp_path):
         pytest.skip('the partition passed its peers, but the host was under a competing '
                     'load, which fails any run: ' + ' '.join(lines(proc, 'NODE ')))
     assert ' PASS ' in line, line
+
+
+#: the checks of the confirmed run: those that use every PU, where a capped node is slower
+CONFIRM_CHECKS = 'NodeMatmulCheck|NodeMemWriteCheck'
+
+
+def test_a_nodes_line_is_confirmed_or_dismissed_by_its_node_again(slurm_nodes, tmp_path):
+    """A capped node named slower by the first session: the confirmation session runs the
+    distribute set again (ReFrame selects the checks by their hash before it copies them per
+    node), and its line says, for that node, whether its peers named it again."""
+    cluster = slurm_nodes(4, slow={SLOW_NODE: SLOW})
+    env = {**os.environ, **cluster.env, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
+           'PLACEMENT_REPORTS': str(tmp_path / 'reports'), 'ACCEPTANCE_CONFIRM': '1'}
+    proc = subprocess.run([str(ROOT / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s',
+                           'testnodes:batch', '--', '--distribute=all', '-t', 'nodes',
+                           '-n', CONFIRM_CHECKS],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
+    said = '\n'.join(lines(proc, 'NODES') + lines(proc, 'CONFIRMED') +
+                     lines(proc, 'UNCONFIRMED') + lines(proc, '== confirmation') +
+                     lines(proc, 'ACCEPTANCE'))
+    print(said)
+    assert [ln for ln in lines(proc, 'NODES testnodes:batch:') if SLOW_NODE in ln.split()], said
+    assert 'left no readable report' not in proc.stdout, said
+    runs = tmp_path / 'results' / 'runs'
+    confirm = sorted(runs.glob('confirm-report-acceptance-*.json'))
+    assert confirm, said + proc.stderr[-2000:]
+    again = reading.run_report.load(confirm[-1])
+    assert {c.node for c in again.cases if c.result == 'pass'} == set(NODES), said
+    decided = [ln for ln in lines(proc, 'CONFIRMED NODES testnodes:batch ') +
+               lines(proc, 'UNCONFIRMED NODES testnodes:batch ')
+               if ln.split()[3] == f'{SLOW_NODE}:']
+    assert len(decided) == 1, said
+    line = lines(proc, 'ACCEPTANCE')[-1]
+    record = json.loads(next(runs.glob('verdict-run-report-*.json')).read_text())
+    entries = [e for e in record['confirmation']['nodes'] if e['node'] == SLOW_NODE]
+    assert entries and entries[0]['line'] == decided[0], record['confirmation']
+    if decided[0].startswith('CONFIRMED'):
+        assert entries[0]['outcome'] == 'confirmed'
+        assert ' FAIL ' in line and re.search(rf'\b{SLOW_NODE}\b', line), line
+    else:
+        assert entries[0]['outcome'] == 'dismissed'
+        assert not re.search(rf'odd nodes of testnodes:batch: [^;)]*\b{SLOW_NODE}\b', line), line
+    assert re.search(r' confirmed \d+ of [1-9]', line), line

@@ -10,7 +10,8 @@ from them is here, behind ``placement acceptance`` (:mod:`placement.cli.acceptan
   rule); :mod:`.previous_run` reads ReFrame's comparison with the previous run
   (information only); :mod:`.baseline_notes` says what is wrong with the baseline itself;
 * :mod:`.second_session` is the confirmation session's plumbing, :mod:`.confirmation`
-  decides which first-session failures it confirms;
+  decides which first-session failures it confirms, :mod:`.distributed` selects the checks
+  and nodes of a ``--distribute`` run's confirmation;
 * :mod:`.findings` gathers what the run found, :mod:`.summary_lines` words it,
   :mod:`.outcome` decides the outcome word and exit status (0 pass, 1 fail, 3 unfinished,
   4 incomplete), :mod:`.run_summary` puts them together;
@@ -32,17 +33,19 @@ from .regressions import Judged, find_regressions, judge_values
 from .resume import hung_cases, resume_plan, session_filter
 from .record import VerdictRecord
 from .run_summary import summary, verdict_record
-from .second_session import to_confirm
+from .second_session import selection, to_confirm
 
 __all__ = [
     # modules
-    "baseline_notes", "case_kinds", "comparison_health", "confirmation", "findings",
+    "baseline_notes", "case_kinds", "comparison_health", "confirmation", "distributed",
+    "findings",
     "outcome", "parts", "peer_lines", "previous_run", "record", "regressions", "resume",
     "run_summary",
     "second_session", "seed_baselines", "summary_lines",
     # names
     "EXIT_STATUS", "Judged", "classify", "compare_rows", "decide", "fail_text",
     "find_regressions", "hung_cases", "judge_values", "previous_run_info", "readable",
-    "resume_plan", "session_filter", "summary", "to_confirm", "unjudged", "verdict_record",
+    "resume_plan", "selection", "session_filter", "summary", "to_confirm", "unjudged",
+    "verdict_record",
     "VerdictRecord",
 ]

@@ -34,6 +34,12 @@ more (``scripts/acceptance.sh`` runs them as a ReFrame session of their own,
   each value and case as above, a value regressed if the confirmation calls it
   regressed for any reason.
 
+* a NODES line of a ``--distribute`` run (a node unlike its peers) is a property of a
+  whole session too: every check runs again on every node, and a node named stands
+  only if the confirmation session's peer verdict names it again (:meth:`Confirmation.judge_peers`);
+  a partition with no majority stands if the confirmation's fails too. A failed case of
+  such a run runs again on the node where it failed (:mod:`.distributed`).
+
 A lasting change shows in both sessions; a node's passing state rarely does.
 What a confirmation dismissed is printed (``UNCONFIRMED``), never dropped, and
 a confirmation that could not run or be read leaves every failure of the first
@@ -43,10 +49,12 @@ session standing. The confirmation session is marked in ReFrame's results storag
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..judgement import verdict
+from . import distributed
 from .record import Finding
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
@@ -84,11 +92,15 @@ def load_fails(final: dict[CaseKey, dict[str, Any]]) -> verdict.node_load.Load |
     return load if load is not None and load.loaded else None
 
 
+def every_case(final: dict[CaseKey, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every case of the run that ran (not skipped), fixtures left out."""
+    return [tc for tc in final.values() if tc.get("hashcode") and not tc.get("fixture")
+            and tc.get("result") in ("pass", "fail")]
+
+
 def every_check(final: dict[CaseKey, dict[str, Any]]) -> list[str]:
     """Hashes of every check of the run that ran (not skipped), fixtures left out."""
-    return sorted({tc["hashcode"] for tc in final.values()
-                   if tc.get("hashcode") and not tc.get("fixture")
-                   and tc.get("result") in ("pass", "fail")})
+    return sorted({tc["hashcode"] for tc in every_case(final)})
 
 
 def is_reference_failure(tc: dict[str, Any]) -> bool:
@@ -105,19 +117,26 @@ def selected(v: verdict.over_sessions.Verdict) -> bool:
     return v.outcome == verdict.over_sessions.REGRESSED or v.gross is not None
 
 
-def candidates(final: dict[CaseKey, dict[str, Any]], regressed: set[ValueKey]) -> list[str]:
-    """Hashes of the checks a confirmation session runs: each case that missed a reference,
-    and each case with a value the verdict called regressed (sorted, each once)."""
+def candidate_cases(final: dict[CaseKey, dict[str, Any]],
+                    regressed: set[ValueKey]) -> list[dict[str, Any]]:
+    """The cases a confirmation session runs again: each case that missed a reference, and
+    each case with a value the verdict called regressed."""
     regressed_cases = {(name, sysenv) for name, sysenv, _ in regressed}
-    hashes = set()
+    out = []
     for tc in final.values():
         if tc.get("fixture") or not tc.get("hashcode"):
             continue
         sysenv = f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}"
         if is_reference_failure(tc) or \
                 (tc.get("display_name"), sysenv) in regressed_cases:
-            hashes.add(tc["hashcode"])
-    return sorted(hashes)
+            out.append(tc)
+    return out
+
+
+def candidates(final: dict[CaseKey, dict[str, Any]], regressed: set[ValueKey]) -> list[str]:
+    """Hashes of the checks a confirmation session runs (:func:`candidate_cases`; sorted,
+    each once)."""
+    return sorted({tc["hashcode"] for tc in candidate_cases(final, regressed)})
 
 
 @dataclass
@@ -144,6 +163,14 @@ class Confirmation:
     gross_confirmed: set[ValueKey] = field(default_factory=set)
     #: selected values the confirmation found selected again (regressed or gross): they stand
     values_confirmed: set[ValueKey] = field(default_factory=set)
+    #: reference failures that failed their confirmation too: case key -> its line
+    cases_confirmed: dict[CaseKey, str] = field(default_factory=dict)
+    #: the first session's odd nodes its confirmation named again / did not:
+    #: (system:partition, node) -> its finding (node "" for a partition with no majority)
+    nodes_confirmed: dict[tuple[str, str], Finding] = field(default_factory=dict)
+    nodes_dismissed: dict[tuple[str, str], Finding] = field(default_factory=dict)
+    #: the partitions whose failing peer verdict its confirmation session did not show again
+    peers_cleared: set[str] = field(default_factory=set)
 
     def judge_node(self, first: verdict.over_sessions.NodeShift, again: verdict.over_sessions.NodeShift | None,
                    system: str) -> None:
@@ -160,6 +187,42 @@ class Confirmation:
             first.line(), verdict.node_load.shown_again(first, again),
             again.text() if again is not None else "no CPU pressure measured", system)
 
+    def judge_peers(self, first: list, again: list) -> None:
+        """The first session's failing peer verdicts (:class:`placement.judgement.peers.
+        partition.PeerJudgement`, a partition each) against the confirmation session's: a node
+        named stands if the confirmation names it again; a partition with no majority and no
+        node named if the confirmation's verdict of it fails too. A partition the
+        confirmation did not judge stands as it was."""
+        again_of = {j.where: j for j in again}
+        for j in first:
+            j2 = again_of.get(j.where)
+            if not j.fails or j2 is None:
+                continue
+            shown = {node: node in j2.named for node in j.named}
+            if not j.named:                # no majority to judge by, no node named
+                shown[""] = j2.fails
+            for node, again_too in shown.items():
+                self._peer_line(j, j2, node, again_too)
+            if not any(shown.values()):
+                self.peers_cleared.add(j.where)
+
+    def _peer_line(self, first, again, node: str, shown: bool) -> None:
+        """A node of a first session's peer verdict (``""``: the partition) that its
+        confirmation session named again (``shown``: CONFIRMED) or did not (UNCONFIRMED)."""
+        said = _about(first.lines(), node) or "named"
+        seen = (_about(again.lines(), node) if shown and node else "") or \
+            _about(again.lines(), "") or "nothing judged"
+        line = (f"NODES {first.where}{' ' + node if node else ''}: [first session: {said}] "
+                f"its confirmation session: {seen}")
+        data = {"what": "peers", "first": said, "again": seen}
+        if shown:
+            self.confirmed += 1
+            self.nodes_confirmed[(first.where, node)] = Finding(
+                "CONFIRMED", "CONFIRMED " + line, first.where, node, data)
+        else:
+            self.nodes_dismissed[(first.where, node)] = Finding(
+                "UNCONFIRMED", "UNCONFIRMED " + line, first.where, node, data)
+
     def _node_line(self, first: str, shown: bool, seen: str, system: str) -> str:
         """Counts a node line its confirmation session showed again; else the line that
         says it did not (``seen``: what that session showed instead)."""
@@ -174,17 +237,51 @@ class Confirmation:
 
     def findings(self) -> list[Finding]:
         """The UNCONFIRMED lines with what each names: the node (its shift, its load),
-        then each case, then each value."""
+        then each node of a partition (CONFIRMED or UNCONFIRMED), each case, each value."""
         nodes = [Finding("UNCONFIRMED", line, data={"what": what})
                  for what, line in (("node", self.node_dismissed), ("load", self.load_dismissed))
                  if line]
-        return nodes + list(self.dismissed_cases.values()) + list(self.dismissed_values.values())
+        return nodes + list(self.nodes_confirmed.values()) + \
+            list(self.nodes_dismissed.values()) + list(self.dismissed_cases.values()) + \
+            list(self.dismissed_values.values())
+
+    def by_node(self, first: dict[CaseKey, dict[str, Any]]) -> list[dict[str, str]]:
+        """What it confirmed and dismissed on each node of a ``--distribute`` run (the
+        verdict record's ``confirmation.nodes``): a NODES line's node, a case's or value's
+        ``.nid``; one entry each, ``partition``, ``node``, ``outcome``, ``line``."""
+        out = []
+        for outcome, lines in (("confirmed", self.nodes_confirmed),
+                               ("dismissed", self.nodes_dismissed)):
+            out += [{"partition": where, "node": node, "outcome": outcome, "line": f.line}
+                    for (where, node), f in lines.items()]
+        cases = [("confirmed", first.get(k, {}), line) for k, line in self.cases_confirmed.items()]
+        cases += [("dismissed", first.get(k, {}), f.line) for k, f in self.dismissed_cases.items()]
+        for outcome, tc, line in cases:
+            if distributed.node_of(tc):
+                out.append({"partition": f"{tc.get('system')}:{tc.get('partition')}",
+                            "node": distributed.node_of(tc), "outcome": outcome, "line": line})
+        values = [("confirmed", k, "") for k in sorted(self.values_confirmed)]
+        values += [("dismissed", k, f.line) for k, f in self.dismissed_values.items()]
+        for outcome, (name, sysenv, var), line in values:
+            node = distributed.node_of({"display_name": name})
+            if node:
+                out.append({"partition": sysenv.split("+")[0], "node": node,
+                            "outcome": outcome, "line": line or f"{name} @{sysenv} {var}"})
+        return out
 
     def text(self) -> str:
         """The ACCEPTANCE line's part: ``confirmed 2 of 5``."""
         tried = self.confirmed + len(self.dismissed_cases) + len(self.dismissed_values) + \
-            self.stand_unseen + bool(self.node_dismissed) + bool(self.load_dismissed)
+            self.stand_unseen + bool(self.node_dismissed) + bool(self.load_dismissed) + \
+            len(self.nodes_dismissed)
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
+
+
+def _about(lines: list[str], node: str) -> str:
+    """What NODES ``lines`` say about ``node`` (named as a word: n1 is not n12), their
+    ``NODES partition:`` left out; every line's when ``node`` is ""."""
+    return "; ".join(ln.split(": ", 1)[-1] for ln in lines if not node or re.search(
+        rf"(?<![\w.-]){re.escape(node)}(?![\w.-])", ln))
 
 
 def gross_confirmed(v: verdict.over_sessions.Verdict) -> verdict.over_sessions.Verdict:
@@ -234,6 +331,9 @@ def decide(first: dict[CaseKey, dict[str, Any]],
                       "var": "", "first": fail_text(tc)})
         else:
             out.confirmed += 1
+            out.cases_confirmed[key] = (
+                f"{tc.get('display_name')} @{tc.get('system')}+{tc.get('environ')} "
+                f"[first session: {fail_text(tc)}] [its confirmation session: {fail_text(tc2)}]")
     for key, v in picked.items():
         v2 = judged_again.get(key)
         if v2 is not None and selected(v2):

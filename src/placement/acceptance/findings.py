@@ -50,10 +50,12 @@ def first_session(good: list[Part], system: str, cut_short: bool, notes: list[st
                      confirmation.load_fails(final), notes, gaps)
 
 
-def apply_confirmation(f: Findings, confirm: Path) -> None:
-    """What the confirmation session decided: dismissed cases pass, values as it judged."""
+def apply_confirmation(f: Findings, confirm: Path, peer: list = ()) -> None:
+    """What the confirmation session decided: dismissed cases pass, values as it judged;
+    ``peer``: the first session's peer verdicts, a NODES line each
+    (:meth:`.confirmation.Confirmation.judge_peers`)."""
     f.conf, f.judged, conf_notes = confirmed(confirm, f.system, f.final, f.judged,
-                                             f.judgement, f.load)
+                                             f.judgement, f.load, peer)
     f.notes += conf_notes
     for key in f.conf.dismissed_cases:
         f.kinds[key] = "pass"       # failed the first session, passed the one that tests

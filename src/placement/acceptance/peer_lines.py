@@ -3,7 +3,8 @@
 A run with ``--distribute`` measures every partition's nodes in one session; each node is
 judged against its peers there (:mod:`placement.judgement.peers.partition`), from the first session,
 with no baseline. A node named, or a partition with no majority to judge by, fails the
-run, and the ACCEPTANCE line names the nodes.
+run, and the ACCEPTANCE line names the nodes, unless the run's confirmation session did not
+show it again (:meth:`.confirmation.Confirmation.judge_peers`; :meth:`PeerLines.confirmed_by`).
 """
 
 from __future__ import annotations
@@ -44,17 +45,24 @@ class NodeCount:
     no_majority: bool = False
 
     @classmethod
-    def of(cls, judgements: Sequence[peers.partition.PeerJudgement]) -> NodeCount:
+    def of(cls, judgements: Sequence[peers.partition.PeerJudgement],
+           cleared: set[str] = frozenset(),
+           dismissed: set[tuple[str, str]] = frozenset()) -> NodeCount:
         """The count over ``judgements`` (one partition's, or a run's every partition): a
-        node is judged when it has a value held against its peers or a line names it."""
+        node is judged when it has a value held against its peers or a line names it; a
+        node its confirmation session did not name again (``dismissed``), or any node of
+        a partition whose failure it did not show again (``cleared``), counts alike."""
         judged, odd, not_judged, none = 0, [], [], False
         for j in judgements:
-            named = j.named
-            seen = set(j.measured) | set(named)
+            seen = set(j.measured) | set(j.named)
             judged += len(seen)
+            if j.where in cleared:
+                named = []
+            else:
+                named = [n for n in j.named if (j.where, n) not in dismissed]
+                none = none or j.no_majority or j.topology_split
             odd += named
             not_judged += [n for n in j.nodes if n not in seen]
-            none = none or j.no_majority or j.topology_split
         return cls(judged, judged - len(odd), odd, not_judged, none)
 
     def text(self) -> str:
@@ -91,9 +99,25 @@ def peer_finding(where: str, part: peers.partition.PeerLine) -> Finding:
 class PeerLines:
     """The NODES and HISTORY lines of a run, and the notes its ACCEPTANCE line carries."""
 
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
     judgements: list[peers.partition.PeerJudgement] = field(default_factory=list)
+    #: the HISTORY findings (:func:`own_history`)
+    history: list[Finding] = field(default_factory=list)
+    #: the partitions whose failure a confirmation session did not show again
+    cleared: set[str] = field(default_factory=set)
+    #: the (partition, node) pairs a confirmation session did not name again
+    dismissed: set[tuple[str, str]] = field(default_factory=set)
+
+    def confirmed_by(self, cleared: set[str], dismissed: set[tuple[str, str]]) -> None:
+        """What the run's confirmation session did not show again: those partitions no
+        longer fail the run, those nodes are no longer named in its notes."""
+        self.cleared, self.dismissed = set(cleared), set(dismissed)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """The NODES findings, less those of a partition whose failure a confirmation
+        session dismissed (its UNCONFIRMED lines quote them), then the HISTORY findings."""
+        return [peer_finding(j.where, p) for j in self.judgements
+                if j.where not in self.cleared for p in j.parts()] + self.history
 
     @property
     def lines(self) -> list[str]:
@@ -101,12 +125,28 @@ class PeerLines:
 
     @property
     def fails(self) -> bool:
-        return any(j.fails for j in self.judgements)
+        return any(j.fails and j.where not in self.cleared for j in self.judgements)
+
+    def named(self, j: peers.partition.PeerJudgement) -> list[str]:
+        """The nodes of ``j`` that stand (named, and not dismissed by a confirmation)."""
+        return [n for n in j.named if (j.where, n) not in self.dismissed]
+
+    @property
+    def notes(self) -> list[str]:
+        """``odd nodes of P: n2, n3`` for each partition whose failure stands."""
+        out = []
+        for j in self.judgements:
+            if j.fails and j.where not in self.cleared:
+                what = ", ".join(self.named(j)) or "no majority"
+                out.append(f"odd nodes of {j.where}: {what}"
+                           + ("; no majority to judge by" if j.no_majority and self.named(j)
+                              else ""))
+        return out
 
     @property
     def count(self) -> NodeCount:
         """The nodes of every partition judged, counted (:class:`NodeCount`)."""
-        return NodeCount.of(self.judgements)
+        return NodeCount.of(self.judgements, self.cleared, self.dismissed)
 
     def nodes(self) -> dict:
         """The record's ``nodes``: the run's count, and each partition's under its name;
@@ -114,7 +154,15 @@ class PeerLines:
         if not self.judgements:
             return {}
         return {**self.count.as_dict(),
-                "partitions": {j.where: NodeCount.of([j]).as_dict() for j in self.judgements}}
+                "partitions": {j.where: NodeCount.of([j], self.cleared, self.dismissed).as_dict()
+                               for j in self.judgements}}
+
+
+def judgements(parts: Sequence[ReadPart]) -> list[peers.partition.PeerJudgement]:
+    """The peer verdict of every partition of the parts that ran on several nodes."""
+    if not parts:
+        return []
+    return peers.cases.judge_report(reading.run_report.pool([p.report for p in parts]))
 
 
 def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
@@ -124,15 +172,8 @@ def of_parts(parts: Sequence[ReadPart], system: str = "") -> PeerLines:
         return PeerLines()
     report = reading.run_report.pool([p.report for p in parts])
     out = PeerLines(judgements=peers.cases.judge_report(report))
-    for j in out.judgements:
-        out.findings += [peer_finding(j.where, p) for p in j.parts()]
-        if j.fails:
-            what = ", ".join(j.named) or "no majority"
-            out.notes.append(f"odd nodes of {j.where}: {what}"
-                             + ("; no majority to judge by" if j.no_majority and j.named
-                                else ""))
     if system and out.judgements:
-        out.findings += own_history(report, system)
+        out.history = own_history(report, system)
     return out
 
 

@@ -33,7 +33,7 @@ PREFIX = "verdict-"
 MAX_BYTES = 256 * 2**20
 #: the kinds of finding: what each line of the summary is, given where the line is made
 KINDS = ("COUNT", "NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKIP", "UNDECIDED",
-         "UNCONFIRMED", "NOTE", "PREVIOUS", "ACCEPTANCE")
+         "CONFIRMED", "UNCONFIRMED", "NOTE", "PREVIOUS", "ACCEPTANCE")
 #: the outcome words and their exit status
 OUTCOMES = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
 

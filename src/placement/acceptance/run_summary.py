@@ -66,7 +66,7 @@ def _odd_nodes(peer: peer_lines.PeerLines, scheduler: str) -> list[record.OddNod
                for o in j.odd}
         for t in j.topology:
             why.setdefault(t.node, "topology differs from its peers")
-        for node in j.named:
+        for node in peer.named(j):
             text = why.get(node, "stands apart from its peers")
             out.append(record.OddNode(j.where, node, text,
                                       record.drain_command(scheduler, node, text)))
@@ -118,8 +118,10 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
                                                     data={"outcome": outcome, "readable": 0})],
                                     notes=notes, gaps=gaps, baseline=_baseline(system))
     f = first_session(good, system, cut_short, notes, gaps)
+    peer = peer_lines.of_parts(good, system)
     if confirm is not None:
-        apply_confirmation(f, confirm)
+        apply_confirmation(f, confirm, peer.judgements)
+        peer.confirmed_by(f.conf.peers_cleared, set(f.conf.nodes_dismissed))
     f.notes += [f"not confirmed: {why}" for why in not_confirmed]
     gross = gross_values(f.judged)  # (confirmed ones are regressed, dismissed ones not gross)
     if gross:       # only a second session decides them: the run is not a plain PASS
@@ -131,7 +133,6 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     ran = sum(v in ("pass", "fail", "unfinished", "hung") and not f.final[k].get("fixture")
               for k, v in f.kinds.items())
     node = node_lines(f)
-    peer = peer_lines.of_parts(good, system)
     f.notes += peer.notes
     if node.unconfirmed:
         f.judged = undecided_with_node(f.judged)
@@ -156,8 +157,10 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     conf = {} if f.conf is None else {
         "ran": True, "confirmed": f.conf.confirmed, "missing": f.conf.missing,
         "dismissed": sorted({x.line for x in f.conf.dismissed_cases.values()} |
-                            {x.line for x in f.conf.dismissed_values.values()}),
-        "node_dismissed": f.conf.node_dismissed, "load_dismissed": f.conf.load_dismissed}
+                            {x.line for x in f.conf.dismissed_values.values()} |
+                            {x.line for x in f.conf.nodes_dismissed.values()}),
+        "node_dismissed": f.conf.node_dismissed, "load_dismissed": f.conf.load_dismissed,
+        "nodes": f.conf.by_node(f.final)}
     return record.VerdictRecord(
         system, mode, outcome, status, [str(p.path) for p in good],
         {"passed": passed, "failed": len(failed), "skipped": len(skipped),

@@ -4,7 +4,8 @@ run, for ``scripts/acceptance.sh`` (:mod:`placement.acceptance`).
 * ``resume LIST``: the earlier parts that can be read (a corrupt one is dropped
   with one line) and the checks that already finished (``-x /HASH`` for ReFrame);
 * ``sessions PART...``: ReFrame's session filter selecting a run's parts;
-* ``confirm PART...``: the checks a confirmation session runs;
+* ``confirm PART...``: the checks a confirmation session runs (``-n /HASH`` each), and for a
+  ``--distribute`` run the nodes it runs them on (a ``nodes N1,N2`` line, none: every node);
 * ``summary PART... --compare CSV --confirm REPORT``: a ``FAIL`` line per failed case, ``SKIP``
   lines counting skipped cases by reason, then the ``ACCEPTANCE`` line; its exit status is
   the outcome's (:func:`placement.acceptance.decide`).
@@ -16,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..acceptance import (hung_cases, record, resume_plan, session_filter, to_confirm, unjudged,
+from ..acceptance import (hung_cases, record, resume_plan, selection, session_filter, unjudged,
                           verdict_record)
 from ..util import PlacementError
 from .arguments import percent
@@ -29,7 +30,8 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
                    help="summary: FAIL/SKIP lines and the ACCEPTANCE line; resume: the "
                         "readable parts and finished checks of an unfinished run list; "
                         "sessions: ReFrame's filter for the parts' sessions; confirm: the "
-                        "hashes of the checks a confirmation session runs, one a line")
+                        "hashes of the checks a confirmation session runs, one a line, then "
+                        "'nodes N1,N2' for a --distribute run restricted to those nodes")
     p.add_argument("paths", nargs="+", help="run reports (resume: the unfinished .run list)")
     p.add_argument("--system", default="unknown")
     p.add_argument("--mode", default="acceptance")
@@ -68,13 +70,13 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _confirm(args: argparse.Namespace) -> int:
     try:
-        hashes, what = to_confirm([Path(p) for p in args.paths], args.system)
+        chosen = selection([Path(p) for p in args.paths], args.system)
     except Exception:       # noqa: BLE001 - the summary names the cause, once
-        hashes, what = [], ""
-    if what:
-        print(f"acceptance: confirmation session: {what}", file=sys.stderr)
-    for h in hashes:
-        print(h)
+        chosen = None
+    if chosen is not None and chosen.what:
+        print(f"acceptance: confirmation session: {chosen.what}", file=sys.stderr)
+    for line in chosen.lines() if chosen is not None else []:
+        print(line)
     return 0
 
 
