@@ -166,6 +166,7 @@ def test_a_nodes_line_stands_only_if_its_node_is_named_again(no_baseline):
     assert rec.confirmation["nodes"] == [{"partition": WHERE, "node": "n2",
                                           "outcome": "confirmed", "line": said[0]}]
     assert [n.node for n in rec.odd_nodes] == ["n2"]
+    assert rec.nodes["odd"] == ["n2"] and rec.lines[0].endswith("1 odd: n2"), rec.lines
     # the node as its peers again: dismissed, said, and no longer an odd node
     calm = _calm(no_baseline, "calm.json")
     rec = acceptance.verdict_record([first], "generic", "quick", confirm=calm)
@@ -174,6 +175,10 @@ def test_a_nodes_line_stands_only_if_its_node_is_named_again(no_baseline):
     assert "odd nodes" not in rec.line and rec.exit_status == 0, rec.lines
     assert " confirmed 0 of 1" in rec.line
     assert rec.confirmation["nodes"][0]["outcome"] == "dismissed" and not rec.odd_nodes
+    # the count a site reads first agrees: the dismissed node counts alike
+    assert rec.nodes["odd"] == [] and rec.lines[0].endswith(", 0 odd"), rec.lines
+    finding = [f for f in rec.findings if f.line == said[0]][0]
+    assert finding.kind == "UNCONFIRMED" and finding.node == "n2"
 
 
 def test_the_same_case_of_two_sessions_is_its_hash_not_its_variant_number():
