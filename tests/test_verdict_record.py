@@ -437,3 +437,48 @@ def test_the_report_shows_the_records_verdicts_not_its_own(tmp_path, monkeypatch
     readme = _report_of(rec, run, tmp_path)
     table = [ln for ln in readme.splitlines() if "regressed (as the record says)" in ln]
     assert len(table) == 1 and f"| {value['var']} |" in table[0], table
+
+
+def _regressed_record(tmp_path: Path, monkeypatch):
+    """The newest stored launches run with one case three times slower, judged against a
+    baseline of three other stored sessions: (run, record) with REGRESSION findings."""
+    import copy
+    launches = sorted((ROOT / "tests" / "fixtures" / "aa-launches").glob("*.json"))
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
+    froms = [a for p in launches[:3] for a in ("--from", str(p))]
+    assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+    data = copy.deepcopy(json.loads(launches[-1].read_text()))
+    for tc in (tc for r in data["runs"] for tc in r["testcases"]
+               if tc["display_name"] == "MemWriteSingleCheck %scale=small"):
+        for key, tup in (tc.get("perfvalues") or {}).items():
+            var = key.rsplit(":", 1)[-1]
+            higher = reading.direction.higher_is_better(var, tup[4])
+            if higher is None or not isinstance(tup[0], (int, float)):
+                continue
+            slow = (lambda x: x / 3.0) if higher else (lambda x: x * 3.0)
+            tup[0] = slow(tup[0])
+            if var in (tc.get("perf_launches") or {}):
+                tc["perf_launches"][var] = [slow(x) for x in tc["perf_launches"][var]]
+    run = tmp_path / "run-report-slow.json"
+    run.write_text(json.dumps(data))
+    return run, acceptance.verdict_record([run], "generic", "quick")
+
+
+def test_the_summary_table_marks_regression_lines_as_failing_the_run(tmp_path, monkeypatch):
+    """The table's note says regressed lines fail the run: each REGRESSION line's row is
+    marked as a FAIL line's is, in the lead's table and on the page."""
+    import html
+    from placement.report import lead
+    run, rec = _regressed_record(tmp_path, monkeypatch)
+    regressed = [f for f in rec.findings if f.kind == "REGRESSION"]
+    assert regressed and rec.outcome == "FAIL", rec.lines
+    table = lead.summary_table(rec)
+    marks = dict(zip((r[0] for r in table.rows), table.row_classes))
+    assert all(marks[f.line] == "bad" for f in regressed)
+    assert all(marks[f.line] == "" for f in rec.findings
+               if f.kind in ("ACCEPTANCE", "UNDECIDED", "NOTE"))
+    _report_of(rec, run, tmp_path)
+    (folder,) = (tmp_path / "o").iterdir()
+    page = (folder / "index.html").read_text()
+    for f in regressed:
+        assert f'<tr class="bad"><td>{html.escape(f.line)}</td>' in page, f.line

@@ -209,13 +209,23 @@ def lead_section(cases: list[Case], judged: list, out: Path,
     sec.text = "\n\n".join(lines)
     sec.after = "\n\n".join([*tail, sec.after] if sec.after else tail)
     if answer is not None:
-        t = Table("acceptance", "The acceptance summary", ["line"],
-                  note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
-                       "the first session that its confirmation session did not show.")
-        for f in answer.findings:
-            t.add([f.line], "bad" if f.kind in ("FAIL", "NODE", "NODES") else "")
-        sec.tables.append(t)
+        sec.tables.append(summary_table(answer))
     return sec
+
+
+#: the kinds of finding whose lines fail the run, marked so in the summary's table
+FAILING = ("FAIL", "NODE", "NODES", "REGRESSION")
+
+
+def summary_table(answer: VerdictRecord) -> Table:
+    """The record's lines as the summary printed them, each line that fails the run
+    (:data:`FAILING`, by the finding's kind) marked as such."""
+    t = Table("acceptance", "The acceptance summary", ["line"],
+              note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
+                   "the first session that its confirmation session did not show.")
+    for f in answer.findings:
+        t.add([f.line], "bad" if f.kind in FAILING else "")
+    return t
 
 
 def node_lines(judged: list, loaded: dict, answer: VerdictRecord | None) -> list[str]:
