@@ -439,28 +439,40 @@ def test_the_report_shows_the_records_verdicts_not_its_own(tmp_path, monkeypatch
     assert len(table) == 1 and f"| {value['var']} |" in table[0], table
 
 
-def _regressed_record(tmp_path: Path, monkeypatch):
-    """The newest stored launches run with one case three times slower, judged against a
-    baseline of three other stored sessions: (run, record) with REGRESSION findings."""
+LAUNCHES = sorted((ROOT / "tests" / "fixtures" / "aa-launches").glob("*.json"))
+SLOWED = "MemWriteSingleCheck %scale=small"
+
+
+def _slower(data: dict, name: str, factor: float = 3.0) -> dict:
+    """A copy of a run report with every value of the case ``name`` ``factor`` times worse."""
     import copy
-    launches = sorted((ROOT / "tests" / "fixtures" / "aa-launches").glob("*.json"))
-    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
-    froms = [a for p in launches[:3] for a in ("--from", str(p))]
-    assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
-    data = copy.deepcopy(json.loads(launches[-1].read_text()))
-    for tc in (tc for r in data["runs"] for tc in r["testcases"]
-               if tc["display_name"] == "MemWriteSingleCheck %scale=small"):
+    data = copy.deepcopy(data)
+    for tc in (tc for r in data["runs"] for tc in r["testcases"] if tc["display_name"] == name):
         for key, tup in (tc.get("perfvalues") or {}).items():
             var = key.rsplit(":", 1)[-1]
             higher = reading.direction.higher_is_better(var, tup[4])
             if higher is None or not isinstance(tup[0], (int, float)):
                 continue
-            slow = (lambda x: x / 3.0) if higher else (lambda x: x * 3.0)
+            slow = (lambda x: x / factor) if higher else (lambda x: x * factor)
             tup[0] = slow(tup[0])
             if var in (tc.get("perf_launches") or {}):
                 tc["perf_launches"][var] = [slow(x) for x in tc["perf_launches"][var]]
+    return data
+
+
+def _three_sessions(tmp_path: Path, monkeypatch) -> None:
+    """A baseline of the first three stored launches sessions."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
+    froms = [a for p in LAUNCHES[:3] for a in ("--from", str(p))]
+    assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+
+
+def _regressed_record(tmp_path: Path, monkeypatch):
+    """The newest stored launches run with one case three times slower, judged against a
+    baseline of three other stored sessions: (run, record) with REGRESSION findings."""
+    _three_sessions(tmp_path, monkeypatch)
     run = tmp_path / "run-report-slow.json"
-    run.write_text(json.dumps(data))
+    run.write_text(json.dumps(_slower(json.loads(LAUNCHES[-1].read_text()), SLOWED)))
     return run, acceptance.verdict_record([run], "generic", "quick")
 
 
@@ -482,3 +494,46 @@ def test_the_summary_table_marks_regression_lines_as_failing_the_run(tmp_path, m
     page = (folder / "index.html").read_text()
     for f in regressed:
         assert f'<tr class="bad"><td>{html.escape(f.line)}</td>' in page, f.line
+
+
+def _missed_reference(data: dict, name: str) -> dict:
+    """``data`` with ReFrame failing the case ``name`` on its reference."""
+    for tc in (tc for r in data["runs"] for tc in r["testcases"] if tc["display_name"] == name):
+        tc.update(result="fail", fail_phase="performance", fail_reason=(
+            "performance error: failed to meet reference(s): mean_time=9.0 s, expected 1.0 "
+            "(l=-inf, u=0.5)"))
+    return data
+
+
+def test_a_failure_its_confirmation_session_did_not_run_again_is_never_confirmed(
+        tmp_path, monkeypatch):
+    """The record names each first-session failure its confirmation session did not run
+    again (a case that missed its reference, a regressed value), and the lead says so
+    ("not run again"), never "confirmed"; a case that failed again is confirmed."""
+    _three_sessions(tmp_path, monkeypatch)
+    missed, kept = "MatmulCheck %affinity=none %scale=small", "MatmulCheck %affinity=compact %scale=small"
+    first = _slower(json.loads(LAUNCHES[-1].read_text()), SLOWED)
+    for name in (missed, kept):
+        first = _missed_reference(first, name)
+    again = _missed_reference(json.loads(LAUNCHES[-2].read_text()), kept)
+    for r in again["runs"]:
+        r["testcases"] = [tc for tc in r["testcases"]
+                          if tc["display_name"] not in (missed, SLOWED)]
+    run = tmp_path / "run-report-first.json"
+    run.write_text(json.dumps(first))
+    confirm = tmp_path / "run-report-confirm.json"
+    confirm.write_text(json.dumps(again))
+    rec = acceptance.verdict_record([run], "generic", "quick", confirm=confirm)
+    regressed = [f.data for f in rec.findings if f.kind == "REGRESSION"]
+    assert regressed and all(r["case"] == SLOWED for r in regressed), rec.lines
+    not_run = rec.confirmation["not_run"]
+    assert not_run == [{"case": missed, "sysenv": "generic+gnu", "var": ""}] + \
+        [{"case": SLOWED, "sysenv": r["sysenv"], "var": r["var"]} for r in regressed], not_run
+    assert rec.confirmation["missing"] == 1
+    readme = _report_of(rec, run, tmp_path)
+    rows = [ln.split(" | ") for ln in readme.splitlines() if ln.startswith("| ")]
+    said = {r[0].lstrip("| "): r[5] for r in rows if len(r) == 7}
+    assert said[f"{missed} @generic:default+gnu"] == "not run again", said
+    assert said[f"{kept} @generic:default+gnu"] == "confirmed", said
+    slowed = [v for k, v in said.items() if k.startswith(SLOWED.split(" %")[0])]
+    assert len(slowed) == len(regressed) and set(slowed) == {"not run again"}, said

@@ -52,10 +52,14 @@ def status_word(failed: bool, ran: bool, answer: VerdictRecord | None) -> str:
 
 def confirmation(answer: VerdictRecord | None, case: str, sysenv: str, var: str = "") -> str:
     """Whether a confirmation session showed again what the first session failed: the
-    record's UNCONFIRMED findings name each case (``case`` @ ``sysenv``) and value (``var``)
-    it did not show again."""
+    record's confirmation names each case (``case`` @ ``sysenv``) and value (``var``) it
+    did not run again (``not_run``: it stands, unconfirmed), its UNCONFIRMED findings each
+    it ran and did not show again."""
     if answer is None or not answer.confirmation.get("ran"):
         return "no confirmation session"
+    named = {"case": case, "sysenv": sysenv, "var": var}
+    if named in answer.confirmation.get("not_run", []):
+        return "not run again"
     if any(f.kind == "UNCONFIRMED" and f.data.get("case") == case
            and f.data.get("sysenv") == sysenv and f.data.get("var", "") == var
            for f in answer.findings):
@@ -102,7 +106,8 @@ def table(rows: list[Row], more_failed: int) -> Table:
               note="change: the median against the baseline's sessions (positive: the value "
                    "grew); beyond the node's shift: what is left once the change most values "
                    "share is removed; confirmed: whether the run's confirmation session "
-                   "showed it again. Evidence: each baseline session's launches beside this "
+                   "showed it again (not run again: it did not run there, and stands). "
+                   "Evidence: each baseline session's launches beside this "
                    "run's." + (f" {more_failed} more failed case(s) not listed."
                                if more_failed else ""))
     for r in sorted(rows, key=lambda r: -r.worse):
