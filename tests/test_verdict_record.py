@@ -537,3 +537,32 @@ def test_a_failure_its_confirmation_session_did_not_run_again_is_never_confirmed
     assert said[f"{kept} @generic:default+gnu"] == "confirmed", said
     slowed = [v for k, v in said.items() if k.startswith(SLOWED.split(" %")[0])]
     assert len(slowed) == len(regressed) and set(slowed) == {"not run again"}, said
+
+
+def test_a_run_the_summary_could_not_judge_is_reported_so_with_its_cause(tmp_path,
+                                                                         monkeypatch):
+    """The record of a run the summary could not judge (here: a baseline the store
+    refuses) keeps its cause as its note; the report's banner has the record's word and
+    says the run could not be judged and why, never "nothing judged"."""
+    from placement.judgement import baselines
+    from placement.util import PlacementError
+    _three_sessions(tmp_path, monkeypatch)
+    stored = tmp_path / "b" / "generic.yaml"
+    stored.write_text(re.sub(r"runs: \[[0-9.e+-]+", "runs: [5.0e-324", stored.read_text(),
+                             count=1))
+    with pytest.raises(PlacementError) as refused:
+        baselines.store.load(stored)
+    run = tmp_path / "run-report-x.json"
+    run.write_bytes(LAUNCHES[-1].read_bytes())
+    rec = acceptance.unjudged([run], "generic", "quick", False, ["a note"], refused.value)
+    cause = f"the summary could not judge the run: {refused.value}"
+    assert rec.lines == [f"ACCEPTANCE generic quick: INCOMPLETE 17 passed, 0 failed "
+                         f"report={run} (a note; {cause})"]
+    assert rec.notes == ["a note", cause] and rec.exit_status == 4
+    again = record.read(record.write(rec, tmp_path / "verdict-x.json"))
+    assert again == rec and not again.judged
+    readme = _report_of(rec, run, tmp_path)
+    banner = next(ln for ln in readme.splitlines() if ln.startswith("**"))
+    assert banner.startswith("**INCOMPLETE**: 17 case(s) passed, 0 failed; the run could not "
+                             "be judged (a note; the summary could not judge the run: "), banner
+    assert "are not a list of measured values" in banner and "nothing judged" not in banner

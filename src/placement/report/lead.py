@@ -137,14 +137,28 @@ def verdict_counts(verdicts: list[verdict.over_sessions.Verdict],
     return peer_lines.counts_of(verdicts) if verdicts else {}
 
 
-def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "") -> str:
+def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "",
+          why_not: str = "") -> str:
     """``N case(s) passed, M failed; verdict: ...`` (``counts``: :func:`verdict_counts`;
-    ``whose``: what the verdict's numbers include, when more than the cases counted)."""
-    return (f"{ran - failed} case(s) passed, {failed} failed"
-            + (f"; verdict{whose}: {counts['regressed']} regressed, {counts['improved']} improved, "
-               f"{counts['unchanged']} unchanged, {counts['undecided']} undecided of "
-               f"{counts['of']} values"
-               if counts else "; no baseline with stored sessions: nothing judged") + ".")
+    ``whose``: what the verdict's numbers include, when more than the cases counted;
+    ``why_not``: why the run could not be judged, when its summary could not judge it)."""
+    if why_not:
+        said = f"; the run could not be judged ({why_not})"
+    elif counts:
+        said = (f"; verdict{whose}: {counts['regressed']} regressed, {counts['improved']} "
+                f"improved, {counts['unchanged']} unchanged, {counts['undecided']} undecided "
+                f"of {counts['of']} values")
+    else:
+        said = "; no baseline with stored sessions: nothing judged"
+    return f"{ran - failed} case(s) passed, {failed} failed{said}."
+
+
+def why_not_judged(answer: VerdictRecord | None) -> str:
+    """Why the run's summary could not judge it, as its record's notes say (the line's
+    brackets, the cause last); "" for a judged run or one without a record."""
+    if answer is None or answer.judged:
+        return ""
+    return md("; ".join(answer.notes) or "no cause recorded")
 
 
 def undecided_line(verdicts: list[verdict.over_sessions.Verdict],
@@ -199,7 +213,9 @@ def lead_section(cases: list[Case], judged: list, out: Path,
         lines = ["First session (build fixtures not counted, the acceptance line counts "
                  f"them): {facts(len(ran), len(failed), verdict_counts(verdicts, answer), whose)}"]
     else:
-        banner = f"**{word}**: {facts(len(ran), len(failed), verdict_counts(verdicts, answer))}"
+        said = facts(len(ran), len(failed), verdict_counts(verdicts, answer),
+                     why_not=why_not_judged(answer))
+        banner = f"**{word}**: {said}"
         lines = []
     lines += node_lines(judged, loaded, answer)
     sec = Section("verdict", "Verdict", status=word, banner=banner)
