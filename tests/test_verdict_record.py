@@ -566,3 +566,42 @@ def test_a_run_the_summary_could_not_judge_is_reported_so_with_its_cause(tmp_pat
     assert banner.startswith("**INCOMPLETE**: 17 case(s) passed, 0 failed; the run could not "
                              "be judged (a note; the summary could not judge the run: "), banner
     assert "are not a list of measured values" in banner and "nothing judged" not in banner
+
+
+#: a stored partition run with two nodes named, one on the values that use every PU
+TWO_ODD = sorted((PEERS / "twoodd-20261203T0835").glob("run-*.json"))[0]
+
+
+def _nodes_table(readme: str) -> dict[str, list[str]]:
+    """The partition page's table of nodes, each row's cells by node."""
+    lines = readme.splitlines()
+    at = lines.index("**Nodes, odd ones first**")
+    rows = {}
+    for ln in lines[at + 4:]:
+        if not ln.startswith("| "):
+            break
+        cells = [c.strip() for c in ln.strip("|").split(" | ")]
+        rows[cells[0]] = cells
+    return rows
+
+
+@pytest.mark.parametrize("path", PARTITION_RUNS + [TWO_ODD], ids=lambda p: p.parent.name)
+def test_the_partition_page_counts_a_named_nodes_values_as_its_nodes_line(path, tmp_path,
+                                                                         monkeypatch):
+    """A node a NODES line names on its values: the page's ``values worse / better`` are the
+    record's numbers for it, those its line says (``called of judged``); every other node's
+    are the page's values called against the peers' median."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    rec = acceptance.verdict_record([path], _system(path), "quick")
+    rows = _nodes_table(_report_of(rec, path, tmp_path))
+    odd = [f.data | {"node": f.node, "line": f.line} for f in rec.findings
+           if f.kind == "NODES" and f.data["what"] == "odd"]
+    assert set(rows) >= {d["node"] for d in odd}
+    for d in odd:
+        assert f"on {d['called']} of {d['judged']} values" in d["line"]
+        assert d["called"] == (d["worse"] if d["slower"] else d["better"])
+        cell = rows[d["node"]][2]
+        scope = f" of {d['judged']} {d['scope']}" if d["scope"] else ""
+        assert cell == f"{d['worse']} / {d['better']}{scope}", (d["line"], cell)
+    if path.parent.name.startswith(("capped", "pu1of2", "twoodd-20261203T0835")):
+        assert odd, rec.lines
