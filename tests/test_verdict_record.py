@@ -437,3 +437,171 @@ def test_the_report_shows_the_records_verdicts_not_its_own(tmp_path, monkeypatch
     readme = _report_of(rec, run, tmp_path)
     table = [ln for ln in readme.splitlines() if "regressed (as the record says)" in ln]
     assert len(table) == 1 and f"| {value['var']} |" in table[0], table
+
+
+LAUNCHES = sorted((ROOT / "tests" / "fixtures" / "aa-launches").glob("*.json"))
+SLOWED = "MemWriteSingleCheck %scale=small"
+
+
+def _slower(data: dict, name: str, factor: float = 3.0) -> dict:
+    """A copy of a run report with every value of the case ``name`` ``factor`` times worse."""
+    import copy
+    data = copy.deepcopy(data)
+    for tc in (tc for r in data["runs"] for tc in r["testcases"] if tc["display_name"] == name):
+        for key, tup in (tc.get("perfvalues") or {}).items():
+            var = key.rsplit(":", 1)[-1]
+            higher = reading.direction.higher_is_better(var, tup[4])
+            if higher is None or not isinstance(tup[0], (int, float)):
+                continue
+            slow = (lambda x: x / factor) if higher else (lambda x: x * factor)
+            tup[0] = slow(tup[0])
+            if var in (tc.get("perf_launches") or {}):
+                tc["perf_launches"][var] = [slow(x) for x in tc["perf_launches"][var]]
+    return data
+
+
+def _three_sessions(tmp_path: Path, monkeypatch) -> None:
+    """A baseline of the first three stored launches sessions."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "b"))
+    froms = [a for p in LAUNCHES[:3] for a in ("--from", str(p))]
+    assert cli.main(["baseline", "record", "--system", "generic", *froms]) == 0
+
+
+def _regressed_record(tmp_path: Path, monkeypatch):
+    """The newest stored launches run with one case three times slower, judged against a
+    baseline of three other stored sessions: (run, record) with REGRESSION findings."""
+    _three_sessions(tmp_path, monkeypatch)
+    run = tmp_path / "run-report-slow.json"
+    run.write_text(json.dumps(_slower(json.loads(LAUNCHES[-1].read_text()), SLOWED)))
+    return run, acceptance.verdict_record([run], "generic", "quick")
+
+
+def test_the_summary_table_marks_regression_lines_as_failing_the_run(tmp_path, monkeypatch):
+    """The table's note says regressed lines fail the run: each REGRESSION line's row is
+    marked as a FAIL line's is, in the lead's table and on the page."""
+    import html
+    from placement.report import lead
+    run, rec = _regressed_record(tmp_path, monkeypatch)
+    regressed = [f for f in rec.findings if f.kind == "REGRESSION"]
+    assert regressed and rec.outcome == "FAIL", rec.lines
+    table = lead.summary_table(rec)
+    marks = dict(zip((r[0] for r in table.rows), table.row_classes))
+    assert all(marks[f.line] == "bad" for f in regressed)
+    assert all(marks[f.line] == "" for f in rec.findings
+               if f.kind in ("ACCEPTANCE", "UNDECIDED", "NOTE"))
+    _report_of(rec, run, tmp_path)
+    (folder,) = (tmp_path / "o").iterdir()
+    page = (folder / "index.html").read_text()
+    for f in regressed:
+        assert f'<tr class="bad"><td>{html.escape(f.line)}</td>' in page, f.line
+
+
+def _missed_reference(data: dict, name: str) -> dict:
+    """``data`` with ReFrame failing the case ``name`` on its reference."""
+    for tc in (tc for r in data["runs"] for tc in r["testcases"] if tc["display_name"] == name):
+        tc.update(result="fail", fail_phase="performance", fail_reason=(
+            "performance error: failed to meet reference(s): mean_time=9.0 s, expected 1.0 "
+            "(l=-inf, u=0.5)"))
+    return data
+
+
+def test_a_failure_its_confirmation_session_did_not_run_again_is_never_confirmed(
+        tmp_path, monkeypatch):
+    """The record names each first-session failure its confirmation session did not run
+    again (a case that missed its reference, a regressed value), and the lead says so
+    ("not run again"), never "confirmed"; a case that failed again is confirmed."""
+    _three_sessions(tmp_path, monkeypatch)
+    missed, kept = "MatmulCheck %affinity=none %scale=small", "MatmulCheck %affinity=compact %scale=small"
+    first = _slower(json.loads(LAUNCHES[-1].read_text()), SLOWED)
+    for name in (missed, kept):
+        first = _missed_reference(first, name)
+    again = _missed_reference(json.loads(LAUNCHES[-2].read_text()), kept)
+    for r in again["runs"]:
+        r["testcases"] = [tc for tc in r["testcases"]
+                          if tc["display_name"] not in (missed, SLOWED)]
+    run = tmp_path / "run-report-first.json"
+    run.write_text(json.dumps(first))
+    confirm = tmp_path / "run-report-confirm.json"
+    confirm.write_text(json.dumps(again))
+    rec = acceptance.verdict_record([run], "generic", "quick", confirm=confirm)
+    regressed = [f.data for f in rec.findings if f.kind == "REGRESSION"]
+    assert regressed and all(r["case"] == SLOWED for r in regressed), rec.lines
+    not_run = rec.confirmation["not_run"]
+    assert not_run == [{"case": missed, "sysenv": "generic+gnu", "var": ""}] + \
+        [{"case": SLOWED, "sysenv": r["sysenv"], "var": r["var"]} for r in regressed], not_run
+    assert rec.confirmation["missing"] == 1
+    readme = _report_of(rec, run, tmp_path)
+    rows = [ln.split(" | ") for ln in readme.splitlines() if ln.startswith("| ")]
+    said = {r[0].lstrip("| "): r[5] for r in rows if len(r) == 7}
+    assert said[f"{missed} @generic:default+gnu"] == "not run again", said
+    assert said[f"{kept} @generic:default+gnu"] == "confirmed", said
+    slowed = [v for k, v in said.items() if k.startswith(SLOWED.split(" %")[0])]
+    assert len(slowed) == len(regressed) and set(slowed) == {"not run again"}, said
+
+
+def test_a_run_the_summary_could_not_judge_is_reported_so_with_its_cause(tmp_path,
+                                                                         monkeypatch):
+    """The record of a run the summary could not judge (here: a baseline the store
+    refuses) keeps its cause as its note; the report's banner has the record's word and
+    says the run could not be judged and why, never "nothing judged"."""
+    from placement.judgement import baselines
+    from placement.util import PlacementError
+    _three_sessions(tmp_path, monkeypatch)
+    stored = tmp_path / "b" / "generic.yaml"
+    stored.write_text(re.sub(r"runs: \[[0-9.e+-]+", "runs: [5.0e-324", stored.read_text(),
+                             count=1))
+    with pytest.raises(PlacementError) as refused:
+        baselines.store.load(stored)
+    run = tmp_path / "run-report-x.json"
+    run.write_bytes(LAUNCHES[-1].read_bytes())
+    rec = acceptance.unjudged([run], "generic", "quick", False, ["a note"], refused.value)
+    cause = f"the summary could not judge the run: {refused.value}"
+    assert rec.lines == [f"ACCEPTANCE generic quick: INCOMPLETE 17 passed, 0 failed "
+                         f"report={run} (a note; {cause})"]
+    assert rec.notes == ["a note", cause] and rec.exit_status == 4
+    again = record.read(record.write(rec, tmp_path / "verdict-x.json"))
+    assert again == rec and not again.judged
+    readme = _report_of(rec, run, tmp_path)
+    banner = next(ln for ln in readme.splitlines() if ln.startswith("**"))
+    assert banner.startswith("**INCOMPLETE**: 17 case(s) passed, 0 failed; the run could not "
+                             "be judged (a note; the summary could not judge the run: "), banner
+    assert "are not a list of measured values" in banner and "nothing judged" not in banner
+
+
+#: a stored partition run with two nodes named, one on the values that use every PU
+TWO_ODD = sorted((PEERS / "twoodd-20261203T0835").glob("run-*.json"))[0]
+
+
+def _nodes_table(readme: str) -> dict[str, list[str]]:
+    """The partition page's table of nodes, each row's cells by node."""
+    lines = readme.splitlines()
+    at = lines.index("**Nodes, odd ones first**")
+    rows = {}
+    for ln in lines[at + 4:]:
+        if not ln.startswith("| "):
+            break
+        cells = [c.strip() for c in ln.strip("|").split(" | ")]
+        rows[cells[0]] = cells
+    return rows
+
+
+@pytest.mark.parametrize("path", PARTITION_RUNS + [TWO_ODD], ids=lambda p: p.parent.name)
+def test_the_partition_page_counts_a_named_nodes_values_as_its_nodes_line(path, tmp_path,
+                                                                         monkeypatch):
+    """A node a NODES line names on its values: the page's ``values worse / better`` are the
+    record's numbers for it, those its line says (``called of judged``); every other node's
+    are the page's values called against the peers' median."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    rec = acceptance.verdict_record([path], _system(path), "quick")
+    rows = _nodes_table(_report_of(rec, path, tmp_path))
+    odd = [f.data | {"node": f.node, "line": f.line} for f in rec.findings
+           if f.kind == "NODES" and f.data["what"] == "odd"]
+    assert set(rows) >= {d["node"] for d in odd}
+    for d in odd:
+        assert f"on {d['called']} of {d['judged']} values" in d["line"]
+        assert d["called"] == (d["worse"] if d["slower"] else d["better"])
+        cell = rows[d["node"]][2]
+        scope = f" of {d['judged']} {d['scope']}" if d["scope"] else ""
+        assert cell == f"{d['worse']} / {d['better']}{scope}", (d["line"], cell)
+    if path.parent.name.startswith(("capped", "pu1of2", "twoodd-20261203T0835")):
+        assert odd, rec.lines

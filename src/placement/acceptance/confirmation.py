@@ -152,6 +152,10 @@ class Confirmation:
     confirmed: int = 0
     #: reference failures whose case did not run again (no confirmation: they stand)
     missing: int = 0
+    #: every first-session failure the confirmation session did not run (or judge) again,
+    #: each named as its UNCONFIRMED finding names one (``case``, ``sysenv``, ``var``, ""
+    #: for a case): it stands, and no reader may call it confirmed
+    not_run: list[dict[str, str]] = field(default_factory=list)
     #: other failures (a launch, a wrong result) that ran again and passed: no state of the
     #: node, so they stand, but the confirmation did not show them again
     stand_unseen: int = 0
@@ -296,13 +300,22 @@ def _other_failure(out: Confirmation, tc: dict[str, Any], tc2: dict[str, Any] | 
     result) counts when its confirmation session ran it (a whole-run confirmation after a node
     or load line): confirmed when it failed there too, else tried and standing all the same.
     Left out, a launch failure seen in both sessions read ``confirmed 0 of 1``."""
-    if tc.get("result") != "fail" or tc.get("fixture") or tc2 is None \
-            or tc2.get("result") not in ("pass", "fail"):
+    if tc.get("result") != "fail" or tc.get("fixture"):
+        return
+    if tc2 is None or tc2.get("result") not in ("pass", "fail"):
+        out.not_run.append(case_named(tc))
         return
     if tc2["result"] == "fail":
         out.confirmed += 1
     else:
         out.stand_unseen += 1
+
+
+def case_named(tc: dict[str, Any]) -> dict[str, str]:
+    """A case as the UNCONFIRMED findings and the record name it: its display name, and
+    ReFrame's system and environment (``generic:default+gnu``)."""
+    return {"case": str(tc.get("display_name")),
+            "sysenv": f"{tc.get('system')}+{tc.get('environ')}", "var": ""}
 
 
 def decide(first: dict[CaseKey, dict[str, Any]],
@@ -320,6 +333,7 @@ def decide(first: dict[CaseKey, dict[str, Any]],
         tc2 = again.get(key)
         if tc2 is None:
             out.missing += 1
+            out.not_run.append(case_named(tc))
         elif tc2.get("result") == "pass":
             where = f"{tc.get('system')}+{tc.get('environ')}"
             out.dismissed_cases[key] = Finding(
@@ -336,12 +350,14 @@ def decide(first: dict[CaseKey, dict[str, Any]],
                 f"[first session: {fail_text(tc)}] [its confirmation session: {fail_text(tc2)}]")
     for key, v in picked.items():
         v2 = judged_again.get(key)
-        if v2 is not None and selected(v2):
+        if v2 is None:
+            out.not_run.append({"case": key[0], "sysenv": key[1], "var": key[2]})
+        elif selected(v2):
             out.confirmed += 1
             out.values_confirmed.add(key)
             if v.outcome != verdict.over_sessions.REGRESSED:
                 out.gross_confirmed.add(key)
-        elif v2 is not None:
+        else:
             out.dismissed_values[key] = Finding(
                 "UNCONFIRMED",
                 f"UNCONFIRMED {key[0]} @{key[1]} {key[2]} [first session: {v.text()}] "

@@ -1,5 +1,5 @@
-"""The outcome of an acceptance run: its one word and exit status, and the line of a run the
-summary could not judge.
+"""The outcome of an acceptance run: its one word and exit status, and the record of a run
+the summary could not judge.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 from ..util import PlacementError
 from .case_kinds import classify
 from .parts import by_signal, final_cases, readable
+from .record import NOT_JUDGED, Finding, VerdictRecord
 
 #: the exit status of each outcome of the ACCEPTANCE line
 EXIT_STATUS = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
@@ -46,14 +47,16 @@ def failure_cause(exc: BaseException) -> str:
 
 
 def unjudged(parts: list[Path], system: str, mode: str, cut_short: bool, notes: list[str],
-             exc: BaseException) -> tuple[list[str], int]:
-    """The ACCEPTANCE line of a run the summary could not judge (a baseline it cannot read,
-    a value the verdict cannot take): ReFrame's own results counted, the cause named once.
+             exc: BaseException) -> VerdictRecord:
+    """The record of a run the summary could not judge (a baseline it cannot read, a value
+    the verdict cannot take): its one ACCEPTANCE line, ReFrame's own results counted, the
+    cause named once; the cause is the record's last note, and its gap
+    (:data:`~.record.NOT_JUDGED`) says that nothing was judged.
 
     Never a PASS: ``INCOMPLETE`` (exit 4) when ReFrame passed every case, ``FAIL`` (1)
     when it failed one (no judgement turns a failure into a pass), ``UNFINISHED`` (3)
     when the time box cut the run."""
-    cause = f"the summary could not judge the run: {failure_cause(exc)}"
+    cause = f"{NOT_JUDGED}: {failure_cause(exc)}"
     try:
         good, _ = readable(parts)
         signalled = by_signal(good)
@@ -65,5 +68,8 @@ def unjudged(parts: list[Path], system: str, mode: str, cut_short: bool, notes: 
     except Exception as again:   # noqa: BLE001 - the reports themselves: say so too
         failed, counts = 0, f"results not counted ({failure_cause(again)})"
     outcome, status = decide(cut_short=cut_short, failed=failed > 0, complete=False)
-    why = "; ".join([*notes, cause])
-    return [f"ACCEPTANCE {system} {mode}: {outcome} {counts} ({why})"], status
+    why = [*notes, cause]
+    line = f"ACCEPTANCE {system} {mode}: {outcome} {counts} ({'; '.join(why)})"
+    return VerdictRecord(system, mode, outcome, status, [str(p) for p in parts], {}, [line],
+                         [Finding("ACCEPTANCE", line, system, data={"outcome": outcome})],
+                         gaps=[NOT_JUDGED], notes=why)

@@ -36,6 +36,9 @@ KINDS = ("COUNT", "NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKI
          "CONFIRMED", "UNCONFIRMED", "NOTE", "PREVIOUS", "ACCEPTANCE")
 #: the outcome words and their exit status
 OUTCOMES = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
+#: the gap of a run the summary could not judge: nothing in the record was judged, and its
+#: notes say why (the ACCEPTANCE line's brackets, the cause last)
+NOT_JUDGED = "the summary could not judge the run"
 
 
 @dataclass
@@ -96,6 +99,11 @@ class VerdictRecord:
     #: ``data`` (:mod:`placement.judgement.verdict.as_data`); empty when none was judged
     verdicts: dict[str, Any] = field(default_factory=dict)
     schema: int = SCHEMA
+
+    @property
+    def judged(self) -> bool:
+        """Whether the summary judged the run (else its notes say why it could not)."""
+        return NOT_JUDGED not in self.gaps
 
     @property
     def line(self) -> str:

@@ -156,6 +156,7 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
                                  len(skipped), node))
     conf = {} if f.conf is None else {
         "ran": True, "confirmed": f.conf.confirmed, "missing": f.conf.missing,
+        "not_run": sorted(f.conf.not_run, key=lambda n: (n["case"], n["sysenv"], n["var"])),
         "dismissed": sorted({x.line for x in f.conf.dismissed_cases.values()} |
                             {x.line for x in f.conf.dismissed_values.values()} |
                             {x.line for x in f.conf.nodes_dismissed.values()}),

@@ -96,13 +96,8 @@ def _summary(args: argparse.Namespace) -> int:
                              Path(args.confirm) if args.confirm else None,
                              args.not_confirmed)
     except Exception as exc:    # noqa: BLE001 - any failure: still the run's one line
-        lines, status = unjudged(parts, args.system, args.mode, args.cut_short,
-                                 args.note + args.not_compared, exc)
-        word = next(w for w, code in record.OUTCOMES.items() if code == status)
-        rec = record.VerdictRecord(args.system, args.mode, word, status,
-                                   [str(p) for p in parts], {}, lines,
-                                   [record.Finding("ACCEPTANCE", lines[-1])],
-                                   gaps=["the summary could not judge the run"])
+        rec = unjudged(parts, args.system, args.mode, args.cut_short,
+                       args.note + args.not_compared, exc)
     if rec.reports:
         try:
             record.write(rec, record.path_for(Path(rec.reports[-1])))

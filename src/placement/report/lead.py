@@ -52,10 +52,14 @@ def status_word(failed: bool, ran: bool, answer: VerdictRecord | None) -> str:
 
 def confirmation(answer: VerdictRecord | None, case: str, sysenv: str, var: str = "") -> str:
     """Whether a confirmation session showed again what the first session failed: the
-    record's UNCONFIRMED findings name each case (``case`` @ ``sysenv``) and value (``var``)
-    it did not show again."""
+    record's confirmation names each case (``case`` @ ``sysenv``) and value (``var``) it
+    did not run again (``not_run``: it stands, unconfirmed), its UNCONFIRMED findings each
+    it ran and did not show again."""
     if answer is None or not answer.confirmation.get("ran"):
         return "no confirmation session"
+    named = {"case": case, "sysenv": sysenv, "var": var}
+    if named in answer.confirmation.get("not_run", []):
+        return "not run again"
     if any(f.kind == "UNCONFIRMED" and f.data.get("case") == case
            and f.data.get("sysenv") == sysenv and f.data.get("var", "") == var
            for f in answer.findings):
@@ -102,7 +106,8 @@ def table(rows: list[Row], more_failed: int) -> Table:
               note="change: the median against the baseline's sessions (positive: the value "
                    "grew); beyond the node's shift: what is left once the change most values "
                    "share is removed; confirmed: whether the run's confirmation session "
-                   "showed it again. Evidence: each baseline session's launches beside this "
+                   "showed it again (not run again: it did not run there, and stands). "
+                   "Evidence: each baseline session's launches beside this "
                    "run's." + (f" {more_failed} more failed case(s) not listed."
                                if more_failed else ""))
     for r in sorted(rows, key=lambda r: -r.worse):
@@ -132,14 +137,28 @@ def verdict_counts(verdicts: list[verdict.over_sessions.Verdict],
     return peer_lines.counts_of(verdicts) if verdicts else {}
 
 
-def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "") -> str:
+def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "",
+          why_not: str = "") -> str:
     """``N case(s) passed, M failed; verdict: ...`` (``counts``: :func:`verdict_counts`;
-    ``whose``: what the verdict's numbers include, when more than the cases counted)."""
-    return (f"{ran - failed} case(s) passed, {failed} failed"
-            + (f"; verdict{whose}: {counts['regressed']} regressed, {counts['improved']} improved, "
-               f"{counts['unchanged']} unchanged, {counts['undecided']} undecided of "
-               f"{counts['of']} values"
-               if counts else "; no baseline with stored sessions: nothing judged") + ".")
+    ``whose``: what the verdict's numbers include, when more than the cases counted;
+    ``why_not``: why the run could not be judged, when its summary could not judge it)."""
+    if why_not:
+        said = f"; the run could not be judged ({why_not})"
+    elif counts:
+        said = (f"; verdict{whose}: {counts['regressed']} regressed, {counts['improved']} "
+                f"improved, {counts['unchanged']} unchanged, {counts['undecided']} undecided "
+                f"of {counts['of']} values")
+    else:
+        said = "; no baseline with stored sessions: nothing judged"
+    return f"{ran - failed} case(s) passed, {failed} failed{said}."
+
+
+def why_not_judged(answer: VerdictRecord | None) -> str:
+    """Why the run's summary could not judge it, as its record's notes say (the line's
+    brackets, the cause last); "" for a judged run or one without a record."""
+    if answer is None or answer.judged:
+        return ""
+    return md("; ".join(answer.notes) or "no cause recorded")
 
 
 def undecided_line(verdicts: list[verdict.over_sessions.Verdict],
@@ -194,7 +213,9 @@ def lead_section(cases: list[Case], judged: list, out: Path,
         lines = ["First session (build fixtures not counted, the acceptance line counts "
                  f"them): {facts(len(ran), len(failed), verdict_counts(verdicts, answer), whose)}"]
     else:
-        banner = f"**{word}**: {facts(len(ran), len(failed), verdict_counts(verdicts, answer))}"
+        said = facts(len(ran), len(failed), verdict_counts(verdicts, answer),
+                     why_not=why_not_judged(answer))
+        banner = f"**{word}**: {said}"
         lines = []
     lines += node_lines(judged, loaded, answer)
     sec = Section("verdict", "Verdict", status=word, banner=banner)
@@ -209,13 +230,23 @@ def lead_section(cases: list[Case], judged: list, out: Path,
     sec.text = "\n\n".join(lines)
     sec.after = "\n\n".join([*tail, sec.after] if sec.after else tail)
     if answer is not None:
-        t = Table("acceptance", "The acceptance summary", ["line"],
-                  note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
-                       "the first session that its confirmation session did not show.")
-        for f in answer.findings:
-            t.add([f.line], "bad" if f.kind in ("FAIL", "NODE", "NODES") else "")
-        sec.tables.append(t)
+        sec.tables.append(summary_table(answer))
     return sec
+
+
+#: the kinds of finding whose lines fail the run, marked so in the summary's table
+FAILING = ("FAIL", "NODE", "NODES", "REGRESSION")
+
+
+def summary_table(answer: VerdictRecord) -> Table:
+    """The record's lines as the summary printed them, each line that fails the run
+    (:data:`FAILING`, by the finding's kind) marked as such."""
+    t = Table("acceptance", "The acceptance summary", ["line"],
+              note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
+                   "the first session that its confirmation session did not show.")
+    for f in answer.findings:
+        t.add([f.line], "bad" if f.kind in FAILING else "")
+    return t
 
 
 def node_lines(judged: list, loaded: dict, answer: VerdictRecord | None) -> list[str]:

@@ -5,8 +5,9 @@ The section answers in that order: a table of the nodes, odd ones first, each li
 to its evidence (its values' change against its peers' median, drawn); a heatmap of
 nodes x values (the change in performance against the peers' median, slower red);
 and the topology fingerprint of every node beside the one most nodes share. The
-numbers are the peer verdict's own (:mod:`placement.judgement.peers.partition`), so the page
-and the NODES lines never disagree.
+numbers are the peer verdict's own (:mod:`placement.judgement.peers.partition`), and a named
+node's values worse and better are its NODES line's (the verdict record's finding), so the
+page and the NODES lines never disagree.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def partition_sections(cases: list[Case], out: Path, numbers: Numbers,
     for where, (values, fps) in sorted(peers.cases.partitions(report).items()):
         j = peers.partition.judge(values, where, fps)
         sections.append(_section(j, fps, out, numbers, node_count(j, answer),
-                                 peer_lines_of(j, answer)))
+                                 peer_lines_of(j, answer), named_numbers(j, answer)))
         if named is not None:
             named.update((where, n) for n in j.named)
     return sections
@@ -62,6 +63,20 @@ def peer_lines_of(j: peers.partition.PeerJudgement, answer: Any) -> list[str]:
     return j.lines()
 
 
+def named_numbers(j: peers.partition.PeerJudgement, answer: Any) -> dict[str, dict]:
+    """Each node a NODES line names on its values, with the line's numbers (``worse``,
+    ``better``, of ``judged``, its ``scope``): the record's findings' data when the run has a
+    record of schema 2 that holds them, else the peer verdict's own (the same function), so
+    the page's count of a named node's values is the line's."""
+    if answer is not None and getattr(answer, "schema", 1) >= 2:
+        said = [f for f in answer.findings
+                if f.partition == j.where and f.kind in ("NODES", "NOTE")]
+        if said:
+            return {f.node: f.data for f in said
+                    if f.data.get("what") == "odd" and "worse" in f.data}
+    return {p.node: p.data for p in j.parts() if p.data.get("what") == "odd"}
+
+
 def node_rows(j: peers.partition.PeerJudgement) -> list[str]:
     """The nodes in the page's order: named ones first (as the lines name them), then the
     rest by name."""
@@ -70,14 +85,14 @@ def node_rows(j: peers.partition.PeerJudgement) -> list[str]:
 
 
 def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Numbers,
-             count: str, lines: list[str]) -> Section:
+             count: str, lines: list[str], named: dict[str, dict]) -> Section:
     s = Section(f"partition-{slug(j.where)}", f"Partition {j.where}: nodes against their peers",
                 _intro(j, count, lines))
     order = node_rows(j)
     measured = [n for n, row in zip(j.nodes, j.change) if np.isfinite(row).any()]
     drawn = plots.chosen([n for n in order if n in set(measured)], set(j.named).__contains__) \
         if plots.available() else set()
-    s.tables.append(_nodes_table(j, order, out, numbers, drawn))
+    s.tables.append(_nodes_table(j, order, out, numbers, drawn, named))
     if fps:
         s.tables.append(topology_table(j, fps, order))
     if plots.available() and j.values and not j.note:
@@ -95,8 +110,10 @@ def _intro(j: peers.partition.PeerJudgement, count: str, said: list[str]) -> str
 
 
 def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
-                 numbers: Numbers, drawn: set[str]) -> Table:
-    """A row per node; ``drawn``: the nodes whose values are drawn (their evidence)."""
+                 numbers: Numbers, drawn: set[str], named: dict[str, dict]) -> Table:
+    """A row per node; ``drawn``: the nodes whose values are drawn (their evidence);
+    ``named``: the numbers of each node a NODES line names on its values
+    (:func:`named_numbers`), which its row shows, the line's own."""
     t = Table(f"nodes-{slug(j.where)}", "Nodes, odd ones first",
               ["node", "verdict", "values worse / better", "median change", "evidence"])
     odd = {o.node: o for o in j.odd}
@@ -107,17 +124,27 @@ def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
         row = j.change[i]
         finite = row[np.isfinite(row)]
         med = float(np.median(finite)) if len(finite) else math.nan
-        worse, better = int((j.called[i] == 1).sum()), int((j.called[i] == -1).sum())
+        counted = worse_better(j, i, named.get(node))
         verdict = ("slower" if odd[node].slower else "faster") if node in odd else \
             "apart, no majority" if node in dict(j.apart) else ""
         if node in topo:
             verdict = ", ".join(x for x in (verdict, "topology differs") if x)
         link = _evidence(j, i, out) if node in drawn else ""
-        t.add([node, verdict or "like its peers", f"{worse} / {better}",
+        t.add([node, verdict or "like its peers", counted,
                "–" if math.isnan(med) else f"{med:+.1%}", "values" if link else "–"],
               "bad" if verdict else "", link)
         numbers.add("partition", t.id, node, "median change", "change against peers", med)
     return t
+
+
+def worse_better(j: peers.partition.PeerJudgement, i: int, said: dict | None) -> str:
+    """The ``values worse / better`` cell of node ``i``: a named node's line's numbers
+    (``said``, with how many values they are of when the line counted a subset of them),
+    else its values called against the peers' median on the page."""
+    if said is None:
+        return f"{int((j.called[i] == 1).sum())} / {int((j.called[i] == -1).sum())}"
+    scope = f" of {said['judged']} {said['scope']}" if said.get("scope") else ""
+    return f"{said['worse']} / {said['better']}{scope}"
 
 
 def topology_table(j: peers.partition.PeerJudgement, fps: dict, order: list[str]) -> Table:

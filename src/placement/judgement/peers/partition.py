@@ -122,6 +122,18 @@ class OddNode:
     #: which values the counts are of: ``""`` all, ``" that use every PU"`` when the node
     #: was named on those alone
     scope: str = ""
+    #: of the same values, those on the other side (faster, for a node named slower)
+    opposite: int = 0
+
+    @property
+    def worse(self) -> int:
+        """Its values called worse than its peers' (of ``judged``, when it was named)."""
+        return self.called if self.slower else self.opposite
+
+    @property
+    def better(self) -> int:
+        """Its values called better than its peers' (of ``judged``, when it was named)."""
+        return self.opposite if self.slower else self.called
 
     def line(self, where: str) -> str:
         side = "slower" if self.slower else "faster"
@@ -204,7 +216,8 @@ class PeerJudgement:
         out = [PeerLine("NODES", o.line(self.where), o.node,
                         {"what": "odd", "slower": o.slower, "peers": o.peers,
                          "called": o.called, "judged": o.judged, "median": o.median,
-                         "p": o.p, "scope": o.scope.strip()}) for o in self.odd]
+                         "p": o.p, "scope": o.scope.strip(), "worse": o.worse,
+                         "better": o.better}) for o in self.odd]
         out += [PeerLine("NODES", t.line(self.where), t.node,
                          {"what": "topology", "peers": t.peers, "diffs": list(t.diffs)})
                 for t in self.topology]
@@ -484,14 +497,15 @@ def called_at(d: np.ndarray, q: np.ndarray, alpha: float, effect: float) -> np.n
 def _odd_on_pus(node: str, p: float, d: np.ndarray, cols: np.ndarray, effect: float,
                 active: np.ndarray) -> OddNode:
     """The line's numbers for a node named slower on the values that use every PU
-    (``cols``): those it is slower on by ``effect`` or more, of those judged."""
+    (``cols``): those it is slower on by ``effect`` or more, of those judged (and those
+    it is faster on by as much, the other side)."""
     row = d[cols]
     judged = row[np.isfinite(row)]
     worse = judged[judged >= math.log1p(effect)]
     perf = np.expm1(-worse)
     return OddNode(node, True, len(worse), len(judged),
                    float(np.median(perf)) if len(perf) else 0.0, p, int(active.sum()) - 1,
-                   " that use every PU")
+                   " that use every PU", int((-np.expm1(judged) >= effect).sum()))
 
 
 def _odd(node: str, slower: bool, p: float, d: np.ndarray, called: np.ndarray,
@@ -500,6 +514,7 @@ def _odd(node: str, slower: bool, p: float, d: np.ndarray, called: np.ndarray,
     side = called == (1 if slower else -1)
     perf = np.expm1(-d[side])
     return OddNode(node, slower, int(side.sum()), int(np.isfinite(d).sum()),
-                   float(np.median(perf)) if len(perf) else 0.0, p, int(active.sum()) - 1)
+                   float(np.median(perf)) if len(perf) else 0.0, p, int(active.sum()) - 1,
+                   opposite=int((called == (-1 if slower else 1)).sum()))
 
 
