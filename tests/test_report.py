@@ -397,3 +397,16 @@ def test_npb_times_at_the_timers_resolution_give_no_speedup():
     cg = [r for r in st.rows if r[0] == "CG"]
     assert [r[4] for r in cg] == ["—", "—"]                   # speedup, efficiency
     assert "timer resolution" in st.note
+
+
+def test_the_summary_table_marks_what_fails_the_run_by_finding():
+    """A NODES line saying the nodes are alike fails nothing; HUNG and CONFIRMED lines do."""
+    from placement.acceptance.record import Finding
+    from placement.report.lead import fails_run
+    assert not fails_run(Finding("NODES", "NODES c:b: 4 nodes alike on 8 values", "c:b",
+                                 data={"what": "alike"}))
+    assert fails_run(Finding("NODES", "NODES c:b: n3 slower ...", "c:b", "n3",
+                             data={"what": "odd"}))
+    assert fails_run(Finding("HUNG", "HUNG ..."))
+    assert fails_run(Finding("CONFIRMED", "CONFIRMED NODES c:b n3: ..."))
+    assert not fails_run(Finding("UNCONFIRMED", "UNCONFIRMED ..."))

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..acceptance import VerdictRecord, peer_lines, regressions
+from ..acceptance import VerdictRecord, peer_lines, record, regressions
 from ..judgement import Case, entry_name, verdict
 from .document import Section
 from .escape import markdown as md
@@ -235,17 +235,24 @@ def lead_section(cases: list[Case], judged: list, out: Path,
 
 
 #: the kinds of finding whose lines fail the run, marked so in the summary's table
-FAILING = ("FAIL", "NODE", "NODES", "REGRESSION")
+FAILING = ("FAIL", "HUNG", "NODE", "NODES", "REGRESSION", "CONFIRMED")
+
+
+def fails_run(f: record.Finding) -> bool:
+    """Whether a finding is one that fails the run: its kind fails (:data:`FAILING`), except
+    a NODES finding that says the nodes are alike."""
+    return f.kind in FAILING and not (f.kind == "NODES" and f.data.get("what") == "alike")
 
 
 def summary_table(answer: VerdictRecord) -> Table:
     """The record's lines as the summary printed them, each line that fails the run
     (:data:`FAILING`, by the finding's kind) marked as such."""
     t = Table("acceptance", "The acceptance summary", ["line"],
-              note="NODE, FAIL and regressed lines fail the run; UNCONFIRMED: a failure of "
-                   "the first session that its confirmation session did not show.")
+              note="NODE, NODES (other than nodes alike), FAIL, HUNG, CONFIRMED and regressed "
+                   "lines fail the run; UNCONFIRMED: a failure of the first session that its "
+                   "confirmation session did not show.")
     for f in answer.findings:
-        t.add([f.line], "bad" if f.kind in FAILING else "")
+        t.add([f.line], "bad" if fails_run(f) else "")
     return t
 
 
