@@ -210,3 +210,40 @@ def test_a_node_left_busy_is_named_loaded_though_the_runs_median_case_is_quiet(
     lines, status = _summary(tmp_path, with_load(_distributed({}), dict.fromkeys(NODES, 3.0)),
                              monkeypatch)
     assert not [ln for ln in lines if ln.startswith("NODE ")] and status == 0, lines
+
+
+def _unusable(data: dict, nodes: tuple[str, ...], value: float) -> dict:
+    """``data`` with every launch of ``nodes`` set to ``value`` (NaN, inf, 0, negative)."""
+    for tc in data["runs"][0]["testcases"]:
+        if tc["job_nodelist"][0] in nodes:
+            tc["perf_launches"] = {var: [value] * len(runs)
+                                   for var, runs in (tc.get("perf_launches") or {}).items()}
+    return data
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 0.0, -1.0])
+def test_a_node_with_no_usable_value_makes_the_run_incomplete(tmp_path, monkeypatch, value):
+    lines, status = _summary(tmp_path, _unusable(_distributed({}), ("n4",), value), monkeypatch)
+    nodes = [ln for ln in lines if ln.startswith("NODES")]
+    assert nodes[0].startswith("NODES generic:default: n4 not judged: 0 usable values of "), lines
+    assert nodes[1].startswith("NODES generic:default: 3 nodes alike on "), nodes
+    assert lines[0] == "COUNT generic: 3 nodes judged: 3 alike, 0 odd, 1 not judged: n4"
+    assert status == 4 and " INCOMPLETE " in lines[-1] and "n4 of generic:default not " \
+        "judged by its peers" in lines[-1], lines[-1]
+
+
+def test_every_node_unusable_is_incomplete_not_a_pass(tmp_path, monkeypatch):
+    lines, status = _summary(tmp_path, _unusable(_distributed({}), NODES, float("nan")),
+                             monkeypatch)
+    assert status == 4 and " INCOMPLETE " in lines[-1], lines[-1]
+    assert lines[0] == "COUNT generic: 0 nodes judged: 0 alike, 0 odd, 4 not judged: n1, n2, " \
+        "n3, n4"
+    assert not any("alike on" in ln for ln in lines), lines
+
+
+def test_a_node_unusable_beside_a_slow_one_is_no_peer_of_it(tmp_path, monkeypatch):
+    lines, status = _summary(tmp_path, _unusable(_distributed({"n3": 1 / 0.7}), ("n4",),
+                                                 float("nan")), monkeypatch)
+    assert any(ln.startswith("NODES generic:default: n3 slower than its 2 peers on ")
+               for ln in lines), lines
+    assert status == 1 and " FAIL " in lines[-1]

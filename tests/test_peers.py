@@ -424,3 +424,102 @@ def test_an_unchanged_node_a_little_behind_everywhere_is_not_named():
     _, ranks, _ = peers.ranks.rank_pvalues(pu, np.ones(4, bool))
     _, sums = peers.ranks.slower_pvalues(pu, np.ones(4, bool))
     assert ranks[3] == pytest.approx(0.0025, abs=1e-4) and sums[3] > 0.01
+
+
+# ---- coverage: a node judged on its usable values only ----
+
+def _with(vals: list, node: str, f) -> list:
+    """``vals`` with every launch of ``node`` replaced by ``f(launch, value index)``."""
+    return [peers.partition.PeerValue(v.name, v.higher_is_better,
+                                      {**v.launches, node: [f(x, k) for x in v.launches[node]]},
+                                      v.group, v.all_pus) for k, v in enumerate(vals)]
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, 0.0, -1.0])
+def test_a_node_with_no_usable_value_is_named_not_judged_and_no_peer(bad):
+    """NaN, inf, 0 or negative everywhere: no value to judge the node on. It is named on its
+    own line, leaves a gap (the run is incomplete), and is no peer of the node named."""
+    vals = _with(_session(slow=("n3",), factor=1 / 0.7, values=12), "n4", lambda x, k: bad)
+    j = peers.partition.judge(vals, WHERE)
+    assert j.judged == ["n1", "n2", "n3"] and j.measured == ["n1", "n2", "n3"]
+    assert j.lines()[0] == f"NODES {WHERE}: n4 not judged: 0 usable values of 12 its peers had"
+    assert j.lines()[1].startswith(f"NODES {WHERE}: n3 slower than its 2 peers on 12 of 12 "
+                                   "values"), j.lines()
+    assert j.gaps == [f"n4 of {WHERE} not judged by its peers (0 usable values)"]
+    alike = peers.partition.judge(_with(_session(values=12), "n4", lambda x, k: bad), WHERE)
+    assert alike.lines() == [
+        f"NODES {WHERE}: n4 not judged: 0 usable values of 12 its peers had",
+        f"NODES {WHERE}: 3 nodes alike on 12 values (no node stands apart)"]
+    assert alike.gaps and not alike.fails
+
+
+def test_every_node_unusable_is_judged_by_none():
+    vals = _session(values=12)
+    for node in ("n1", "n2", "n3", "n4"):
+        vals = _with(vals, node, lambda x, k: math.nan)
+    j = peers.partition.judge(vals, WHERE)
+    assert j.judged == [] and len(j.gaps) == 4 and not j.measured
+    assert j.lines()[-1] == (f"NOTE {WHERE}: 0 of 4 nodes judged: the peer verdict needs 3 or "
+                             "more measured in one session")
+    assert not any("alike" in ln for ln in j.lines())
+
+
+def test_a_node_with_under_half_of_its_peers_values_is_not_judged():
+    """5 usable values of the 12 its peers had: not judged; 8 of 12: judged on its 8, and
+    the line says so."""
+    vals = _session(values=12)
+    j = peers.partition.judge(_with(vals, "n4", lambda x, k: x if k < 5 else math.nan), WHERE)
+    assert j.lines()[0] == f"NODES {WHERE}: n4 not judged: 5 usable values of 12 its peers had"
+    assert j.gaps
+    j = peers.partition.judge(_with(vals, "n4", lambda x, k: x if k < 8 else math.nan), WHERE)
+    assert j.lines() == [f"NODES {WHERE}: 4 nodes alike on 12 values, n4 on 8 (no node stands "
+                         "apart)"] and not j.gaps
+
+
+def test_a_node_known_by_its_fingerprint_alone_is_not_judged():
+    fp = {n: {"pus": 2, "pus_allowed": 2} for n in ("n1", "n2", "n3", "n4", "n5")}
+    j = peers.partition.judge(_session(), WHERE, fp)
+    assert j.nodes[-1] == "n5" and [x.node for x in j.not_judged] == ["n5"]
+    assert j.lines()[0] == f"NODES {WHERE}: n5 not judged: 0 usable values of 16 its peers had"
+    assert j.lines()[1] == f"NODES {WHERE}: 4 nodes alike on 16 values (no node stands apart)"
+
+
+def test_two_nodes_apart_by_more_than_the_margin_get_a_line():
+    """Which of two is odd cannot be told: a line, a gap (incomplete), no node named."""
+    j = peers.partition.judge(_session(nodes=2, slow=("n2",), factor=10.0), WHERE)
+    assert j.lines() == [f"NODES {WHERE}: n1 and n2 differ: n2 -90% against n1 in the median "
+                         "of 16 values; which one is odd cannot be told from two"]
+    assert not j.fails and not j.named and j.undecided == ["n1", "n2"] and j.gaps
+
+
+def test_two_nodes_within_the_margin_are_the_note():
+    j = peers.partition.judge(_session(nodes=2), WHERE)
+    assert j.lines() == [f"NOTE {WHERE}: 2 node(s): the peer verdict needs 3 or more "
+                         "measured in one session; the two are within 5% of each other in "
+                         "the median of 16 values"]
+    assert not j.gaps and not j.undecided and j.measured == ["n1", "n2"]
+
+
+def test_one_odd_node_of_three_leaves_a_majority_of_two():
+    j = peers.partition.judge(_session(nodes=3, slow=("n3",), factor=1 / 0.7), WHERE)
+    assert j.named == ["n3"] and j.fails and not j.no_majority and not j.undecided
+    assert j.lines() == [f"NODES {WHERE}: n3 slower than its 2 peers on 16 of 16 values "
+                         "(median -31%)"]
+
+
+def test_one_odd_node_of_three_whose_two_peers_differ_is_no_majority():
+    """n3 three times slower; n2 20 % slower than n1 on 10 values of 16, 3 % faster on the
+    rest: n3 named, and the two left differ by more than the margin."""
+    rng = np.random.default_rng(0)
+    vals = []
+    for j in range(16):
+        base = rng.uniform(1, 100)
+        at = {"n1": 1.0, "n2": 1.2 if j < 10 else 0.97, "n3": 3.0}
+        vals.append(peers.partition.PeerValue(f"v{j}", False, {
+            n: list(base * f * np.exp(rng.normal(0, 0.01, 3))) for n, f in at.items()}))
+    j = peers.partition.judge(vals, WHERE)
+    assert j.named == ["n3"] and j.no_majority and j.undecided == ["n1", "n2"], j.lines()
+    assert j.lines()[1].startswith(f"NODES {WHERE}: n1 and n2 differ: n2 -")
+    assert j.lines()[2] == (f"NODES {WHERE}: no majority to judge by: n3 slower than n1, n2, "
+                            "which differ from each other (no group of more than half of the "
+                            "3 nodes)")

@@ -5,6 +5,7 @@ agree; the record is written whole and read back; the odd nodes are there for a 
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -605,3 +606,91 @@ def test_the_partition_page_counts_a_named_nodes_values_as_its_nodes_line(path, 
         assert cell == f"{d['worse']} / {d['better']}{scope}", (d["line"], cell)
     if path.parent.name.startswith(("capped", "pu1of2", "twoodd-20261203T0835")):
         assert odd, rec.lines
+
+
+def _edited(path: Path, tmp_path: Path, keep=lambda tc: True, launches=None) -> Path:
+    """A stored partition run with the cases ``keep`` rejects dropped and each kept case's
+    launches ``launches(tc, runs)`` (unchanged when None), written under ``tmp_path``."""
+    data = json.loads(path.read_text())
+    for run_ in data["runs"]:
+        run_["testcases"] = [tc for tc in run_["testcases"] if keep(tc)]
+        for tc in run_["testcases"]:
+            if launches is not None:
+                tc["perf_launches"] = {v: launches(tc, r)
+                                       for v, r in (tc.get("perf_launches") or {}).items()}
+    out = tmp_path / f"run-report-{path.parent.name}.json"
+    out.write_text(json.dumps(data))
+    return out
+
+
+def test_a_node_with_no_usable_value_is_named_and_the_run_incomplete(tmp_path, monkeypatch):
+    """The unchanged set's first session with n4's values all NaN: n4 has its own line, is
+    counted not judged in the line, the record and the report, and the run is INCOMPLETE,
+    never a PASS."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    run = _edited(PARTITION_RUNS[0], tmp_path, launches=lambda tc, r:
+                  [math.nan] * len(r) if tc.get("node") == "n4" else r)
+    system = _system(run)
+    rec = acceptance.verdict_record([run], system, "quick")
+    assert rec.outcome == "INCOMPLETE" and rec.exit_status == 4, rec.line
+    assert rec.nodes["not_judged"] == ["n4"] and rec.nodes["judged"] == 3, rec.nodes
+    assert rec.lines[0] == f"COUNT {system}: 3 nodes judged: 3 alike, 0 odd, 1 not judged: n4"
+    (left,) = [f for f in rec.findings if f.kind == "NODES" and f.data["what"] == "not judged"]
+    assert left.node == "n4" and left.data["usable"] == 0 and left.line.endswith(
+        f"n4 not judged: 0 usable values of {left.data['peers_had']:g} its peers had")
+    assert any(g.startswith("n4 of ") for g in rec.gaps), rec.gaps
+    (where,) = rec.nodes["partitions"]
+    assert f"**{_count_of(rec, where)}.**" in _report_of(rec, run, tmp_path)
+
+
+def test_a_node_with_only_its_topology_case_left_is_not_judged(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    run = _edited(PARTITION_RUNS[0], tmp_path, keep=lambda tc: tc.get("node") != "n4"
+                  or bool(tc.get("fingerprint")))
+    rec = acceptance.verdict_record([run], _system(run), "quick")
+    assert rec.nodes["not_judged"] == ["n4"] and rec.outcome == "INCOMPLETE", rec.lines
+
+
+def test_two_nodes_ten_times_apart_are_undecided_and_incomplete(tmp_path, monkeypatch):
+    """n1 and n2 of the unchanged session, n2 ten times slower: which is odd cannot be told;
+    a line says they differ, the count holds them undecided, the run is INCOMPLETE."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    run = _edited(PARTITION_RUNS[0], tmp_path, keep=lambda tc: tc.get("node") in ("n1", "n2"))
+    data = json.loads(run.read_text())
+    for tc in data["runs"][0]["testcases"]:
+        if tc.get("node") == "n2":
+            for var, runs in (tc.get("perf_launches") or {}).items():
+                unit = (tc["perfvalues"].get(f"{tc['system']}:{tc['partition']}:{var}")
+                        or [None] * 5)[4]
+                tc["perf_launches"][var] = [x / 10 if unit and unit.endswith("/s") else x * 10
+                                            for x in runs]
+    run.write_text(json.dumps(data))
+    system = _system(run)
+    rec = acceptance.verdict_record([run], system, "quick")
+    assert rec.outcome == "INCOMPLETE" and rec.exit_status == 4, rec.line
+    assert rec.nodes["undecided"] == ["n1", "n2"] and rec.nodes["alike"] == 0, rec.nodes
+    assert rec.lines[0] == (f"COUNT {system}: 2 nodes judged: 0 alike, 0 odd, 2 undecided: "
+                            "n1, n2")
+    (pair,) = [f for f in rec.findings if f.kind == "NODES"]
+    assert pair.data["what"] == "pair" and "n1 and n2 differ: n2 -90% against n1" in pair.line
+
+
+def test_two_alike_nodes_pass_as_before(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    run = _edited(PARTITION_RUNS[0], tmp_path, keep=lambda tc: tc.get("node") in ("n1", "n2"))
+    rec = acceptance.verdict_record([run], _system(run), "quick")
+    assert rec.outcome == "PASS" and rec.nodes["alike"] == 2, (rec.lines, rec.nodes)
+    assert any(ln.startswith("NOTE ") and "within 5% of each other" in ln for ln in rec.lines)
+
+
+def test_one_odd_node_of_three_names_it_with_no_false_no_majority(tmp_path, monkeypatch):
+    """The capped-at-70% set's first session without n4: n3 named slower than its 2 peers,
+    and no line claims that no group holds more than half of the 3 nodes."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    run = _edited(PARTITION_RUNS[1], tmp_path, keep=lambda tc: tc.get("node") != "n4")
+    system = _system(run)
+    rec = acceptance.verdict_record([run], system, "quick")
+    assert rec.outcome == "FAIL" and [o.node for o in rec.odd_nodes] == ["n3"], rec.lines
+    assert not any("no group of more than half" in ln for ln in rec.lines), rec.lines
+    assert any(" n3 slower than its 2 peers " in ln for ln in rec.lines), rec.lines
+    assert rec.lines[0] == f"COUNT {system}: 3 nodes judged: 2 alike, 1 odd: n3"

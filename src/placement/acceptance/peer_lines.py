@@ -43,6 +43,9 @@ class NodeCount:
     not_judged: list[str]
     #: no majority to judge by (values or topology): "alike" then means only "not named"
     no_majority: bool = False
+    #: judged, neither alike nor odd: two nodes that differ with nothing to tell which is
+    #: odd (a partition of two, or the two left of three)
+    undecided: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, judgements: Sequence[peers.partition.PeerJudgement],
@@ -52,7 +55,7 @@ class NodeCount:
         node is judged when it has a value held against its peers or a line names it; a
         node its confirmation session did not name again (``dismissed``), or any node of
         a partition whose failure it did not show again (``cleared``), counts alike."""
-        judged, odd, not_judged, none = 0, [], [], False
+        judged, odd, not_judged, undecided, none = 0, [], [], [], False
         for j in judgements:
             seen = set(j.measured) | set(j.named)
             judged += len(seen)
@@ -62,13 +65,18 @@ class NodeCount:
                 named = [n for n in j.named if (j.where, n) not in dismissed]
                 none = none or j.no_majority or j.topology_split
             odd += named
+            undecided += [n for n in j.undecided if n in seen and n not in named]
             not_judged += [n for n in j.nodes if n not in seen]
-        return cls(judged, judged - len(odd), odd, not_judged, none)
+        return cls(judged, judged - len(odd) - len(undecided), odd, not_judged, none,
+                   undecided)
 
     def text(self) -> str:
-        """``4 nodes judged: 3 alike, 1 odd: n3`` (``, 1 not judged: n4`` when so)."""
+        """``4 nodes judged: 3 alike, 1 odd: n3`` (``, 2 undecided: n1, n2`` and
+        ``, 1 not judged: n4`` when so)."""
         out = f"{self.judged} nodes judged: {self.alike} alike, {len(self.odd)} odd" + \
             _names(self.odd)
+        if self.undecided:
+            out += f", {len(self.undecided)} undecided" + _names(self.undecided)
         if self.not_judged:
             out += f", {len(self.not_judged)} not judged" + _names(self.not_judged)
         return out + (" (no majority to judge by)" if self.no_majority else "")
@@ -142,6 +150,12 @@ class PeerLines:
                            + ("; no majority to judge by" if j.no_majority and self.named(j)
                               else ""))
         return out
+
+    @property
+    def gaps(self) -> list[str]:
+        """What the peer verdict could not judge (:attr:`PeerJudgement.gaps`): each makes
+        the run incomplete, never a pass."""
+        return [g for j in self.judgements for g in j.gaps]
 
     @property
     def count(self) -> NodeCount:

@@ -90,8 +90,8 @@ class VerdictRecord:
     #: the reference file judged against and its sha256 ("" when there was none)
     baseline: dict[str, str] = field(default_factory=dict)
     #: the peer verdict's count (:class:`~.peer_lines.NodeCount`): ``judged``, ``alike``,
-    #: ``odd``, ``not_judged``, ``no_majority``, and each partition's under ``partitions``;
-    #: empty for a run no peer verdict judged
+    #: ``odd``, ``not_judged``, ``no_majority``, ``undecided``, and each partition's under
+    #: ``partitions``; empty for a run no peer verdict judged
     nodes: dict[str, Any] = field(default_factory=dict)
     #: each judged value's verdict, as the run's answer has it (its confirmation session
     #: included): ``system``, ``context`` (what the verdict leaned on) and ``values``, each

@@ -134,6 +134,7 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
               for k, v in f.kinds.items())
     node = node_lines(f)
     f.notes += peer.notes
+    f.gaps += peer.gaps
     if node.unconfirmed:
         f.judged = undecided_with_node(f.judged)
     regressions = find_regressions([tc for k, tc in f.final.items() if f.kinds[k] != "pass"],

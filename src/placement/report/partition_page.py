@@ -119,6 +119,7 @@ def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
     odd = {o.node: o for o in j.odd}
     topo = {d.node: d for d in j.topology}
     index = {n: i for i, n in enumerate(j.nodes)}
+    left = {x.node for x in j.not_judged}
     for node in order:
         i = index[node]
         row = j.change[i]
@@ -126,7 +127,9 @@ def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
         med = float(np.median(finite)) if len(finite) else math.nan
         counted = worse_better(j, i, named.get(node))
         verdict = ("slower" if odd[node].slower else "faster") if node in odd else \
-            "apart, no majority" if node in dict(j.apart) else ""
+            "apart, no majority" if node in dict(j.apart) else \
+            "differs, which one is odd untold" if node in j.undecided else \
+            "not judged" if node in left else ""
         if node in topo:
             verdict = ", ".join(x for x in (verdict, "topology differs") if x)
         link = _evidence(j, i, out) if node in drawn else ""

@@ -1,12 +1,13 @@
 """The peers: a partition's nodes judged against each other within one session.
 
 :mod:`.cases` turns a run's cases into per-node values, :mod:`.partition` decides which nodes
-stand apart, with :mod:`.rank_tests`, :mod:`.ranks`, :mod:`.levels` and :mod:`.topology`
-(the nodes' topology fingerprints); :mod:`.maxt` is a step-down max-statistic
+stand apart, with :mod:`.coverage` (which nodes have values enough to judge),
+:mod:`.rank_tests`, :mod:`.ranks`, :mod:`.levels` and :mod:`.topology` (the nodes' topology
+fingerprints); :mod:`.maxt` is a step-down max-statistic
 permutation test of the nodes, its level following from its construction, measured by
 ``benchmarks/peer_nulls.py`` and not yet in the acceptance lines.
 """
 
-from . import cases, levels, maxt, partition, rank_tests, ranks, topology
+from . import cases, coverage, levels, maxt, partition, rank_tests, ranks, topology
 
-__all__ = ["cases", "levels", "maxt", "partition", "rank_tests", "ranks", "topology"]
+__all__ = ["cases", "coverage", "levels", "maxt", "partition", "rank_tests", "ranks", "topology"]

@@ -63,7 +63,15 @@ Naming is step-down: once a node is named, the
 rest are judged again among themselves, so one slow node neither hides a second nor
 makes the others look fast. When the named nodes are half the partition or more there
 is **no majority** to judge by: the nodes are named and the partition fails, never a
-pass. Fewer than three nodes with a value: nothing to judge by (a note).
+pass; one named of three is a majority of two when those two are within ``PEER_EFFECT``
+of each other.
+
+**Coverage** (:mod:`.coverage`): a node is judged on its usable values (finite and
+positive) only. One with none, or with fewer than half of its peers' (their median
+count), is left out, named on its own line and makes the run incomplete: never alike,
+never a peer. Fewer than three nodes judged: nothing to judge by (a note); two of them
+that differ by ``PEER_EFFECT`` or more get a line instead and the run is incomplete, as
+which of two is odd cannot be told.
 
 The **topology** of every node (its fingerprint from hwloc) is compared with the
 majority's: a node that differs gets its own line, whatever its values say.
@@ -83,7 +91,7 @@ import numpy as np
 from scipy import stats
 
 from .. import verdict
-from . import levels, rank_tests
+from . import coverage, levels, rank_tests
 from .ranks import Ranked, half_apart, rank_p, slower_where_every_pu, stand_apart, typical_change
 from .topology import TopologyDiff, topology_diffs
 from ..rules import (HALVES_MAX_NODES, MIN_NODES, PEER_ALPHA, PEER_EFFECT,
@@ -178,6 +186,33 @@ class PeerJudgement:
     #: the nodes with a value held against their peers (none when too few nodes were
     #: measured to judge by); a node known only by its fingerprint has none
     measured: list[str] = field(default_factory=list)
+    #: each node's number of usable values (finite and positive)
+    usable: dict[str, int] = field(default_factory=dict)
+    #: the nodes left out: no usable value, or under half of their peers' (:mod:`.coverage`)
+    not_judged: list[coverage.NotJudged] = field(default_factory=list)
+    #: two nodes compared against the margin alone (a partition of two judged nodes, or
+    #: the two left of three once one is named)
+    pair: coverage.PairGap | None = None
+
+    @property
+    def judged(self) -> list[str]:
+        """The nodes judged on their values (every node but those :attr:`not_judged`)."""
+        left = {x.node for x in self.not_judged}
+        return [n for n in self.nodes if n not in left]
+
+    @property
+    def undecided(self) -> list[str]:
+        """Two nodes that differ by more than the margin with nothing to tell which is odd."""
+        return self.pair.nodes if self.pair is not None and self.pair.differ else []
+
+    @property
+    def gaps(self) -> list[str]:
+        """What the verdict could not judge: a node left out, or two nodes that differ with
+        nothing to tell which is odd; the run is incomplete while any is left."""
+        out = [x.gap(self.where) for x in self.not_judged]
+        if self.undecided and not self.no_majority:
+            out.append(self.pair.gap(self.where))
+        return out
 
     @property
     def named(self) -> list[str]:
@@ -196,61 +231,118 @@ class PeerJudgement:
         slow = [o.node for o in self.odd if o.slower] + [n for n, sl in self.apart if sl]
         fast = [o.node for o in self.odd if not o.slower] + \
             [n for n, sl in self.apart if not sl]
-        rest = [n for n in self.nodes if n not in slow and n not in fast]
+        rest = [n for n in self.judged if n not in slow and n not in fast]
         groups = [f"{', '.join(sorted(g, key=node_order))} {side}"
                   for g, side in ((slow, "slower"), (fast, "faster")) if g]
         than = f" than {', '.join(rest)}" if rest else ""
-        return (f"NODES {self.where}: no majority to judge by: {' and '.join(groups)}{than} "
-                f"(no group of more than half of the {len(self.nodes)} nodes)")
+        apart = ", which differ from each other" if self.undecided else ""
+        return (f"NODES {self.where}: no majority to judge by: {' and '.join(groups)}{than}"
+                f"{apart} (no group of more than half of the {len(self.judged)} nodes)")
+
+    def _alike_line(self) -> PeerLine:
+        """The judged nodes alike, on how many usable values (each node's, where fewer)."""
+        judged = self.judged
+        counts = [self.usable.get(n, 0) for n in judged]
+        most = max(counts, default=0)
+        fewer = [f"{n} on {c}" for n, c in zip(judged, counts) if c < most]
+        each = f", {', '.join(fewer)}" if fewer else ""
+        return PeerLine(
+            "NODES", f"NODES {self.where}: {len(judged)} nodes alike on {most} values"
+            f"{each} (no node stands apart)", "",
+            {"what": "alike", "nodes": len(judged), "values": most,
+             "usable": {n: self.usable.get(n, 0) for n in judged}})
 
     def lines(self) -> list[str]:
         return [p.line for p in self.parts()]
 
     def parts(self) -> list[PeerLine]:
-        """The lines with their data: the note, else each node named on its values, each
-        topology that differs, no majority, and the nodes alike when nothing else."""
-        n = len(self.nodes)
+        """The lines with their data: each node not judged, the note, each node named on its
+        values, each topology that differs, two nodes that differ, no majority, and the
+        nodes alike when nothing else."""
+        out = [PeerLine("NODES", x.line(self.where), x.node,
+                        {"what": "not judged", "usable": x.usable, "peers_had": x.peers_had})
+               for x in self.not_judged]
         if self.note:
-            return [PeerLine("NOTE", f"NOTE {self.where}: {self.note}", "",
-                             {"what": "not judged", "nodes": n})]
-        out = [PeerLine("NODES", o.line(self.where), o.node,
-                        {"what": "odd", "slower": o.slower, "peers": o.peers,
-                         "called": o.called, "judged": o.judged, "median": o.median,
-                         "p": o.p, "scope": o.scope.strip(), "worse": o.worse,
-                         "better": o.better}) for o in self.odd]
+            out.append(PeerLine("NOTE", f"NOTE {self.where}: {self.note}", "",
+                                {"what": "not judged", "nodes": len(self.nodes)}))
+        out += [PeerLine("NODES", o.line(self.where), o.node,
+                         {"what": "odd", "slower": o.slower, "peers": o.peers,
+                          "called": o.called, "judged": o.judged, "median": o.median,
+                          "p": o.p, "scope": o.scope.strip(), "worse": o.worse,
+                          "better": o.better}) for o in self.odd]
         out += [PeerLine("NODES", t.line(self.where), t.node,
                          {"what": "topology", "peers": t.peers, "diffs": list(t.diffs)})
                 for t in self.topology]
+        if self.undecided:
+            p = self.pair
+            out.append(PeerLine("NODES", f"NODES {self.where}: {p.text()}", "",
+                                {"what": "pair", "nodes": p.nodes, "values": p.values,
+                                 "change": p.change}))
         if self.no_majority:
             out.append(PeerLine("NODES", self._no_majority_line(), "",
-                                {"what": "no majority", "nodes": n, "named": self.named}))
+                                {"what": "no majority", "nodes": len(self.judged),
+                                 "named": self.named}))
         if self.topology_split:
+            n = len(self.nodes)
             out.append(PeerLine(
                 "NODES", f"NODES {self.where}: topology: no majority to judge by (no "
                 f"fingerprint shared by more than half of {n} nodes)", "",
                 {"what": "topology split", "nodes": n}))
-        if not out:
-            out.append(PeerLine(
-                "NODES", f"NODES {self.where}: {n} nodes alike on {len(self.values)} values "
-                "(no node stands apart)", "",
-                {"what": "alike", "nodes": n, "values": len(self.values)}))
+        if len(out) == len(self.not_judged) and self.judged:
+            out.append(self._alike_line())
         return out
 
 
 def judge(values: Sequence[PeerValue], where: str,
           fingerprints: Mapping[str, Mapping[str, Any]] | None = None,
           alpha: float = PEER_ALPHA, effect: float = PEER_EFFECT) -> PeerJudgement:
-    """The partition ``where`` (``SYSTEM:PART``) judged node by node (module docstring)."""
+    """The partition ``where`` (``SYSTEM:PART``) judged node by node (module docstring):
+    the nodes with too few usable values left out and named (:mod:`.coverage`), the rest
+    judged against each other, two of them only against the margin."""
     nodes = sorted({n for v in values for n in v.launches}
                    | set(fingerprints or {}), key=node_order)
     m, w, n_launch = matrix(values, nodes)
     out = PeerJudgement(where, nodes, [v.name for v in values], np.full(m.shape, np.nan),
                         np.zeros(m.shape, int))
     out.topology, out.topology_split = topology_diffs(fingerprints or {}, nodes)
-    if len(nodes) < MIN_NODES:
-        out.note = (f"{len(nodes)} node(s): the peer verdict needs {MIN_NODES} or more "
-                    "measured in one session")
+    counts = coverage.usable_counts(m)
+    out.usable = {n: int(c) for n, c in zip(nodes, counts)}
+    out.not_judged = coverage.not_judged(nodes, counts)
+    left = {x.node for x in out.not_judged}
+    keep = np.asarray([i for i, n in enumerate(nodes) if n not in left], dtype=int)
+    kept = [nodes[i] for i in keep]
+    if len(keep) < MIN_NODES:
+        out.pair = coverage.pair_gap(m[keep], kept, effect) if len(keep) == 2 else None
+        out.measured = kept if out.pair is not None else []
+        if out.pair is None or not out.pair.differ:
+            out.note = _too_few_note(len(nodes), len(keep), out.pair)
         return out
+    sub = PeerJudgement(where, kept, out.values, np.full((len(keep), m.shape[1]), np.nan),
+                        np.zeros((len(keep), m.shape[1]), int))
+    _judge_nodes(values, m[keep], w[keep], n_launch[keep], sub, alpha, effect)
+    out.change[keep], out.called[keep] = sub.change, sub.called
+    out.odd, out.apart, out.pair = sub.odd, sub.apart, sub.pair
+    out.no_majority, out.measured = sub.no_majority, sub.measured
+    return out
+
+
+def _too_few_note(nodes: int, judged: int, pair: coverage.PairGap | None) -> str:
+    """Why a partition of too few judged nodes gets no verdict (two within the margin: how
+    close they are)."""
+    said = f"{nodes} node(s)" if judged == nodes else f"{judged} of {nodes} nodes judged"
+    note = f"{said}: the peer verdict needs {MIN_NODES} or more measured in one session"
+    if pair is not None:
+        note += (f"; the two are within {PEER_EFFECT:.0%} of each other in the median of "
+                 f"{pair.values} values")
+    return note
+
+
+def _judge_nodes(values: Sequence[PeerValue], m: np.ndarray, w: np.ndarray,
+                 n_launch: np.ndarray, out: PeerJudgement, alpha: float, effect: float
+                 ) -> None:
+    """Three or more nodes, each with usable values, judged against each other (``m``,
+    ``w``, ``n_launch``: their rows of :func:`matrix`), into ``out``."""
+    nodes = out.nodes
     out.measured = [n for n, row in zip(nodes, m) if np.isfinite(row).any()]
     active = np.ones(len(nodes), bool)
     halves = len(nodes) % 2 == 0 and len(nodes) <= HALVES_MAX_NODES
@@ -267,9 +359,13 @@ def judge(values: Sequence[PeerValue], where: str,
     out.change = np.where(np.isfinite(d), np.expm1(-d), np.nan)
     out.called = calls(d, p, np.ones(len(nodes), bool), alpha, effect)
     odd = [o.node for o in out.odd]
-    out.no_majority = bool(out.apart) or 2 * len(odd) >= len(nodes) \
-        or active.sum() < MIN_NODES
-    return out
+    out.no_majority = bool(out.apart) or 2 * len(odd) >= len(nodes)
+    if not out.no_majority and active.sum() < MIN_NODES:
+        # one named of three: the two left are a majority when they agree within the
+        # margin; when they differ no two of the three are alike
+        rows = np.flatnonzero(active)
+        out.pair = coverage.pair_gap(m[rows], [nodes[i] for i in rows], effect)
+        out.no_majority = out.pair is not None and out.pair.differ
 
 
 def ranked_values(values: Sequence[PeerValue], n_nodes: int, alpha: float, halves: bool
