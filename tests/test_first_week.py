@@ -5,10 +5,9 @@ partition, ``placement baseline record --system SYSTEM --from latest``, the same
 (now judged against that baseline), and the partition run, ``-- --distribute=all -t nodes``
 (each node against its peers: no node named among four unchanged ones; right after the plain
 runs of the same mode, with no case in common to compare, ``INCOMPLETE``, exit 4, as the README
-says). Here they run on the ``testnodes:batch`` partition of
-``slurm_nodes.py`` (four unchanged nodes), each command as the README writes it with
-``mycluster`` read as ``testnodes``, and the results, baselines and reports in a temporary
-folder.
+says). Here they run on the ``testnodes:batch`` partition of ``slurm_nodes.py`` (four
+unchanged nodes), each command as the README writes it with ``mycluster`` read as
+``testnodes``, and the results, baselines and reports in a temporary folder.
 
 The whole quick mode (about 140 cases, one job at a time) would take tens of minutes on a
 2-core host for each of the two plain runs, so the plain runs add a selection the
@@ -16,7 +15,8 @@ documentation names (docs/howto/checks.md), ``-- -n MatmulCheck``: three maps, e
 binding checked, under every environment, and the node-health family's matmul cases, which
 skip outside ``--distribute`` (that family, ``-t nodes``, is the partition run's selection and
 runs nothing in a plain run). With the build fixtures, those are the cases that run no job on
-a node, whose ``job_nodelist`` ReFrame writes as ``['None']``. About 8 minutes.
+a node, whose ``job_nodelist`` ReFrame writes as ``['None']``. About 5 minutes, a minute
+more for each plain run the host's other work failed (run again up to 3 times).
 Part of ``make test-nodes`` (marker ``nodes``).
 """
 
