@@ -81,7 +81,8 @@ test-numa-npb: setup-test
 	PLACEMENT_TEST_NUMA_NPB=1 $(PY) -m pytest tests/test_numa_npb_acceptance.py $(PYTEST_ARGS)
 
 # A partition at a time, live: the 4-node Slurm of tests/slurm_nodes.py (one node CPU-capped,
-# one left 1 PU) FAILs naming both, and an unchanged partition PASSes (.ci/run runs it)
+# one left 1 PU) FAILs naming both, an unchanged partition PASSes, and the README's first week
+# runs there, command by command (tests/test_first_week.py; .ci/run runs it)
 test-nodes: setup-test
 	@$(WITH_NPB); PLACEMENT_TEST_PARTITION_PASS=1 $(PY) -m pytest -m nodes $(PYTEST_ARGS)
 

@@ -56,6 +56,21 @@ def test_the_record_the_line_the_banner_and_the_exit_status_agree(path, tmp_path
     assert banner.startswith(f"**{rec.outcome}**"), banner
     assert out.err.strip().splitlines()[-1].split(": ", 1)[1].split()[0] == rec.outcome
     assert not record.path_for(path).exists(), "a record written beside a stored fixture"
+    # a run of `make run` (reframe --mode quick, then the report): the acceptance run's line
+    if "--mode quick" in str(reading.run_report.load(path).session.get("cmdline", "")):
+        assert out.err.strip().splitlines()[-1] == rec.line
+
+
+def test_make_run_ends_with_the_reports_line():
+    """`make run` runs the quick mode, then `placement report --latest`, whose last line
+    (standard error) is the run's ACCEPTANCE line: the recipe's last command is the report,
+    and the run's failure is kept in its exit status."""
+    text = (ROOT / "Makefile").read_text()
+    recipe = text.split("\nrun: ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    commands = [c.strip().rstrip("\\").strip() for c in recipe]
+    assert "--mode quick -r" in commands[0], commands
+    assert commands[-2].startswith("$(VENV)/bin/placement report --latest "), commands
+    assert commands[-1] == "exit $$rc", commands
 
 
 def test_a_partition_run_names_its_odd_nodes_with_the_command_that_drains_each(tmp_path,
