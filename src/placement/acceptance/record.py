@@ -29,8 +29,8 @@ PREFIX = "verdict-"
 #: the largest record a reader takes (a 1,000-node partition's findings fit many times over)
 MAX_BYTES = 64 * 2**20
 #: the words a finding's line starts with, and what each is
-KINDS = ("NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKIP", "UNDECIDED",
-         "UNCONFIRMED", "CONFIRMED", "DISMISSED", "NOTE", "PREVIOUS", "ACCEPTANCE")
+KINDS = ("NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "WAITING", "SKIP",
+         "UNDECIDED", "UNCONFIRMED", "CONFIRMED", "DISMISSED", "NOTE", "PREVIOUS", "ACCEPTANCE")
 #: the outcome words and their exit status
 OUTCOMES = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..judgement import baselines
 from ..util import baseline_file, sha256
-from . import comparison_health, peer_lines, record
+from . import comparison_health, peer_lines, record, waiting
 from .findings import apply_confirmation, first_session
 from .outcome import decide
 from .parts import readable
@@ -124,6 +124,9 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
                                    f.judged)
     lines = node.lines + peer.lines + [r.line() for r in regressions if r.var != "reference"]
     lines += case_lines(f, failed, skipped)
+    lines += [w.line() for w in f.waiting]
+    if f.waiting:
+        f.notes.append(waiting.note(f.waiting))
     lines += f.conf.lines() if f.conf is not None else []
     lines += undecided_lines(f.judged)
     lines += previous_run_info(compare_rows(compare), max_slowdown)
@@ -135,7 +138,10 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     outcome, status = decide(cut_short=cut_short, failed=not ok, complete=not f.gaps)
     lines.append(acceptance_line(f, mode, outcome, passed, len(failed), len(regressions),
                                  len(skipped), node))
-    findings = [record.Finding(record.kind_of(ln), ln) for ln in lines]
+    findings = [record.Finding(record.kind_of(ln), ln) for ln in lines
+                if record.kind_of(ln) != "WAITING"]
+    findings += [record.Finding("WAITING", w.line(), w.where.split("+")[0], data=w.data())
+                 for w in f.waiting]
     for r in regressions:
         findings.append(record.Finding("REGRESSION", r.line(), r.sysenv.split("+")[0],
                                        data={"case": r.case, "var": r.var, "why": r.why,
