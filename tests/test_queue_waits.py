@@ -26,23 +26,35 @@ FIRST = FIX / "generic-first-run.json"          # every case passed
 #: (``sbatch -H``), job 2 to a partition set DOWN, 999 unknown
 SQUEUE = "2|PENDING|PartitionDown\n1|PENDING|JobHeldUser\n"
 
-#: ReFrame 4.10.4's debug log (``reframe.log``) of a run-only case on the test Slurm, then a
-#: compiled one on the local scheduler (its build job set up first)
+#: ReFrame 4.10.4's debug log (``reframe.log``): five lines as it wrote them for a run-only
+#: case on the test Slurm; then, in the same format, a compiled case there (its build job,
+#: set up first, local) and a run-only one on the local scheduler
 LOG = """\
 [2026-12-05T00:14:01.763212] debug: WaitCase /6903903d @testcluster:srun+gnu: [CMD] 'srun --version'
 [2026-12-05T00:14:01.772638] debug: WaitCase /6903903d @testcluster:srun+gnu: Setting up <class 'type'> job for test 'WaitCase' (scheduler: 'squeue', launcher: 'srun')
 [2026-12-05T00:14:01.796514] debug: WaitCase /6903903d @testcluster:srun+gnu: [CMD] 'sbatch rfm_job.sh'
 [2026-12-05T00:14:01.808640] debug: WaitCase /6903903d @testcluster:srun+gnu: Spawned run job (id=1)
 [2026-12-05T00:14:03.806670] debug: reframe: [CMD] 'squeue -h -j 1 -o "%%i|%%T|%%N|%%r"'
-[2026-12-05T00:14:04.100000] debug: Stream %kernel=triad /1a2b3c4d @generic:default+gnu: Setting up <class 'type'> job for test 'Stream_1' (scheduler: 'squeue', launcher: 'local')
-[2026-12-05T00:14:04.100001] debug: Stream %kernel=triad /1a2b3c4d @generic:default+gnu: Setting up <class 'type'> job for test 'Stream_1' (scheduler: 'local', launcher: 'local')
-[2026-12-05T00:14:04.200000] debug: Stream %kernel=triad /1a2b3c4d @generic:default+gnu: Spawned run job (id=4242)
+[2026-12-05T00:14:04.100000] debug: Stream %kernel=triad /1a2b3c4d @testcluster:srun+gnu: Setting up <class 'type'> job for test 'Stream_1' (scheduler: 'local', launcher: 'local')
+[2026-12-05T00:14:04.100001] debug: Stream %kernel=triad /1a2b3c4d @testcluster:srun+gnu: Setting up <class 'type'> job for test 'Stream_1' (scheduler: 'squeue', launcher: 'srun')
+[2026-12-05T00:14:04.200000] debug: Stream %kernel=triad /1a2b3c4d @testcluster:srun+gnu: Spawned run job (id=2)
+[2026-12-05T00:14:05.100000] debug: EndCase %case=a /5e6f7a8b @generic:default+gnu: Setting up <class 'type'> job for test 'EndCase_2' (scheduler: 'local', launcher: 'local')
+[2026-12-05T00:14:05.200000] debug: EndCase %case=a /5e6f7a8b @generic:default+gnu: Spawned run job (id=4242)
 """
 
 
 def test_reframes_log_names_each_run_job_with_its_scheduler():
-    assert scheduler_queue.spawned_jobs(LOG.splitlines()) == {"squeue": ["1"],
+    assert scheduler_queue.spawned_jobs(LOG.splitlines()) == {"squeue": ["1", "2"],
                                                               "local": ["4242"]}
+
+
+def test_a_log_of_local_jobs_alone_asks_no_scheduler_and_writes_nothing(tmp_path):
+    log = tmp_path / "reframe.log"
+    log.write_text("".join(ln + "\n" for ln in LOG.splitlines()[8:]))
+    out = tmp_path / "run-report-x.queue"
+    assert scheduler_queue.main([str(log), str(out)]) == 0 and not out.exists()
+    assert scheduler_queue.main([str(tmp_path / "no.log"), str(out)]) == 0 and not out.exists()
+    assert scheduler_queue.main([]) == 2
 
 
 def test_squeue_text_becomes_states_and_forged_lines_are_dropped():
@@ -160,7 +172,7 @@ class HeldCase(rfm.RunOnlyRegressionTest):
 
 @pytest.mark.slurm
 @pytest.mark.reframe
-def test_a_held_slurm_job_is_named_in_the_unfinished_line(slurm, acceptance_sh, root, tmp_path):
+def test_a_held_slurm_job_is_named_in_the_unfinished_line(slurm, acceptance_sh, tmp_path):
     checks = tmp_path / "held_check.py"
     checks.write_text(HELD_CHECK)
     results = tmp_path / "results"

@@ -20,8 +20,9 @@ def is_hung(tc: dict[str, Any], signalled: bool = False, waiting: bool = False) 
     leaves the same record; that case was stopped, not hung, and runs again. So does a case
     whose job was still ``waiting`` on the scheduler (:func:`.waiting.by_queue`): its node
     never ran it."""
-    return (not signalled and not waiting and tc.get("result") == "abort" and tc.get("fail_phase") == "run"
-            and not tc.get("time_limit") and "KeyboardInterrupt" in str(tc.get("fail_reason")))
+    return (not signalled and not waiting and tc.get("result") == "abort"
+            and tc.get("fail_phase") == "run" and not tc.get("time_limit")
+            and "KeyboardInterrupt" in str(tc.get("fail_reason")))
 
 
 def hung_line(tc: dict[str, Any]) -> str:

@@ -24,6 +24,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -65,7 +66,7 @@ class JobState:
         return self.state in WAITING
 
 
-def spawned_jobs(lines) -> dict[str, list[str]]:
+def spawned_jobs(lines: Iterable[str]) -> dict[str, list[str]]:
     """The run jobs ReFrame's debug log says it spawned, by scheduler name, in order.
 
     A case's scheduler is that of its last ``Setting up ... job`` line (its build job's
