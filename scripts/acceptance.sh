@@ -13,8 +13,8 @@
 #                   default per mode: quick 3600, acceptance 14400, full 43200 (a run
 #                   always ends), at most 604800 (a week); a case still running then with
 #                   no time limit of its own gets a HUNG line and --resume skips it; one
-#                   whose Slurm job still waits on the scheduler (held, no free node, a
-#                   reservation) gets a WAITING line with the job id, state and reason
+#                   whose Slurm or Grid Engine job still waits on the scheduler (held, no
+#                   free node, a reservation) gets a WAITING line: job id, state, reason
 #   --resume        go on with the unfinished run of this system and mode: only checks
 #                   that have not finished run (give the same REFRAME ARGS); the summary,
 #                   report and comparison then cover all its parts

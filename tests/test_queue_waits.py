@@ -62,10 +62,58 @@ def test_squeue_text_becomes_states_and_forged_lines_are_dropped():
               f"7|PENDING|{'R' * 121}\n8_2|PENDING|Priority\n8_3|RUNNING|None\n")
     states = scheduler_queue.parse_squeue(SQUEUE + forged)
     assert states["1"] == scheduler_queue.JobState("1", "PENDING", "JobHeldUser")
-    assert states["2"].reason == "PartitionDown" and states["2"].waiting
+    assert states["2"].reason == "PartitionDown" and scheduler_queue.is_waiting("squeue", "PENDING")
+    assert not scheduler_queue.is_waiting("slurm", "RUNNING")
     assert states["3"].reason == "" and states["7"].reason == ""    # not a name: left out
     assert "4" not in states and "five" not in states and "6" not in states
     assert states["8"] == scheduler_queue.JobState("8", "PENDING", "Priority")   # array task
+
+
+#: ``qstat -xml -u root`` on the test Grid Engine (``tests/sge_cluster.py``): job 1 submitted
+#: held (``qsub -h``)
+QSTAT_XML = """\
+<?xml version='1.0'?>
+<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd">
+  <queue_info>
+  </queue_info>
+  <job_info>
+    <job_list state="pending">
+      <JB_job_number>1</JB_job_number>
+      <JAT_prio>0.00000</JAT_prio>
+      <JB_name>j.sh</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>hqw</state>
+      <JB_submission_time>2026-12-05T00:45:26</JB_submission_time>
+      <queue_name></queue_name>
+      <slots>1</slots>
+    </job_list>
+  </job_info>
+</job_info>
+"""
+#: the start and end of ``qstat -j 1`` there
+QSTAT_J = """\
+==============================================================
+job_number:                 1
+exec_file:                  job_scripts/1
+submission_time:            Sat Dec  5 00:45:26 2026
+owner:                      root
+job_name:                   j.sh
+binding:                    NONE
+job_type:                   NONE
+scheduling info:            Job is in hold state
+"""
+
+
+def test_qstat_text_becomes_states_with_the_scheduling_info():
+    assert scheduler_queue.parse_qstat_xml(QSTAT_XML) == {
+        "1": scheduler_queue.JobState("1", "hqw", "")}
+    assert scheduler_queue.parse_qstat_j(QSTAT_J) == {"1": "Job is in hold state"}
+    assert scheduler_queue.parse_qstat_xml("<job_info") == {}
+    assert scheduler_queue.is_waiting("sge-access", "hqw")
+    assert scheduler_queue.is_waiting("sge", "Eqw")
+    assert not scheduler_queue.is_waiting("sge", "r")
+    assert not scheduler_queue.is_waiting("sge", "dr")
+    assert not scheduler_queue.is_waiting("local", "PENDING")
 
 
 def _waiting_part(tmp_path: Path, queue: dict | None, name: str | None = None) -> tuple[Path, dict]:
@@ -128,7 +176,8 @@ def test_without_a_waiting_job_a_case_the_box_cut_is_hung_as_before(tmp_path, ca
     lines, status = acceptance.summary([report], "generic", "quick", None, 10.0, True, [])
     assert status == 3 and f"hung {tc['display_name']}" in plan
     assert sum(ln.startswith("HUNG ") for ln in lines) == 1
-    assert not any(ln.startswith("WAITING ") for ln in lines) and "waiting on the scheduler" not in lines[-1]
+    assert not any(ln.startswith("WAITING ") for ln in lines)
+    assert "waiting on the scheduler" not in lines[-1]
 
 
 def test_a_case_name_that_is_no_name_is_shown_by_its_hash(tmp_path):

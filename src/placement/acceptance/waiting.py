@@ -103,7 +103,7 @@ def _waiting(tc: dict[str, Any], queue: dict) -> Waiting | None:
         return None
     sched, job = str(tc.get("scheduler") or ""), str(tc.get("jobid") or "")
     state = queue.get(sched, {}).get(job)
-    if state is None or not state.waiting:
+    if state is None or not scheduler_queue.is_waiting(sched, state.state):
         return None
     where = f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}"
     stage = tc.get("stagedir")

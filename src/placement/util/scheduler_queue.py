@@ -11,7 +11,8 @@ So the scheduler is asked first, and its answer is kept beside the run report
 
 The jobs asked about are ReFrame's own: its debug log (``reframe.log`` in the results
 folder, rewritten by each session) names the scheduler of each case's run job and each job
-it spawned. Only Slurm is asked (``squeue``); other schedulers' jobs are left unnamed.
+it spawned. Slurm is asked with ``squeue`` (state and reason), Grid Engine with ``qstat``
+(its state letters, ``hqw``, and its ``scheduling info``); a local job is no scheduler's.
 
 This module imports nothing of the package but :mod:`.atomic`, so it starts in a fraction of
 a second at the box's close, where the rest of the package would take seconds.
@@ -22,8 +23,10 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import getpass
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,9 +35,13 @@ from . import atomic
 
 #: ReFrame's names of its Slurm backends (``squeue`` polls with squeue, for want of sacct)
 SLURM = ("slurm", "squeue")
+#: ReFrame's names of Grid Engine backends (``sge-access`` is config/common.py's)
+SGE = ("sge", "sge-access")
 #: Slurm states of a job whose tasks are not running: still waiting on the scheduler
 WAITING = frozenset({"PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED",
                      "RESV_DEL_HOLD", "SUSPENDED"})
+#: Grid Engine's state letters of a job still queued (``qw``, ``hqw``, ``Eqw``) or suspended
+SGE_WAITING = frozenset("qsST")
 #: what squeue prints per job: id, state, reason (``1|PENDING|JobHeldUser``)
 SQUEUE_FORMAT = "%i|%T|%r"
 #: seconds the scheduler gets to answer: the box closes that much later at most
@@ -50,6 +57,7 @@ _SETUP = re.compile(r"^Setting up .* job for test .* \(scheduler: '(?P<sched>[\w
 _SPAWNED = re.compile(r"^Spawned run job \(id=(?P<id>[^)]{1,64})\)$")
 _JOB_ID = re.compile(r"\d{1,20}")
 _STATE = re.compile(r"[A-Z_]{1,32}")
+_SGE_STATE = re.compile(r"[A-Za-z]{1,8}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
@@ -61,9 +69,14 @@ class JobState:
     state: str
     reason: str
 
-    @property
-    def waiting(self) -> bool:
-        return self.state in WAITING
+
+def is_waiting(scheduler: str, state: str) -> bool:
+    """Whether a job in ``state`` (as ``scheduler`` names it) still waits on the scheduler."""
+    if scheduler in SLURM:
+        return state in WAITING
+    if scheduler in SGE:
+        return "d" not in state and bool(SGE_WAITING & set(state))
+    return False
 
 
 def spawned_jobs(lines: Iterable[str]) -> dict[str, list[str]]:
@@ -104,10 +117,55 @@ def parse_squeue(text: str) -> dict[str, JobState]:
         job = job.split("_", 1)[0]
         if not (_JOB_ID.fullmatch(job) and _STATE.fullmatch(state)) or job in out:
             continue
-        if not reason or len(reason) > MAX_REASON or _CONTROL.search(reason):
-            reason = ""
-        out[job] = JobState(job, state, reason)
+        out[job] = JobState(job, state, _reason(reason))
     return out
+
+
+def _reason(text: str) -> str:
+    """A scheduler's reason as it may go into a line: "" where it is none."""
+    text = text.strip()
+    return "" if len(text) > MAX_REASON or _CONTROL.search(text) else text
+
+
+def parse_qstat_xml(text: str) -> dict[str, JobState]:
+    """``qstat -xml -u USER`` output by job id: each job's state letters (``hqw``); its
+    reason comes from ``qstat -j`` (:func:`parse_qstat_j`)."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError:
+        return {}
+    out: dict[str, JobState] = {}
+    for job in root.iter("job_list"):
+        number, state = job.findtext("JB_job_number", ""), job.findtext("state", "")
+        if _JOB_ID.fullmatch(number) and _SGE_STATE.fullmatch(state) and number not in out:
+            out[number] = JobState(number, state, "")
+    return out
+
+
+def parse_qstat_j(text: str) -> dict[str, str]:
+    """``qstat -j ID,...`` output: each job's first ``scheduling info`` line, by job id (Grid
+    Engine says it only where the scheduler keeps job information, ``schedd_job_info``)."""
+    out: dict[str, str] = {}
+    job = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "job_number":
+            job = value.strip()
+        elif key.strip() == "scheduling info" and _JOB_ID.fullmatch(job) and job not in out:
+            out[job] = _reason(value)
+    return out
+
+
+def _ask(cmd: list[str], seconds: float) -> tuple[str, str]:
+    """A scheduler command's output and what went wrong ("" if nothing)."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "", f"{cmd[0]} did not answer: {type(exc).__name__}: {exc}"[:300]
+    if proc.returncode != 0 and not proc.stdout.strip():
+        said = (proc.stderr.strip().splitlines() or [""])[-1]
+        return "", f"{cmd[0]} exited {proc.returncode}: {said}"[:300]
+    return proc.stdout, ""
 
 
 def ask_slurm(ids: list[str]) -> tuple[dict[str, JobState], str]:
@@ -115,24 +173,29 @@ def ask_slurm(ids: list[str]) -> tuple[dict[str, JobState], str]:
 
     A job Slurm no longer knows is simply absent (squeue says ``Invalid job id`` when it
     knows none of those asked)."""
-    cmd = ["squeue", "-h", "-j", ",".join(ids[:MAX_JOBS]), "-o", SQUEUE_FORMAT]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=ASK_SECONDS)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return {}, f"squeue did not answer: {type(exc).__name__}: {exc}"[:300]
-    if proc.returncode != 0 and not proc.stdout.strip():
-        said = (proc.stderr.strip().splitlines() or [""])[-1]
-        if "Invalid job id" in said:
-            return {}, ""
-        return {}, f"squeue exited {proc.returncode}: {said}"[:300]
-    return parse_squeue(proc.stdout), ""
+    out, error = _ask(["squeue", "-h", "-j", ",".join(ids[:MAX_JOBS]), "-o", SQUEUE_FORMAT],
+                      ASK_SECONDS)
+    return parse_squeue(out), "" if "Invalid job id" in error else error
+
+
+def ask_sge(ids: list[str]) -> tuple[dict[str, JobState], str]:
+    """Grid Engine's state of the jobs ``ids`` (this user's, as ReFrame polls them) and the
+    scheduling info of those still waiting, and what went wrong ("" if nothing)."""
+    out, error = _ask(["qstat", "-xml", "-u", getpass.getuser()], ASK_SECONDS / 2)
+    states = {j: s for j, s in parse_qstat_xml(out).items() if j in set(ids)}
+    waiting = [j for j, s in states.items() if is_waiting("sge", s.state)][:MAX_JOBS]
+    if waiting:
+        said, _ = _ask(["qstat", "-j", ",".join(waiting)], ASK_SECONDS / 2)
+        reasons = parse_qstat_j(said)
+        states = {j: JobState(j, s.state, reasons.get(j, "")) for j, s in states.items()}
+    return states, error
 
 
 def snapshot(log: Path, out: Path) -> bool:
     """Asks the scheduler about the run jobs ``log`` names and writes its answer to ``out``
     (JSON, atomically): ``taken_at``, ``jobs`` (scheduler name -> id -> state and reason)
-    and ``errors``. Nothing is written when the log names no Slurm job; returns whether a
-    file was written."""
+    and ``errors``. Nothing is written when the log names no Slurm or Grid Engine job;
+    returns whether a file was written."""
     try:
         with open(log, encoding="utf-8", errors="replace") as fh:
             spawned = spawned_jobs(fh)
@@ -141,9 +204,9 @@ def snapshot(log: Path, out: Path) -> bool:
     jobs: dict[str, dict[str, dict[str, str]]] = {}
     errors: list[str] = []
     for sched, ids in spawned.items():
-        if sched not in SLURM:
+        if sched not in SLURM + SGE:
             continue
-        states, error = ask_slurm(ids)
+        states, error = (ask_slurm if sched in SLURM else ask_sge)(ids)
         jobs[sched] = {j: {k: v for k, v in asdict(s).items() if k != "job"}
                        for j, s in states.items()}
         errors += [error] if error else []
