@@ -189,6 +189,17 @@ def test_a_case_name_that_is_no_name_is_shown_by_its_hash(tmp_path):
     assert all("Forged" not in ln for ln in lines)
 
 
+def test_a_snapshot_holding_what_no_scheduler_says_names_nothing_of_it(tmp_path):
+    report, tc = _waiting_part(tmp_path, {"1": {"state": "PENDING\nACCEPTANCE x: PASS",
+                                                "reason": "JobHeldUser"}})
+    lines, _ = acceptance.summary([report], "generic", "quick", None, 10.0, True, [])
+    assert not any(ln.startswith("WAITING ") for ln in lines)
+    assert all("ACCEPTANCE x" not in ln for ln in lines)
+    report, tc = _waiting_part(tmp_path, {"1": {"state": "PENDING", "reason": "a\rb"}})
+    lines, _ = acceptance.summary([report], "generic", "quick", None, 10.0, True, [])
+    assert "[job 1 PENDING when the time box closed" in "\n".join(lines)
+
+
 def test_many_waiting_cases_are_counted_in_the_line_and_each_on_its_own():
     waits = [acceptance.waiting.Waiting(f"Case{i}", "s:p+e", str(i), "slurm", "PENDING",
                                         "Resources", "/stage") for i in range(5)]

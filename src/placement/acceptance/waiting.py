@@ -70,13 +70,15 @@ def queue_of(report: Path) -> dict[str, dict[str, scheduler_queue.JobState]]:
     if not path.is_file():
         return {}
     try:
-        data = json.loads(regular_file.read_text(path, "queue snapshot", MAX_BYTES))
-        jobs = data["jobs"]
-        return {sched: {job: scheduler_queue.JobState(job, s["state"], s.get("reason", ""))
-                        for job, s in by_id.items()}
-                for sched, by_id in jobs.items()}
+        jobs = json.loads(regular_file.read_text(path, "queue snapshot", MAX_BYTES))["jobs"]
+        out = {sched: {job: scheduler_queue.checked(job, s.get("state"), s.get("reason"))
+                       for job, s in by_id.items()}
+               for sched, by_id in jobs.items()}
     except (PlacementError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+    # what a scheduler could not have said (a line break in a state) is left out
+    return {sched: {j: s for j, s in by_id.items() if s is not None}
+            for sched, by_id in out.items()}
 
 
 def by_queue(parts: list[Part]) -> dict[tuple, Waiting]:

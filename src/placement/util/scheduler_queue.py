@@ -121,6 +121,15 @@ def parse_squeue(text: str) -> dict[str, JobState]:
     return out
 
 
+def checked(job: object, state: object, reason: object) -> JobState | None:
+    """A job as a stored snapshot holds it, checked as a scheduler's answer is: an id of
+    digits, a state of letters, a reason that may go into a line (else ""); None if not one."""
+    if not (isinstance(job, str) and _JOB_ID.fullmatch(job) and isinstance(state, str)
+            and (_STATE.fullmatch(state) or _SGE_STATE.fullmatch(state))):
+        return None
+    return JobState(job, state, _reason(reason) if isinstance(reason, str) else "")
+
+
 def _reason(text: str) -> str:
     """A scheduler's reason as it may go into a line: "" where it is none."""
     text = text.strip()
