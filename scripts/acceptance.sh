@@ -12,7 +12,9 @@
 #                   ReFrame is interrupted, finished cases are kept, the run is UNFINISHED;
 #                   default per mode: quick 3600, acceptance 14400, full 43200 (a run
 #                   always ends), at most 604800 (a week); a case still running then with
-#                   no time limit of its own gets a HUNG line and --resume skips it
+#                   no time limit of its own gets a HUNG line and --resume skips it; one
+#                   whose Slurm or Grid Engine job still waits on the scheduler (held, no
+#                   free node, a reservation) gets a WAITING line: job id, state, reason
 #   --resume        go on with the unfinished run of this system and mode: only checks
 #                   that have not finished run (give the same REFRAME ARGS); the summary,
 #                   report and comparison then cover all its parts
@@ -52,6 +54,8 @@
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.out    its output (skip reasons)
 #   run-report-acceptance-<system>-<mode>-<UTC stamp>.stopped  the signal that stopped
 #                   its session before the time box closed: its cases are not hung
+#   run-report-acceptance-<system>-<mode>-<UTC stamp>.queue  the scheduler's word on its
+#                   jobs as the time box closed, asked just before ReFrame cancels them
 #   compare-acceptance-<system>-<mode>-<UTC stamp>.csv       vs. the previous run
 #   confirm-report-acceptance-<system>-<mode>-<UTC stamp>.json  the confirmation session
 #   summary-acceptance-<system>-<mode>-<UTC stamp>.txt   the summary printed last
@@ -242,7 +246,10 @@ if [ -z "$resume" ] && grep -q . "$unfinished" 2>/dev/null; then
 fi
 [ -z "$stop_signal" ] || exit_stopped_or 3     # stopped before ReFrame: nothing changed
 boxed=("${deathsig[@]}")
-[ -n "$time_box" ] && boxed+=(timeout -s INT -k 300 "$time_box")
+# the box's timeout expires at the word of its watch (watch_box, after the scheduler was
+# asked, 20 s at most); its own timer, this much later, is the backstop
+queue_grace=30
+[ -n "$time_box" ] && boxed+=(timeout -s INT -k 300 "$(( time_box + queue_grace ))")
 # the run is unfinished until ReFrame is done: a part killed before its end is resumable
 write_list "$unfinished" "${parts[@]}" "$report" ||
   { echo "ACCEPTANCE $sysname $mode: FAIL cannot write $unfinished in $RUNS (a full disk?)"; exit 1; }
@@ -277,6 +284,38 @@ sweep_run() {
   done
   return 0
 }
+# The scheduler's word on the run's jobs as the time box closes, kept beside the part
+# (REPORT.queue): ReFrame's interrupt cancels its jobs, and a cancelled job reads CANCELLED
+# whether it ran or still waited (held, no free node, a reservation). The summary names the
+# cases still waiting (placement.acceptance.waiting); only then is ReFrame interrupted.
+PYTHON=$(sed -n '1s/^#![[:space:]]*//p' "$PLACEMENT" 2>/dev/null)
+[ -x "$PYTHON" ] || PYTHON=''
+watch_pid=''
+watch_box() {   # watch_box PID SECONDS REPORT: at SECONDS, the snapshot, then PID (the box's
+  # timeout) expires as if its own timer had run out: GNU timeout's timer is SIGALRM, which
+  # it takes as its expiry (exit 124, SIGINT to ReFrame, SIGKILL after -k)
+  local box_pid=$1 end=$(( SECONDS + $2 )) rep=$3
+  (
+    trap 'kill "$nap" 2>/dev/null; exit 0' TERM HUP
+    # in naps of at most 10 s: a script killed outright leaves no watch behind for long
+    while [ "$SECONDS" -lt "$end" ] && kill -0 "$$" 2>/dev/null; do
+      sleep "$(( end - SECONDS < 10 ? end - SECONDS : 10 ))" & nap=$!
+      wait "$nap"
+    done
+    kill -0 "$$" 2>/dev/null || exit 0
+    [ -n "$PYTHON" ] && timeout -k 5 "$(( queue_grace - 10 ))" "$PYTHON" -m placement.util.scheduler_queue \
+      "$PLACEMENT_RESULTS/reframe.log" "${rep%.json}.queue" 2>/dev/null
+    # still the box's timeout (this script's child), not a pid reused since it ended
+    [ "$(ps -o ppid= -p "$box_pid" 2>/dev/null | tr -d ' ')" = "$$" ] && kill -ALRM "$box_pid"
+  ) </dev/null >/dev/null 2>&1 {RUN_LOCK_FD}>&- &
+  watch_pid=$!
+}
+end_watch() {
+  [ -n "$watch_pid" ] && kill -TERM "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null
+  watch_pid=''
+  return 0
+}
+watch_at=''      # seconds from ReFrame's start to its time box's close: run_reframe watches
 run_reframe() {
   local -n box_=$1
   local rep=$2 rc tee_pid
@@ -293,17 +332,21 @@ run_reframe() {
     --report-file "$rep" -r "$@" >&5 2>&4 4>&- 5>&- &
   reframe_pid=$!
   exec 4>&- 5>&-
+  [ -n "$watch_at" ] && watch_box "$reframe_pid" "$watch_at" "$rep"
   wait_for "$reframe_pid"
   rc=$?
   reframe_pid=''
+  end_watch
   sweep_run
   wait "$tee_pid" 2>/dev/null
   return "$rc"
 }
 echo "== acceptance: system=$sysname mode=$mode results=$PLACEMENT_RESULTS${time_box:+ time box=${time_box}s}"
 started=$SECONDS
+watch_at=$time_box
 run_reframe boxed "$report" "${skip_done[@]}" "${extra[@]}"
 rc=$?
+watch_at=''
 # cut short: the time box spent (timeout's 124, or 137 when ReFrame had to be killed) or a
 # signal; either way the run is resumable, whether ReFrame wrote its report or not
 cut_short=''

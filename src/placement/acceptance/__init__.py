@@ -16,6 +16,7 @@ from them is here, behind ``placement acceptance`` (:mod:`placement.cli.acceptan
   :mod:`.outcome` decides the outcome word and exit status (0 pass, 1 fail, 3 unfinished,
   4 incomplete), :mod:`.run_summary` puts them together;
 * :mod:`.resume` is the time box's plumbing (a cut run resumed, its sessions selected);
+  :mod:`.waiting` names the cases whose job still waited on the scheduler when it closed;
 * :mod:`.comparison_health` says whether ReFrame's comparison with the previous run could be
   trusted, :mod:`.peer_lines` holds a partition's nodes against each other;
 * :mod:`.seed_baselines` writes the studies' NPB results as reference files
@@ -41,7 +42,7 @@ __all__ = [
     "findings",
     "outcome", "parts", "peer_lines", "previous_run", "record", "regressions", "resume",
     "run_summary",
-    "second_session", "seed_baselines", "summary_lines",
+    "second_session", "waiting", "seed_baselines", "summary_lines",
     # names
     "EXIT_STATUS", "Judged", "classify", "compare_rows", "decide", "fail_text",
     "find_regressions", "hung_cases", "judge_values", "previous_run_info", "readable",

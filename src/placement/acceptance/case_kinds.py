@@ -11,15 +11,18 @@ from ..judgement import verdict
 from .parts import Part
 
 
-def is_hung(tc: dict[str, Any], signalled: bool = False) -> bool:
+def is_hung(tc: dict[str, Any], signalled: bool = False, waiting: bool = False) -> bool:
     """Still running when the time box interrupted ReFrame (``SIGINT``), with no time limit
     of its own: only the box ended it, and running it again would spend the next window
     the same way, so ``--resume`` skips it (:func:`.resume.resume_plan`).
 
     ``signalled``: a Ctrl-C, SIGTERM or SIGHUP stopped its part (:func:`.parts.by_signal`), which
-    leaves the same record; that case was stopped, not hung, and runs again."""
-    return (not signalled and tc.get("result") == "abort" and tc.get("fail_phase") == "run"
-            and not tc.get("time_limit") and "KeyboardInterrupt" in str(tc.get("fail_reason")))
+    leaves the same record; that case was stopped, not hung, and runs again. So does a case
+    whose job was still ``waiting`` on the scheduler (:func:`.waiting.by_queue`): its node
+    never ran it."""
+    return (not signalled and not waiting and tc.get("result") == "abort"
+            and tc.get("fail_phase") == "run" and not tc.get("time_limit")
+            and "KeyboardInterrupt" in str(tc.get("fail_reason")))
 
 
 def hung_line(tc: dict[str, Any]) -> str:
@@ -31,18 +34,20 @@ def hung_line(tc: dict[str, Any]) -> str:
             f"--resume skips it: give the check a time_limit] stage={tc.get('stagedir')}")
 
 
-def classify(tc: dict[str, Any], cut_short: bool, signalled: bool = False) -> str:
+def classify(tc: dict[str, Any], cut_short: bool, signalled: bool = False,
+             waiting: bool = False) -> str:
     """``pass``, ``skip``, ``fail``, ``unfinished`` (a hang the watchdog ended), ``hung``
     (:func:`is_hung`, a failure to finish) or ``interrupted``.
 
     A case the time box interrupted before its own time limit, or a signal stopped
-    (``signalled``, :func:`.parts.by_signal`), is ``interrupted``: ``--resume`` runs it again. A
+    (``signalled``, :func:`.parts.by_signal`), or whose job was still ``waiting`` on the
+    scheduler (:func:`.waiting.by_queue`), is ``interrupted``: ``--resume`` runs it again. A
     case ReFrame failed stays failed: no verdict turns a failure into a pass.
     """
     result = tc.get("result")
     if result in ("pass", "skip"):
         return result
-    if is_hung(tc, signalled):
+    if is_hung(tc, signalled, waiting):
         return "hung"
     if result == "abort" and cut_short:
         return "interrupted"

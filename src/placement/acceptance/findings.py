@@ -3,7 +3,7 @@ kinds, its values' verdicts and its load, then what its confirmation session dec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from .case_kinds import classify
 from .parts import Part, by_signal, final_cases
 from .regressions import Judged, judge_values
 from .second_session import confirmed
+from .waiting import Waiting, by_queue
 
 
 @dataclass
@@ -33,6 +34,8 @@ class Findings:
     notes: list[str]
     gaps: list[str]
     conf: confirmation.Confirmation | None = None
+    #: the cases whose job was still waiting on the scheduler when the time box closed
+    waiting: list[Waiting] = field(default_factory=list)
 
     @property
     def node(self) -> verdict.over_sessions.NodeShift | None:
@@ -44,10 +47,12 @@ def first_session(good: list[Part], system: str, cut_short: bool, notes: list[st
     """The first session's cases, their kinds, its values' verdicts and its load."""
     final = final_cases(good)
     judged, judgement = judge_values(good, system)
-    signalled = by_signal(good)
-    kinds = {key: classify(tc, cut_short, key in signalled) for key, tc in final.items()}
+    signalled, queued = by_signal(good), by_queue(good)
+    kinds = {key: classify(tc, cut_short, key in signalled, key in queued)
+             for key, tc in final.items()}
     return Findings(system, good, final, kinds, judged, judgement,
-                     confirmation.load_fails(final), notes, gaps)
+                     confirmation.load_fails(final), notes, gaps,
+                     waiting=[queued[k] for k in final if k in queued])
 
 
 def apply_confirmation(f: Findings, confirm: Path, peer: list = ()) -> None:

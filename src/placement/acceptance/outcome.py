@@ -11,6 +11,7 @@ from ..util import PlacementError
 from .case_kinds import classify
 from .parts import by_signal, final_cases, readable
 from .record import NOT_JUDGED, Finding, VerdictRecord
+from .waiting import by_queue
 
 #: the exit status of each outcome of the ACCEPTANCE line
 EXIT_STATUS = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
@@ -59,8 +60,8 @@ def unjudged(parts: list[Path], system: str, mode: str, cut_short: bool, notes: 
     cause = f"{NOT_JUDGED}: {failure_cause(exc)}"
     try:
         good, _ = readable(parts)
-        signalled = by_signal(good)
-        kinds = [classify(tc, cut_short, key in signalled)
+        signalled, queued = by_signal(good), by_queue(good)
+        kinds = [classify(tc, cut_short, key in signalled, key in queued)
                  for key, tc in final_cases(good).items()]
         failed = sum(k in ("fail", "unfinished", "hung") for k in kinds)
         counts = (f"{kinds.count('pass')} passed, {failed} failed "

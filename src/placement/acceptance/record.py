@@ -33,7 +33,7 @@ PREFIX = "verdict-"
 MAX_BYTES = 256 * 2**20
 #: the kinds of finding: what each line of the summary is, given where the line is made
 KINDS = ("COUNT", "NODE", "NODES", "HISTORY", "REGRESSION", "FAIL", "HUNG", "SKIP", "UNDECIDED",
-         "CONFIRMED", "UNCONFIRMED", "NOTE", "PREVIOUS", "ACCEPTANCE")
+         "WAITING", "CONFIRMED", "UNCONFIRMED", "NOTE", "PREVIOUS", "ACCEPTANCE")
 #: the outcome words and their exit status
 OUTCOMES = {"PASS": 0, "FAIL": 1, "UNFINISHED": 3, "INCOMPLETE": 4}
 #: the gap of a run the summary could not judge: nothing in the record was judged, and its

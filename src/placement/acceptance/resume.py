@@ -3,7 +3,8 @@
 of a run's parts (``placement acceptance sessions``).
 
 A case a signal interrupted (the part's ``.stopped`` file, :func:`.parts.stopped_by`) runs
-again, one that hung in the time box (:func:`.case_kinds.is_hung`) does not.
+again, as does one whose job was still waiting on the scheduler (:func:`.waiting.by_queue`);
+one that hung in the time box (:func:`.case_kinds.is_hung`) does not.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..judgement import reading
 from ..util import PlacementError
 from .case_kinds import is_hung
 from .parts import by_signal, final_cases, readable
+from .waiting import by_queue
 
 
 def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
@@ -28,10 +30,11 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
         raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
     good, dropped = readable(reading.run_report.run_list(unfinished))
     done, aborted = set(), set()
-    signalled = by_signal(good)
+    signalled, queued = by_signal(good), by_queue(good)
     for key, tc in final_cases(good).items():
         if not tc.get("fixture") and tc.get("hashcode"):
-            runs_again = tc.get("result") == "abort" and not is_hung(tc, key in signalled)
+            runs_again = tc.get("result") == "abort" and not is_hung(tc, key in signalled,
+                                                                    key in queued)
             (aborted if runs_again else done).add(tc["hashcode"])
     skip = [opt for h in sorted(done - aborted) for opt in ("-x", f"/{h}")]
     return [p.path for p in good], skip, dropped
@@ -40,8 +43,9 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
 def hung_cases(parts: list[Path]) -> list[dict[str, Any]]:
     """The cases of a run's parts that hung (:func:`is_hung`), as their last attempt left them."""
     good, _ = readable(parts)
-    signalled = by_signal(good)
-    return [tc for key, tc in final_cases(good).items() if is_hung(tc, key in signalled)]
+    signalled, queued = by_signal(good), by_queue(good)
+    return [tc for key, tc in final_cases(good).items()
+            if is_hung(tc, key in signalled, key in queued)]
 
 
 def session_filter(parts: list[Path]) -> str:

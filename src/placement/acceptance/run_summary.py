@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..judgement import baselines, verdict
 from ..util import baseline_file, sha256
-from . import comparison_health, peer_lines, record
+from . import comparison_health, peer_lines, record, waiting
 from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
 from .parts import readable
@@ -144,6 +144,10 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     found += [r.finding(f.judged.get((r.case, r.sysenv, r.var)))
               for r in regressions if r.var != "reference"]
     found += case_lines(f, failed, skipped)
+    found += [record.Finding("WAITING", w.line(), w.where.split("+")[0], data=w.data())
+              for w in f.waiting]
+    if f.waiting:
+        f.notes.append(waiting.note(f.waiting))
     found += f.conf.findings() if f.conf is not None else []
     found += undecided_finding(f.judged)
     found += previous_run_finding(compare_rows(compare), max_slowdown)

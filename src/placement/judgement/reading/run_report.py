@@ -242,12 +242,18 @@ MAX_NAME = 256
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
+def is_name(v: Any) -> bool:
+    """Whether ``v`` may go into one-line outputs and file names: a string of 1 to
+    :data:`MAX_NAME` characters without a control character (a line break in a partition's
+    name would put a forged line under the summary's)."""
+    return isinstance(v, str) and 0 < len(v) <= MAX_NAME and not _CONTROL.search(v)
+
+
 def _name(tc: dict[str, Any], field: str) -> str:
-    """A name the case carries into one-line outputs and file names, checked: a string of
-    at most :data:`MAX_NAME` characters without a control character (a line break in a
-    partition's name would put a forged line under the summary's)."""
+    """A name the case carries into one-line outputs and file names, checked
+    (:func:`is_name`)."""
     v = tc[field]
-    if not isinstance(v, str) or not v or len(v) > MAX_NAME or _CONTROL.search(v):
+    if not is_name(v):
         shown = repr(v) if len(repr(v)) <= 80 else repr(v)[:77] + "..."
         raise ValueError(f"its {field} {shown} is not a name (a string of 1 to {MAX_NAME} "
                          "characters without control characters)")
