@@ -523,3 +523,49 @@ def test_one_odd_node_of_three_whose_two_peers_differ_is_no_majority():
     assert j.lines()[2] == (f"NODES {WHERE}: no majority to judge by: n3 slower than n1, n2, "
                             "which differ from each other (no group of more than half of the "
                             "3 nodes)")
+
+
+# ---- a value counts only when measured on two nodes or more ----
+
+UNCHANGED = "unchanged-20261202T1521/run-20261202T152123"
+PLAIN_NOTE = (f"NOTE {WHERE}: no value was measured on two nodes (a run without "
+              "--distribute): no peer verdict")
+
+
+def _on_one_node(vals: list, shared=lambda k: False) -> list:
+    """``vals`` with value ``k`` left on one node alone (``n1`` .. ``n4`` in turn, as a
+    run without ``--distribute`` lands its cases), unless ``shared(k)``."""
+    out = []
+    for k, v in enumerate(vals):
+        node = f"n{k % 4 + 1}"
+        runs = v.launches if shared(k) else {node: v.launches[node]}
+        out.append(peers.partition.PeerValue(v.name, v.higher_is_better, runs, v.group,
+                                             v.all_pus))
+    return out
+
+
+def test_no_value_on_two_nodes_is_no_verdict_but_a_note():
+    """A recorded session with each value on one node: nothing to compare, so no node is
+    alike, odd or not judged, and nothing fails or leaves a gap; one node slowed twice
+    changes nothing, its fingerprint differing neither."""
+    vals = _on_one_node(_recorded(UNCHANGED))
+    j = peers.partition.judge(vals, WHERE)
+    assert j.lines() == [PLAIN_NOTE]
+    assert j.unshared and not j.fails and not j.gaps and j.judged == [] and not j.measured
+    slow = _on_one_node(_with(_recorded(UNCHANGED), "n3", lambda x, k: 2 * x))
+    fps = {n: {"pus": 2, "pus_allowed": 2} for n in ("n1", "n2", "n3", "n4")}
+    fps["n2"] = {"pus": 2, "pus_allowed": 1}
+    assert peers.partition.judge(slow, WHERE, fps).lines() == [PLAIN_NOTE]
+    (part,) = peers.partition.judge(vals, WHERE).parts()
+    assert part.kind == "NOTE" and part.data == {"what": "no value on two nodes", "nodes": 4}
+
+
+def test_values_of_one_node_are_left_out_of_the_count():
+    """The first 12 of the session's 20 values on every node, the other 8 on one node each:
+    judged on the 12 shared ones, as the session cut to those 12 is."""
+    vals = _recorded(UNCHANGED)
+    j = peers.partition.judge(_on_one_node(vals, shared=lambda k: k < 12), WHERE)
+    assert j.values == [v.name for v in vals[:12]]
+    assert j.lines() == peers.partition.judge(vals[:12], WHERE).lines() == [
+        f"NODES {WHERE}: 4 nodes alike on 12 values (no node stands apart)"]
+
