@@ -569,3 +569,25 @@ def test_values_of_one_node_are_left_out_of_the_count():
     assert j.lines() == peers.partition.judge(vals[:12], WHERE).lines() == [
         f"NODES {WHERE}: 4 nodes alike on 12 values (no node stands apart)"]
 
+
+def test_what_the_peers_had_is_a_whole_number_the_rule_compares_with():
+    """Five nodes: n1 and n2 with 11 usable values, n3 and n4 with 10, so n5's peers had
+    10.5 in the median, printed and compared as 10: 5 values is half of it (judged), 4 is
+    fewer (not judged). Peers with 12, 12, 11 and 11 had 11: 5 is fewer than half."""
+    def cut(vals, at):
+        for node, n in at.items():
+            vals = _with(vals, node, lambda x, k, n=n: x if k < n else math.nan)
+        return vals
+    vals = _session(nodes=5, values=12)
+    j = peers.partition.judge(cut(vals, {"n1": 11, "n2": 11, "n3": 10, "n4": 10, "n5": 5}),
+                              WHERE)
+    assert not j.not_judged and j.lines() == [
+        f"NODES {WHERE}: 5 nodes alike on 11 values, n3 on 10, n4 on 10, n5 on 5 (no node "
+        "stands apart)"]
+    j = peers.partition.judge(cut(vals, {"n1": 11, "n2": 11, "n3": 10, "n4": 10, "n5": 4}),
+                              WHERE)
+    assert j.lines()[0] == f"NODES {WHERE}: n5 not judged: 4 usable values of 10 its peers had"
+    j = peers.partition.judge(cut(vals, {"n1": 12, "n2": 12, "n3": 11, "n4": 11, "n5": 5}),
+                              WHERE)
+    assert j.lines()[0] == f"NODES {WHERE}: n5 not judged: 5 usable values of 11 its peers had"
+    assert j.parts()[0].data["peers_had"] == 11 and type(j.not_judged[0].peers_had) is int
