@@ -87,3 +87,33 @@ def test_a_name_that_could_forge_a_line_is_refused_in_one_line(tmp_path, field, 
     text = str(err.value)
     assert "\n" not in text and "\r" not in text and "\x1b" not in text and len(text) < 400
     assert f"its {field}" in text
+
+
+def test_a_plain_run_whose_cases_say_their_node_gets_a_note_not_a_verdict(tmp_path,
+                                                                         monkeypatch):
+    """The same plain run with each case saying the node it landed on (as the node-health
+    family's ``node`` does): no value was measured on two nodes, so no peer verdict, no
+    COUNT line, one NOTE, and the outcome of the run whose nodes are unknown."""
+    from placement import acceptance
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "none"))
+    data = _plain_run(["n1", "n2", "n3", "n4"])
+    unknown = tmp_path / "unknown" / "run-report-plain.json"
+    unknown.parent.mkdir()
+    unknown.write_text(json.dumps(data))
+    for tc in data["runs"][0]["testcases"]:
+        if not tc.get("fixture"):
+            tc["node"] = tc["job_nodelist"][0]
+    known = tmp_path / "run-report-plain.json"
+    known.write_text(json.dumps(data))
+    report = reading.run_report.load(known)
+    (j,) = peers.cases.judge_report(report)
+    assert j.unshared and len(j.nodes) == 4 and not j.fails and not j.gaps
+    system = report.cases[0].system
+    lines, status = acceptance.summary([known], system, "quick", None, 10.0, False, [])
+    before, status_before = acceptance.summary([unknown], system, "quick", None, 10.0, False,
+                                               [])
+    assert [ln for ln in lines if ln.startswith(("COUNT", "NODES", f"NOTE {j.where}"))] == [
+        f"NOTE {j.where}: no value was measured on two nodes (a run without --distribute): "
+        "no peer verdict"], lines
+    assert status == status_before
+    assert lines[-1] == before[-1].replace(str(unknown), str(known))

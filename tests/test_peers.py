@@ -523,3 +523,71 @@ def test_one_odd_node_of_three_whose_two_peers_differ_is_no_majority():
     assert j.lines()[2] == (f"NODES {WHERE}: no majority to judge by: n3 slower than n1, n2, "
                             "which differ from each other (no group of more than half of the "
                             "3 nodes)")
+
+
+# ---- a value counts only when measured on two nodes or more ----
+
+UNCHANGED = "unchanged-20261202T1521/run-20261202T152123"
+PLAIN_NOTE = (f"NOTE {WHERE}: no value was measured on two nodes (a run without "
+              "--distribute): no peer verdict")
+
+
+def _on_one_node(vals: list, shared=lambda k: False) -> list:
+    """``vals`` with value ``k`` left on one node alone (``n1`` .. ``n4`` in turn, as a
+    run without ``--distribute`` lands its cases), unless ``shared(k)``."""
+    out = []
+    for k, v in enumerate(vals):
+        node = f"n{k % 4 + 1}"
+        runs = v.launches if shared(k) else {node: v.launches[node]}
+        out.append(peers.partition.PeerValue(v.name, v.higher_is_better, runs, v.group,
+                                             v.all_pus))
+    return out
+
+
+def test_no_value_on_two_nodes_is_no_verdict_but_a_note():
+    """A recorded session with each value on one node: nothing to compare, so no node is
+    alike, odd or not judged, and nothing fails or leaves a gap; one node slowed twice
+    changes nothing, its fingerprint differing neither."""
+    vals = _on_one_node(_recorded(UNCHANGED))
+    j = peers.partition.judge(vals, WHERE)
+    assert j.lines() == [PLAIN_NOTE]
+    assert j.unshared and not j.fails and not j.gaps and j.judged == [] and not j.measured
+    slow = _on_one_node(_with(_recorded(UNCHANGED), "n3", lambda x, k: 2 * x))
+    fps = {n: {"pus": 2, "pus_allowed": 2} for n in ("n1", "n2", "n3", "n4")}
+    fps["n2"] = {"pus": 2, "pus_allowed": 1}
+    assert peers.partition.judge(slow, WHERE, fps).lines() == [PLAIN_NOTE]
+    (part,) = peers.partition.judge(vals, WHERE).parts()
+    assert part.kind == "NOTE" and part.data == {"what": "no value on two nodes", "nodes": 4}
+
+
+def test_values_of_one_node_are_left_out_of_the_count():
+    """The first 12 of the session's 20 values on every node, the other 8 on one node each:
+    judged on the 12 shared ones, as the session cut to those 12 is."""
+    vals = _recorded(UNCHANGED)
+    j = peers.partition.judge(_on_one_node(vals, shared=lambda k: k < 12), WHERE)
+    assert j.values == [v.name for v in vals[:12]]
+    assert j.lines() == peers.partition.judge(vals[:12], WHERE).lines() == [
+        f"NODES {WHERE}: 4 nodes alike on 12 values (no node stands apart)"]
+
+
+def test_what_the_peers_had_is_a_whole_number_the_rule_compares_with():
+    """Five nodes: n1 and n2 with 11 usable values, n3 and n4 with 10, so n5's peers had
+    10.5 in the median, printed and compared as 10: 5 values is half of it (judged), 4 is
+    fewer (not judged). Peers with 12, 12, 11 and 11 had 11: 5 is fewer than half."""
+    def cut(vals, at):
+        for node, n in at.items():
+            vals = _with(vals, node, lambda x, k, n=n: x if k < n else math.nan)
+        return vals
+    vals = _session(nodes=5, values=12)
+    j = peers.partition.judge(cut(vals, {"n1": 11, "n2": 11, "n3": 10, "n4": 10, "n5": 5}),
+                              WHERE)
+    assert not j.not_judged and j.lines() == [
+        f"NODES {WHERE}: 5 nodes alike on 11 values, n3 on 10, n4 on 10, n5 on 5 (no node "
+        "stands apart)"]
+    j = peers.partition.judge(cut(vals, {"n1": 11, "n2": 11, "n3": 10, "n4": 10, "n5": 4}),
+                              WHERE)
+    assert j.lines()[0] == f"NODES {WHERE}: n5 not judged: 4 usable values of 10 its peers had"
+    j = peers.partition.judge(cut(vals, {"n1": 12, "n2": 12, "n3": 11, "n4": 11, "n5": 5}),
+                              WHERE)
+    assert j.lines()[0] == f"NODES {WHERE}: n5 not judged: 5 usable values of 11 its peers had"
+    assert j.parts()[0].data["peers_had"] == 11 and type(j.not_judged[0].peers_had) is int

@@ -709,3 +709,70 @@ def test_one_odd_node_of_three_names_it_with_no_false_no_majority(tmp_path, monk
     assert not any("no group of more than half" in ln for ln in rec.lines), rec.lines
     assert any(" n3 slower than its 2 peers " in ln for ln in rec.lines), rec.lines
     assert rec.lines[0] == f"COUNT {system}: 3 nodes judged: 2 alike, 1 odd: n3"
+
+
+def _base(tc: dict) -> str:
+    """A case's name with its node left out (``--distribute``'s ``.part`` and ``.nid``)."""
+    return re.sub(r" %\.(part|nid)=\S+", "", tc["display_name"])
+
+
+def _one_node_each(path: Path, shared=lambda base: False):
+    """Which cases of a stored partition run a run without ``--distribute`` keeps: each case
+    on one node (``n1`` .. ``n4`` in turn), unless ``shared(its name)``."""
+    data = json.loads(path.read_text())
+    bases = sorted({_base(tc) for tc in data["runs"][0]["testcases"] if tc.get("node")})
+    on = {b: f"n{i % 4 + 1}" for i, b in enumerate(bases)}
+    return lambda tc: (not tc.get("node") or shared(_base(tc))
+                       or tc["node"] == on[_base(tc)])
+
+
+@pytest.mark.parametrize("path", [PARTITION_RUNS[0], PARTITION_RUNS[2]],
+                         ids=lambda p: p.parent.name)
+def test_a_run_with_no_value_on_two_nodes_gets_a_note_and_keeps_its_outcome(
+        path, tmp_path, monkeypatch):
+    """The unchanged session, and the one with n3 capped at 50 %, each case left on one
+    node: no COUNT line, no NODES line, one NOTE, no count in the record, and the outcome
+    the same run has with no node known at all."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    run = _edited(path, tmp_path, keep=_one_node_each(path))
+    system = _system(run)
+    rec = acceptance.verdict_record([run], system, "quick")
+    (where,) = {f.partition for f in rec.findings if f.kind == "NOTE" and ":" in f.partition}
+    notes = [f for f in rec.findings if f.partition == where and f.kind in ("NOTE", "NODES")]
+    assert [f.line for f in notes] == [
+        f"NOTE {where}: no value was measured on two nodes (a run without --distribute): "
+        "no peer verdict"], rec.lines
+    assert notes[0].data == {"what": "no value on two nodes", "nodes": 4}
+    assert not any(ln.startswith("COUNT ") for ln in rec.lines) and rec.nodes == {}
+    assert not rec.odd_nodes and not rec.gaps, rec.lines
+    assert "nodes against their peers" not in _report_of(rec, run, tmp_path)
+    data = json.loads(run.read_text())
+    for tc in data["runs"][0]["testcases"]:
+        tc.pop("node", None)
+        tc["display_name"] = _base(tc)
+    unknown = tmp_path / "nodes-unknown" / run.name
+    unknown.parent.mkdir()
+    unknown.write_text(json.dumps(data))
+    plain = acceptance.verdict_record([unknown], system, "quick")
+    assert (rec.outcome, rec.exit_status) == (plain.outcome, plain.exit_status) == ("PASS", 0)
+    assert rec.lines[-1] == plain.lines[-1].replace(str(unknown), str(run))
+
+
+def test_a_run_with_some_values_on_one_node_is_judged_on_the_shared_ones(tmp_path,
+                                                                         monkeypatch):
+    """The capped-at-70% session with the memory cases on every node and the rest on one
+    node each: the lines, the count and the outcome of the memory cases alone."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    path = PARTITION_RUNS[1]
+    memory = lambda base: base.startswith("NodeMem")        # noqa: E731
+    mixed = _edited(path, tmp_path, keep=_one_node_each(path, memory))
+    (tmp_path / "alone").mkdir()
+    alone = _edited(path, tmp_path / "alone",
+                    keep=lambda tc: not tc.get("node") or memory(_base(tc)))
+    system = _system(mixed)
+    rec, only = (acceptance.verdict_record([r], system, "quick") for r in (mixed, alone))
+    peer = lambda r: [ln for ln in r.lines if ln.startswith(("COUNT", "NODES"))]  # noqa: E731
+    assert peer(rec) == peer(only) and peer(rec), rec.lines
+    assert f"NODES {system}:batch: 4 nodes alike on 8 values (no node stands apart)" \
+        in peer(rec), rec.lines
+    assert rec.nodes == only.nodes and rec.outcome == only.outcome

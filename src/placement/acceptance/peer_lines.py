@@ -57,6 +57,8 @@ class NodeCount:
         a partition whose failure it did not show again (``cleared``), counts alike."""
         judged, odd, not_judged, undecided, none = 0, [], [], [], False
         for j in judgements:
+            if j.unshared:              # no value on two nodes: no verdict, nothing counted
+                continue
             seen = set(j.measured) | set(j.named)
             judged += len(seen)
             if j.where in cleared:
@@ -158,18 +160,24 @@ class PeerLines:
         return [g for j in self.judgements for g in j.gaps]
 
     @property
+    def judged(self) -> list[peers.partition.PeerJudgement]:
+        """The partitions with a peer verdict: those with a value measured on two nodes (a
+        partition with none has only its NOTE, no count)."""
+        return [j for j in self.judgements if not j.unshared]
+
+    @property
     def count(self) -> NodeCount:
         """The nodes of every partition judged, counted (:class:`NodeCount`)."""
-        return NodeCount.of(self.judgements, self.cleared, self.dismissed)
+        return NodeCount.of(self.judged, self.cleared, self.dismissed)
 
     def nodes(self) -> dict:
         """The record's ``nodes``: the run's count, and each partition's under its name;
         empty for a run no peer verdict judged."""
-        if not self.judgements:
+        if not self.judged:
             return {}
         return {**self.count.as_dict(),
                 "partitions": {j.where: NodeCount.of([j], self.cleared, self.dismissed).as_dict()
-                               for j in self.judgements}}
+                               for j in self.judged}}
 
 
 def judgements(parts: Sequence[ReadPart]) -> list[peers.partition.PeerJudgement]:

@@ -139,7 +139,7 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         f.judged = undecided_with_node(f.judged)
     regressions = find_regressions([tc for k, tc in f.final.items() if f.kinds[k] != "pass"],
                                    f.judged)
-    found = [peer_lines.count_finding(system, peer.count)] if peer.judgements else []
+    found = [peer_lines.count_finding(system, peer.count)] if peer.judged else []
     found += node.findings + peer.findings
     found += [r.finding(f.judged.get((r.case, r.sysenv, r.var)))
               for r in regressions if r.var != "reference"]

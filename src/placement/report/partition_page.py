@@ -29,14 +29,17 @@ from .tables import Numbers, Table, slug
 def partition_sections(cases: list[Case], out: Path, numbers: Numbers,
                        named: set[tuple[str, str]] | None = None,
                        answer: Any = None) -> list[Section]:
-    """One section per partition that ran on several nodes (none otherwise). ``named``,
-    when given, gets each node the peer verdict names, as ``(SYSTEM:PART, node)``: the
-    other sections draw their cases first. ``answer``: the run's verdict record, whose
-    count of the nodes each section opens with."""
+    """One section per partition that ran on several nodes with a value measured on two
+    of them (none otherwise). ``named``, when given, gets each node the peer verdict
+    names, as ``(SYSTEM:PART, node)``: the other sections draw their cases first.
+    ``answer``: the run's verdict record, whose count of the nodes each section opens
+    with."""
     report = RunReport(out, {}, cases)
     sections = []
     for where, (values, fps) in sorted(peers.cases.partitions(report).items()):
         j = peers.partition.judge(values, where, fps)
+        if j.unshared:          # no value measured on two nodes: nothing to set side by side
+            continue
         sections.append(_section(j, fps, out, numbers, node_count(j, answer),
                                  peer_lines_of(j, answer), named_numbers(j, answer)))
         if named is not None:

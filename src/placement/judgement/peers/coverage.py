@@ -2,10 +2,11 @@
 
 A node is judged on its **usable** values only: a finite, positive number of a value its
 launches measured (:func:`.partition.matrix` drops the rest). A node with no usable value,
-or with fewer than half of what its peers had (the median count of the other nodes), is
-**not judged**: counting it alike would let a node that measured nothing pass, and
-holding it against its peers would make it a peer of theirs with nothing to compare. It
-is named on its own line and the run is incomplete, never a pass.
+or with fewer than half of what its peers had (the median count of the other nodes,
+rounded down: a whole number of values, the one its line prints), is **not judged**:
+counting it alike would let a node that measured nothing pass, and holding it against
+its peers would make it a peer of theirs with nothing to compare. It is named on its own
+line and the run is incomplete, never a pass.
 
 Two nodes cannot tell which of them is odd: when they differ by more than the margin
 (``PEER_EFFECT``, in the median over the values both have) the line says so and the run
@@ -23,15 +24,16 @@ import numpy as np
 
 @dataclass(frozen=True)
 class NotJudged:
-    """A node left out of the peer verdict: its usable values and its peers' (median)."""
+    """A node left out of the peer verdict: its usable values and its peers' (their median
+    count, rounded down)."""
 
     node: str
     usable: int
-    peers_had: float
+    peers_had: int
 
     def line(self, where: str) -> str:
         return (f"NODES {where}: {self.node} not judged: {self.usable} usable values of "
-                f"{self.peers_had:g} its peers had")
+                f"{self.peers_had} its peers had")
 
     def gap(self, where: str) -> str:
         """What the run lacks, as its ACCEPTANCE line lists it."""
@@ -67,12 +69,19 @@ def usable_counts(m: np.ndarray) -> np.ndarray:
     return np.isfinite(m).sum(axis=1)
 
 
+def peers_had(counts: np.ndarray, i: int) -> int:
+    """What node ``i``'s peers had: the median of the other nodes' counts, rounded down
+    (of an even number of nodes it can fall between two counts: 11.5 is 11)."""
+    others = np.delete(counts, i)
+    return int(math.floor(np.median(others))) if len(others) else 0
+
+
 def not_judged(nodes: Sequence[str], counts: np.ndarray) -> list[NotJudged]:
-    """The nodes with no usable value, or fewer than half the median count of the others."""
+    """The nodes with no usable value, or fewer than half of what their peers had
+    (:func:`peers_had`, the number the line prints: the rule and the line agree)."""
     out = []
     for i, node in enumerate(nodes):
-        others = np.delete(counts, i)
-        had = float(np.median(others)) if len(others) else 0.0
+        had = peers_had(counts, i)
         if counts[i] == 0 or counts[i] < 0.5 * had:
             out.append(NotJudged(node, int(counts[i]), had))
     return out

@@ -66,7 +66,10 @@ is **no majority** to judge by: the nodes are named and the partition fails, nev
 pass; one named of three is a majority of two when those two are within ``PEER_EFFECT``
 of each other.
 
-**Coverage** (:mod:`.coverage`): a node is judged on its usable values (finite and
+**Coverage** (:mod:`.coverage`): a value counts only when it was measured on two nodes or
+more (a value of one node has no peer); a partition with none (a run without
+``--distribute`` whose cases landed on different nodes) gets no verdict, only a note, and
+changes no run's outcome. A node is judged on its usable values (finite and
 positive) only. One with none, or with fewer than half of its peers' (their median
 count), is left out, named on its own line and makes the run incomplete: never alike,
 never a peer. Fewer than three nodes judged: nothing to judge by (a note); two of them
@@ -193,10 +196,16 @@ class PeerJudgement:
     #: two nodes compared against the margin alone (a partition of two judged nodes, or
     #: the two left of three once one is named)
     pair: coverage.PairGap | None = None
+    #: no value was measured on two nodes (a run without ``--distribute``): no verdict at
+    #: all, only :attr:`note`; the run's outcome is not the peer verdict's to change
+    unshared: bool = False
 
     @property
     def judged(self) -> list[str]:
-        """The nodes judged on their values (every node but those :attr:`not_judged`)."""
+        """The nodes judged on their values (every node but those :attr:`not_judged`; none
+        when no value was shared)."""
+        if self.unshared:
+            return []
         left = {x.node for x in self.not_judged}
         return [n for n in self.nodes if n not in left]
 
@@ -263,8 +272,9 @@ class PeerJudgement:
                         {"what": "not judged", "usable": x.usable, "peers_had": x.peers_had})
                for x in self.not_judged]
         if self.note:
+            what = "no value on two nodes" if self.unshared else "not judged"
             out.append(PeerLine("NOTE", f"NOTE {self.where}: {self.note}", "",
-                                {"what": "not judged", "nodes": len(self.nodes)}))
+                                {"what": what, "nodes": len(self.nodes)}))
         out += [PeerLine("NODES", o.line(self.where), o.node,
                          {"what": "odd", "slower": o.slower, "peers": o.peers,
                           "called": o.called, "judged": o.judged, "median": o.median,
@@ -297,13 +307,18 @@ def judge(values: Sequence[PeerValue], where: str,
           fingerprints: Mapping[str, Mapping[str, Any]] | None = None,
           alpha: float = PEER_ALPHA, effect: float = PEER_EFFECT) -> PeerJudgement:
     """The partition ``where`` (``SYSTEM:PART``) judged node by node (module docstring):
+    on the values measured on two nodes or more (:func:`shared`; none: no verdict, a note),
     the nodes with too few usable values left out and named (:mod:`.coverage`), the rest
     judged against each other, two of them only against the margin."""
     nodes = sorted({n for v in values for n in v.launches}
                    | set(fingerprints or {}), key=node_order)
+    had_values, values = bool(values), shared(values)
     m, w, n_launch = matrix(values, nodes)
     out = PeerJudgement(where, nodes, [v.name for v in values], np.full(m.shape, np.nan),
                         np.zeros(m.shape, int))
+    if had_values and not values:
+        out.unshared, out.note = True, UNSHARED_NOTE
+        return out
     out.topology, out.topology_split = topology_diffs(fingerprints or {}, nodes)
     counts = coverage.usable_counts(m)
     out.usable = {n: int(c) for n, c in zip(nodes, counts)}
@@ -324,6 +339,16 @@ def judge(values: Sequence[PeerValue], where: str,
     out.odd, out.apart, out.pair = sub.odd, sub.apart, sub.pair
     out.no_majority, out.measured = sub.no_majority, sub.measured
     return out
+
+
+#: why a partition none of whose values was measured on two nodes gets no verdict
+UNSHARED_NOTE = "no value was measured on two nodes (a run without --distribute): no peer verdict"
+
+
+def shared(values: Sequence[PeerValue]) -> list[PeerValue]:
+    """The values measured on two nodes or more: a value of one node has no peer to be
+    compared with, and counting it would make a node alike on values no other node ran."""
+    return [v for v in values if len(v.launches) >= 2]
 
 
 def _too_few_note(nodes: int, judged: int, pair: coverage.PairGap | None) -> str:
