@@ -461,6 +461,7 @@ if [ -z "$cut_short" ] && [ -n "$previous" ]; then
     spec="$(<"$scratch/now")/$(<"$scratch/prev")/mean:/+result"
     echo "== reframe --performance-compare=$spec   (previous: $previous)"
     compare_opt=(--compare "$compare")
+    for p in "${previous_parts[@]}"; do compare_opt+=(--previous "$p"); done
     # written to a new temporary file, then renamed: the CSV's name follows from the start
     # time, and a link planted there had the comparison written into its target
     compare_tmp=$(new_temp "$compare") || exit 2

@@ -413,3 +413,29 @@ def test_a_system_file_that_does_not_load_is_named_not_called_an_unknown_system(
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stdout + proc.stderr
     assert f"the configuration does not load ({systems / 'broken.py'} line " in proc.stderr
     assert "SyntaxError" in proc.stderr and "unknown system" not in proc.stderr
+
+
+def test_an_empty_comparison_with_a_run_of_other_checks_is_nothing_to_compare_with(tmp_path):
+    """A partition run after a plain run of the same mode (no check in common): ReFrame's
+    comparison is empty because there is nothing to compare, not because evidence is lost;
+    the run is judged as a first run of those checks, never INCOMPLETE for it."""
+    partition = next((ROOT / "tests" / "fixtures" / "peers" / "pu1of2-20261202T0642").glob(
+        "run-*.json"))
+    path = tmp_path / "compare.csv"
+    path.write_text("")
+    lines, status = acceptance.summary([FIRST], "generic", "quick", path, 10.0, False, [],
+                                       previous=[partition])
+    assert status == 0 and ": PASS " in lines[-1], lines[-1]
+    assert "not compared" not in lines[-1]
+    assert "first run of generic/quick with these checks: nothing to compare with" in lines[-1]
+    # the same checks before: an empty comparison stays a gap
+    lines, status = acceptance.summary([FIRST], "generic", "quick", path, 10.0, False, [],
+                                       previous=[FIRST])
+    assert status == 4 and "the comparison with the previous run is empty" in lines[-1]
+
+
+def test_the_comparisons_checks_are_named_without_their_per_node_copy():
+    from placement.acceptance import comparison_health
+    cases = [{"display_name": "NodeMatmulCheck %.part=c:batch %.nid=n3"},
+             {"display_name": "MatmulCheck %affinity=compact"}, {"display_name": "B", "fixture": True}]
+    assert comparison_health.checks_of(cases) == {"NodeMatmulCheck", "MatmulCheck %affinity=compact"}

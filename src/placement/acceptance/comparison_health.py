@@ -20,6 +20,8 @@ _NOT_STORED = re.compile(r"failed to store results in the database:?[ \t]*(.*)")
 #: What ReFrame puts in the previous run's columns when its sessions hold no value.
 NO_DATA = "<no data>"
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+#: the parameters ReFrame's ``--distribute`` adds to each per-node copy of a check
+_COPY = re.compile(r" %\.(part|nid)=\S+")
 
 
 def _text(path: Path) -> str:
@@ -29,16 +31,29 @@ def _text(path: Path) -> str:
         return ""
 
 
-def comparison_gaps(compare: Path, rows: list[dict[str, str]]) -> list[str]:
+def checks_of(cases: list[dict]) -> set[str]:
+    """The checks a run ran, by name (ReFrame's per-node copies of ``--distribute`` as
+    their check): what two runs must share before an empty comparison means anything."""
+    return {_COPY.sub("", str(tc.get("display_name") or tc.get("name") or ""))
+            for tc in cases if not tc.get("fixture")}
+
+
+def comparison_gaps(compare: Path, rows: list[dict[str, str]],
+                    shared: bool = True) -> list[str]:
     """``not compared: ...`` phrases for a comparison with the previous run that holds no
     evidence, empty when it compared values.
 
-    ``rows`` are the CSV rows as :func:`placement.acceptance.previous_run.compare_rows` reads them.
+    ``rows`` are the CSV rows as :func:`placement.acceptance.previous_run.compare_rows` reads
+    them; ``shared``: whether the previous run ran any check this one did (an empty
+    comparison of two runs with nothing in common, a partition run after a plain run of the
+    same mode, is nothing to compare with, not evidence lost).
     """
     m = _COMPARE_FAILED.search(_text(compare))
     if m:
         why = m.group(1).strip() or "no reason given"
         return [f"not compared: ReFrame could not compare with the previous run ({why})"]
+    if not rows and not shared:
+        return []
     if not rows:
         return ["not compared: the comparison with the previous run is empty (the sessions "
                 "of this run or the previous one are not in the results database)"]

@@ -14,7 +14,7 @@ from ..util import baseline_file, sha256
 from . import comparison_health, peer_lines, record, waiting
 from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
-from .parts import readable
+from .parts import final_cases, readable
 from .previous_run import compare_rows, previous_run_finding
 from .regressions import find_regressions, gross_values, undecided_finding
 from .summary_lines import (acceptance_line, case_lines, node_lines, note_lines,
@@ -24,18 +24,19 @@ from .summary_lines import (acceptance_line, case_lines, node_lines, note_lines,
 def summary(parts: list[Path], system: str, mode: str, compare: Path | None,
             max_slowdown: float, cut_short: bool, notes: list[str],
             not_compared: list[str] = (), confirm: Path | None = None,
-            not_confirmed: list[str] = ()) -> tuple[list[str], int]:
+            not_confirmed: list[str] = (), previous: list[Path] = ()) -> tuple[list[str], int]:
     """The lines to print and the exit status (0 pass, 1 fail, 3 unfinished, 4 incomplete).
 
     ``compare`` is None when no comparison was made (a first run); ``not_compared``
     are comparisons that could not even start (the previous run's reports gone).
     ``confirm`` is the run report of the confirmation session (:mod:`.confirmation`);
     ``not_confirmed``: why a confirmation that was due did not run (its failures stand).
+    ``previous``: the previous run's reports, ``compare``'s other side.
     The system's reference file is read once for all of it (:func:`baselines.read_once`).
     The lines and the status are the :func:`verdict_record`'s.
     """
     rec = verdict_record(parts, system, mode, compare, max_slowdown, cut_short, notes,
-                         not_compared, confirm, not_confirmed)
+                         not_compared, confirm, not_confirmed, previous)
     return rec.lines, rec.exit_status
 
 
@@ -43,12 +44,24 @@ def verdict_record(parts: list[Path], system: str, mode: str, compare: Path | No
                    max_slowdown: float = 10.0, cut_short: bool = False,
                    notes: list[str] = (), not_compared: list[str] = (),
                    confirm: Path | None = None,
-                   not_confirmed: list[str] = ()) -> record.VerdictRecord:
+                   not_confirmed: list[str] = (),
+                   previous: list[Path] = ()) -> record.VerdictRecord:
     """The run judged once: its :class:`~.record.VerdictRecord`, from which the summary's
     lines, the exit status and the report are drawn (arguments as :func:`summary`)."""
     with baselines.store.read_once():
         return _summary(list(parts), system, mode, compare, max_slowdown, cut_short,
-                        list(notes), list(not_compared), confirm, list(not_confirmed))
+                        list(notes), list(not_compared), confirm, list(not_confirmed),
+                        list(previous))
+
+
+def _shares_checks(good: list, previous: list[Path]) -> bool:
+    """Whether the previous run (its run reports) ran any check this run did; True when it
+    is not given or cannot be read (then an empty comparison stays a gap)."""
+    before, _ = readable(list(previous))
+    if not before:
+        return True
+    now = comparison_health.checks_of(list(final_cases(good).values()))
+    return bool(now & comparison_health.checks_of(list(final_cases(before).values())))
 
 
 def _baseline(system: str) -> dict[str, str]:
@@ -102,11 +115,14 @@ def _scheduler(good: list) -> str:
 def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
              max_slowdown: float, cut_short: bool, notes: list[str],
              not_compared: list[str], confirm: Path | None,
-             not_confirmed: list[str]) -> record.VerdictRecord:
+             not_confirmed: list[str], previous: list[Path]) -> record.VerdictRecord:
     good, dropped = readable(parts)
     notes = dropped + list(notes) + comparison_health.not_stored([p.path for p in good])
-    gaps = list(not_compared) + (comparison_health.comparison_gaps(compare, compare_rows(compare))
-                                 if compare is not None and not cut_short else [])
+    shared = _shares_checks(good, previous)
+    if compare is not None and not cut_short and not shared:
+        notes.append(f"first run of {system}/{mode} with these checks: nothing to compare with")
+    gaps = list(not_compared) + (comparison_health.comparison_gaps(
+        compare, compare_rows(compare), shared) if compare is not None and not cut_short else [])
     if not good:
         outcome, status = decide(cut_short=cut_short, failed=True, complete=False,
                                  readable=False)

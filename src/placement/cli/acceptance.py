@@ -36,6 +36,10 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--system", default="unknown")
     p.add_argument("--mode", default="acceptance")
     p.add_argument("--compare", help="ReFrame --performance-compare CSV against the previous run")
+    p.add_argument("--previous", action="append", default=[], metavar="REPORT",
+                   help="a run report of the previous run (--compare's other side; repeat "
+                        "for each part): a previous run with no check in common is nothing "
+                        "to compare with, not a gap")
     p.add_argument("--max-slowdown", type=percent, default=10.0,
                    help="percent worse than the previous run that is a regression (default 10)")
     p.add_argument("--cut-short", action="store_true", help="the time box ended the run")
@@ -94,7 +98,7 @@ def _summary(args: argparse.Namespace) -> int:
                              Path(args.compare) if args.compare else None,
                              args.max_slowdown, args.cut_short, args.note, args.not_compared,
                              Path(args.confirm) if args.confirm else None,
-                             args.not_confirmed)
+                             args.not_confirmed, [Path(p) for p in args.previous])
     except Exception as exc:    # noqa: BLE001 - any failure: still the run's one line
         rec = unjudged(parts, args.system, args.mode, args.cut_short,
                        args.note + args.not_compared, exc)
