@@ -42,9 +42,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q "reframe-hpc==$(REFRAME_VERSION)" -e ".[test]"
 	touch $@
 
+# The quick suite here, then its report; exits with the run's outcome (its verdict record's
+# status: 0 PASS, 1 FAIL, 4 INCOMPLETE), or ReFrame's failure when the report has none
 run: setup
 	@rc=0; $(RFM) --mode quick -r $(RFM_ARGS) || rc=$$?; \
-	$(VENV)/bin/placement report --latest --output reports || rc=$$?; \
+	$(VENV)/bin/placement report --latest --output reports --exit-status || rc=$$?; \
 	exit $$rc
 
 # NPB for the tests: built once from the shared source tarball into a cache outside the

@@ -56,6 +56,9 @@ def test_the_record_the_line_the_banner_and_the_exit_status_agree(path, tmp_path
     assert banner.startswith(f"**{rec.outcome}**"), banner
     assert out.err.strip().splitlines()[-1].split(": ", 1)[1].split()[0] == rec.outcome
     assert not record.path_for(path).exists(), "a record written beside a stored fixture"
+    # with --exit-status (what `make run` gives) the report exits as the run does
+    assert cli.main(["report", "--run", str(path), "--no-compare", "--exit-status",
+                     "--output", str(tmp_path / "o2")]) == rec.exit_status
     # a run of `make run` (reframe --mode quick, then the report): the acceptance run's line
     if "--mode quick" in str(reading.run_report.load(path).session.get("cmdline", "")):
         assert out.err.strip().splitlines()[-1] == rec.line
@@ -70,6 +73,7 @@ def test_make_run_ends_with_the_reports_line():
     commands = [c.strip().rstrip("\\").strip() for c in recipe]
     assert "--mode quick -r" in commands[0], commands
     assert commands[-2].startswith("$(VENV)/bin/placement report --latest "), commands
+    assert "--exit-status" in commands[-2], commands
     assert commands[-1] == "exit $$rc", commands
 
 

@@ -38,6 +38,9 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
                                     "have none) and name the folder after it")
     p.add_argument("--no-compare", action="store_true",
                    help="skip ReFrame's comparison with the previous stored run")
+    p.add_argument("--exit-status", action="store_true",
+                   help="exit with the run's own status, its verdict record's (0 PASS, 1 FAIL, "
+                        "3 UNFINISHED, 4 INCOMPLETE), as an acceptance run does")
     p.add_argument("--record", metavar="FILE",
                    help="the run's verdict record (`placement acceptance summary` writes it "
                         "beside the newest run report, where it is found without this); "
@@ -84,4 +87,7 @@ def report(args: argparse.Namespace) -> int:
         # the run's one line, as an acceptance run ends with it (which prints its own
         # line after the report, the record given)
         print(answer.line, file=sys.stderr)
+    if args.exit_status:
+        # no record (a run no summary can judge): never a pass
+        return answer.exit_status if answer is not None else 4
     return 0
