@@ -49,7 +49,6 @@ session standing. The confirmation session is marked in ReFrame's results storag
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -213,9 +212,9 @@ class Confirmation:
     def _peer_line(self, first, again, node: str, shown: bool) -> None:
         """A node of a first session's peer verdict (``""``: the partition) that its
         confirmation session named again (``shown``: CONFIRMED) or did not (UNCONFIRMED)."""
-        said = _about(first.lines(), node) or "named"
-        seen = (_about(again.lines(), node) if shown and node else "") or \
-            _about(again.lines(), "") or "nothing judged"
+        said = _about(first, node) or "named"
+        seen = (_about(again, node) if shown and node else "") or \
+            _about(again, "") or "nothing judged"
         line = (f"NODES {first.where}{' ' + node if node else ''}: [first session: {said}] "
                 f"its confirmation session: {seen}")
         data = {"what": "peers", "first": said, "again": seen}
@@ -281,11 +280,18 @@ class Confirmation:
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
 
 
-def _about(lines: list[str], node: str) -> str:
-    """What NODES ``lines`` say about ``node`` (named as a word: n1 is not n12), their
-    ``NODES partition:`` left out; every line's when ``node`` is ""."""
-    return "; ".join(ln.split(": ", 1)[-1] for ln in lines if not node or re.search(
-        rf"(?<![\w.-]){re.escape(node)}(?![\w.-])", ln))
+def _about(judgement, node: str) -> str:
+    """What a partition's peer verdict says about ``node``: its lines whose finding names it
+    (the line's node, or one of the nodes its data lists), their ``NODES partition:`` left
+    out; every line's when ``node`` is ""."""
+    return "; ".join(p.line.split(": ", 1)[-1] for p in judgement.parts()
+                     if not node or p.node == node or node in _nodes_in(p.data))
+
+
+def _nodes_in(data: dict) -> list:
+    """The nodes a peer line's data lists (no majority: ``named``; a pair: ``nodes``)."""
+    return [n for key in ("named", "nodes") if isinstance(data.get(key), list)
+            for n in data[key]]
 
 
 def gross_confirmed(v: verdict.over_sessions.Verdict) -> verdict.over_sessions.Verdict:

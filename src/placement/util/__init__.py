@@ -14,7 +14,7 @@ from .sizes import size_bytes
 
 __all__ = [
     # modules
-    "atomic", "computed_once", "cycles", "digest", "errors", "paths", "reframe_workarounds", "regular_file", "safe_yaml",
+    "atomic", "computed_once", "cycles", "digest", "errors", "one_line", "paths", "reframe_workarounds", "regular_file", "safe_yaml",
     "scheduler_queue", "sizes",
     "spack_spec",
     "local_jobs", "poll_clock",     # ReFrame workarounds: import ReFrame, only config/ loads them

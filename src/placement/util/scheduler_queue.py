@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import atomic
+from . import atomic, one_line
 
 #: ReFrame's names of its Slurm backends (``squeue`` polls with squeue, for want of sacct)
 SLURM = ("slurm", "squeue")
@@ -58,7 +58,6 @@ _SPAWNED = re.compile(r"^Spawned run job \(id=(?P<id>[^)]{1,64})\)$")
 _JOB_ID = re.compile(r"\d{1,20}")
 _STATE = re.compile(r"[A-Z_]{1,32}")
 _SGE_STATE = re.compile(r"[A-Za-z]{1,8}")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -133,7 +132,7 @@ def checked(job: object, state: object, reason: object) -> JobState | None:
 def _reason(text: str) -> str:
     """A scheduler's reason as it may go into a line: "" where it is none."""
     text = text.strip()
-    return "" if len(text) > MAX_REASON or _CONTROL.search(text) else text
+    return "" if len(text) > MAX_REASON or one_line.has_control(text) else text
 
 
 def parse_qstat_xml(text: str) -> dict[str, JobState]:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...util import PlacementError, once, regular_file
+from ...util import PlacementError, once, one_line, regular_file
 from . import session_info
 from .summary import Summary, number, summarize
 
@@ -239,14 +239,13 @@ def from_data(data: dict[str, Any], path: Path) -> RunReport:
 
 #: the longest system, partition, environment or test name a run report may carry
 MAX_NAME = 256
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def is_name(v: Any) -> bool:
     """Whether ``v`` may go into one-line outputs and file names: a string of 1 to
     :data:`MAX_NAME` characters without a control character (a line break in a partition's
     name would put a forged line under the summary's)."""
-    return isinstance(v, str) and 0 < len(v) <= MAX_NAME and not _CONTROL.search(v)
+    return isinstance(v, str) and 0 < len(v) <= MAX_NAME and not one_line.has_control(v)
 
 
 def _name(tc: dict[str, Any], field: str) -> str:
