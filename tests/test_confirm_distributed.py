@@ -25,6 +25,7 @@ import pytest
 
 from placement import acceptance
 from placement.acceptance import distributed
+from placement.judgement import reading
 
 LAUNCHES = sorted((Path(__file__).parent / "fixtures" / "aa-launches").glob("*.json"))
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,7 +105,7 @@ def test_the_hash_of_a_check_before_it_was_copied_is_reframes():
     plain = _one(LAUNCHES[-1])["runs"][0]["testcases"]
     copies = _partition([_one(LAUNCHES[-1])], ["n2"])["runs"][0]["testcases"]
     assert [distributed.base_hash(tc) for tc in copies] == [tc["hashcode"] for tc in plain]
-    assert all(distributed.node_of(tc) == "n2" for tc in copies)
+    assert all(reading.run_report.node_named(tc) == "n2" for tc in copies)
 
 
 def test_a_failed_case_reruns_on_the_node_where_it_failed(no_baseline):

@@ -14,14 +14,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from . import distributed
+
 #: ReFrame's lines (frontend/cli.py) when a comparison or a store fails.
 _COMPARE_FAILED = re.compile(r"failed to generate performance comparison:?[ \t]*(.*)")
 _NOT_STORED = re.compile(r"failed to store results in the database:?[ \t]*(.*)")
 #: What ReFrame puts in the previous run's columns when its sessions hold no value.
 NO_DATA = "<no data>"
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
-#: the parameters ReFrame's ``--distribute`` adds to each per-node copy of a check
-_COPY = re.compile(r" %\.(part|nid)=\S+")
 
 
 def _text(path: Path) -> str:
@@ -35,7 +35,7 @@ def checks_of(cases: list[dict]) -> set[str]:
     """The checks a run ran (a skipped case measured nothing), by name (ReFrame's per-node
     copies of ``--distribute`` as their check): what two runs must share before an empty
     comparison means anything."""
-    return {_COPY.sub("", str(tc.get("display_name") or tc.get("name") or ""))
+    return {distributed.check_name(str(tc.get("display_name") or tc.get("name") or ""))
             for tc in cases if not tc.get("fixture") and tc.get("result") in ("pass", "fail")}
 
 

@@ -52,8 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..judgement import verdict
-from . import distributed
+from ..judgement import reading, verdict
 from .record import Finding
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
@@ -260,13 +259,14 @@ class Confirmation:
         cases = [("confirmed", first.get(k, {}), line) for k, line in self.cases_confirmed.items()]
         cases += [("dismissed", first.get(k, {}), f.line) for k, f in self.dismissed_cases.items()]
         for outcome, tc, line in cases:
-            if distributed.node_of(tc):
+            node = reading.run_report.node_named(tc)
+            if node:
                 out.append({"partition": f"{tc.get('system')}:{tc.get('partition')}",
-                            "node": distributed.node_of(tc), "outcome": outcome, "line": line})
+                            "node": node, "outcome": outcome, "line": line})
         values = [("confirmed", k, "") for k in sorted(self.values_confirmed)]
         values += [("dismissed", k, f.line) for k, f in self.dismissed_values.items()]
         for outcome, (name, sysenv, var), line in values:
-            node = distributed.node_of({"display_name": name})
+            node = reading.run_report.node_named({"display_name": name})
             if node:
                 out.append({"partition": sysenv.split("+")[0], "node": node,
                             "outcome": outcome, "line": line or f"{name} @{sysenv} {var}"})

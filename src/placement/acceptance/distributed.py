@@ -43,23 +43,25 @@ def base_hash(tc: dict[str, Any]) -> str:
     """The hash that selects the case's check before ``--distribute`` copied it: ReFrame's
     ``hashcode`` (sha256 of the test's name and its sorted parameters, 8 hex digits) of the
     display name without ``.part`` and ``.nid``."""
-    basename, *params = str(tc.get("display_name", "")).split(" %")
+    basename, *params = check_name(str(tc.get("display_name", ""))).split(" %")
     m = hashlib.sha256(basename.encode("utf-8"))
-    for p in sorted(p for p in params if not p.startswith(_DISTRIBUTE_PARAMS)):
+    for p in sorted(params):
         m.update(p.encode("utf-8"))
     return m.hexdigest()[:8]
 
 
-def node_of(tc: dict[str, Any]) -> str:
-    """The node a case ran on (its ``.nid``), "" when it does not say."""
-    return reading.run_report.node_named(tc)
+def check_name(display_name: str) -> str:
+    """A case's display name without the parameters ``--distribute`` adds: the name of the
+    check it is a per-node copy of (itself for a case that is no copy)."""
+    basename, *params = display_name.split(" %")
+    return " %".join([basename, *(p for p in params if not p.startswith(_DISTRIBUTE_PARAMS))])
 
 
 def selection(cases: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """The base hashes of ``cases``' checks and the nodes they failed on (sorted, each
     once): the ``-n /HASH`` and ``-J--nodelist=`` of their confirmation session."""
     return (sorted({base_hash(tc) for tc in cases}),
-            sorted({n for n in map(node_of, cases) if n}))
+            sorted({n for n in map(reading.run_report.node_named, cases) if n}))
 
 
 def _identity(tc: dict[str, Any]) -> tuple:
