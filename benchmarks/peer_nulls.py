@@ -1,5 +1,5 @@
 """The step-down max-statistic peer test (:mod:`placement.judgement.peers.maxt`) under two
-nulls, with slow nodes and mixed kinds, beside the current peer verdict and two
+nulls, with slow nodes and mixed kinds, beside the acceptance lines made from it and two
 comparators, on partitions of 4 to 1,000 nodes resampled from recorded sessions.
 
 The recorded sessions are the unchanged 4-node peer sets (``tests/fixtures/peers/
@@ -15,9 +15,10 @@ of a value are drawn again with replacement (three launches, as recorded). Two n
 Scenarios: unchanged; the first node 10, 20 or 40 % slower on the values that use every
 PU; one measurement of the first node 40 % slower; mixed partitions whose other kind is
 15 % faster with the same topology (half and half, one node, a quarter) or is a quarter
-with another topology. Methods: the new test; the current verdict
-(:func:`placement.judgement.peers.partition.judge`, at 4 and 16 nodes only, on the first
-40 sessions of a cell: its cost grows with the partition); a robust z over nodes of the
+with another topology. Methods: the test's decision alone
+(:func:`placement.judgement.peers.partition.decide`); the partition's lines made with it
+(:func:`placement.judgement.peers.partition.judge`: coverage, topology and each value's
+change beside, at 4 and 16 nodes only, on the first 40 sessions of a cell); a robust z over nodes of the
 mean log gap on the values that use every PU (Bonferroni over the nodes, one-sided);
 Friedman over nodes x those measurements, then each node's rank sum against the rest
 (normal approximation, Bonferroni). Each is at a nominal 5 % family-wise level, judges
@@ -68,15 +69,15 @@ SIZES = (4, 16, 64, 256, 1000)
 #: sessions per cell at each size, as a share of --sessions (the largest cost most)
 SHARE = {4: 1.0, 16: 1.0, 64: 0.5, 256: 0.2, 1000: 0.1}
 CURRENT_SIZES = (4, 16)
-#: sessions per cell the current verdict judges (its cost at 16 nodes is ten times the new
-#: test's)
+#: sessions per cell the lines are made for (their values' description costs more than
+#: the decision)
 CURRENT_SESSIONS = 40
 ALPHA, EFFECT, OTHER_KIND = 0.05, 0.10, 0.15
 FP = {"packages": 1, "cores": 2, "pus": 2, "pus_allowed": 2, "numa_nodes": 1}
 FP_OTHER = {**FP, "cores": 4, "pus": 4, "pus_allowed": 4}
 SCENARIOS = ("unchanged", "slow10", "slow20", "slow40", "value40",
              "mixed-half", "mixed-one", "mixed-quarter", "mixed-topology")
-METHODS = ("maxt", "current", "robust_z", "friedman")
+METHODS = ("maxt", "lines", "robust_z", "friedman")
 
 
 class Recorded:
@@ -195,22 +196,22 @@ def within_kinds(method, m: np.ndarray, fps: list[dict]) -> set:
 
 
 def judged(rec: Recorded, n: int, null: str, name: str, rng: np.random.Generator,
-           current: bool) -> tuple[dict[str, set | None], float]:
+           lines: bool) -> tuple[dict[str, set | None], float]:
     """One synthetic session judged by every method: the nodes each named (None: not run),
     and the new test's seconds."""
     x, fps, _ = scenario(rec, synthetic(rec, n, null, rng), name)
     values = values_of(rec, x)
     fpd = {f"n{i + 1}": f for i, f in enumerate(fps)}
     t0 = time.perf_counter()
-    verdict = maxt.judge_partition(values, fpd)
+    verdict = peers.partition.decide(values, fpd)
     seconds = time.perf_counter() - t0
     index = {f"n{i + 1}": i for i in range(n)}
     out: dict[str, set | None] = {"maxt": {index[v] for v in verdict.named}}
-    if current:
-        current = peers.partition.judge(values, "sim:batch", fpd)
-        out["current"] = {index[v] for v in current.named}
+    if lines:
+        judged_lines = peers.partition.judge(values, "sim:batch", fpd)
+        out["lines"] = {index[v] for v in judged_lines.named}
     else:
-        out["current"] = None
+        out["lines"] = None
     m = pu_matrix(rec, x)
     out["robust_z"] = within_kinds(robust_z, m, fps)
     out["friedman"] = within_kinds(friedman, m, fps)
@@ -300,7 +301,7 @@ def page_block(res: dict) -> str:
         rows += ["", f"**Null: {null}.** Share of sessions; per method: no node named / the "
                  "slow node named alone / another node named (mixed: the commonest outcome's "
                  "share / a node of a kind of a quarter or more named).", "",
-                 "| nodes | scenario | sessions (current) | new (max-T) | current | robust z | "
+                 "| nodes | scenario | sessions (lines) | the test | its lines | robust z | "
                  "Friedman |", "|---:|---|---:|---|---|---|---|"]
         for n, cells in by_n.items():
             for s, c in cells.items():
@@ -311,7 +312,7 @@ def page_block(res: dict) -> str:
                     if s.startswith("mixed"):
                         return f"{x['modal']:.2f} / {x['big_kind']:.2f}"
                     return f"{x['none']:.2f} / {x['alone']:.2f} / {x['other']:.2f}"
-                cur = c.get("current", {}).get("sessions", 0)
+                cur = c.get("lines", {}).get("sessions", 0)
                 rows.append(f"| {n} | {s} | {c['maxt']['sessions']} ({cur}) | "
                             + " | ".join(fig(m) for m in METHODS) + " |")
     missed = [g for g in res["goals"] if not g["met"]]

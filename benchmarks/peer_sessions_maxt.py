@@ -1,14 +1,16 @@
-"""The step-down max-statistic peer test (:mod:`placement.judgement.peers.maxt`) on every
-stored session of the live 4-node test cluster, beside the current peer verdict.
+"""The peer verdict's one test (:mod:`placement.judgement.peers.maxt`) on every stored
+session of the live 4-node test cluster: its decision alone
+(:func:`~placement.judgement.peers.partition.decide`) and the NODES lines made with it
+(:func:`~placement.judgement.peers.partition.judge`, with coverage and topology).
 
 Each session under ``tests/fixtures/peers/`` is judged by both; per condition, how often
 each gives the line the condition expects: ``unchanged``, no node named (and, for the new
 test, none left unjudged); ``capped70`` / ``capped50``, the capped node named and no
 other; ``pu1of2``, the topology line naming the node given 1 PU of 2 (the fingerprint
 comparison, shared by both) and no other node named; ``twoodd``, the two capped nodes
-named (alone or as a half) or, for the current verdict, its no-majority line. The current
-verdict's own goal (:func:`partition_goals.met`, which allows another node named beside
-the odd one) is shown as well. Validation sessions (started after the peer rules were
+named (alone or as a half) or, for the lines, their no-majority line. The
+lines' goal as ``benchmarks/partition_goals.py`` counts it (:func:`partition_goals.met`,
+which allows another node named beside the odd one) is shown as well. Validation sessions (started after the peer rules were
 fixed, :data:`provenance.PEERS_FIXED`, on nodes with the largest CPU weight) apart from
 in-sample ones. Writes ``benchmarks/results/peer_sessions_maxt.json``.
 
@@ -52,7 +54,7 @@ def expected_maxt(cond: partition_goals.Condition, v: maxt.PartitionVerdict,
 
 def expected_current(cond: partition_goals.Condition, j: peers.partition.PeerJudgement
                      ) -> bool:
-    """Whether the current verdict gives the line ``cond`` expects (another node named
+    """Whether the NODES lines give the line ``cond`` expects (another node named
     beside the odd one is a wrong line)."""
     if not partition_goals.met(cond, j):
         return False
@@ -71,7 +73,7 @@ def judge_all() -> list[dict]:
             values, fps = peers.cases.partitions(rep)[WHERE]
             cur = peers.partition.judge(values, WHERE, fps)
             t0 = time.perf_counter()
-            new = maxt.judge_partition(values, fps)
+            new = peers.partition.decide(values, fps)
             sec = time.perf_counter() - t0
             topo = {t.node for t in cur.topology}
             after = reading.session_info.started(rep.session) > fixed
@@ -101,8 +103,8 @@ def table(rows: list[dict]) -> dict:
 def main() -> int:
     rows = judge_all()
     tab = table(rows)
-    print("| condition | sessions | current, its goal | current, expected line | max-T, "
-          "expected line |")
+    print("| condition | sessions | lines, their goal | lines, expected line | the test "
+          "alone, expected line |")
     print("|---|---|---|---|---|")
     for cond in partition_goals.CONDITIONS:
         for role in ("validation", "in-sample", "unweighted nodes"):

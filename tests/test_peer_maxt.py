@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from placement.judgement.peers import maxt
+from placement.judgement.rules import PEER_ALPHA, PEER_EFFECT
 from placement.judgement.peers.partition import PeerValue
+from placement.judgement.peers.partition import decide as partition_decide
 
 FP = {"packages": 1, "cores": 2, "pus": 2, "pus_allowed": 2}
 
@@ -34,16 +36,16 @@ def partition(n: int, rng: np.random.Generator, slow: dict[int, float] | None = 
 @pytest.mark.parametrize("n", [4, 16])
 def test_alike_nodes_rarely_named(n):
     rng = np.random.default_rng(n)
-    named = sum(bool(maxt.judge_partition(partition(n, rng)).named) for _ in range(40))
+    named = sum(bool(partition_decide(partition(n, rng)).named) for _ in range(40))
     assert named <= 5          # 5 % family-wise; 40 draws: at most 5 by a wide margin
 
 
 def test_node_40_percent_slower_is_named():
     rng = np.random.default_rng(3)
-    v = maxt.judge_partition(partition(16, rng, {4: 0.4}))
+    v = partition_decide(partition(16, rng, {4: 0.4}))
     assert v.named == ["n5"]
     named = v.kinds[0].named[0]
-    assert named.change < -0.3 and named.p <= maxt.PEER_ALPHA
+    assert named.change < -0.3 and named.p <= PEER_ALPHA
     assert "n5 slower than 15 peers" in " ".join(v.lines("c:p"))
 
 
@@ -52,7 +54,7 @@ def test_node_without_usable_values_is_not_judged():
     values = partition(6, rng)
     for v in values:
         v.launches["n2"][:] = [float("nan"), -1.0]
-    out = maxt.judge_partition(values)
+    out = partition_decide(values)
     assert out.judged["n2"] == 0 and "n2" in out.not_judged and out.fails
     assert all(out.judged[f"n{i}"] == 8 for i in (1, 3, 4, 5, 6))
 
@@ -62,22 +64,22 @@ def test_node_with_few_values_is_not_judged():
     values = partition(5, rng)
     for v in values[:6]:
         v.launches["n3"][:] = [0.0]
-    out = maxt.judge_partition(values)
+    out = partition_decide(values)
     assert out.judged["n3"] == 0 and "under half" in out.not_judged["n3"]
 
 
 def test_values_each_on_one_node_give_no_verdict():
     values = [PeerValue(f"v{i}", True, {f"n{i}": [1.0, 1.1]}) for i in range(1, 4)]
-    out = maxt.judge_partition(values)
+    out = partition_decide(values)
     assert out.note and not out.named and "one node" in out.lines("c:p")[0]
 
 
 def test_two_nodes_can_only_differ():
     rng = np.random.default_rng(6)
-    out = maxt.judge_partition(partition(2, rng, {1: 0.5}, values=12, every_pu=12))
+    out = partition_decide(partition(2, rng, {1: 0.5}, values=12, every_pu=12))
     kind = out.kinds[0]
     assert kind.differ is not None and not out.named
-    assert kind.differ[0] < -0.4 and kind.differ[1] <= maxt.PEER_ALPHA
+    assert kind.differ[0] < -0.4 and kind.differ[1] <= PEER_ALPHA
     assert "cannot be told" in out.lines("c:p")[0]
 
 
@@ -85,16 +87,16 @@ def test_three_nodes_name_only_the_slow_one():
     """Three nodes: the scores' spread rests on one gap, so a slow node is named only
     sometimes (the benchmark's figures), and never another."""
     rng = np.random.default_rng(7)
-    named = [maxt.judge_partition(partition(3, rng, {2: 0.5}, spread=0.02)).named
+    named = [partition_decide(partition(3, rng, {2: 0.5}, spread=0.02)).named
              for _ in range(10)]
     assert all(x in ([], ["n3"]) for x in named) and ["n3"] in named
-    alike = maxt.judge_partition(partition(3, rng, spread=0.02))
+    alike = partition_decide(partition(3, rng, spread=0.02))
     assert not alike.named and "a majority of 2" in alike.lines("c:p")[0]
 
 
 def test_half_of_four_slower_is_named_as_a_half():
     rng = np.random.default_rng(8)
-    out = maxt.judge_partition(partition(4, rng, {2: 0.5, 3: 0.5}, values=12, every_pu=12,
+    out = partition_decide(partition(4, rng, {2: 0.5, 3: 0.5}, values=12, every_pu=12,
                                          spread=0.02))
     assert sorted(out.named) == ["n3", "n4"]
     assert "half of the nodes" in out.lines("c:p")[0]
@@ -108,7 +110,7 @@ def test_kinds_are_judged_apart():
     for v in values:                        # the other kind is twice as fast: not odd
         for i in range(8, 12):
             v.launches[f"n{i + 1}"] = [x * 2 for x in v.launches[f"n{i + 1}"]]
-    out = maxt.judge_partition(values, fps)
+    out = partition_decide(values, fps)
     assert [len(k.nodes) for k in out.kinds] == [8, 4]
     assert not out.named
 
@@ -117,7 +119,7 @@ def test_a_kind_of_one_is_reported_too_small():
     rng = np.random.default_rng(10)
     values = partition(5, rng)
     fps = {f"n{i + 1}": FP for i in range(4)} | {"n5": {**FP, "pus_allowed": 1}}
-    out = maxt.judge_partition(values, fps)
+    out = partition_decide(values, fps)
     assert out.kinds[1].nodes == ["n5"] and "too few" in out.kinds[1].note
 
 
@@ -131,7 +133,7 @@ def test_one_of_four_nodes_slower_on_every_pu_value_is_named():
     """With three peers the nodes' own spread can come near zero in a dealing; the
     scale is never under the spread dealing alone gives a score, so a node 20 % slower
     on the values that use every PU stands out of four."""
-    named = sum(maxt.judge_partition(partition(4, np.random.default_rng(s), {0: 0.2})).named
+    named = sum(partition_decide(partition(4, np.random.default_rng(s), {0: 0.2})).named
                 == ["n1"] for s in range(20))
     assert named >= 17
 

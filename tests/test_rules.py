@@ -131,10 +131,8 @@ def test_the_modules_apply_the_rules_values():
                           (verdict.node_load, ("LOAD_LIMIT", "MIN_CASES")),
                           (verdict.moderation, ("DF_CAP",)),
                           (baselines.samples, ("KEEP_SESSIONS",)),
-                          (peers.rank_tests, ("MIN_NODES", "SUM_ENUM_MAX")),
-                          (peers.partition, ("PEER_ALPHA", "PEER_EFFECT", "PEER_MIN_VALUES",
-                                             "PEER_VALUES_ALONE", "PEER_VALUES_SHARE",
-                                             "VALUES_ALONE_MIN_NODES", "HALVES_MAX_NODES")),
+                          (peers.partition, ("PEER_ALPHA", "PEER_EFFECT", "MIN_NODES")),
+                          (peers.maxt, ("PEER_ALPHA", "PEER_EFFECT", "HALVES_MAX_NODES")),
                           (peers.topology, ("PEER_MEMORY_SLACK",))):
         for name in names:
             assert getattr(module, name) is getattr(rules, name), (module.__name__, name)

@@ -626,7 +626,9 @@ def test_the_partition_page_counts_a_named_nodes_values_as_its_nodes_line(path, 
         cell = rows[d["node"]][2]
         scope = f" of {d['judged']} {d['scope']}" if d["scope"] else ""
         assert cell == f"{d['worse']} / {d['better']}{scope}", (d["line"], cell)
-    if path.parent.name.startswith(("capped", "pu1of2", "twoodd-20261203T0835")):
+    # a node of 1 PU of 2 is named by its topology (a kind of its own); two odd nodes of
+    # four as the slower half
+    if path.parent.name.startswith("capped"):
         assert odd, rec.lines
 
 
@@ -702,7 +704,7 @@ def test_two_alike_nodes_pass_as_before(tmp_path, monkeypatch):
     run = _edited(PARTITION_RUNS[0], tmp_path, keep=lambda tc: tc.get("node") in ("n1", "n2"))
     rec = acceptance.verdict_record([run], _system(run), "quick")
     assert rec.outcome == "PASS" and rec.nodes["alike"] == 2, (rec.lines, rec.nodes)
-    assert any(ln.startswith("NOTE ") and "within 5% of each other" in ln for ln in rec.lines)
+    assert any(ln.startswith("NOTE ") and "within 10% of each other" in ln for ln in rec.lines)
 
 
 def test_one_odd_node_of_three_names_it_with_no_false_no_majority(tmp_path, monkeypatch):

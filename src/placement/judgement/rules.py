@@ -87,34 +87,18 @@ KEEP_SESSIONS: int = 10
 
 # -- the peer verdict (placement.judgement.peers): a partition's nodes against each other
 
-#: family-wise level of naming a node of an unchanged partition, split (Bonferroni) half to
-#: the exact rank tests and half to the values called alone: a convention, as ALPHA.
+#: family-wise level of naming any node (or half) of an unchanged partition, over every
+#: node, half and family of values at once: a convention, as ALPHA.
 PEER_ALPHA: float = 0.05
-#: the smallest change of a value against its peers' median that is called: a node whose
-#: rank stands apart by less on every value differs for real but too little to act on.
-PEER_EFFECT: float = 0.05
-#: called values a node that stands apart needs to be named: one, as its ranks already
-#: carry the family-wise level.
-PEER_MIN_VALUES: int = 1
-#: measurements (a case's time and rate are one) called on one side that name a node
-#: whatever its ranks: two, so that one bad minute of one case names nothing.
-PEER_VALUES_ALONE: int = 2
-#: the least share of a node's judged values those called values must be: a few called of
-#: many are the noise of a long session, not a node that is off.
-PEER_VALUES_SHARE: float = 0.1
+#: the least median slowdown over a family of values that names a node: a machine 10 %
+#: behind its peers is worth a look, smaller gaps are ordinary differences between machines.
+PEER_EFFECT: float = 0.10
 #: a node's memory size within this share (or one unit as printed) of the nodes' median is
 #: the same: alike nodes print sizes rounded differently.
 PEER_MEMORY_SLACK: float = 0.05
 #: the fewest nodes with a value to judge it by its peers: a centre and a spread without the
 #: node need two others (shared by the value tests, the rank tests and the topology majority).
 MIN_NODES: int = 3
-#: the fewest nodes still judged for the values-alone path, a node and 3 peers: a spread of
-#: 2 peers has one degree of freedom, too few to call a value on.
-VALUES_ALONE_MIN_NODES: int = 4
-#: the largest partition whose halves are each tested: C(8, 4) = 70 halves, and a larger one
-#: has a majority whenever its odd nodes are fewer than half, which step-down names.
+#: the largest partition whose halves are candidates: C(8, 4) / 2 = 35 halves; a larger one
+#: has a majority whenever fewer than half of its nodes are odd, and those are named alone.
 HALVES_MAX_NODES: int = 8
-#: the most sums one half of the summed-values permutation count may hold (4 nodes with 18
-#: values, 8 nodes with 12): beyond it the rank sum is used, whose floor is then far below any
-#: level.
-SUM_ENUM_MAX: int = 1 << 18

@@ -1,13 +1,12 @@
 """The peers: a partition's nodes judged against each other within one session.
 
-:mod:`.cases` turns a run's cases into per-node values, :mod:`.partition` decides which nodes
-stand apart, with :mod:`.coverage` (which nodes have values enough to judge),
-:mod:`.rank_tests`, :mod:`.ranks`, :mod:`.levels` and :mod:`.topology` (the nodes' topology
-fingerprints); :mod:`.maxt` is a step-down max-statistic
-permutation test of the nodes, its level following from its construction, measured by
-``benchmarks/peer_nulls.py`` and not yet in the acceptance lines.
+:mod:`.cases` turns a run's cases into per-node values, :mod:`.partition` makes the
+partition's lines, with :mod:`.coverage` (which nodes have values enough to judge),
+:mod:`.maxt` (the one test that names nodes: a step-down max-statistic permutation test,
+its level following from its construction), :mod:`.leave_one_out` (each value's
+change against its peers, described) and :mod:`.topology` (the nodes' topology fingerprints).
 """
 
-from . import cases, coverage, levels, maxt, partition, rank_tests, ranks, topology
+from . import cases, coverage, leave_one_out, maxt, partition, topology
 
-__all__ = ["cases", "coverage", "levels", "maxt", "partition", "rank_tests", "ranks", "topology"]
+__all__ = ["cases", "coverage", "leave_one_out", "maxt", "partition", "topology"]

@@ -19,7 +19,7 @@ partition's own spread between nodes**, twice:
    ordinary differences between machines are not named however many nodes there are.
 
 **Candidates**: each node (slower side) and, where the partition is small and even
-(:data:`PEER_HALVES_MAX`), each half against the other (a pooled two-sample t of the
+(:data:`~placement.judgement.rules.HALVES_MAX_NODES`), each half against the other (a pooled two-sample t of the
 halves' scores: two odd nodes of four are no majority to judge by). **Reference**: under
 the null the nodes are exchangeable per measurement, so each measurement's numbers are
 dealt to the nodes at random (every dealing counted where there are few, else
@@ -49,23 +49,16 @@ from typing import Any
 
 import numpy as np
 
-from . import partition
+from ..rules import HALVES_MAX_NODES, PEER_ALPHA, PEER_EFFECT
 from .topology import memory_snapped
 
-#: family-wise level of naming any node or half of an unchanged kind of nodes: a
-#: convention, the same as the other verdicts'
-PEER_ALPHA = 0.05
-#: the least median gap over a family's measurements that names a node: a machine
-#: 10 % behind its peers is worth a site engineer's look, a smaller gap is a real but
-#: ordinary difference between machines
-PEER_EFFECT = 0.10
 #: dealings drawn when counting every one would cost more: enough for a p-value of
 #: 0.05 to be read within about 0.007 (its binomial standard error)
 PEER_PERMUTATIONS = 1000
-#: the largest kind whose halves are candidates: C(8, 4) / 2 = 35 halves; a larger kind has
-#: a majority whenever fewer than half of its nodes are odd, and those are named one by one
-PEER_HALVES_MAX = 8
 
+#: the name of the family of the values that use every PU (a node short of CPU time is
+#: behind on those alone)
+EVERY_PU = "the values that use every PU"
 #: the consistency constant of the MAD for a normal spread
 _MAD_NORMAL = 1.4826
 #: the smallest spread a value's scale may take, as a share of the margin's log: a value
@@ -172,21 +165,6 @@ class PartitionVerdict:
         return out
 
 
-def judge_partition(values: Sequence[partition.PeerValue],
-                    fingerprints: Mapping[str, Mapping[str, Any]] | None = None,
-                    alpha: float = PEER_ALPHA, effect: float = PEER_EFFECT
-                    ) -> PartitionVerdict:
-    """The partition's nodes judged kind by kind (module docstring)."""
-    fingerprints = fingerprints or {}
-    nodes = sorted({n for v in values for n in v.launches} | set(fingerprints),
-                   key=partition.node_order)
-    m, _, _ = partition.matrix(values, nodes)
-    groups = partition.group_numbers(values)
-    every_pu = np.asarray([v.all_pus for v in values], bool)
-    return judge_matrix(m, nodes, groups, every_pu, kinds_of(fingerprints, nodes),
-                        alpha, effect)
-
-
 def kinds_of(fingerprints: Mapping[str, Mapping[str, Any]], nodes: Sequence[str]
              ) -> dict[str, str]:
     """Each node's kind: its fingerprint as text (memory snapped); ``"-"`` without one."""
@@ -245,7 +223,7 @@ def families(groups: np.ndarray, every_pu: np.ndarray) -> list[Family]:
     pu = np.asarray([every_pu[groups == x].all() for x in g])
     out = [Family("all values", np.arange(len(g)))]
     if pu.any() and not pu.all():
-        out.append(Family("the values that use every PU", np.flatnonzero(pu)))
+        out.append(Family(EVERY_PU, np.flatnonzero(pu)))
     return out
 
 
@@ -298,7 +276,8 @@ def _judge_kind(kind: str, m: np.ndarray, nodes: list[str], groups: np.ndarray,
                                     - np.nanmean(np.delete(gaps, rows, axis=0)[:, cols], 0)
                                     if len(rows) > 1 else gaps[rows[0], cols]))
         members = tuple(nodes[i] for i in rows)
-        if change < math.log1p(effect) or any(set(members) & set(x.nodes) for x in out.named):
+        # the margin on the change the line shows (10 % slower), not on its log
+        if -math.expm1(-change) < effect or any(set(members) & set(x.nodes) for x in out.named):
             continue
         out.named.append(Named(members, fams[f].name, float(adj[h]),
                                float(math.expm1(-change)), float(stats[0, h]), len(cols),
@@ -325,8 +304,8 @@ def dealings(n: int, k: int, permutations: int) -> np.ndarray:
 
 def _halves(n: int) -> list[tuple[int, ...]]:
     """Every half holding the first node (its complement is the other half), when ``n`` is
-    even and at most :data:`PEER_HALVES_MAX`; else none."""
-    if n % 2 or n > PEER_HALVES_MAX:
+    even and at most :data:`~placement.judgement.rules.HALVES_MAX_NODES`; else none."""
+    if n % 2 or n > HALVES_MAX_NODES:
         return []
     return [(0, *c) for c in itertools.combinations(range(1, n), n // 2 - 1)]
 
@@ -358,7 +337,7 @@ def _statistics(zt: np.ndarray, fams: list[Family], halves: list[tuple[int, ...]
         cols.append(z)
         kinds += [("node", f)] * s.shape[1]
         if halves:
-            cols.append(_half_t(s, halves))
+            cols.append(_half_t(s, halves, floor))
             kinds += [("half", f)] * len(halves)
     return np.concatenate(cols, axis=1), kinds
 
@@ -375,23 +354,22 @@ def dealt_spread(z: np.ndarray) -> float:
     return max(_MAD_NORMAL * mad / math.sqrt(z.shape[0]), _FLOOR)
 
 
-def _half_t(s: np.ndarray, halves: list[tuple[int, ...]]) -> np.ndarray:
+def _half_t(s: np.ndarray, halves: list[tuple[int, ...]], floor: float) -> np.ndarray:
     """Dealings x halves: the pooled t of each half's scores against the other half's
-    (positive: the half holding the first node is slower).
+    (positive: the half holding the first node is slower), each half's spread at least
+    ``floor`` (:func:`dealt_spread`, the same in every dealing).
 
-    Why no floor from :func:`dealt_spread` here, as a node's z has: with two nodes a
-    half, the observed halves of separate machines differ by their offsets while a
-    dealing's differ by noise alone, so a floor lifts the dealings' spread and not the
-    observed one and names halves of healthy machines (13 % of 4-node partitions under
-    the offsets null of ``benchmarks/peer_nulls.py``)."""
+    Why the floor: with two nodes a half the pooled spread has two degrees of freedom, and
+    a dealing whose two halves each happen to agree had a t without bound; the dealings'
+    tail then hid two nodes twice as slow as the other two (a pass of a broken half)."""
     n = s.shape[1]
     out = np.empty((s.shape[0], len(halves)))
     for h, half in enumerate(halves):
         a = np.zeros(n, bool)
         a[list(half)] = True
         sa, sb = s[:, a], s[:, ~a]
-        pooled = np.maximum((sa.var(axis=1, ddof=1) + sb.var(axis=1, ddof=1)) / 2 * 4 / n,
-                            _FLOOR ** 2)
+        pooled = np.maximum((sa.var(axis=1, ddof=1) + sb.var(axis=1, ddof=1)) / 2,
+                            floor ** 2) * 4 / n
         out[:, h] = (sa.mean(axis=1) - sb.mean(axis=1)) / np.sqrt(pooled)
     return out
 

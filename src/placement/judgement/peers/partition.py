@@ -8,63 +8,25 @@ median of its launches, on a log scale signed so that worse is positive), and a 
 compared with the other nodes' numbers, never its launches with theirs (the launches of
 one job share its node and its minute: pseudo-replication).
 
-Two questions, each with its own test (:mod:`.rank_tests` holds the numbers):
+**One test decides which nodes are named** (:func:`.maxt.judge_matrix`): each value's
+node numbers are scaled by their spread between the nodes, a node's score is the mean of
+its scaled gaps over a declared family of values (all values; those that use every PU),
+and the scores are compared with what they would be if each measurement's numbers had
+been dealt to the nodes at random (a permutation test); the largest statistic over every
+node, family and, in a small even partition, every half of the nodes (Westfall and
+Young's step-down max-T) sets the family-wise level, ``PEER_ALPHA``, so the chance of
+naming a node of an unchanged partition follows from the construction, at any size. A
+node is named only when it is also at least ``PEER_EFFECT`` slower in the median over the
+family: smaller gaps are the ordinary differences between machines. A half named is no
+majority to judge by. Nodes are judged within their kind (the same topology
+fingerprint), so a partition of two kinds of node is not read as one kind with odd
+nodes.
 
-1. **Does the node stand apart?** Its rank among the partition's nodes on every value,
-   summed (:func:`.rank_tests.rank_sum_p`): when the nodes are alike each rank is uniform,
-   so the sum's distribution is known exactly and the chance of calling an unchanged node
-   follows from the level, ``PEER_ALPHA / (2 * nodes)`` per node and side (Bonferroni over
-   the nodes and both directions): nothing is fitted to sessions. The test knows
-   nothing of units or spreads, so it is robust to values that differ by orders of
-   magnitude, and it needs every value only to be measured on every node.
-2. **On which values, by how much?** Each value of each node against its peers' median
-   (leave one node out: the node under test never moves its own centre), with the
-   peers' spread between nodes moderated over the node's values (limma, as the verdict
-   does over sessions: :func:`.moderation.fit_f_dist`) and never tighter than the node's
-   own launches allow; Benjamini-Hochberg over nodes x values. A value is called when its
-   q is at most ``PEER_ALPHA`` and its change at least ``PEER_EFFECT``.
-
-A node is **named** on any of three paths, the level split between them (Bonferroni,
-:mod:`.levels`):
-
-* it stands apart by rank over all its values (split again over the nodes and sides)
-  and at least ``PEER_MIN_VALUES`` of its values are called on that side;
-* it is slower over the values that **use every PU** (one thread per PU the node
-  allows, :attr:`PeerValue.all_pus`), split over the nodes, and by at least
-  ``PEER_EFFECT`` in the median of those values. Why: a node short of CPU time (a cap,
-  a throttle, a stray process) is slower where no PU is spare and like its peers where
-  one is, so over all values its ranks are diluted. Over those values alone the node's
-  summed log values are tested against every dealing of each value's numbers to the
-  nodes (:func:`.ranks.slower_pvalues`), as exact as a rank sum and nothing fitted,
-  but weighing how far behind the node is;
-* or, whatever its ranks, at least ``PEER_VALUES_ALONE`` of its measurements, and
-  ``PEER_VALUES_SHARE`` of those judged, have a value called on one side by the value
-  test at ``PEER_ALPHA / 2``, while it has 3 peers or more (a case's time and its rate
-  are one measurement: one bad launch moves both, and counting both made one value two). Why: a fault can move a few values
-  only, and with four nodes no rank test can call a node that is worst on four values
-  of twelve and middling on the rest; Benjamini-Hochberg over nodes x values, with no
-  node odd, calls any value with a chance of at most its level, so this path's false
-  alarms are bounded by it as long as the value test's p-values hold (the validation
-  sessions check that). The share keeps a node whose few values had a bad minute (a
-  one-off -50% on 3 values of 126) from being named: a fault moves a tenth of the
-  values or more.
-
-When no node is named and no majority was found that way, a partition of an even number
-of nodes up to :data:`HALVES_MAX_NODES` is also asked whether **half of its nodes stand
-apart** from the other half (two groups of two in four): each half's rank sum over the
-values against its exact distribution when the nodes are alike, over every half and both
-sides (Bonferroni), then over the values that use every PU (slower only), each at its
-share of the rank paths' level, and by at least ``PEER_EFFECT`` in the median. A half
-that stands apart is no majority to judge by: it is named, and the run fails. Why: with
-two odd nodes of four each odd node's peers hold the other one, so neither stands apart
-alone.
-
-Naming is step-down: once a node is named, the
-rest are judged again among themselves, so one slow node neither hides a second nor
-makes the others look fast. When the named nodes are half the partition or more there
-is **no majority** to judge by: the nodes are named and the partition fails, never a
-pass; one named of three is a majority of two when those two are within ``PEER_EFFECT``
-of each other.
+Beside the decision, each value of each node is described against its peers' median
+(:func:`value_tests`, leave one node out, the peers' spread moderated over the node's
+values), and the values beyond chance and the margin are marked (Benjamini-Hochberg):
+what the report's partition page draws and a named node's line counts. They name no
+node.
 
 **Coverage** (:mod:`.coverage`): a value counts only when it was measured on two nodes or
 more (a value of one node has no peer); a partition with none (a run without
@@ -94,12 +56,9 @@ import numpy as np
 from scipy import stats
 
 from .. import verdict
-from . import coverage, levels, rank_tests
-from .ranks import Ranked, half_apart, rank_p, slower_where_every_pu, stand_apart, typical_change
+from . import coverage, leave_one_out, maxt
 from .topology import TopologyDiff, topology_diffs
-from ..rules import (HALVES_MAX_NODES, MIN_NODES, PEER_ALPHA, PEER_EFFECT,
-                     PEER_MIN_VALUES, PEER_VALUES_ALONE, PEER_VALUES_SHARE,
-                     VALUES_ALONE_MIN_NODES)
+from ..rules import MIN_NODES, PEER_ALPHA, PEER_EFFECT
 
 
 @dataclass(frozen=True)
@@ -199,6 +158,11 @@ class PeerJudgement:
     #: no value was measured on two nodes (a run without ``--distribute``): no verdict at
     #: all, only :attr:`note`; the run's outcome is not the peer verdict's to change
     unshared: bool = False
+    #: the nodes of each kind (topology fingerprint) judged apart, when there are two or
+    #: more kinds; empty for one
+    kinds: list[list[str]] = field(default_factory=list)
+    #: the kinds that got no verdict of their values (one node of its kind): nodes, why
+    kind_notes: list[tuple[list[str], str]] = field(default_factory=list)
 
     @property
     def judged(self) -> list[str]:
@@ -300,6 +264,16 @@ class PeerJudgement:
                 {"what": "topology split", "nodes": n}))
         if len(out) == len(self.not_judged) and self.judged:
             out.append(self._alike_line())
+        # a node whose topology line names it is not a kind of its own to note again
+        named = {t.node for t in self.topology}
+        if self.topology_split:
+            split = "; ".join(", ".join(k) for k in self.kinds)
+            out.append(PeerLine("NOTE", f"NOTE {self.where}: {len(self.kinds)} kinds of node "
+                                f"(topology), each judged among its own: {split}", "",
+                                {"what": "kinds", "kinds": self.kinds}))
+        out += [PeerLine("NOTE", f"NOTE {self.where}: {', '.join(k)}: {why}", "",
+                         {"what": "kind not judged", "nodes": k})
+                for k, why in self.kind_notes if not set(k) <= named]
         return out
 
 
@@ -334,11 +308,28 @@ def judge(values: Sequence[PeerValue], where: str,
         return out
     sub = PeerJudgement(where, kept, out.values, np.full((len(keep), m.shape[1]), np.nan),
                         np.zeros((len(keep), m.shape[1]), int))
-    _judge_nodes(values, m[keep], w[keep], n_launch[keep], sub, alpha, effect)
+    _judge_nodes(values, m[keep], w[keep], n_launch[keep], sub,
+                 maxt.kinds_of(fingerprints or {}, kept), alpha, effect)
     out.change[keep], out.called[keep] = sub.change, sub.called
     out.odd, out.apart, out.pair = sub.odd, sub.apart, sub.pair
     out.no_majority, out.measured = sub.no_majority, sub.measured
+    out.kinds, out.kind_notes = sub.kinds, sub.kind_notes
     return out
+
+
+def decide(values: Sequence[PeerValue],
+           fingerprints: Mapping[str, Mapping[str, Any]] | None = None,
+           alpha: float = PEER_ALPHA, effect: float = PEER_EFFECT) -> maxt.PartitionVerdict:
+    """The one test's decision alone (:func:`.maxt.judge_matrix`), on every node with its
+    kind and its own coverage, without the lines' other parts: what the benchmarks time
+    and resample."""
+    fingerprints = fingerprints or {}
+    nodes = sorted({n for v in values for n in v.launches} | set(fingerprints),
+                   key=node_order)
+    m, _, _ = matrix(values, nodes)
+    every_pu = np.asarray([v.all_pus for v in values], bool)
+    return maxt.judge_matrix(m, nodes, group_numbers(values), every_pu,
+                             maxt.kinds_of(fingerprints, nodes), alpha, effect)
 
 
 #: why a partition none of whose values was measured on two nodes gets no verdict
@@ -363,62 +354,57 @@ def _too_few_note(nodes: int, judged: int, pair: coverage.PairGap | None) -> str
 
 
 def _judge_nodes(values: Sequence[PeerValue], m: np.ndarray, w: np.ndarray,
-                 n_launch: np.ndarray, out: PeerJudgement, alpha: float, effect: float
-                 ) -> None:
-    """Three or more nodes, each with usable values, judged against each other (``m``,
-    ``w``, ``n_launch``: their rows of :func:`matrix`), into ``out``."""
+                 n_launch: np.ndarray, out: PeerJudgement, kinds: Mapping[str, str],
+                 alpha: float, effect: float) -> None:
+    """Three or more nodes, each with usable values (``m``, ``w``, ``n_launch``: their rows
+    of :func:`matrix`; ``kinds``: node -> kind), judged by :func:`.maxt.judge_matrix` into
+    ``out``, with each value's change described beside."""
     nodes = out.nodes
     out.measured = [n for n, row in zip(nodes, m) if np.isfinite(row).any()]
-    active = np.ones(len(nodes), bool)
-    halves = len(nodes) % 2 == 0 and len(nodes) <= HALVES_MAX_NODES
-    ranked = ranked_values(values, len(nodes), alpha, halves)
-    out.apart = step_down(m, w, n_launch, active, out, alpha, effect, ranked)
-    if halves and not out.odd and not out.apart:
-        out.apart = half_apart(m[:, ranked.cols], nodes, ranked.levels.half, effect)
-        if not out.apart and ranked.levels.half_pu:
-            out.apart = half_apart(m[:, ranked.pu_cols], nodes, ranked.levels.half_pu,
-                                   effect, slower_only=True)
-    # the page's changes: against the nodes left standing, all of them when too few are
-    shown = active if active.sum() >= MIN_NODES else np.ones(len(nodes), bool)
-    d, p = value_tests(m, w, n_launch, shown)
+    everyone = np.ones(len(nodes), bool)
+    d, p = value_tests(m, w, n_launch, everyone)
     out.change = np.where(np.isfinite(d), np.expm1(-d), np.nan)
-    out.called = calls(d, p, np.ones(len(nodes), bool), alpha, effect)
-    odd = [o.node for o in out.odd]
-    out.no_majority = bool(out.apart) or 2 * len(odd) >= len(nodes)
-    if not out.no_majority and active.sum() < MIN_NODES:
+    out.called = calls(d, p, everyone, alpha, effect)
+    every_pu = np.asarray([v.all_pus for v in values], bool)
+    decided = maxt.judge_matrix(m, nodes, group_numbers(values), every_pu, kinds, alpha,
+                                effect)
+    row = {n: i for i, n in enumerate(nodes)}
+    for kind in decided.kinds:
+        for named in kind.named:
+            if len(named.nodes) > 1:
+                out.apart += [(n, True) for n in named.nodes]
+                continue
+            cols = every_pu if named.family == maxt.EVERY_PU else np.ones(len(values), bool)
+            out.odd.append(_odd(named, d[row[named.nodes[0]]], cols, effect))
+        if kind.differ is not None and out.pair is None:
+            pair = coverage.pair_gap(m[[row[n] for n in kind.nodes]], kind.nodes, effect)
+            out.pair = pair if pair is not None and pair.differ else None
+        if kind.note and len(decided.kinds) > 1:
+            out.kind_notes.append((list(kind.nodes), kind.note))
+    if len(decided.kinds) > 1:
+        out.kinds = [list(k.nodes) for k in decided.kinds]
+    out.no_majority = bool(out.apart) or 2 * len(out.odd) >= len(nodes)
+    left = [i for i, n in enumerate(nodes) if n not in {o.node for o in out.odd}]
+    if not out.no_majority and len(left) == 2 and len(nodes) == 3:
         # one named of three: the two left are a majority when they agree within the
         # margin; when they differ no two of the three are alike
-        rows = np.flatnonzero(active)
-        out.pair = coverage.pair_gap(m[rows], [nodes[i] for i in rows], effect)
+        out.pair = coverage.pair_gap(m[left], [nodes[i] for i in left], effect)
         out.no_majority = out.pair is not None and out.pair.differ
 
 
-def ranked_values(values: Sequence[PeerValue], n_nodes: int, alpha: float, halves: bool
-                  ) -> Ranked:
-    """What the rank tests read of ``values`` on ``n_nodes`` nodes, and at which levels."""
-    # also ranked over the values that use every PU alone: a CPU-capped node's one-thread values
-    # diluted its ranks
-    pu = [v.all_pus for v in values]
-    pu_cols = first_of_groups(values, pu)
-    return Ranked(first_of_groups(values), pu_cols, np.flatnonzero(pu),
-                  levels.split(alpha, n_nodes, len(pu_cols), halves),
-                  group_numbers(values))
-
-
-def first_of_groups(values: Sequence[PeerValue], keep: Sequence[bool] | None = None
-                    ) -> np.ndarray:
-    """The columns the rank test reads: the first value of each group (of those ``keep``
-    marks, when given)."""
-    seen: set = set()
-    cols = []
-    for j, v in enumerate(values):
-        if keep is not None and not keep[j]:
-            continue
-        g = ("own", j) if v.group is None else v.group
-        if g not in seen:
-            seen.add(g)
-            cols.append(j)
-    return np.asarray(cols, dtype=int)
+def _odd(named: maxt.Named, d: np.ndarray, cols: np.ndarray, effect: float) -> OddNode:
+    """The line's numbers for a node the test named slower (``d``: its row of log gaps,
+    worse positive; ``cols``: the values of the family it was named on): those values it
+    is ``effect`` or more slower on, of those judged, their median change, and those it
+    is as much faster on."""
+    row = d[cols]
+    judged = row[np.isfinite(row)]
+    perf = -np.expm1(-judged)                  # how much slower, a share
+    worse = perf[perf >= effect]
+    scope = " that use every PU" if named.family == maxt.EVERY_PU else ""
+    return OddNode(named.nodes[0], True, len(worse), len(judged),
+                   float(-np.median(worse)) if len(worse) else named.change, named.p,
+                   named.peers, scope, int((np.expm1(judged) <= -effect).sum()))
 
 
 def group_numbers(values: Sequence[PeerValue]) -> np.ndarray:
@@ -426,65 +412,6 @@ def group_numbers(values: Sequence[PeerValue]) -> np.ndarray:
     ids: dict = {}
     return np.asarray([ids.setdefault(("own", j) if v.group is None else v.group, len(ids))
                        for j, v in enumerate(values)], dtype=int)
-
-
-def step_down(m: np.ndarray, w: np.ndarray, n_launch: np.ndarray, active: np.ndarray,
-              out: PeerJudgement, alpha: float, effect: float, ranked: Ranked
-              ) -> list[tuple[str, bool]]:
-    """Name odd nodes one round at a time, judging the rest again among themselves
-    (``active`` is updated, ``out.odd`` filled); the nodes that stand apart by rank with no
-    value called when they are half of those left (no majority), else ``[]``."""
-    while active.sum() >= MIN_NODES:
-        d, p = value_tests(m, w, n_launch, active)
-        q = bh_q(p, active)
-        called = called_at(d, q, alpha, effect)
-        apart = stand_apart(m[:, ranked.cols], active, ranked.levels.node)
-        named = [(i, slower, pr) for i, slower, pr in apart
-                 if (called[i] == (1 if slower else -1)).sum() >= PEER_MIN_VALUES]
-        pu_named = slower_where_every_pu(m, d, active, ranked, effect,
-                                         {i for i, _, _ in named})
-        named += pu_named
-        if active.sum() >= VALUES_ALONE_MIN_NODES:
-            named += called_alone(called_at(d, q, alpha / 2, effect), np.isfinite(d),
-                                  ranked.group_of, active, {i for i, _, _ in named},
-                                  m[:, ranked.cols])
-        if not named:
-            # nodes apart on ranks alone, each by PEER_EFFECT over its values: half of
-            # those left or more is two groups
-            apart = [a for a in apart if typical_change(d[a[0]], a[1]) >= effect]
-            if apart and 2 * len(apart) >= active.sum():
-                return [(out.nodes[i], slower) for i, slower, _ in apart]
-            return []
-        on_pus = {i for i, _, _ in pu_named}
-        for i, slower, p_rank in named:
-            out.odd.append(_odd_on_pus(out.nodes[i], p_rank, d[i], ranked.pu_values,
-                                       effect, active) if i in on_pus else
-                           _odd(out.nodes[i], slower, p_rank, d[i], called[i], active))
-        for i, _, _ in named:
-            active[i] = False
-    return []
-
-
-def called_alone(strict: np.ndarray, judged: np.ndarray, group_of: np.ndarray,
-                 active: np.ndarray, already: set[int], rank_m: np.ndarray
-                 ) -> list[tuple[int, bool, float]]:
-    """The active nodes not ``already`` named with at least :data:`PEER_VALUES_ALONE`
-    measurements, and :data:`PEER_VALUES_SHARE` of those judged, called on one side
-    (``strict``: :func:`calls` at half the level; ``judged``: which values each node has;
-    ``group_of``: each value's measurement, so a case's time and rate count once):
-    ``(node, slower, p)``, ``p`` the node's rank-sum p on that side (its line's number;
-    it did not decide)."""
-    out = []
-    for i in np.flatnonzero(active):
-        if int(i) in already:
-            continue
-        worse = len(set(group_of[strict[i] == 1]))
-        better = len(set(group_of[strict[i] == -1]))
-        need = max(PEER_VALUES_ALONE, PEER_VALUES_SHARE * len(set(group_of[judged[i]])))
-        if max(worse, better) >= need and worse != better:
-            slower = bool(worse > better)
-            out.append((int(i), slower, rank_p(rank_m, active, int(i), slower)))
-    return out
 
 
 def node_order(name: str) -> tuple:
@@ -549,8 +476,8 @@ def _peer_centre_spread(m: np.ndarray, peers_m: np.ndarray, active: np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each node's peers' median, variance and its degrees of freedom, per value: leave one
     out for an active node, all active nodes for one already named."""
-    centre = rank_tests.loo_median(peers_m)
-    s2, df = rank_tests.loo_variance(peers_m)
+    centre = leave_one_out.loo_median(peers_m)
+    s2, df = leave_one_out.loo_variance(peers_m)
     if (~active).any():
         # a named node's peers are every active node: the column's own median and variance
         ok = np.isfinite(peers_m)
@@ -613,29 +540,3 @@ def called_at(d: np.ndarray, q: np.ndarray, alpha: float, effect: float) -> np.n
     out[hit & (d > 0)] = 1
     out[hit & (d < 0)] = -1
     return out
-
-
-def _odd_on_pus(node: str, p: float, d: np.ndarray, cols: np.ndarray, effect: float,
-                active: np.ndarray) -> OddNode:
-    """The line's numbers for a node named slower on the values that use every PU
-    (``cols``): those it is slower on by ``effect`` or more, of those judged (and those
-    it is faster on by as much, the other side)."""
-    row = d[cols]
-    judged = row[np.isfinite(row)]
-    worse = judged[judged >= math.log1p(effect)]
-    perf = np.expm1(-worse)
-    return OddNode(node, True, len(worse), len(judged),
-                   float(np.median(perf)) if len(perf) else 0.0, p, int(active.sum()) - 1,
-                   " that use every PU", int((-np.expm1(judged) >= effect).sum()))
-
-
-def _odd(node: str, slower: bool, p: float, d: np.ndarray, called: np.ndarray,
-         active: np.ndarray) -> OddNode:
-    """The line's numbers for a node named on one side (``d``, ``called``: its row)."""
-    side = called == (1 if slower else -1)
-    perf = np.expm1(-d[side])
-    return OddNode(node, slower, int(side.sum()), int(np.isfinite(d).sum()),
-                   float(np.median(perf)) if len(perf) else 0.0, p, int(active.sum()) - 1,
-                   opposite=int((called == (-1 if slower else 1)).sum()))
-
-
