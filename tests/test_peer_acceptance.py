@@ -90,6 +90,22 @@ def test_a_cpuset_node_and_a_slow_node_are_both_named(tmp_path, monkeypatch):
     assert status == 1 and "n4" in lines[-1] and "n2" in lines[-1], lines[-1]
 
 
+def test_nodes_alike_but_unlike_the_declared_node_fail_the_run(tmp_path, monkeypatch):
+    """Every node with SMT off, as the fingerprint case records it beside the declared node
+    (its system file's topology): a NODES line, the nodes counted odd, the run FAIL."""
+    fp = {n: {"cores": 2, "pus": 2, "pus_allowed": 2, "smt": 1} for n in NODES}
+    data = _distributed({}, fp)
+    for tc in data["runs"][0]["testcases"]:
+        tc["declared_fingerprint"] = {"cores": 2, "pus": 4, "pus_allowed": 4, "smt": 2}
+        tc["declared_topology"] = "topologies/mycluster.xml"
+    lines, status = _summary(tmp_path, data, monkeypatch)
+    assert ("NODES generic:default: 4 nodes (n1, n2, n3, n4) differ in topology from the "
+            "declared node (topologies/mycluster.xml): pus 2 (declared 4); smt 1 (declared 2)"
+            in lines), lines
+    assert "COUNT generic: 4 nodes judged: 0 alike, 4 odd: n1, n2, n3, n4" in lines, lines
+    assert status == 1 and "FAIL" in lines[-1], lines[-1]
+
+
 def test_the_report_has_a_partition_section(tmp_path):
     from placement.report import partition_page, plots
     from placement.report.tables import Numbers
@@ -103,6 +119,22 @@ def test_the_report_has_a_partition_section(tmp_path):
     if plots.available():
         assert (tmp_path / nodes.links[0]).is_file()
         assert (tmp_path / section.images[0][0]).is_file()
+
+
+def test_the_partition_section_marks_nodes_unlike_the_declared_node(tmp_path):
+    from placement.report import partition_page
+    from placement.report.tables import Numbers
+    data = _distributed({}, {n: {"pus": 2, "pus_allowed": 2, "smt": 1} for n in NODES})
+    for tc in data["runs"][0]["testcases"]:
+        tc["declared_fingerprint"] = {"pus": 4, "pus_allowed": 4, "smt": 2}
+        tc["declared_topology"] = "topologies/mycluster.xml"
+    rep = reading.run_report.from_data(data, Path("x.json"))
+    tests = sorted({c.test for c in rep.cases})[:2]
+    cases = [c for c in rep.cases if c.test in tests]
+    (section,) = partition_page.partition_sections(cases, tmp_path, Numbers())
+    nodes, topo = section.tables[:2]
+    assert [r[1] for r in nodes.rows] == ["unlike the declared node"] * 4
+    assert topo.row_classes == ["bad"] * 4
 
 
 def test_a_baseline_keeps_the_nodes_apart():

@@ -36,8 +36,9 @@ def partition_sections(cases: list[Case], out: Path, numbers: Numbers,
     with."""
     report = RunReport(out, {}, cases)
     sections = []
+    declared = peers.cases.declared_nodes(report)
     for where, (values, fps) in sorted(peers.cases.partitions(report).items()):
-        j = peers.partition.judge(values, where, fps)
+        j = peers.partition.judge(values, where, fps, declared=declared.get(where))
         if j.unshared:          # no value measured on two nodes: nothing to set side by side
             continue
         sections.append(_section(j, fps, out, numbers, node_count(j, answer),
@@ -121,6 +122,7 @@ def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
               ["node", "verdict", "values worse / better", "median change", "evidence"])
     odd = {o.node: o for o in j.odd}
     topo = {d.node: d for d in j.topology}
+    unlike_declared = {n for d in j.declared for n in d.nodes}
     index = {n: i for i, n in enumerate(j.nodes)}
     left = {x.node for x in j.not_judged}
     for node in order:
@@ -135,6 +137,8 @@ def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
             "not judged" if node in left else ""
         if node in topo:
             verdict = ", ".join(x for x in (verdict, "topology differs") if x)
+        if node in unlike_declared:
+            verdict = ", ".join(x for x in (verdict, "unlike the declared node") if x)
         link = _evidence(j, i, out) if node in drawn else ""
         t.add([node, verdict or "like its peers", counted,
                "–" if math.isnan(med) else f"{med:+.1%}", "values" if link else "–"],
@@ -157,7 +161,7 @@ def topology_table(j: peers.partition.PeerJudgement, fps: dict, order: list[str]
     """Every node's fingerprint, one column per field; a row that differs is marked."""
     fields = sorted({k for fp in fps.values() for k in fp})
     t = Table(f"topology-{slug(j.where)}", "Topology per node (hwloc)", ["node", *fields])
-    differs = {d.node for d in j.topology}
+    differs = {d.node for d in j.topology} | {n for d in j.declared for n in d.nodes}
     for node in order:
         fp = fps.get(node, {})
         t.add([node, *(str(fp.get(k, "–")) for k in fields)],

@@ -10,13 +10,16 @@ compact against scatter, and NPB CG and EP. Every value keeps its node: ReFrame'
 
 :class:`NodeHealthMixin` gives a family member its tags and its skip outside
 ``--distribute``; :class:`NodeFingerprintBase` is the topology fingerprint, as
-performance values the peer verdict compares across the nodes.
+performance values the peer verdict compares across the nodes, and the node the system
+file declares (:func:`declared`), which the peer verdict holds every node to as well.
 """
 
 from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from pathlib import Path
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -24,6 +27,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
 
 from ..engine import topology
+from ..util import PlacementError, repo_root
 from . import node_topology
 from .placed import PartitionTopologyMixin, pinned_node
 
@@ -96,6 +100,11 @@ class NodeFingerprintBase(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
     allowed_cpuset = variable(str, value='')
     #: What hwloc says of the node in one line (set after the run).
     node_fingerprint = variable(str, value='')
+    #: The fingerprint of the node the system file declares (``extras['topology']``; set
+    #: after the run; empty where none is declared): every node is held to it as well.
+    declared_fingerprint = variable(typ.Dict[str, int], value={})
+    #: The topology file the declared node was read from, as the peer verdict's line names it.
+    declared_topology = variable(str, value='')
 
     @run_before('run')
     def capture_in_job(self):
@@ -115,6 +124,8 @@ class NodeFingerprintBase(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
         self.fingerprint = fingerprint(path)
         self.allowed_cpuset = topology.format_ranges(topo.cpus)
         self.node_fingerprint = node_topology.one_line(topo)
+        self.declared_fingerprint, self.declared_topology = declared(
+            self.current_partition.extras)
         self.perf_variables = {k: sn.make_performance_function(_const(v), UNITS.get(k, 'count'))
                                for k, v in self.fingerprint.items()}
 
@@ -126,6 +137,30 @@ UNITS = {'numa_memory_gib': 'GiB', 'l1d_kib': 'KiB', 'l2_kib': 'KiB', 'l3_kib': 
 def _const(value: int):
     """A deferred constant: a performance variable whose value is already known."""
     return sn.defer(value)
+
+
+def declared(extras: Mapping) -> tuple[dict[str, int], str]:
+    """The node a partition's system file declares (``extras['topology']``, the file ``site
+    new`` captured): its :func:`fingerprint` and its path (from the checkout where inside
+    it); ``({}, '')`` where none is declared (no file, ``live``) or the file does not read.
+
+    Why recorded with the node's own: the run report then holds both, so the peer verdict
+    holds every node to the declared one (a DIMM missing on every node, SMT switched off
+    across the partition) without reading system files, and judges a stored run the same
+    after the system file changed.
+    """
+    path = extras.get('topology')
+    if not isinstance(path, str) or not path or path == 'live' or not os.path.isfile(path):
+        return {}, ''
+    try:
+        fp = fingerprint(path)
+    except (OSError, ET.ParseError, PlacementError):
+        return {}, ''
+    try:
+        shown = str(Path(path).resolve().relative_to(repo_root().resolve()))
+    except ValueError:
+        shown = path
+    return fp, shown
 
 
 def fingerprint(xml_path: str) -> dict[str, int]:

@@ -14,11 +14,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import partition
+from .declared import DeclaredNode
 from ..reading.direction import higher_is_better, is_extreme
 from ..reading.run_report import NODE_PARAMS, Case, RunReport
 
 #: the test fields a topology fingerprint may be logged as (a mapping of field -> value)
 FINGERPRINT_FIELDS = ("fingerprint", "topology_fingerprint")
+#: the test fields of the node the system file declares: its fingerprint and its file
+DECLARED_FIELDS = ("declared_fingerprint", "declared_topology")
 
 
 def value_key(case: Case, var: str) -> tuple:
@@ -40,6 +43,25 @@ def fingerprint(case: Case) -> Mapping[str, Any] | None:
         if isinstance(v, dict) and v:
             return v
     return None
+
+
+def declared(case: Case) -> DeclaredNode | None:
+    """The declared node a case recorded (its system file's topology), if any."""
+    fp, source = (case.raw.get(k) for k in DECLARED_FIELDS)
+    if isinstance(fp, dict) and fp:
+        return DeclaredNode(fp, str(source or "the system file's topology"))
+    return None
+
+
+def declared_nodes(report: RunReport) -> dict[str, DeclaredNode]:
+    """Per ``SYSTEM:PART``, the node its system file declares, as its cases recorded it (the
+    first that did: every case of a partition reads the same file)."""
+    out: dict[str, DeclaredNode] = {}
+    for c in report.cases:
+        where = f"{c.system}:{c.partition}"
+        if where not in out and (d := declared(c)) is not None:
+            out[where] = d
+    return out
 
 
 def partitions(report: RunReport) -> dict[str, tuple[list[partition.PeerValue],
@@ -111,6 +133,8 @@ def _fingerprints(cases: list[tuple[str, Case]]) -> dict[str, Mapping[str, Any]]
 
 
 def judge_report(report: RunReport) -> list[partition.PeerJudgement]:
-    """Every partition of a run with cases on several nodes, judged by its peers."""
-    return [partition.judge(values, where, fps)
+    """Every partition of a run with cases on several nodes, judged by its peers and
+    against the node its system file declares."""
+    declared = declared_nodes(report)
+    return [partition.judge(values, where, fps, declared=declared.get(where))
             for where, (values, fps) in sorted(partitions(report).items())]

@@ -39,7 +39,9 @@ that differ by ``PEER_EFFECT`` or more get a line instead and the run is incompl
 which of two is odd cannot be told.
 
 The **topology** of every node (its fingerprint from hwloc) is compared with the
-majority's: a node that differs gets its own line, whatever its values say.
+majority's: a node that differs gets its own line, whatever its values say. It is also
+compared with the node the system file declares (:mod:`.declared`), so a partition whose
+nodes all lack a DIMM, alike among themselves, still fails.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from scipy import stats
 
 from .. import verdict
 from . import coverage, leave_one_out, maxt
+from .declared import DeclaredDiff, DeclaredNode, declared_diffs
 from .topology import TopologyDiff, topology_diffs
 from ..rules import MIN_NODES, PEER_ALPHA, PEER_EFFECT
 
@@ -79,7 +82,7 @@ class PeerValue:
 
 @dataclass(frozen=True)
 class OddNode:
-    """A node named: which side, on how many values, by how much, and the rank test's p."""
+    """A node named: which side, on how many values, by how much, and the test's adjusted p."""
 
     node: str
     slower: bool
@@ -137,9 +140,10 @@ class PeerJudgement:
     called: np.ndarray
     odd: list[OddNode] = field(default_factory=list)
     topology: list[TopologyDiff] = field(default_factory=list)
+    #: nodes whose fingerprint differs from the node the system file declares
+    declared: list[DeclaredDiff] = field(default_factory=list)
     no_majority: bool = False
-    #: nodes apart on their ranks alone, in two groups with no majority (no value called):
-    #: ``(node, slower)``
+    #: the slower half of a kind the test named (no majority to judge by): ``(node, slower)``
     apart: list[tuple[str, bool]] = field(default_factory=list)
     #: the fingerprints differ with none shared by more than half the nodes
     topology_split: bool = False
@@ -189,10 +193,12 @@ class PeerJudgement:
 
     @property
     def named(self) -> list[str]:
-        """Every node a line names: odd values first, then apart on ranks, then topology."""
+        """Every node a line names: odd nodes first, then a slower half, then topology
+        (against the peers, then against the declared node)."""
         out = [o.node for o in self.odd]
         out += [n for n, _ in self.apart if n not in out]
-        return out + [t.node for t in self.topology if t.node not in out]
+        out += [t.node for t in self.topology if t.node not in out]
+        return out + [n for d in self.declared for n in d.nodes if n not in out]
 
     @property
     def fails(self) -> bool:
@@ -247,6 +253,9 @@ class PeerJudgement:
         out += [PeerLine("NODES", t.line(self.where), t.node,
                          {"what": "topology", "peers": t.peers, "diffs": list(t.diffs)})
                 for t in self.topology]
+        out += [PeerLine("NODES", d.line(self.where), d.nodes[0] if len(d.nodes) == 1 else "",
+                         {"what": "declared", "nodes": list(d.nodes), "declared": d.source,
+                          "diffs": list(d.diffs)}) for d in self.declared]
         if self.undecided:
             p = self.pair
             out.append(PeerLine("NODES", f"NODES {self.where}: {p.text()}", "",
@@ -279,11 +288,13 @@ class PeerJudgement:
 
 def judge(values: Sequence[PeerValue], where: str,
           fingerprints: Mapping[str, Mapping[str, Any]] | None = None,
-          alpha: float = PEER_ALPHA, effect: float = PEER_EFFECT) -> PeerJudgement:
+          alpha: float = PEER_ALPHA, effect: float = PEER_EFFECT,
+          declared: DeclaredNode | None = None) -> PeerJudgement:
     """The partition ``where`` (``SYSTEM:PART``) judged node by node (module docstring):
     on the values measured on two nodes or more (:func:`shared`; none: no verdict, a note),
     the nodes with too few usable values left out and named (:mod:`.coverage`), the rest
-    judged against each other, two of them only against the margin."""
+    judged against each other, two of them only against the margin; every fingerprint
+    against the majority's and against the ``declared`` node, when there is one."""
     nodes = sorted({n for v in values for n in v.launches}
                    | set(fingerprints or {}), key=node_order)
     had_values, values = bool(values), shared(values)
@@ -294,6 +305,7 @@ def judge(values: Sequence[PeerValue], where: str,
         out.unshared, out.note = True, UNSHARED_NOTE
         return out
     out.topology, out.topology_split = topology_diffs(fingerprints or {}, nodes)
+    out.declared = declared_diffs(fingerprints or {}, nodes, declared)
     counts = coverage.usable_counts(m)
     out.usable = {n: int(c) for n, c in zip(nodes, counts)}
     out.not_judged = coverage.not_judged(nodes, counts)

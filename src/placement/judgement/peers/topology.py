@@ -71,9 +71,10 @@ def memory_snapped(fingerprints: Mapping[str, Mapping[str, Any]]
     return out
 
 
-def fingerprint_diffs(own: Mapping[str, str], major: Mapping[str, str]) -> tuple[str, ...]:
+def fingerprint_diffs(own: Mapping[str, str], major: Mapping[str, str],
+                      against: str = "its peers") -> tuple[str, ...]:
     """What differs, in words: ``1 PU allowed of 2`` for the allowed cpuset, else
-    ``FIELD VALUE (its peers VALUE)``."""
+    ``FIELD VALUE (its peers VALUE)`` (``against``: whose value it differs from)."""
     out = []
     for k in sorted(set(own) | set(major)):
         a, b = own.get(k, "none"), major.get(k, "none")
@@ -83,5 +84,5 @@ def fingerprint_diffs(own: Mapping[str, str], major: Mapping[str, str]) -> tuple
             total = own.get("pus", major.get("pus", "?"))
             out.append(f"{a} PU{'' if a == '1' else 's'} allowed of {total}")
         else:
-            out.append(f"{k} {a} (its peers {b})")
+            out.append(f"{k} {a} ({against} {b})")
     return tuple(out)
