@@ -102,14 +102,17 @@ def judge_set(folder: Path) -> dict:
     cond = CONDITIONS[info["condition"]]
     sessions = []
     fixed = _utc(provenance.PEERS_FIXED)
+    fixings = [_utc(t) for t in provenance.PEERS_FIXINGS]
     for p in sorted(folder.glob("run-*.json")):
         rep = reading.run_report.load(p)
         js = [j for j in peers.cases.judge_report(rep) if j.where == "testnodes:batch"]
         ok = bool(js) and met(cond, js[0])
-        after = reading.session_info.started(rep.session) > fixed
+        started = reading.session_info.started(rep.session)
+        after = started > fixed
         # a node the condition left alone named too: the goal may be met, the line is wrong
         also = bool(js) and bool(cond.odd) and bool(set(js[0].named) - set(cond.odd))
         sessions.append({"file": p.name, "met": ok, "validation": after, "also_named": also,
+                         "window": sum(started > f for f in fixings),
                          "lines": js[0].lines() if js else ["no testnodes:batch values"]})
     weighted = bool(info.get("nodes_weighted")) or not cond.slow   # a cap binds only then
     valid = [s for s in sessions if s["validation"] and weighted]
@@ -120,10 +123,21 @@ def judge_set(folder: Path) -> dict:
                           "met": sum(s["met"] for s in sessions if not s["validation"]),
                           "also_named": sum(s["also_named"] for s in sessions
                                             if not s["validation"])},
+            "windows": _windows(sessions if weighted else []),
             "goal": f"{cond.share:.0%} of sessions", "goal_met": n > 0 and k >= cond.share * n,
             "partial": n < FULL,
             "role": "validation" if n else "in-sample" if weighted else "unweighted nodes",
             "per_session": sessions}
+
+
+def _windows(sessions: list[dict]) -> dict[str, dict[str, int]]:
+    """Sessions and goals met after each fixing of the peer verdict (window ``i``: started
+    after fixing ``i``, before the next), judged by the verdict as it is now."""
+    out: dict[str, dict[str, int]] = {}
+    for i in range(1, len(provenance.PEERS_FIXINGS) + 1):
+        inside = [s for s in sessions if s["window"] == i]
+        out[str(i)] = {"sessions": len(inside), "met": sum(s["met"] for s in inside)}
+    return out
 
 
 def _utc(text: str) -> _dt.datetime:
@@ -143,6 +157,10 @@ def pooled(sets: dict) -> dict:
         for k in ("sessions", "met", "also_named"):
             c[k] += r[k]
             c["in_sample"][k] += r["in_sample"][k]
+        for w, fig in r["windows"].items():
+            into = c.setdefault("windows", {}).setdefault(w, {"sessions": 0, "met": 0})
+            into["sessions"] += fig["sessions"]
+            into["met"] += fig["met"]
     for name, c in out.items():
         share = CONDITIONS[name].share
         c["goal_met"] = c["sessions"] > 0 and c["met"] >= share * c["sessions"]
@@ -166,8 +184,11 @@ def cmd_judge() -> int:
         ins = c["in_sample"]
         print(f"{name}: goal met in {c['met']} of {c['sessions']} validation sessions{label}: "
               f"{'met' if c['goal_met'] else 'MISSED'}; in-sample (recorded before the peer "
-              f"rules were fixed) {ins['met']} of {ins['sessions']}")
+              f"rules were fixed) {ins['met']} of {ins['sessions']}; after each fixing: "
+              + ", ".join(f"{w}: {x['met']} of {x['sessions']}"
+                          for w, x in c.get("windows", {}).items()))
     atomic.write_text(RESULTS, json.dumps({"peers_fixed": provenance.PEERS_FIXED,
+                                           "peers_fixings": list(provenance.PEERS_FIXINGS),
                                            "conditions": conditions, "sets": sets},
                                           indent=1) + "\n")
     write_page(conditions)
@@ -181,8 +202,11 @@ BEGIN, END = "<!-- partition-goals: benchmarks/partition_goals.py -->", "<!-- /p
 def page_block(conditions: dict) -> str:
     """The benchmarks page's table of goals, one row per condition, generated from the
     judged sets: the validation sessions, and beside them the in-sample ones."""
+    fixings = provenance.PEERS_FIXINGS
+    earlier = [f"after fixing {i} ({t[:10]})" for i, t in enumerate(fixings[:-1], 1)]
     rows = ["| condition | goal | met in (validation sessions) | another node named too | "
-            "in-sample |", "|---|---|---:|---:|---:|"]
+            "in-sample | " + " | ".join(earlier) + (" |" if earlier else ""),
+            "|---|---|---:|---:|---:|" + "---:|" * len(earlier)]
     for name in CONDITIONS:
         c = conditions.get(name)
         if c is None:
@@ -190,8 +214,12 @@ def page_block(conditions: dict) -> str:
         ins = c["in_sample"]
         partial = f" (partial: {c['sessions']} of {FULL})" if c["partial"] else ""
         also = f"{c['also_named']} of {c['sessions']}" if CONDITIONS[name].odd else "-"
+        wins = c.get("windows", {})
+        before = "".join(f" {wins.get(str(i), {}).get('met', 0)} of "
+                         f"{wins.get(str(i), {}).get('sessions', 0)} |"
+                         for i in range(1, len(fixings)))
         rows.append(f"| {c['what']} | {c['goal']} | {c['met']} of {c['sessions']}{partial} | "
-                    f"{also} | {ins['met']} of {ins['sessions']} |")
+                    f"{also} | {ins['met']} of {ins['sessions']} |{before}")
     return "\n".join([BEGIN, *rows, END])
 
 
@@ -224,7 +252,11 @@ def readme_block(conditions: dict) -> str:
                     if c["also_named"] else "")
             rows.append(f"- {SAID[name]}: {c['met']} of {c['sessions']}{also}")
         elif ins["sessions"]:
-            rows.append(f"- {SAID[name]}: no validation session yet")
+            prev = c.get("windows", {}).get(str(len(provenance.PEERS_FIXINGS) - 1), {})
+            since = (f" (the {prev['sessions']} sessions recorded after the verdict's "
+                     f"previous fixing, judged by it now: {prev['met']} of {prev['sessions']})"
+                     if prev.get("sessions") else "")
+            rows.append(f"- {SAID[name]}: no validation session yet{since}")
     return "\n".join([*rows, README_END])
 
 

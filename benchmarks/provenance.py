@@ -47,6 +47,10 @@ RULES_FIXED: str = _DATA["rules_fixed"]
 PLAIN_FIXED: str = _DATA["plain_fixed"]
 #: when the peer verdict's settings were last chosen (UTC)
 PEERS_FIXED: str = _DATA["peers_fixed"]
+#: every fixing of the peer verdict, oldest first (the last is :data:`PEERS_FIXED`): the
+#: sessions after each earlier one stay reported beside the later ones, so no new fixing
+#: hides what the sessions after the one before showed
+PEERS_FIXINGS: tuple[str, ...] = (*_DATA.get("peers_fixed_before", ()), PEERS_FIXED)
 #: the sets the settings were chosen on, by folder under ``tests/fixtures``
 TUNING_SETS: tuple[str, ...] = tuple(_DATA["tuning_sets"])
 #: each setting's choice by name (``all``: chosen on every tuning set)
