@@ -103,7 +103,11 @@ def judge_set(folder: Path) -> dict:
     sessions = []
     fixed = _utc(provenance.PEERS_FIXED)
     fixings = [_utc(t) for t in provenance.PEERS_FIXINGS]
-    for p in sorted(folder.glob("run-*.json")):
+    runs = sorted(folder.glob("run-*.json"))
+    # each session's host load before it, where the set kept one per session
+    loads = info.get("loads") or []
+    loads = loads if len(loads) == len(runs) else [None] * len(runs)
+    for p, load in zip(runs, loads):
         rep = reading.run_report.load(p)
         js = [j for j in peers.cases.judge_report(rep) if j.where == "testnodes:batch"]
         ok = bool(js) and met(cond, js[0])
@@ -113,6 +117,7 @@ def judge_set(folder: Path) -> dict:
         also = bool(js) and bool(cond.odd) and bool(set(js[0].named) - set(cond.odd))
         sessions.append({"file": p.name, "met": ok, "validation": after, "also_named": also,
                          "window": sum(started > f for f in fixings),
+                         "loaded": load is not None and load >= LOADED,
                          "lines": js[0].lines() if js else ["no testnodes:batch values"]})
     weighted = bool(info.get("nodes_weighted")) or not cond.slow   # a cap binds only then
     valid = [s for s in sessions if s["validation"] and weighted]
@@ -130,13 +135,20 @@ def judge_set(folder: Path) -> dict:
             "per_session": sessions}
 
 
+#: a session started at this host load average or more is a loaded one, counted apart too
+LOADED = 1.5
+
+
 def _windows(sessions: list[dict]) -> dict[str, dict[str, int]]:
     """Sessions and goals met after each fixing of the peer verdict (window ``i``: started
     after fixing ``i``, before the next), judged by the verdict as it is now."""
     out: dict[str, dict[str, int]] = {}
     for i in range(1, len(provenance.PEERS_FIXINGS) + 1):
         inside = [s for s in sessions if s["window"] == i]
-        out[str(i)] = {"sessions": len(inside), "met": sum(s["met"] for s in inside)}
+        loaded = [s for s in inside if s.get("loaded")]
+        out[str(i)] = {"sessions": len(inside), "met": sum(s["met"] for s in inside),
+                       "loaded_sessions": len(loaded),
+                       "loaded_met": sum(s["met"] for s in loaded)}
     return out
 
 
@@ -158,9 +170,9 @@ def pooled(sets: dict) -> dict:
             c[k] += r[k]
             c["in_sample"][k] += r["in_sample"][k]
         for w, fig in r["windows"].items():
-            into = c.setdefault("windows", {}).setdefault(w, {"sessions": 0, "met": 0})
-            into["sessions"] += fig["sessions"]
-            into["met"] += fig["met"]
+            into = c.setdefault("windows", {}).setdefault(w, dict.fromkeys(fig, 0))
+            for k, v in fig.items():
+                into[k] += v
     for name, c in out.items():
         share = CONDITIONS[name].share
         c["goal_met"] = c["sessions"] > 0 and c["met"] >= share * c["sessions"]
@@ -185,7 +197,8 @@ def cmd_judge() -> int:
         print(f"{name}: goal met in {c['met']} of {c['sessions']} validation sessions{label}: "
               f"{'met' if c['goal_met'] else 'MISSED'}; in-sample (recorded before the peer "
               f"rules were fixed) {ins['met']} of {ins['sessions']}; after each fixing: "
-              + ", ".join(f"{w}: {x['met']} of {x['sessions']}"
+              + ", ".join(f"{w}: {x['met']} of {x['sessions']} (at a host load of "
+                          f"{LOADED} or more: {x['loaded_met']} of {x['loaded_sessions']})"
                           for w, x in c.get("windows", {}).items()))
     atomic.write_text(RESULTS, json.dumps({"peers_fixed": provenance.PEERS_FIXED,
                                            "peers_fixings": list(provenance.PEERS_FIXINGS),
@@ -205,8 +218,9 @@ def page_block(conditions: dict) -> str:
     fixings = provenance.PEERS_FIXINGS
     earlier = [f"after fixing {i} ({t[:10]})" for i, t in enumerate(fixings[:-1], 1)]
     rows = ["| condition | goal | met in (validation sessions) | another node named too | "
-            "in-sample | " + " | ".join(earlier) + (" |" if earlier else ""),
-            "|---|---|---:|---:|---:|" + "---:|" * len(earlier)]
+            f"of them at a host load of {LOADED} or more | in-sample | "
+            + " | ".join(earlier) + (" |" if earlier else ""),
+            "|---|---|---:|---:|---:|---:|" + "---:|" * len(earlier)]
     for name in CONDITIONS:
         c = conditions.get(name)
         if c is None:
@@ -218,8 +232,10 @@ def page_block(conditions: dict) -> str:
         before = "".join(f" {wins.get(str(i), {}).get('met', 0)} of "
                          f"{wins.get(str(i), {}).get('sessions', 0)} |"
                          for i in range(1, len(fixings)))
+        last = wins.get(str(len(fixings)), {})
         rows.append(f"| {c['what']} | {c['goal']} | {c['met']} of {c['sessions']}{partial} | "
-                    f"{also} | {ins['met']} of {ins['sessions']} |{before}")
+                    f"{also} | {last.get('loaded_met', 0)} of {last.get('loaded_sessions', 0)} "
+                    f"| {ins['met']} of {ins['sessions']} |{before}")
     return "\n".join([BEGIN, *rows, END])
 
 
