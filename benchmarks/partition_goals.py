@@ -195,7 +195,7 @@ def cmd_judge() -> int:
         label = f" (partial: {c['sessions']} of {FULL})" if c["partial"] else ""
         ins = c["in_sample"]
         print(f"{name}: goal met in {c['met']} of {c['sessions']} validation sessions{label}: "
-              f"{'met' if c['goal_met'] else 'MISSED'}; in-sample (recorded before the peer "
+              f"{'met' if c['goal_met'] else 'MISSED' if c['sessions'] else 'none yet'}; in-sample (recorded before the peer "
               f"rules were fixed) {ins['met']} of {ins['sessions']}; after each fixing: "
               + ", ".join(f"{w}: {x['met']} of {x['sessions']} (at a host load of "
                           f"{LOADED} or more: {x['loaded_met']} of {x['loaded_sessions']})"
