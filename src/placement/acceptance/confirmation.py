@@ -103,9 +103,10 @@ def every_check(final: dict[CaseKey, dict[str, Any]]) -> list[str]:
 
 def is_reference_failure(tc: dict[str, Any]) -> bool:
     """A case that measured and missed its ReFrame reference (not a watchdog stop: that is
-    a failure to finish)."""
+    a failure to finish; nor a node-health family case whose member failed to measure)."""
     return (tc.get("result") == "fail" and tc.get("fail_phase") == "performance"
-            and verdict.guards.stopped_runs(tc) == 0)
+            and verdict.guards.stopped_runs(tc) == 0
+            and not reading.family.failed_members(tc))  # a member crashed: no reference missed
 
 
 def selected(v: verdict.over_sessions.Verdict) -> bool:
