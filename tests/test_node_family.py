@@ -77,6 +77,22 @@ def test_a_stored_session_packed_as_one_family_case_per_node_reads_the_same():
     assert repr(peers.cases.judge_report(packed)) == repr(peers.cases.judge_report(plain))
 
 
+def test_a_regressed_member_value_reruns_the_family_on_its_node():
+    """The verdict names a value by its member's case; the confirmation reruns the family
+    case that holds it (selected by the family's hash before ``--distribute``), on its node."""
+    from placement.acceptance import confirmation, distributed
+    shown = 'NodeHealthCheck %scale=small %.part=c:batch %.nid=n2'
+    tc = {'name': 'NodeHealthCheck %scale=small', 'display_name': shown, 'hashcode': 'a1b2c3d4',
+          'system': 'c', 'partition': 'batch', 'environ': 'gnu', 'result': 'pass', 'node': 'n2',
+          'family': {'NodeMatmulCheck_0': {'name': 'NodeMatmulCheck %affinity=none',
+                                           'result': 'pass'}}}
+    member = 'NodeMatmulCheck %affinity=none %.part=c:batch %.nid=n2'
+    assert confirmation.candidate_cases({('k',): tc}, {(member, 'c:batch+gnu', 'gflops')}) \
+        == [tc]
+    assert confirmation.candidate_cases({('k',): tc}, {(member, 'c:other+gnu', 'gflops')}) == []
+    assert distributed.selection([tc]) == ([distributed.base_hash(tc)], ['n2'])
+
+
 def test_a_member_that_failed_has_no_values_and_the_others_keep_theirs():
     data = pack(json.loads(SESSION.read_text()))
     fam = next(tc for r in data['runs'] for tc in r['testcases'] if tc.get('family'))
