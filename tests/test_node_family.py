@@ -77,6 +77,22 @@ def test_a_stored_session_packed_as_one_family_case_per_node_reads_the_same():
     assert repr(peers.cases.judge_report(packed)) == repr(peers.cases.judge_report(plain))
 
 
+def test_the_declared_node_the_fingerprint_member_records_is_judged_the_same():
+    """SMT off on every node against a declared node with SMT: the fingerprint member's
+    ``declared_fingerprint`` reaches the peer verdict through the family's case."""
+    data = json.loads(SESSION.read_text())
+    for tc in (tc for r in data['runs'] for tc in r['testcases']
+               if tc['name'].startswith('NodeTopologyCheck')):
+        tc['declared_fingerprint'] = {**tc['fingerprint'], 'pus': 4, 'smt': 2}
+        tc['declared_topology'] = 'topologies/testnodes.xml'
+    plain = reading.run_report.from_data(data, SESSION)
+    packed = reading.run_report.from_data(pack(data), SESSION)
+    said = [j.lines() for j in peers.cases.judge_report(packed)]
+    assert said == [j.lines() for j in peers.cases.judge_report(plain)]
+    assert any('from the declared node (topologies/testnodes.xml): pus 2 (declared 4)' in ln
+               for lines in said for ln in lines), said
+
+
 def test_a_regressed_member_value_reruns_the_family_on_its_node():
     """The verdict names a value by its member's case; the confirmation reruns the family
     case that holds it (selected by the family's hash before ``--distribute``), on its node."""
