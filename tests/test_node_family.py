@@ -133,6 +133,17 @@ def test_a_case_of_the_family_the_job_never_judged_takes_the_familys_result():
     assert reading.family.expand({'name': 'X'}) == [{'name': 'X'}]
 
 
+def test_only_members_runs_the_named_member_classes_and_refuses_a_stranger():
+    from placement.testlib import family
+
+    class NodeA: pass
+    class NodeB: pass
+    assert family.chosen([NodeA, NodeB], []) == [NodeA, NodeB]
+    assert family.chosen([NodeA, NodeB], ['NodeB']) == [NodeB]
+    with pytest.raises(ValueError, match='NodeC is no member of the family'):
+        family.chosen([NodeA, NodeB], ['NodeB', 'NodeC'])
+
+
 @pytest.mark.reframe
 def test_one_job_runs_the_family_and_a_crashing_member_fails_alone(tmp_path):
     """NPB CG's program crashes (a stand-in ``cg.S.x``), EP has none (skipped)."""

@@ -63,6 +63,19 @@ class Member:
         self.fail_reason = f'{type(exc).__name__}: {exc}'
 
 
+def chosen(classes: list[type], names: list[str]) -> list[type]:
+    """The member classes named in ``names`` (all of them when it is empty); a name that is
+    no member's is an error, so a misspelt selection runs nothing rather than everything."""
+    if not names:
+        return list(classes)
+    known = {c.__name__ for c in classes}
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise ValueError(f"only_members: {', '.join(unknown)} is no member of the family "
+                         f"(its members: {', '.join(sorted(known))})")
+    return [c for c in classes if c.__name__ in names]
+
+
 def make_members(classes: list[type], wanted_tag: str) -> list[Member]:
     """Every variant of every member class that carries ``wanted_tag`` (the family's mode)."""
     out = []

@@ -221,6 +221,9 @@ class NodeHealthFamilyBase(rfm.RunOnlyRegressionTest, NodeHealthMixin):
     #: Variables for the members (``-S member_vars=npb_dir:DIR,budget_scale:2``): ``-S``
     #: reaches the registered family test, not its members.
     member_vars = variable(typ.Dict[str, str], value={})
+    #: The member classes to run, by name (``-S only_members=NodeMatmulCheck,NodeMemWriteCheck``;
+    #: empty: all): ``-n`` selects the family test, never one of its members.
+    only_members = variable(typ.List[str], value=[])
     #: Per member (its ReFrame unique name): its name, result and loggable fields (after
     #: the run), from which a run report reader rebuilds each member's case.
     family = variable(typ.Dict[str, typ.Dict[str, object]], value={})
@@ -234,7 +237,8 @@ class NodeHealthFamilyBase(rfm.RunOnlyRegressionTest, NodeHealthMixin):
         # the members' launchers run inside this job: the family's script runs as it is
         self.job.launcher = getlauncher('local')()
         mode = 'quick' if self.scale == SMALL else 'acceptance'
-        self._members = family.make_members(type(self).members, mode)
+        self._members = family.make_members(family.chosen(type(self).members,
+                                                          self.only_members), mode)
         for m in self._members:
             family.setup_member(self, m)
         self.family = {m.key: family.record(m) for m in self._members}
