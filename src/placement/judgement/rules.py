@@ -97,7 +97,7 @@ PEER_EFFECT: float = 0.10
 #: the same: alike nodes print sizes rounded differently.
 PEER_MEMORY_SLACK: float = 0.05
 #: the fewest nodes with a value to judge it by its peers: a centre and a spread without the
-#: node need two others (shared by the value tests, the rank tests and the topology majority).
+#: node need two others (shared by the value tests, the peer test and the topology majority).
 MIN_NODES: int = 3
 #: the largest partition whose halves are candidates: C(8, 4) / 2 = 35 halves; a larger one
 #: has a majority whenever fewer than half of its nodes are odd, and those are named alone.

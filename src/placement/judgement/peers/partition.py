@@ -25,8 +25,8 @@ nodes.
 Beside the decision, each value of each node is described against its peers' median
 (:func:`value_tests`, leave one node out, the peers' spread moderated over the node's
 values), and the values beyond chance and the margin are marked (Benjamini-Hochberg):
-what the report's partition page draws and a named node's line counts. They name no
-node.
+what the report's partition page draws. They name no node; a named node's line counts
+the values of its family it is at least ``PEER_EFFECT`` slower on.
 
 **Coverage** (:mod:`.coverage`): a value counts only when it was measured on two nodes or
 more (a value of one node has no peer); a partition with none (a run without
