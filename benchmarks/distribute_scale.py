@@ -13,9 +13,12 @@ the nodes:
   (ReFrame filters the partition's nodes by the job options before distributing);
 * ``none``: no ``--distribute`` (one case each), the cost of loading alone.
 
-Each is the median of ``--repeats`` runs; N goes 100 and 1,000 so the growth per node is
-seen. The target: a partition's own run on 1,000 nodes (``idle`` or a node list) lists
-in under 60 s here; the results go to ``benchmarks/results/distribute_scale.json``.
+The family is one test per node and mode (``NodeHealthCheck``, its 14 quick cases run in
+one job), so ``all`` generates one test per node. Each is the median of ``--repeats``
+runs; N goes 100 and 1,000 so the growth per node is seen. The target: ``all`` on 1,000
+nodes lists in at most 30 s here, beside the figure of the family as one test per case
+(:data:`PER_CASE`, measured here with the same cluster: 12,000 cases); the results go to
+``benchmarks/results/distribute_scale.json``.
 
     python benchmarks/distribute_scale.py [--repeats 3] [--started 2]
 """
@@ -39,9 +42,12 @@ from slurm_nodes import CONF_VAR, SlurmNodes  # noqa: E402
 
 from placement.util import atomic  # noqa: E402
 
-#: A usable way of choosing 1,000 nodes lists within this many seconds.
-TARGET_S = 60.0
+#: ``--distribute=all`` on 1,000 nodes lists within this many seconds.
+TARGET_S = 30.0
 SIZES = (100, 1000)
+#: The family as one test per case (8 checks, 14 quick cases: 12 per node then), 1,000
+#: nodes, ``--distribute=all``: the median of 3 runs here before it became one test per node.
+PER_CASE = {'nodes': 1000, 'selection': 'all', 'cases': 12000, 'median_s': 197.31}
 
 
 def selections(n: int) -> dict[str, list[str]]:
@@ -97,13 +103,15 @@ def main() -> int:
     print(f"{'N':>6}        selection  cases   median  (of {args.repeats} runs)")
     rows = [r for n in SIZES for r in measure(n, args.started, args.repeats)]
     big = {r['selection']: r for r in rows if r['nodes'] == max(SIZES)}
-    usable = min(big['idle']['median_s'], big['nodelist']['median_s'])
-    result = {'target_s': TARGET_S, 'usable_s': usable, 'met': usable < TARGET_S, 'rows': rows}
+    took = big['all']['median_s']
+    result = {'target_s': TARGET_S, 'all_s': took, 'met': took <= TARGET_S,
+              'per_case_family': PER_CASE, 'rows': rows}
     out = ROOT / 'benchmarks' / 'results' / 'distribute_scale.json'
     atomic.write_text(out, json.dumps(result, indent=1) + '\n')   # an exclusive temp, renamed
-    print(f"1,000 nodes: --distribute=all {big['all']['median_s']:.1f} s; idle "
+    print(f"1,000 nodes: --distribute=all {took:.1f} s ({big['all']['cases']} cases; one test "
+          f"per case: {PER_CASE['median_s']:.0f} s, {PER_CASE['cases']} cases); idle "
           f"{big['idle']['median_s']:.1f} s, a node list {big['nodelist']['median_s']:.1f} s "
-          f"(target < {TARGET_S:.0f} s: {'met' if result['met'] else 'MISSED'}) -> {out}")
+          f"(target <= {TARGET_S:.0f} s: {'met' if result['met'] else 'MISSED'}) -> {out}")
     return 0 if result['met'] else 1
 
 

@@ -155,8 +155,9 @@ def test_an_unchanged_partition_passes(slurm_nodes, tmp_path):
     assert ' PASS ' in line, line
 
 
-#: the checks of the confirmed run: those that use every PU, where a capped node is slower
-CONFIRM_CHECKS = 'NodeMatmulCheck|NodeMemWriteCheck'
+#: the family's members of the confirmed run: those that use every PU, where a capped node is
+#: slower
+CONFIRM_MEMBERS = 'only_members=NodeMatmulCheck,NodeMemWriteCheck'
 
 
 def test_a_nodes_line_is_confirmed_or_dismissed_by_its_node_again(slurm_nodes, tmp_path):
@@ -168,7 +169,7 @@ def test_a_nodes_line_is_confirmed_or_dismissed_by_its_node_again(slurm_nodes, t
            'PLACEMENT_REPORTS': str(tmp_path / 'reports'), 'ACCEPTANCE_CONFIRM': '1'}
     proc = subprocess.run([str(ROOT / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s',
                            'testnodes:batch', '--', '--distribute=all', '-t', 'nodes',
-                           '-n', CONFIRM_CHECKS],
+                           '-S', CONFIRM_MEMBERS],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
     said = '\n'.join(lines(proc, 'NODES') + lines(proc, 'CONFIRMED') +
                      lines(proc, 'UNCONFIRMED') + lines(proc, '== confirmation') +

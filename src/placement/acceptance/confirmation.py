@@ -103,9 +103,10 @@ def every_check(final: dict[CaseKey, dict[str, Any]]) -> list[str]:
 
 def is_reference_failure(tc: dict[str, Any]) -> bool:
     """A case that measured and missed its ReFrame reference (not a watchdog stop: that is
-    a failure to finish)."""
+    a failure to finish; nor a node-health family case whose member failed to measure)."""
     return (tc.get("result") == "fail" and tc.get("fail_phase") == "performance"
-            and verdict.guards.stopped_runs(tc) == 0)
+            and verdict.guards.stopped_runs(tc) == 0
+            and not reading.family.failed_members(tc))  # a member crashed: no reference missed
 
 
 def selected(v: verdict.over_sessions.Verdict) -> bool:
@@ -118,15 +119,16 @@ def selected(v: verdict.over_sessions.Verdict) -> bool:
 def candidate_cases(final: dict[CaseKey, dict[str, Any]],
                     regressed: set[ValueKey]) -> list[dict[str, Any]]:
     """The cases a confirmation session runs again: each case that missed a reference, and
-    each case with a value the verdict called regressed."""
+    each case with a value the verdict called regressed (a node-health family case: a value
+    of one of its members, which the verdict names by the member's case)."""
     regressed_cases = {(name, sysenv) for name, sysenv, _ in regressed}
     out = []
     for tc in final.values():
         if tc.get("fixture") or not tc.get("hashcode"):
             continue
         sysenv = f"{tc.get('system')}:{tc.get('partition')}+{tc.get('environ')}"
-        if is_reference_failure(tc) or \
-                (tc.get("display_name"), sysenv) in regressed_cases:
+        shown = {m.get("display_name") for m in reading.family.expand(tc)}
+        if is_reference_failure(tc) or any((s, sysenv) in regressed_cases for s in shown):
             out.append(tc)
     return out
 

@@ -12,6 +12,9 @@ compact against scatter, and NPB CG and EP. Every value keeps its node: ReFrame'
 ``--distribute``; :class:`NodeFingerprintBase` is the topology fingerprint, as
 performance values the peer verdict compares across the nodes, and the node the system
 file declares (:func:`declared`), which the peer verdict holds every node to as well.
+:class:`NodeHealthFamilyBase` runs the whole family on a node as one job
+(:mod:`placement.testlib.family`): ``--distribute`` then makes one job and one generated
+test per node and mode, not one per node and case.
 """
 
 from __future__ import annotations
@@ -24,12 +27,16 @@ from pathlib import Path
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, run_before, sanity_function, variable
+from reframe.core.builtins import (fixture, parameter, run_after, run_before, sanity_function,
+                                   variable)
+from reframe.core.exceptions import PerformanceError
+from reframe.core.backends import getlauncher
 
 from ..engine import topology
 from ..util import PlacementError, repo_root
-from . import node_topology
-from .placed import PartitionTopologyMixin, pinned_node
+from . import family, node_topology
+from .kernels import SCALE_TAGS, SCALES, SMALL, KernelsBuild
+from .placed import BindProbeBuild, PartitionTopologyMixin, pinned_node
 
 #: The family's tag: ``-t nodes`` selects it (with a mode's own tag).
 TAG = 'nodes'
@@ -50,7 +57,8 @@ class NodeHealthMixin(rfm.RegressionTestPlugin):
     """
 
     #: The node ReFrame pinned this case to (``--distribute``; set at setup): every value
-    #: of the case keeps it in the run report.
+    #: of the case keeps it in the run report. ``-S node=HOST`` names the node a run
+    #: without ``--distribute`` runs on (a one-node system: this host, a test).
     node = variable(str, value='')
     #: The host name the job itself printed (set after the run): the node it really ran on,
     #: where the scheduler's own record (``job_nodelist``) may be missing.
@@ -65,10 +73,11 @@ class NodeHealthMixin(rfm.RegressionTestPlugin):
 
     @run_before('setup')
     def only_when_distributed(self):
-        self.node = pinned_node(self) or ''
+        self.node = pinned_node(self) or self.node
         self.skip_if(not self.node,
                      'a node-health case runs on each node of a partition: '
-                     'add --distribute=all (or idle) to the ReFrame arguments')
+                     'add --distribute=all (or idle) to the ReFrame arguments '
+                     '(or -S node=HOST on a one-node system)')
 
     @run_before('run')
     def say_host(self):
@@ -189,3 +198,92 @@ def fingerprint(xml_path: str) -> dict[str, int]:
         'l2_kib': whole.cache_sizes.get('L2Cache', 0) // 1024,
         'l3_kib': whole.cache_sizes.get('L3Cache', 0) // 1024,
     }
+
+
+class NodeHealthFamilyBase(rfm.RunOnlyRegressionTest, NodeHealthMixin):
+    """The whole family on one node, one job: each member (:attr:`members`) run in turn.
+
+    ``scale`` is the mode: ``small`` runs the members tagged ``quick``, ``large`` those
+    tagged ``acceptance`` (and ``full``), so ``-t nodes -t quick`` selects one family test
+    per node. The builds are the members' fixtures, once per partition and environment.
+    Each member's values are the family's performance variables ``<member>.<var>`` with the
+    member's own references; a member that fails (setup, its program, its sanity) has no
+    values and fails the node's case in its performance phase, the others still reported.
+    """
+
+    #: The member classes (unregistered checks of the family), set by the concrete check.
+    members: list = []
+    scale = parameter(SCALES)
+    kernels = fixture(KernelsBuild, scope='environment')
+    bindprobe = fixture(BindProbeBuild, scope='environment')
+    executable = 'echo'
+    executable_opts = ['node_health_family done']
+    #: Variables for the members (``-S member_vars=npb_dir:DIR,budget_scale:2``): ``-S``
+    #: reaches the registered family test, not its members.
+    member_vars = variable(typ.Dict[str, str], value={})
+    #: The member classes to run, by name (``-S only_members=NodeMatmulCheck,NodeMemWriteCheck``;
+    #: empty: all): ``-n`` selects the family test, never one of its members.
+    only_members = variable(typ.List[str], value=[])
+    #: Per member (its ReFrame unique name): its name, result and loggable fields (after
+    #: the run), from which a run report reader rebuilds each member's case.
+    family = variable(typ.Dict[str, typ.Dict[str, object]], value={})
+
+    @run_after('init')
+    def family_tags(self):
+        self.tags = set(self.tags) | {TAG} | (SCALE_TAGS[self.scale] - OTHER_FAMILIES)
+
+    @run_after('setup')
+    def setup_members(self):
+        # the members' launchers run inside this job: the family's script runs as it is
+        self.job.launcher = getlauncher('local')()
+        mode = 'quick' if self.scale == SMALL else 'acceptance'
+        self._members = family.make_members(family.chosen(type(self).members,
+                                                          self.only_members), mode)
+        for m in self._members:
+            family.setup_member(self, m)
+        self.family = {m.key: family.record(m) for m in self._members}
+
+    @run_before('run')
+    def run_members(self):
+        lines, total = [], 0.0
+        for m in self._members:
+            if m.result:
+                continue
+            limit = family.write_member_script(m)
+            if not m.result:
+                lines += family.job_lines(m, limit)
+                total += limit + 10
+        self.prerun_cmds = list(self.prerun_cmds) + lines
+        self.time_limit = max(total, 60.0) + 60
+
+    @sanity_function
+    def validate(self):
+        return sn.assert_found(rf'^{family.MARK} end ', self.stdout,
+                               msg='the family job ran no member')
+
+    @run_before('performance')
+    def judge_members(self):
+        codes = family.exit_codes(os.path.join(self.stagedir, sn.evaluate(self.stdout)))
+        part = self.current_partition.fullname
+        refs = dict(self.reference.get(part, {})) if self.reference else {}
+        perf = {}
+        for m in self._members:
+            if m.result:
+                continue
+            for var, (value, ref, lower, upper, unit) in family.judge_member(
+                    m, codes.get(m.key)).items():
+                name = f'{m.key}{family.SEP}{var}'
+                perf[name] = family.perf_function(value, unit)
+                if ref is not None:
+                    refs[name] = (ref, lower, upper, unit)
+        self.perf_variables = perf
+        self.reference = {part: refs} if refs else {}
+        self.family = {m.key: family.record(m) for m in self._members}
+
+    @run_after('performance')
+    def members_failed(self):
+        failed = [f'{m.key} ({m.fail_phase}: {m.fail_reason})' for m in self._members
+                  if m.result == 'fail']
+        if failed:
+            raise PerformanceError(f'{len(failed)} member(s) of the family failed on node '
+                                   f'{self.node}: ' + '; '.join(failed))

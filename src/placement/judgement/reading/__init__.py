@@ -2,9 +2,10 @@
 
 :mod:`.run_report` reads a run report (or several) into :class:`~.run_report.Case` objects,
 :mod:`.session_info` the session's times and host, :mod:`.summary` the summaries of a value's
-samples. Every other room of :mod:`placement.judgement` starts from what is read here.
+samples, :mod:`placement.judgement.reading.family` a family test's case as its members'
+cases. Every other room of :mod:`placement.judgement` starts from what is read here.
 """
 
-from . import direction, run_report, session_info, summary
+from . import direction, family, run_report, session_info, summary
 
-__all__ = ["direction", "run_report", "session_info", "summary"]
+__all__ = ["direction", "family", "run_report", "session_info", "summary"]

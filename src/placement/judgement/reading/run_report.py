@@ -7,6 +7,10 @@ as top-level keys and ``perfvalues`` as ``{"sys:part:var": [value, ref,
 lower, upper, unit, result]}``. Everything else reads :class:`Case` objects,
 so a change in ReFrame's format is absorbed here.
 
+A family test's case (the node-health family run as one job per node) is read as its
+members' cases, as they would be had each run as a job of its own
+(:mod:`placement.judgement.reading.family`).
+
 Per-launch values (the verdict's samples: one value per whole run of the
 program) come from a test variable ``perf_launches`` (``{var: [values]}``),
 else from the same case appearing several times (``--reruns``), else from the
@@ -33,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ...util import PlacementError, once, one_line, regular_file
-from . import session_info
+from . import family, session_info
 from .summary import Summary, number, summarize
 
 #: The ReFrame session extra (``--session-extras acceptance=confirmation``) that marks a
@@ -228,8 +232,8 @@ def from_data(data: dict[str, Any], path: Path) -> RunReport:
         for tc in run.get("testcases", []):
             if tc.get("fixture"):
                 continue
-            try:
-                cases.append(_case(tc, session.get("uuid", "")))
+            try:        # a family test's case: its members' cases (reading.family)
+                cases.extend(_case(m, session.get("uuid", "")) for m in family.expand(tc))
             except (KeyError, TypeError, ValueError) as exc:
                 shown = repr(tc.get("name", "?"))
                 shown = shown if len(shown) <= 80 else shown[:77] + "..."

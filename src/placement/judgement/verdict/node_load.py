@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .guards import reported
+from ..reading.family import expand_all
 from ..reading.run_report import node_named
 from ..rules import LOAD_LIMIT, MIN_CASES
 
@@ -99,7 +100,7 @@ def of_cases(cases: list[dict[str, Any]]) -> Load | None:
 
 def _measured(cases: list[dict[str, Any]]) -> Iterable[tuple[str, float]]:
     """(node, share of time waited) of each case that measured the node's load."""
-    for tc in cases:
+    for tc in expand_all(cases):     # a family test's case: each member's own load
         if tc.get("waits_by_design"):
             continue
         v = reported(tc, VAR)
