@@ -39,16 +39,24 @@ spack_env_copy() {
   return 0
 }
 
+# unchecked_specs LOG: the names of the specs whose source scripts/spack-mirror.py's output LOG
+# says is not the recipe's file (its lines `  NAME@VERSION: ... install with --no-checksum ...`),
+# one a line, each once
+unchecked_specs() {
+  sed -nE 's/^  ([A-Za-z0-9_.-]+)@[^:]*: .*install with --no-checksum.*/\1/p' "$1" | sort -u
+}
+
 # spack_install_env ROOT TARBALL WHAT: concretizes $work/env, fills $mirror with
 # scripts/spack-mirror.py (NPB from TARBALL unless it is empty: the mirror holds NPB already;
 # SPACK_MIRROR_FILES="NAME=TARBALL ..." too) and installs the environment, saying each step
 # (WHAT names what is installed) through the sourcing script's `say`; the last lines of the
-# failed step's log and a FAIL through its `fail`. Spack checks every source's sha256 unless
-# the mirror script said that a source in the mirror is not the recipe's file (an NPB
-# tarball that is not NASA's own): then the install runs with --no-checksum, and says so.
+# failed step's log and a FAIL through its `fail`. Spack checks every source's sha256 but
+# those the mirror script said are not the recipe's file (an NPB tarball that is not NASA's
+# own): those specs alone are installed first with --no-checksum, their dependencies
+# before them with the check on, and the line says so.
 spack_install_env() {
   local root=$1 tarball=$2 what=$3 f rc
-  local files=() nocheck=()
+  local files=() unchecked=()
   say "concretizing the full environment"
   sp -e "$work/env" concretize -f >"$work/concretize.log" 2>&1 \
     || { tail -15 "$work/concretize.log"; fail "spack concretize"; }
@@ -63,12 +71,17 @@ spack_install_env() {
     | tee "$work/mirror.log" | sed 's/^/  /'
   [ "${PIPESTATUS[0]}" -eq 0 ] \
     || say "the mirror lacks the sources named MISSING above: the install fetches them or fails"
-  if grep -q 'install with --no-checksum' "$work/mirror.log"; then
-    nocheck=(--no-checksum)
-    say "the mirror holds a source that is not the recipe's file (named above): installing with --no-checksum"
+  read -r -a unchecked <<<"$(unchecked_specs "$work/mirror.log" | tr '\n' ' ')"
+  if [ ${#unchecked[@]} -gt 0 ]; then
+    say "the mirror holds sources that are not the recipe's file (named above): installing ${unchecked[*]} alone with --no-checksum"
+    { sp -e "$work/env" install --fail-fast --only dependencies "${unchecked[@]}" \
+        && sp -e "$work/env" install --fail-fast --only package --no-checksum "${unchecked[@]}"; } \
+      >"$work/install-unchecked.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || { tail -15 "$work/install-unchecked.log"; fail "spack install --no-checksum ${unchecked[*]} exited $rc"; }
   fi
   say "installing the full environment ($what)"
-  sp -e "$work/env" install ${nocheck[@]+"${nocheck[@]}"} --fail-fast >"$work/install.log" 2>&1
+  sp -e "$work/env" install --fail-fast >"$work/install.log" 2>&1
   rc=$?
   grep -E '^(==> Error|\[\+\])' "$work/install.log" | sed 's/^/  /' | tail -20
   [ $rc -eq 0 ] || { tail -15 "$work/install.log"; fail "spack install exited $rc"; }

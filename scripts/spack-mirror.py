@@ -12,9 +12,10 @@ what the environment's concrete specs fetch, then, for every file whose URL
 is on PyPI, finds the file with the recipe's sha256 in PyPI's simple index and
 stores it at `_source-cache/archive/<sha[:2]>/<sha>.<ext>`, the only place
 Spack 1.1 looks. `--file npb=NPB3.4.1.tar.gz` puts a local tarball in under
-the recipe's checksum (a tarball that differs is stored all the same and said:
-install with `--no-checksum`), and a source already in the mirror whose content
-is not the recipe's file is said the same way. What cannot be fetched (a GitHub
+the recipe's checksum (a tarball that differs is stored all the same and said,
+with the command that installs that spec alone unchecked: `spack -e . install
+--no-checksum npb`), and a source already in the mirror whose content is not the
+recipe's file is said the same way. What cannot be fetched (a GitHub
 archive the project's recipe repository gives no PyPI sdist for, an upstream
 site) is named with the reason. Stored sources are readable by all (0644), so
 one mirror serves a site's users.
@@ -54,6 +55,13 @@ from placement.util import sha256  # noqa: E402  (the standard library alone)
 #: what a source that is not the recipe's file asks of the install (scripts/spack-env-copy.sh
 #: looks for these words)
 NO_CHECKSUM = "install with --no-checksum"
+
+
+def unchecked(name: str, env: Path) -> str:
+    """The advice for one source that is not the recipe's file: that spec alone unchecked,
+    so that Spack still checks every other source of the environment."""
+    where = "." if env.resolve() == Path.cwd().resolve() else str(env)
+    return f"{NO_CHECKSUM} that spec alone: spack -e {where} install --no-checksum {name}"
 
 
 class BadInput(Exception):
@@ -255,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             if got != src.sha256:
                 others.append(label)
                 print(f"  {label}: {src.path} is another file (sha256 {got[:12]}...) "
-                      f"than the recipe's: {NO_CHECKSUM}")
+                      f"than the recipe's: {unchecked(src.name, args.env)}")
             continue
         if src.name in files:
             got = sha256(files[src.name])
@@ -264,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
             note = ""
             if got != src.sha256:
                 others.append(label)
-                note = f" (its sha256 {got[:12]}... differs from the recipe's: {NO_CHECKSUM})"
+                note = (f" (its sha256 {got[:12]}... differs from the recipe's: "
+                        f"{unchecked(src.name, args.env)})")
             print(f"  {label}: {files[src.name]} -> {src.path}{note}")
             continue
         why = fetch_pypi(args.mirror, src)

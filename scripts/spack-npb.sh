@@ -11,9 +11,9 @@
 #    from the mirror when it holds NPB already; what it cannot fetch is named;
 #    SPACK_MIRROR_FILES="NAME=TARBALL ..." puts other local sources in;
 # 2. installs the full default environment (all eight benchmarks, classes
-#    S,W,A,B,C) into that copy; Spack checks each source's sha256, except where the
-#    mirror script said a source is not the recipe's file (an NPB tarball that is
-#    not NASA's own): then the install runs with --no-checksum and says so;
+#    S,W,A,B,C) into that copy; Spack checks each source's sha256, except those
+#    the mirror script said are not the recipe's file (an NPB tarball that is not
+#    NASA's own): those specs alone are installed with --no-checksum, and it says so;
 # 3. checks that the view holds every bt.S.x ... is.C.x of the environment;
 # 4. runs the NPB quick family (classes S and W) from that view with the
 #    checkout's ReFrame configuration.

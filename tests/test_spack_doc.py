@@ -137,6 +137,24 @@ def test_spack_commands_exist_in_the_spack_on_path():
             assert opt in text, f"`{cmd}`: spack {' '.join(subs)} has no option {opt}"
 
 
+def apt_packages(lines: list[str]) -> set[str]:
+    """The packages of the `apt-get install` lines among LINES (comment marks dropped)."""
+    out: set[str] = set()
+    for line in lines:
+        w = line.lstrip("# ").split()
+        if "apt-get" in w and "install" in w:
+            out.update(x for x in w[w.index("install") + 1:] if not x.startswith("-"))
+    return out
+
+
+def test_the_block_installs_the_debian_packages_the_template_declares():
+    template = ROOT / "config" / "spack-site" / "debian.yaml.example"
+    header = re.sub(r"\\\n#\s*", " ", template.read_text()).splitlines()
+    want = apt_packages([x for x in header if x.startswith("#")])
+    got = apt_packages(path_block())
+    assert want and got == want, (sorted(want - got), sorted(got - want))
+
+
 def test_the_readme_names_the_pages_path_in_its_order():
     text = README.read_text()
     start = text.index("**With Spack**")

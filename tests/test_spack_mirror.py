@@ -7,6 +7,7 @@ refusal is one line and exit 2; a stored source is readable by a site's other us
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -60,6 +61,29 @@ def test_stored_sources_are_readable_by_all(tmp_path):
     stored = tmp_path / "m" / _npb_row()["path"]
     assert stat.S_IMODE(stored.stat().st_mode) == 0o644
     assert "install with --no-checksum" in res.stdout  # not NASA's tarball, and said
+
+
+def test_a_tarball_that_is_not_the_recipes_is_unchecked_alone(tmp_path):
+    """The mirror names the one spec to install with --no-checksum, and the make targets'
+    install (scripts/spack-env-copy.sh) reads that spec, and only it, from its output."""
+    tarball = tmp_path / "NPB3.4.1.tar.gz"
+    tarball.write_bytes(b"another pack of NPB 3.4.1")
+    sha = hashlib.sha256(b"pyyaml").hexdigest()
+    pyyaml = {"name": "py-pyyaml", "version": "6.0.3", "kind": "url",
+              "url": "https://www.nas.nasa.gov/pyyaml.tar.gz", "sha256": sha,
+              "path": f"_source-cache/archive/{sha[:2]}/{sha}.tar.gz"}
+    (tmp_path / "m" / pyyaml["path"]).parent.mkdir(parents=True)
+    (tmp_path / "m" / pyyaml["path"]).write_bytes(b"pyyaml")  # the recipe's file: checked
+    res = _mirror(str(tmp_path / "m"), "--sources", str(_sources(tmp_path, _npb_row(), pyyaml)),
+                  "--file", f"npb={tarball}")
+    assert "that spec alone: spack -e " in res.stdout
+    assert res.stdout.count("install --no-checksum npb") == 1
+    log = tmp_path / "mirror.log"
+    log.write_text(res.stdout)
+    names = subprocess.run(["bash", "-c", f'. "$1" && unchecked_specs "$2"', "-",
+                            str(ROOT / "scripts" / "spack-env-copy.sh"), str(log)],
+                           capture_output=True, text=True, timeout=30)
+    assert names.stdout.split() == ["npb"], (res.stdout, names.stderr)
 
 
 def test_a_source_in_the_mirror_that_is_not_the_recipes_file_is_said(tmp_path):
