@@ -16,7 +16,7 @@ HERE = Path(__file__).resolve().parent
 #: In the benchmarks page's order.
 BENCHMARKS = ("map_speed.py", "kernels_vs_likwid.py", "regression_detection.py",
               "history_page.py", "report_history.py", "pagesample_overhead.py",
-              "peer_judge_scale.py", "report_scale.py")
+              "peer_judge_scale.py", "report_scale.py", "partition_cost.py")
 
 
 def main() -> int:

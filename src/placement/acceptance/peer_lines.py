@@ -218,12 +218,14 @@ def own_history(report: reading.run_report.RunReport, system: str) -> list[Findi
         return []
     stored = baselines.samples.entries(old, str(path))
     partition = {c.node: c.partition for c in report.cases}
+    old_of, new_of = by_node(old), by_node(new)
     lines = []
     for node, only in sorted(entries_by_node(new).items()):
         if only & stored.keys():
             lines += _history(system, node, partition.get(node, ""),
-                              baselines.samples.judge_entries(old, new, str(path), only=only),
-                              "")
+                              baselines.samples.judge_entries(
+                                  old_of.get(node, {}), new_of.get(node, {}), str(path),
+                                  only=only), "")
             continue
         instead = baselines.pool.in_stead(new, node, partition.get(node, ""))
         judged = baselines.samples.judge_entries(old, instead, str(path),
@@ -277,6 +279,47 @@ def _pool_text(judgement: baselines.samples.Judgement, partition: str | None) ->
                 sessions.add(sid)
     return (f"no entries of its own, against partition {partition}'s pooled baseline "
             f"({len(nodes)} nodes, {len(sessions)} session(s))")
+
+
+def by_node(tree: dict) -> dict[str, dict]:
+    """A reference file or a run's entries split by node, in one pass: per node, its own
+    subtree of each per-node test (ReFrame's intervals and the samples alike) beside the
+    file's own fields (``_provenance``, the control value). Why: a node judged against its
+    own entries needs nothing of the other nodes' (a value's siblings share its node), and
+    judging each node against the whole file cost each node the file's size, a partition
+    the square of its nodes."""
+    shared = {k: v for k, v in tree.items()
+              if str(k).startswith("_") and k != baselines.samples.SAMPLES_KEY}
+    out: dict[str, dict] = {}
+    for where, tests in ((None, tree), (baselines.samples.SAMPLES_KEY,
+                                        tree.get(baselines.samples.SAMPLES_KEY) or {})):
+        for test, sub in tests.items():
+            if str(test).startswith("_") or not isinstance(sub, dict):
+                continue
+            at = baselines.pool.node_level(sub.get("$index") or [])
+            if at is not None:
+                _split(sub, at, 0, (), (test, sub["$index"]), where, shared, out)
+    return out
+
+
+def _split(n: dict, at: int, level: int, path: tuple, test: tuple[str, list],
+           where: str | None, shared: dict, out: dict[str, dict]) -> None:
+    """:func:`by_node`'s walk down one test's tree to its node level (a function of its own:
+    a nested one that calls itself is a reference cycle)."""
+    for k, v in n.items():
+        if k == "$index" and level == 0:
+            continue
+        if level < at:
+            if isinstance(v, dict):
+                _split(v, at, level + 1, path + (k,), test, where, shared, out)
+            continue
+        tree = out.setdefault(str(k), dict(shared))
+        if where is not None:
+            tree = tree.setdefault(where, {})
+        d = tree.setdefault(test[0], {"$index": test[1]})
+        for p in path:
+            d = d.setdefault(p, {})
+        d[k] = v
 
 
 def entries_by_node(tree: dict) -> dict[str, set]:
