@@ -410,3 +410,37 @@ def test_the_summary_table_marks_what_fails_the_run_by_finding():
     assert fails_run(Finding("HUNG", "HUNG ..."))
     assert fails_run(Finding("CONFIRMED", "CONFIRMED NODES c:b n3: ..."))
     assert not fails_run(Finding("UNCONFIRMED", "UNCONFIRMED ..."))
+
+
+def test_a_partitions_numa_matrices_are_all_tables_and_a_dozen_figures(tmp_path):
+    """A matrix per node: every one a table, at most a dozen drawn, the cases that need a
+    look first, and the section says how many were drawn (a heatmap per node made the
+    report's time grow by half a second a node)."""
+    import copy
+
+    from placement.report import plots
+    from placement.report.sections import numa_section
+
+    if not plots.available():
+        pytest.skip("matplotlib is not installed: no figures to count")
+    data = reading.run_report.read(WITH_BASE)
+    tcs = data["runs"][0]["testcases"]
+    nodes = [f"n{i}" for i in range(1, 21)]
+    every = []
+    for node in nodes:
+        for tc in tcs:
+            tc = copy.deepcopy(tc)
+            tc["node"] = node
+            tc["display_name"] += f" %.nid={node}"
+            every.append(tc)
+    data["runs"][0]["testcases"] = every
+    rep = reading.run_report.from_data(data, tmp_path / "run.json")
+    look = {c.key for c in rep.cases if c.node == "n17"}
+    numa = numa_section(rep.cases, tmp_path, Numbers(), look=look)
+    assert numa is not None
+    assert len(numa.tables) >= len(nodes)
+    assert len(numa.images) == plots.MAX_ITEM_FIGURES
+    assert any("n17" in name for name, _ in numa.images), numa.images
+    assert numa.undrawn == len(numa.tables) - plots.MAX_ITEM_FIGURES
+    assert f"Figures for {plots.MAX_ITEM_FIGURES} of the {len(numa.tables)} copy matrices" \
+        in numa.after

@@ -152,9 +152,16 @@ PAIR_VAR = re.compile(r"^(?:copy_|bw_|gbps_)?n?(?P<src>\d+)(?:_to_|_|->)n?(?P<ds
 _BW_VARS = ("gbps", "bw", "bandwidth", "copy_bw", "copy_gbps")
 
 
-def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | None:
-    """The NUMA copy matrix: cases with src_node/dst_node, or perfvars named per pair."""
+def numa_section(cases: list[Case], out: Path, numbers: Numbers,
+                 look: Container[tuple] = frozenset()) -> Section | None:
+    """The NUMA copy matrix: cases with src_node/dst_node, or perfvars named per pair.
+    Every matrix is a table; at most :data:`plots.MAX_ITEM_FIGURES` are drawn, those of the
+    cases in ``look`` first: a partition has a matrix per node, and a heatmap each would
+    make the report's time grow with the nodes at half a second a node."""
     mats: dict[tuple[str, str], dict[tuple[int, int], Summary]] = {}
+    keys: dict[tuple[str, str], set[tuple]] = {}
+    for c in cases:
+        keys.setdefault((c.test, c.where), set()).add(c.key)
     for c in cases:
         if {"src_node", "dst_node"} <= c.params.keys():
             var = next((v for v in _BW_VARS if v in c.perf), None)
@@ -178,6 +185,8 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | No
                   "Copy bandwidth (GB/s) from a block on the source node to one on the "
                   "destination node, the thread running on the source node. The diagonal is "
                   "local copies; off-diagonal cells show the cost of remote memory.")
+    drawn = plots.chosen(sorted(mats), lambda k: any(x in look for x in keys[k])) \
+        if plots.available() else set()
     for (test, sysenv), cells in sorted(mats.items()):
         srcs = sorted({k[0] for k in cells})
         dsts = sorted({k[1] for k in cells})
@@ -190,13 +199,15 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers) -> Section | No
                 if (s_, d) in cells:
                     numbers.add_summary("numa", tid, str(s_), str(d), "bandwidth", cells[(s_, d)], "GB/s")
         sec.tables.append(t)
-        if plots.available():
+        if (test, sysenv) in drawn:
             name = f"numa-{slug(test)}-{slug(sysenv)}.png"
             plots.heatmap(out, name, [[cells[(s_, d)].mean if (s_, d) in cells else None
                                        for d in dsts] for s_ in srcs],
                           [str(s_) for s_ in srcs], [str(d) for d in dsts], "GB/s",
                           f"{test} ({sysenv})")
             sec.images.append((name, "copy bandwidth per (source, destination) node pair"))
+    if plots.available():
+        sec.figures_for(len(drawn), len(mats), "copy matrices")
     return sec
 
 
@@ -359,7 +370,7 @@ def build(title: str, subtitle: str, cases: list[Case], out: Path,
     if discussion.strip():
         rep.sections.append(Section("discussion", "Discussion", prose=discussion.strip()))
     rep.sections += npb_sections(cases, out, n)
-    for make in (partial(boxplot_section, look=look), numa_section,
+    for make in (partial(boxplot_section, look=look), partial(numa_section, look=look),
                  partial(bandwidth_section, look=look), page_sharing_section):
         s = make(cases, out, n)
         if s:
