@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from placement.util import atomic  # noqa: E402
+from placement.judgement.reading import family  # noqa: E402
 
 SOURCE = "tests/fixtures/peers/unchanged-*/run-*.json"
 RESULTS = ROOT / "benchmarks" / "results" / "partition_cost.json"
@@ -71,11 +72,23 @@ def node_sessions() -> tuple[list[list[dict]], list[dict], dict]:
             if tc.get("fixture"):
                 builds += [] if frame else [tc]
             elif tc.get("node"):
-                by_node.setdefault(tc["node"], []).append(tc)
+                by_node.setdefault(tc["node"], []).extend(_member_cases(tc))
         out += [by_node[n] for n in sorted(by_node) if _members(by_node[n]) == _members(
             out[0] if out else by_node[n])]
         frame = frame or data
     return out, builds, frame
+
+
+def _member_cases(tc: dict) -> list[dict]:
+    """A recorded case as the member cases it holds: a family case (a session recorded with
+    the family as one job per node) as its members, each under its own member key as
+    ReFrame names a test of its own; a member case recorded as a job of its own as itself."""
+    if not family.is_family(tc):
+        return [tc]
+    keys = [k for k, f in tc[family.FIELD].items()
+            if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    return [{**{k: v for k, v in m.items() if k != "family_case"}, "unique_name": key}
+            for key, m in zip(keys, family.expand(tc))]
 
 
 def _members(cases: list[dict]) -> tuple[list[str], list[str]]:

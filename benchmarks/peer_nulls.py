@@ -57,7 +57,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from placement.judgement import peers, reading  # noqa: E402
-from placement.judgement.peers import maxt  # noqa: E402
 from placement.judgement.peers.partition import PeerValue  # noqa: E402
 from placement.util import atomic  # noqa: E402
 

@@ -39,7 +39,6 @@ def test_each_nodes_part_of_a_baseline_is_the_nodes_entries_of_the_whole():
     report = reading.run_report.from_data(partition_cost.partition(src, 4, 1, changed=False),
                                           Path("run.json"))
     tree = baselines.store.from_run(report, "testnodes")
-    whole = baselines.samples.entries(tree, "run")
     parts = peer_lines.by_node(tree)
     assert sorted(parts) == [f"nid{i:05d}" for i in range(4)]
     for node, part in parts.items():

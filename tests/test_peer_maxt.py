@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from placement.judgement.peers import maxt
-from placement.judgement.rules import PEER_ALPHA, PEER_EFFECT
+from placement.judgement.rules import PEER_ALPHA
 from placement.judgement.peers.partition import PeerValue
 from placement.judgement.peers.partition import decide as partition_decide
 

@@ -80,7 +80,7 @@ def test_a_tarball_that_is_not_the_recipes_is_unchecked_alone(tmp_path):
     assert res.stdout.count("install --no-checksum npb") == 1
     log = tmp_path / "mirror.log"
     log.write_text(res.stdout)
-    names = subprocess.run(["bash", "-c", f'. "$1" && unchecked_specs "$2"', "-",
+    names = subprocess.run(["bash", "-c", '. "$1" && unchecked_specs "$2"', "-",
                             str(ROOT / "scripts" / "spack-env-copy.sh"), str(log)],
                            capture_output=True, text=True, timeout=30)
     assert names.stdout.split() == ["npb"], (res.stdout, names.stderr)
