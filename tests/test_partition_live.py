@@ -32,13 +32,16 @@ SLOW, SLOW_NODE, SMALL_NODE, SMALL_CPUS = 0.1, 'n2', 'n3', '1'
 pytestmark = [pytest.mark.slurm, pytest.mark.reframe, pytest.mark.nodes]
 
 
-def acceptance(cluster, tmp: Path) -> tuple[subprocess.CompletedProcess, reading.run_report.RunReport]:
-    """``scripts/acceptance.sh -m quick -s testnodes:batch -- --distribute=all -t nodes``."""
+def acceptance(cluster, tmp: Path, confirm: bool = False, timeout: int = 900
+               ) -> tuple[subprocess.CompletedProcess, reading.run_report.RunReport]:
+    """``scripts/acceptance.sh -m quick -s testnodes:batch -- --distribute=all -t nodes``;
+    ``confirm``: with the confirmation session, as a site runs it."""
     env = {**os.environ, **cluster.env, 'PLACEMENT_RESULTS': str(tmp / 'results'),
-           'PLACEMENT_REPORTS': str(tmp / 'reports'), 'ACCEPTANCE_CONFIRM': '0'}
+           'PLACEMENT_REPORTS': str(tmp / 'reports'),
+           'ACCEPTANCE_CONFIRM': '1' if confirm else '0'}
     proc = subprocess.run([str(ROOT / 'scripts' / 'acceptance.sh'), '-m', 'quick', '-s',
                            'testnodes:batch', '--', '--distribute=all', '-t', 'nodes'],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
     reports = sorted((tmp / 'results' / 'runs').glob('run-report-acceptance-*.json'))
     assert reports, proc.stdout[-3000:] + proc.stderr[-2000:]
     return proc, reading.run_report.load(reports[-1])

@@ -315,24 +315,29 @@ def test_the_lead_says_which_failures_the_confirmation_showed_again(tmp_path):
     assert {r[5] for r in t.rows} == {"no confirmation session"}
 
 
-def test_a_distributed_run_keeps_each_nodes_npb_table_and_numa_matrix(tmp_path):
-    """The same cases pinned to two nodes (``--distribute``): one NPB table and one NUMA
-    matrix per node, named by the node; neither node's numbers replace the other's."""
+def _on_nodes(nodes: list[str], tmp_path: Path) -> reading.run_report.RunReport:
+    """The cases of ``WITH_BASE`` pinned to each of ``nodes``, as ``--distribute`` runs them."""
     import copy
-
-    from placement.report.sections import numa_section
 
     data = reading.run_report.read(WITH_BASE)
     tcs = data["runs"][0]["testcases"]
-    both = []
-    for node in ("n1", "n2"):
+    every = []
+    for node in nodes:
         for tc in tcs:
             tc = copy.deepcopy(tc)
             tc["node"] = node
             tc["display_name"] += f" %.nid={node}"
-            both.append(tc)
-    data["runs"][0]["testcases"] = both
-    rep = reading.run_report.from_data(data, tmp_path / "run.json")
+            every.append(tc)
+    data["runs"][0]["testcases"] = every
+    return reading.run_report.from_data(data, tmp_path / "run.json")
+
+
+def test_a_distributed_run_keeps_each_nodes_npb_table_and_numa_matrix(tmp_path):
+    """The same cases pinned to two nodes (``--distribute``): one NPB table and one NUMA
+    matrix per node, named by the node; neither node's numbers replace the other's."""
+    from placement.report.sections import numa_section
+
+    rep = _on_nodes(["n1", "n2"], tmp_path)
     assert {c.where.rsplit(" ", 1)[-1] for c in rep.cases if c.node} == {"n1", "n2"}
     numbers = Numbers()
     titles = [t.title for s in npb_sections(rep.cases, tmp_path, numbers, figures=False)[:1]
@@ -416,25 +421,13 @@ def test_a_partitions_numa_matrices_are_all_tables_and_a_dozen_figures(tmp_path)
     """A matrix per node: every one a table, at most a dozen drawn, the cases that need a
     look first, and the section says how many were drawn (a heatmap per node made the
     report's time grow by half a second a node)."""
-    import copy
-
     from placement.report import plots
     from placement.report.sections import numa_section
 
     if not plots.available():
         pytest.skip("matplotlib is not installed: no figures to count")
-    data = reading.run_report.read(WITH_BASE)
-    tcs = data["runs"][0]["testcases"]
     nodes = [f"n{i}" for i in range(1, 21)]
-    every = []
-    for node in nodes:
-        for tc in tcs:
-            tc = copy.deepcopy(tc)
-            tc["node"] = node
-            tc["display_name"] += f" %.nid={node}"
-            every.append(tc)
-    data["runs"][0]["testcases"] = every
-    rep = reading.run_report.from_data(data, tmp_path / "run.json")
+    rep = _on_nodes(nodes, tmp_path)
     look = {c.key for c in rep.cases if c.node == "n17"}
     numa = numa_section(rep.cases, tmp_path, Numbers(), look=look)
     assert numa is not None

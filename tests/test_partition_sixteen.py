@@ -1,0 +1,121 @@
+"""A 16-node partition, live: the node-health family as one Slurm job per node.
+
+The 4-node partition (``test_partition_live.py``) shows what the lines say; this one shows
+that the family, the peer verdict and the summary keep their shape at four times the nodes:
+one session of ``--distribute=all -t nodes`` on a real 16-node Slurm (``slurm_nodes.py``,
+16 slurmd on this host) submits exactly one family job per node, counted from the
+scheduler's own list (``squeue -t all``: the test Slurm keeps an ended job listed for
+``MinJobAge``), beside the one topology capture per node of a first session, every
+node keeps its own values, and the acceptance line names the one capped node and no other.
+An unchanged 16-node partition names no node (with the confirmation session on, as a site
+runs it). Each session takes about four minutes here (the nodes share this host's two cores
+and run one job at a time); both are ``make test-nodes`` (marker ``nodes``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from placement.judgement import reading
+from test_partition_live import acceptance
+
+ROOT = Path(__file__).resolve().parents[1]
+N = 16
+NODES = [f'n{i}' for i in range(1, N + 1)]
+#: the capped node and its share of its CPUs' time: its every-PU values take about twice as long
+SLOW_NODE, SLOW = 'n7', 0.5
+
+pytestmark = [pytest.mark.slurm, pytest.mark.reframe, pytest.mark.nodes]
+
+
+def session(cluster, tmp: Path, confirm: bool) -> tuple[subprocess.CompletedProcess,
+                                                         reading.run_report.RunReport]:
+    """One acceptance session of the family on every node; its output and run report."""
+    return acceptance(cluster, tmp, confirm=confirm, timeout=1800)
+
+
+#: the name of the job that captures a node's topology (:mod:`placement.testlib.node_topology`):
+#: once per node, in the first session of a results folder, cached for the next ones
+CAPTURE = 'placement-topology'
+
+
+def jobs(cluster) -> list[tuple[int, str, str]]:
+    """Every job the scheduler ran, (job id, its node, its name), in the order submitted."""
+    out = subprocess.run(['squeue', '-h', '-t', 'all', '-o', '%i %N %j'],
+                         env={**os.environ, **cluster.env}, capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    return sorted((int(i), node, name)
+                  for i, node, name in (ln.split() for ln in out.splitlines()))
+
+
+def family_jobs(ran: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The node-health family's jobs (ReFrame names a job ``rfm_<test>_<hash>``)."""
+    return [j for j in ran if j[2].startswith('rfm_NodeHealthCheck')]
+
+
+def said(proc: subprocess.CompletedProcess) -> str:
+    return '\n'.join(ln for ln in proc.stdout.splitlines()
+                     if ln.startswith(('NODES', 'ACCEPTANCE', 'CONFIRMED', 'UNCONFIRMED')))
+
+
+@pytest.fixture(scope='module')
+def capped_run(slurm_nodes, tmp_path_factory):
+    """16 nodes, one capped at half its CPUs' time; one session, no confirmation."""
+    cluster = slurm_nodes(N, slow={SLOW_NODE: SLOW})
+    proc, report = session(cluster, tmp_path_factory.mktemp('sixteen'), confirm=False)
+    print(said(proc))
+    return cluster, proc, report
+
+
+def test_one_job_per_node(capped_run):
+    """The family's one job on each node; beside it only the topology capture of each node,
+    which a first session runs once (the results folder is new here)."""
+    cluster, proc, _ = capped_run
+    ran = jobs(cluster)
+    family = family_jobs(ran)
+    assert sorted(node for _, node, _ in family) == sorted(NODES), (ran, said(proc))
+    others = [j for j in ran if j not in family]
+    assert all(name == CAPTURE for _, _, name in others), ran
+    assert sorted(node for _, node, _ in others) == sorted(NODES), ran
+
+
+def test_every_node_keeps_its_values(capped_run):
+    _, proc, report = capped_run
+    measured = [c for c in report.cases if c.result == 'pass']
+    by_test: dict[str, set[str]] = {}
+    for c in measured:
+        assert c.raw['job_host'] == c.node, c.raw['display_name']
+        by_test.setdefault(c.test, set()).add(c.node)
+    assert by_test, said(proc)
+    for test, nodes in by_test.items():
+        assert nodes == set(NODES), f'{test} measured on {sorted(nodes)} only'
+
+
+def test_the_capped_node_and_no_other_is_named(capped_run):
+    _, proc, _ = capped_run
+    nodes_lines = [ln for ln in proc.stdout.splitlines() if ln.startswith('NODES testnodes:batch:')]
+    assert any(re.search(rf'\b{SLOW_NODE}\b.*slower', ln) for ln in nodes_lines), said(proc)
+    # each line names the capped node first (its values, its topology) and no other node
+    assert all(ln.split()[2] == SLOW_NODE for ln in nodes_lines), said(proc)
+    others = [n for n in NODES if n != SLOW_NODE]
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith('ACCEPTANCE')][-1]
+    assert ' FAIL ' in line and re.search(rf'\b{SLOW_NODE}\b', line), line
+    assert not any(re.search(rf'\b{n}\b', line) for n in others), line
+
+
+@pytest.mark.skipif(os.environ.get('PLACEMENT_TEST_PARTITION_PASS') != '1',
+                    reason='a second 16-node session (about four minutes): make test-nodes')
+def test_an_unchanged_partition_names_no_node(slurm_nodes, tmp_path):
+    cluster = slurm_nodes(N)
+    proc, report = session(cluster, tmp_path, confirm=True)
+    print(said(proc))
+    first = family_jobs(jobs(cluster))[:N]      # the confirmation session's come after
+    assert sorted(node for _, node, _ in first) == sorted(NODES), first
+    assert {c.node for c in report.cases if c.result == 'pass'} == set(NODES), said(proc)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith('ACCEPTANCE')][-1]
+    assert not any(re.search(rf'\b{n}\b', line) for n in NODES), said(proc)
