@@ -95,7 +95,8 @@ say "run 2 against run 1: $(($(grep -c , "$compare") - 1)) values in $(basename 
 say "placement report --latest --system $site"
 step report placement report --latest --system "$site" --output "$PLACEMENT_REPORTS" \
   || fail "placement report exited $? (see $work/report.log)"
-folder=$(tail -1 "$work/report.log")
+# the report's folder is its stdout's line; the run's own ACCEPTANCE line (stderr) follows it
+folder=$(grep -v '^ACCEPTANCE ' "$work/report.log" | tail -1)
 [ -s "$folder/index.html" ] || fail "no $folder/index.html"
 history=$(find "$PLACEMENT_REPORTS" -path "*history*" -name index.html | head -1)
 [ -n "$history" ] || fail "no history page under $PLACEMENT_REPORTS"
