@@ -18,11 +18,22 @@ from placement.report import assembly
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS = ROOT / "tests" / "fixtures" / "peers"
-#: the one-node run reports, and the first session of the newest set of each partition
-#: condition (unchanged, a node capped at 70% and at 50%, 1 PU of 2, two odd nodes)
+#: one set of each partition condition (unchanged, a node capped at 70% and at 50%, 1 PU
+#: of 2, two odd nodes), named, each recorded on a quiet host: a set recorded later on a
+#: loaded host has runs the host's own load line fails, which would change what these read
+SETS = {"unchanged": "unchanged-20261203T1718", "capped70": "capped70-20261203T1725",
+        "capped50": "capped50-20261203T1810", "pu1of2": "pu1of2-20261203T1817",
+        "twoodd": "twoodd-20261203T1731"}
+
+
+def first_session(cond: str) -> Path:
+    """The first recorded session of the named set of ``cond``."""
+    return sorted((PEERS / SETS[cond]).glob("run-*.json"))[0]
+
+
+#: the one-node run reports, and the first session of each condition's set
 RUNS = sorted((ROOT / "tests" / "fixtures" / "runreports").glob("*.json")) + [
-    sorted(sorted(PEERS.glob(f"{cond}-*"))[-1].glob("run-*.json"))[0]
-    for cond in ("unchanged", "capped70", "capped50", "pu1of2", "twoodd")]
+    first_session(cond) for cond in SETS]
 
 
 #: the partition runs of :data:`RUNS`
@@ -80,7 +91,7 @@ def test_make_run_ends_with_the_reports_line():
 def test_a_partition_run_names_its_odd_nodes_with_the_command_that_drains_each(tmp_path,
                                                                               monkeypatch):
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
-    capped = sorted(sorted(PEERS.glob("capped50-*"))[-1].glob("run-*.json"))[0]
+    capped = first_session("capped50")
     rec = acceptance.verdict_record([capped], _system(capped), "quick")
     assert rec.outcome == "FAIL" and [o.node for o in rec.odd_nodes] == ["n3"]
     (odd,) = rec.odd_nodes
@@ -143,7 +154,7 @@ def test_answer_for_pools_nothing_across_systems(tmp_path):
 def test_a_failed_partition_run_is_recorded_as_a_baseline_only_with_force(tmp_path,
                                                                           monkeypatch, capsys):
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
-    capped = sorted(sorted(PEERS.glob("capped50-*"))[-1].glob("run-*.json"))[0]
+    capped = first_session("capped50")
     run = tmp_path / "run-report-1.json"
     run.write_bytes(capped.read_bytes())
     system = _system(run)
@@ -164,7 +175,7 @@ def test_a_long_node_name_shortens_file_names_and_the_report_is_written(tmp_path
     long = "node-" + "x" * 190
     assert len(slug(long + "1")) == SLUG_MAX and slug(long + "1") != slug(long + "2")
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
-    capped = sorted(sorted(PEERS.glob("capped50-*"))[-1].glob("run-*.json"))[0]
+    capped = first_session("capped50")
     text = re.sub(r"\bn([1-4])\b", lambda m: f"{long}{m.group(1)}", capped.read_text())
     run = tmp_path / "run-report-long.json"
     run.write_text(text)
