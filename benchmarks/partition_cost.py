@@ -85,10 +85,8 @@ def _member_cases(tc: dict) -> list[dict]:
     ReFrame names a test of its own; a member case recorded as a job of its own as itself."""
     if not family.is_family(tc):
         return [tc]
-    keys = [k for k, f in tc[family.FIELD].items()
-            if isinstance(f, dict) and isinstance(f.get("name"), str)]
     return [{**{k: v for k, v in m.items() if k != "family_case"}, "unique_name": key}
-            for key, m in zip(keys, family.expand(tc))]
+            for key, m in family.members(tc)]
 
 
 def _members(cases: list[dict]) -> tuple[list[str], list[str]]:

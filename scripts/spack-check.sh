@@ -68,14 +68,9 @@ say "concretizing and installing the reduced set (npb ep,cg S,W; placement-kerne
 export PLACEMENT_SPACK_SET=check
 sp -e "$work/env" concretize -f >"$work/concretize-check.log" 2>&1 \
   || { tail -30 "$work/concretize-check.log"; fail "the reduced set does not concretize"; }
-npb_file="$mirror/_source-cache/archive/${NPB_SHA256:0:2}/$NPB_SHA256.tar.gz"
-if [ -f "$npb_file" ] && [ "$(sha256sum <"$npb_file" | cut -d' ' -f1)" != "$NPB_SHA256" ]; then
+if npb_not_nasas "$mirror"; then
   say "the mirror's NPB tarball is not NASA's NPB3.4.1.tar.gz: installing npb alone with --no-checksum"
-  { sp -e "$work/env" install --fail-fast --only dependencies npb \
-      && sp -e "$work/env" install --fail-fast --only package --no-checksum npb; } \
-    >"$work/install-unchecked.log" 2>&1
-  rc=$?
-  [ $rc -eq 0 ] || { tail -15 "$work/install-unchecked.log"; fail "spack install --no-checksum npb exited $rc"; }
+  install_unchecked npb
 fi
 sp -e "$work/env" install --fail-fast >"$work/install.log" 2>&1
 rc=$?

@@ -74,11 +74,7 @@ spack_install_env() {
   read -r -a unchecked <<<"$(unchecked_specs "$work/mirror.log" | tr '\n' ' ')"
   if [ ${#unchecked[@]} -gt 0 ]; then
     say "the mirror holds sources that are not the recipe's file (named above): installing ${unchecked[*]} alone with --no-checksum"
-    { sp -e "$work/env" install --fail-fast --only dependencies "${unchecked[@]}" \
-        && sp -e "$work/env" install --fail-fast --only package --no-checksum "${unchecked[@]}"; } \
-      >"$work/install-unchecked.log" 2>&1
-    rc=$?
-    [ $rc -eq 0 ] || { tail -15 "$work/install-unchecked.log"; fail "spack install --no-checksum ${unchecked[*]} exited $rc"; }
+    install_unchecked "${unchecked[@]}"
   fi
   say "installing the full environment ($what)"
   sp -e "$work/env" install --fail-fast >"$work/install.log" 2>&1
@@ -87,12 +83,30 @@ spack_install_env() {
   [ $rc -eq 0 ] || { tail -15 "$work/install.log"; fail "spack install exited $rc"; }
 }
 
+# install_unchecked SPEC...: those specs of $work/env alone with --no-checksum, their
+# dependencies first with the check on; the failed step's last lines and a FAIL through the
+# sourcing script's `fail`
+install_unchecked() {
+  local rc
+  { sp -e "$work/env" install --fail-fast --only dependencies "$@" \
+      && sp -e "$work/env" install --fail-fast --only package --no-checksum "$@"; } \
+    >"$work/install-unchecked.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || { tail -15 "$work/install-unchecked.log"; fail "spack install --no-checksum $* exited $rc"; }
+}
+
 #: sha256 of NASA's NPB3.4.1.tar.gz, the npb recipe's checksum (builtin.npb, releases/v2025.11):
 #: the name NPB's source has in a mirror however it came there
 NPB_SHA256=f3a43467da6e84a829ea869156d3ea86c17932136bb413a4b6dab23018a28881
 
 # npb_in_mirror DIR: whether the source mirror DIR already holds NPB's source
 npb_in_mirror() { [ -f "$1/_source-cache/archive/${NPB_SHA256:0:2}/$NPB_SHA256.tar.gz" ]; }
+
+# npb_not_nasas DIR: whether the mirror DIR holds an NPB tarball under the recipe's name that
+# is another file than NASA's (another copy of NPB 3.4.1), which Spack's check would refuse
+npb_not_nasas() {
+  npb_in_mirror "$1" && [ "$(sha256sum <"$1/_source-cache/archive/${NPB_SHA256:0:2}/$NPB_SHA256.tar.gz" | cut -d' ' -f1)" != "$NPB_SHA256" ]
+}
 
 # spack_script_start NAME STEPS ARGS...: the start spack-npb.sh and spack-site.sh share: ARGS
 # checked (MIRROR_DIR [WORK_DIR]; MIRROR_DIR a folder or absent), NPB's source at $tarball or

@@ -93,10 +93,11 @@ compare=$(ls -t "$PLACEMENT_RESULTS"/runs/compare-acceptance-"$site"-quick-*.csv
 say "run 2 against run 1: $(($(grep -c , "$compare") - 1)) values in $(basename "$compare")"
 
 say "placement report --latest --system $site"
-step report placement report --latest --system "$site" --output "$PLACEMENT_REPORTS" \
+# the report's folder is the last line of its stdout; the run's own line goes to its stderr
+(cd "$root" && placement report --latest --system "$site" --output "$PLACEMENT_REPORTS") \
+  >"$work/report.out" 2>"$work/report.log" \
   || fail "placement report exited $? (see $work/report.log)"
-# the report's folder is its stdout's line; the run's own ACCEPTANCE line (stderr) follows it
-folder=$(grep -v '^ACCEPTANCE ' "$work/report.log" | tail -1)
+folder=$(tail -1 "$work/report.out")
 [ -s "$folder/index.html" ] || fail "no $folder/index.html"
 history=$(find "$PLACEMENT_REPORTS" -path "*history*" -name index.html | head -1)
 [ -n "$history" ] || fail "no history page under $PLACEMENT_REPORTS"

@@ -159,26 +159,24 @@ def numa_section(cases: list[Case], out: Path, numbers: Numbers,
     cases in ``look`` first: a partition has a matrix per node, and a heatmap each would
     make the report's time grow with the nodes at half a second a node."""
     mats: dict[tuple[str, str], dict[tuple[int, int], Summary]] = {}
+    #: the cases each matrix is made of, to draw those that need a look first
     keys: dict[tuple[str, str], set[tuple]] = {}
-    for c in cases:
-        keys.setdefault((c.test, c.where), set()).add(c.key)
+
+    def add(c: Case, cell: tuple[int, int], s: Summary | None) -> None:
+        if s:
+            mats.setdefault((c.test, c.where), {})[cell] = s
+            keys.setdefault((c.test, c.where), set()).add(c.key)
+
     for c in cases:
         if {"src_node", "dst_node"} <= c.params.keys():
             var = next((v for v in _BW_VARS if v in c.perf), None)
-            if var is None:
-                continue
-            s = c.summary(var)
-            if s:
-                mats.setdefault((c.test, c.where), {})[
-                    (int(c.params["src_node"]), int(c.params["dst_node"]))] = s
+            if var is not None:
+                add(c, (int(c.params["src_node"]), int(c.params["dst_node"])), c.summary(var))
             continue
         for var in c.primary_vars():
             m = PAIR_VAR.match(var)
             if m and (c.perf[var].unit or "").lower().startswith(("gb", "mb")):
-                s = c.summary(var)
-                if s:
-                    mats.setdefault((c.test, c.where), {})[
-                        (int(m.group("src")), int(m.group("dst")))] = s
+                add(c, (int(m.group("src")), int(m.group("dst"))), c.summary(var))
     if not mats:
         return None
     sec = Section("numa", "NUMA copy matrix",

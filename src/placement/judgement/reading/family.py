@@ -39,6 +39,12 @@ def expand(tc: dict[str, Any]) -> list[dict[str, Any]]:
     it is (a one-item list)."""
     if not is_family(tc):
         return [tc]
+    return [member for _, member in members(tc)]
+
+
+def members(tc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A family test's case as (member key, member case) pairs, in the family's order: the
+    key is the member's ReFrame unique name, for a reader that rebuilds a family case."""
     shared = {k: v for k, v in tc.items() if k not in _OWN}
     prefix = f"{tc.get('system')}:{tc.get('partition')}:"
     perf = tc.get("perfvalues") or {}
@@ -55,7 +61,7 @@ def expand(tc: dict[str, Any]) -> list[dict[str, Any]]:
         if not fields.get("result"):
             for k in ("result", "fail_phase", "fail_reason"):
                 member[k] = tc.get(k)
-        out.append(member)
+        out.append((key, member))
     return out
 
 
