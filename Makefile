@@ -59,16 +59,24 @@ WITH_NPB = if [ -z "$${NPB_DIR:-}" ] && [ -f "$(NPB_TARBALL)" ]; then \
 	elif [ -z "$${NPB_DIR:-}" ]; then \
 	  echo "make $@: no $(NPB_TARBALL) and no NPB_DIR: the NPB runs are skipped"; fi
 
+# A pytest run's failure kept in rc, unless it selected no test (exit 5: a PYTEST_ARGS -k that
+# matches only the other half of make test)
+NONE_SELECTED = { r=$$?; [ $$r = 5 ] || rc=$$r; }
+
 # Every test that needs no live cluster, emulated node or ReFrame run (tests/conftest.py marks
 # the others `live`), on two workers: a few minutes, the check to run after every change
 check: setup
 	@scripts/ensure-system-tools.sh docs
 	$(PY) -m pytest -m "not live" -n 2 -p no:cacheprovider $(PYTEST_ARGS)
 
-# Every test but those on the emulated NUMA node, a heavier live node with its own target
-# (make test-numa); .ci/run runs both
+# Every test but those on the emulated NUMA node and the live partitions (make test-numa,
+# make test-nodes; .ci/run runs all three): those of make check on two workers, then the live
+# ones one at a time (they share the test Slurm and time their jobs on this host's cores)
 test: setup-test docs
-	@$(WITH_NPB); $(PY) -m pytest -m "not numa and not nodes" $(PYTEST_ARGS)
+	@$(WITH_NPB); rc=0; \
+	$(PY) -m pytest -m "not live" -n 2 -p no:cacheprovider $(PYTEST_ARGS) || $(NONE_SELECTED); \
+	$(PY) -m pytest -m "live and not numa and not nodes" $(PYTEST_ARGS) || $(NONE_SELECTED); \
+	exit $$rc
 
 # The live checks on the emulated two-socket NUMA node (tests/numa_node.py boots it once):
 # placement, memory policies, hybrid jobs under mpirun and a real Slurm there, `placement site
@@ -83,8 +91,9 @@ test-numa-npb: setup-test
 	PLACEMENT_TEST_NUMA_NPB=1 $(PY) -m pytest tests/test_numa_npb_acceptance.py $(PYTEST_ARGS)
 
 # A partition at a time, live: the 4-node Slurm of tests/slurm_nodes.py (one node CPU-capped,
-# one left 1 PU) FAILs naming both, an unchanged partition PASSes, and the README's first week
-# runs there, command by command (tests/test_first_week.py; .ci/run runs it)
+# one left 1 PU) FAILs naming both; the README's first week runs there, command by command,
+# its unchanged partition PASSing (tests/test_first_week.py); a 16-node Slurm names its one
+# capped node, then none of 16 unchanged ones (.ci/run runs it)
 test-nodes: setup-test
 	@$(WITH_NPB); PLACEMENT_TEST_PARTITION_PASS=1 $(PY) -m pytest -m nodes $(PYTEST_ARGS)
 
