@@ -55,13 +55,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from ...util import LazyModule
 from .. import verdict
 from . import coverage, leave_one_out, maxt
 from .declared import DeclaredDiff, DeclaredNode, declared_diffs
 from .topology import TopologyDiff, topology_diffs
 from ..rules import MIN_NODES, PEER_ALPHA, PEER_EFFECT
+
+#: imported at its first use (:mod:`placement.util.lazy_module`)
+stats = LazyModule("scipy.stats")
 
 
 @dataclass(frozen=True)

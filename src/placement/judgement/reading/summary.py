@@ -14,11 +14,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 
-try:  # optional: exact quantiles and p-values
-    from scipy import stats as _sps
-except ImportError:  # pragma: no cover - exercised only without scipy
-    _sps = None
+from ...util import LazyModule
+
+#: optional, imported at its first use: exact quantiles and p-values
+_sps = LazyModule("scipy.stats") if find_spec("scipy") is not None else None
 
 #: Confidence level of every interval and test in the reports.
 CONFIDENCE = 0.95

@@ -38,7 +38,10 @@ def unavailable(python: str | None = None) -> str:
     import subprocess
     cmd = _python_command(python)
     try:
-        res = subprocess.run(cmd + ["-m", "placement", "judge", "--help"],
+        # SciPy imported by name: the package imports it at its first use (the judge's
+        # first verdict), which --help alone never reaches
+        res = subprocess.run(cmd + ["-c", "import sys, scipy.stats; from placement.cli import "
+                                    "main; sys.exit(main(['judge', '--help']))"],
                              capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as exc:
         failure = str(exc)

@@ -37,9 +37,14 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
 
+from ...util import LazyModule
 from ..rules import DF_CAP
+
+#: imported at its first use (:mod:`placement.util.lazy_module`)
+optimize = LazyModule("scipy.optimize")
+special = LazyModule("scipy.special")
+stats = LazyModule("scipy.stats")
 
 #: the most a fitted prior may claim: fitted on one or two degrees of freedom per value,
 #: ``fitFDist`` often finds the values "alike" (``d0`` infinite) only because sampling hides

@@ -21,9 +21,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
+from ...util import LazyModule
 from ..rules import MACHINE_EFFECT, NODE_ALPHA, NODE_AT_ONCE, TESTED_SESSIONS
+
+#: imported at its first use (:mod:`placement.util.lazy_module`)
+special = LazyModule("scipy.special")
 
 
 @dataclass(frozen=True)

@@ -90,9 +90,8 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
-from scipy import stats
 
-from ...util import once
+from ...util import LazyModule, once
 from . import moderation, node_shift
 from .intervals import entry_name
 from .moderation import Prior
@@ -101,6 +100,9 @@ from .node_shift import MACHINE_EFFECT, NODE_ALPHA, NODE_AT_ONCE, NodeShift  # n
 from ..rules import (ALPHA, DETECTABLE_MAX, EQUIV_CONFIDENCE, GROSS_EFFECT,  # noqa: F401
                      GROSS_LAUNCHES, LAUNCH_SHARE, MIN_EFFECT, MIN_SESSIONS, MIN_VALUES,
                      REF_ALPHA, REF_CAP)
+
+#: imported at its first use (:mod:`placement.util.lazy_module`)
+stats = LazyModule("scipy.stats")
 
 K = TypeVar("K")
 
