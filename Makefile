@@ -65,16 +65,17 @@ NONE_SELECTED = { r=$$?; [ $$r = 5 ] || rc=$$r; }
 
 # Every test that needs no live cluster, emulated node or ReFrame run (tests/conftest.py marks
 # the others `live`), on two workers: a few minutes, the check to run after every change
+NOT_LIVE = $(PY) -m pytest -m "not live" -n 2 -p no:cacheprovider
 check: setup
 	@scripts/ensure-system-tools.sh docs
-	$(PY) -m pytest -m "not live" -n 2 -p no:cacheprovider $(PYTEST_ARGS)
+	$(NOT_LIVE) $(PYTEST_ARGS)
 
 # Every test but those on the emulated NUMA node and the live partitions (make test-numa,
 # make test-nodes; .ci/run runs all three): those of make check on two workers, then the live
 # ones one at a time (they share the test Slurm and time their jobs on this host's cores)
 test: setup-test docs
 	@$(WITH_NPB); rc=0; \
-	$(PY) -m pytest -m "not live" -n 2 -p no:cacheprovider $(PYTEST_ARGS) || $(NONE_SELECTED); \
+	$(NOT_LIVE) $(PYTEST_ARGS) || $(NONE_SELECTED); \
 	$(PY) -m pytest -m "live and not numa and not nodes" $(PYTEST_ARGS) || $(NONE_SELECTED); \
 	exit $$rc
 

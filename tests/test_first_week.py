@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from placement.judgement import reading
-from test_partition_live import assert_no_node_stands
+from test_partition_live import assert_no_node_stands, report_of
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / 'README.md'
@@ -148,7 +148,7 @@ def test_the_readmes_first_week_on_a_slurm_partition(slurm_nodes, tmp_path):
     # a session names a node or half of an unchanged partition in 5 % of sessions by
     # construction: the confirmation session (on, as the README runs it) dismisses it
     assert_no_node_stands(out)
-    report = reading.run_report.load(Path(re.search(r' report=(\S+)', line).group(1)))
+    report = reading.run_report.load(report_of(line))
     by_node = {c.node for c in report.cases if c.result == 'pass'}
     assert by_node == {f'n{i}' for i in range(1, 5)}, by_node
     assert not re.search(r'\bn[1-4]\b', line), line

@@ -53,13 +53,17 @@ def lines(proc: subprocess.CompletedProcess, head: str) -> list[str]:
     return [ln for ln in proc.stdout.splitlines() if ln.startswith(head)]
 
 
+def report_of(line: str) -> Path:
+    """The run report an ACCEPTANCE line names (``report=``)."""
+    return Path(re.search(r' report=(\S+)', line).group(1))
+
+
 def assert_no_node_stands(out: list[str]) -> None:
     """An unchanged partition's answer, with the confirmation session on, read from the run's
     verdict record (the ACCEPTANCE line, last, names its report): no odd node, and each node
     the first session named (a node, a half) dismissed by the confirmation session."""
     line = [ln for ln in out if ln.startswith('ACCEPTANCE ')][-1]
-    report = Path(re.search(r' report=(\S+)', line).group(1))
-    rec = record.read(record.path_for(report))
+    rec = record.read(record.path_for(report_of(line)))
     said = '\n'.join(ln for ln in out if 'NODES' in ln.split(':')[0]) + '\n' + line
     assert rec.nodes and rec.nodes['odd'] == [] and not rec.odd_nodes, said
     assert all(e['outcome'] == 'dismissed' for e in rec.confirmation.get('nodes', [])), said
