@@ -93,8 +93,8 @@ test-numa-npb: setup-test
 
 # A partition at a time, live: the 4-node Slurm of tests/slurm_nodes.py (one node CPU-capped,
 # one left 1 PU) FAILs naming both; the README's first week runs there, command by command,
-# its unchanged partition PASSing (tests/test_first_week.py); a 16-node Slurm names its one
-# capped node, then none of 16 unchanged ones (.ci/run runs it)
+# its unchanged partition PASSing (tests/test_first_week.py); a 16-node Slurm, one job per
+# node, names no node but its capped one, then none of 16 unchanged ones (.ci/run runs it)
 test-nodes: setup-test
 	@$(WITH_NPB); PLACEMENT_TEST_PARTITION_PASS=1 $(PY) -m pytest -m nodes $(PYTEST_ARGS)
 

