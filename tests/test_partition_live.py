@@ -161,14 +161,18 @@ def test_the_acceptance_line_names_the_capped_node_slower(odd_run):
 
 
 #: the family's members of the confirmed run: those that use every PU, where a capped node is
-#: slower
-CONFIRM_MEMBERS = 'only_members=NodeMatmulCheck,NodeMemWriteCheck'
+#: slower, and enough of them (9 measurements) for a node far out of 4 to be named well under
+#: the level: with 5, few dealings give an adjusted p under 0.05, and a confirmation session
+#: in CI left a node forty times slower unnamed (adjusted p 0.054)
+CONFIRM_MEMBERS = ('only_members=NodeMatmulCheck,NodeMemWriteCheck,NodeMemWriteMapsCheck,'
+                   'NodeNpbCheck')
 
 
 def test_a_nodes_line_is_confirmed_or_dismissed_by_its_node_again(slurm_nodes, tmp_path):
     """A capped node named slower by the first session: the confirmation session runs the
     distribute set again (ReFrame selects the checks by their hash before it copies them per
-    node), and its line says, for that node, whether its peers named it again."""
+    node), and its line says, for that node, whether its peers named it again; either answer
+    is asserted as what it is."""
     cluster = slurm_nodes(4, slow={SLOW_NODE: SLOW})
     env = {**os.environ, **cluster.env, 'PLACEMENT_RESULTS': str(tmp_path / 'results'),
            'PLACEMENT_REPORTS': str(tmp_path / 'reports'), 'ACCEPTANCE_CONFIRM': '1'}
@@ -180,7 +184,6 @@ def test_a_nodes_line_is_confirmed_or_dismissed_by_its_node_again(slurm_nodes, t
                      lines(proc, 'UNCONFIRMED') + lines(proc, '== confirmation') +
                      lines(proc, 'ACCEPTANCE'))
     print(said)
-    assert [ln for ln in lines(proc, 'NODES testnodes:batch:') if SLOW_NODE in ln.split()], said
     assert 'left no readable report' not in proc.stdout, said
     runs = tmp_path / 'results' / 'runs'
     confirm = sorted(runs.glob('confirm-report-acceptance-*.json'))
@@ -191,6 +194,8 @@ def test_a_nodes_line_is_confirmed_or_dismissed_by_its_node_again(slurm_nodes, t
                lines(proc, 'UNCONFIRMED NODES testnodes:batch ')
                if ln.split()[3] == f'{SLOW_NODE}:']
     assert len(decided) == 1, said
+    # the first session named the capped node; the line keeps what it said, either way
+    assert re.search(rf'\[first session: {SLOW_NODE} slower ', decided[0]), said
     line = lines(proc, 'ACCEPTANCE')[-1]
     record = json.loads(next(runs.glob('verdict-run-report-*.json')).read_text())
     entries = [e for e in record['confirmation']['nodes'] if e['node'] == SLOW_NODE]
