@@ -16,11 +16,11 @@ Scenarios: unchanged; the first node 10, 20 or 40 % slower on the values that us
 PU, or 80 % slower (five times the time: a node far out of its peers; drawn from a random
 stream of its own, so that adding it changed no other cell's partitions); one measurement
 of the first node 40 % slower; mixed partitions whose other kind is 15 % faster with the
-same topology (half and half, one node, a quarter) or is a quarter with another topology. Methods: the test's decision alone
-(:func:`placement.judgement.peers.partition.decide`); the partition's lines made with it
-(:func:`placement.judgement.peers.partition.judge`: coverage, topology and each value's
-change beside, at 4 and 16 nodes only, on the first 40 sessions of a cell); a robust z over nodes of the
-mean log gap on the values that use every PU (Bonferroni over the nodes, one-sided);
+same topology (half and half, one node, a quarter) or is a quarter with another topology.
+Methods: the test's decision alone (:func:`placement.judgement.peers.partition.decide`);
+the partition's lines made with it (:func:`placement.judgement.peers.partition.judge`:
+coverage, topology and each value's change beside, at 4 and 16 nodes only, on the first
+40 sessions of a cell); a robust z over nodes of the mean log gap on the values that use every PU (Bonferroni over the nodes, one-sided);
 Friedman over nodes x those measurements, then each node's rank sum against the rest
 (normal approximation, Bonferroni). Each is at a nominal 5 % family-wise level, judges
 within kinds, and names a node only when it is at least 10 % slower.
@@ -66,6 +66,7 @@ PAGE = ROOT / "docs" / "reference" / "peer-nulls.md"
 BEGIN, END = "<!-- peer-nulls: benchmarks/peer_nulls.py -->", "<!-- /peer-nulls -->"
 SOURCE = "tests/fixtures/peers/unchanged-*/run-*.json"
 SIZES = (4, 16, 64, 256, 1000)
+NULLS = ("exchangeable", "offsets")
 #: sessions per cell at each size, as a share of --sessions (the largest cost most)
 SHARE = {4: 1.0, 16: 1.0, 64: 0.5, 256: 0.2, 1000: 0.1}
 CURRENT_SIZES = (4, 16)
@@ -265,7 +266,7 @@ def own_stream(seed: int, null: str, n: int, name: str) -> np.random.Generator |
     """The scenario's own random stream, or None where it shares the benchmark's."""
     if name not in OWN_STREAM:
         return None
-    return np.random.default_rng([seed, ("exchangeable", "offsets").index(null), n,
+    return np.random.default_rng([seed, NULLS.index(null), n,
                                   OWN_STREAM.index(name)])
 
 
@@ -368,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     rec = Recorded()
     rng = np.random.default_rng(args.seed)
     cells: dict = {}
-    for null in ("exchangeable", "offsets"):
+    for null in NULLS:
         for n in args.sizes:
             k = max(5, round(args.sessions * SHARE.get(n, 0.2)))
             cells.setdefault(null, {})[str(n)] = {

@@ -58,12 +58,17 @@ def report_of(line: str) -> Path:
     return Path(re.search(r' report=(\S+)', line).group(1))
 
 
+def verdict_of(line: str) -> record.VerdictRecord:
+    """The verdict record of the run an ACCEPTANCE line names."""
+    return record.read(record.path_for(report_of(line)))
+
+
 def assert_no_node_stands(out: list[str]) -> None:
     """An unchanged partition's answer, with the confirmation session on, read from the run's
     verdict record (the ACCEPTANCE line, last, names its report): no odd node, and each node
     the first session named (a node, a half) dismissed by the confirmation session."""
     line = [ln for ln in out if ln.startswith('ACCEPTANCE ')][-1]
-    rec = record.read(record.path_for(report_of(line)))
+    rec = verdict_of(line)
     said = '\n'.join(ln for ln in out if 'NODES' in ln.split(':')[0]) + '\n' + line
     assert rec.nodes and rec.nodes['odd'] == [] and not rec.odd_nodes, said
     assert all(e['outcome'] == 'dismissed' for e in rec.confirmation.get('nodes', [])), said

@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import os
 import re
-import statistics
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from placement.judgement import peers, reading
-from placement.acceptance import record
-from test_partition_live import acceptance, report_of
+from test_partition_live import acceptance, verdict_of
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 16
@@ -113,14 +111,10 @@ def test_the_cap_shows_on_the_values_that_use_every_pu(capped_run):
     (values, _), = peers.cases.partitions(report).values()
     every_pu = [v for v in values if v.all_pus]
     assert every_pu, said(proc)
-    slowest = [max(v.launches, key=lambda n: worse(v, n)) for v in every_pu]
+    # nodes x values, the log of each median launch, worse positive: the peer test's own matrix
+    m, _, _ = peers.partition.matrix(every_pu, NODES)
+    slowest = [NODES[i] for i in m.argmax(axis=0)]
     assert slowest.count(SLOW_NODE) >= 0.75 * len(every_pu), (slowest, said(proc))
-
-
-def worse(value, node: str) -> float:
-    """How bad ``node``'s median launch of ``value`` is (larger: slower)."""
-    m = statistics.median(value.launches[node])
-    return -m if value.higher_is_better else m
 
 
 def test_no_node_but_the_capped_one_is_named(capped_run):
@@ -128,7 +122,7 @@ def test_no_node_but_the_capped_one_is_named(capped_run):
     is named (a detection figure, module docstring) the acceptance line FAILs naming it."""
     _, proc, _ = capped_run
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith('ACCEPTANCE ')][-1]
-    rec = record.read(record.path_for(report_of(line)))
+    rec = verdict_of(line)
     assert rec.nodes and rec.nodes['judged'] == N, said(proc)
     named = (set(rec.nodes['odd']) | set(rec.nodes['undecided'])
              | set(rec.nodes['not_judged']) | {o.node for o in rec.odd_nodes})
