@@ -2,15 +2,20 @@
 nulls, with slow nodes and mixed kinds, beside the acceptance lines made from it and two
 comparators, on partitions of 4 to 1,000 nodes resampled from recorded sessions.
 
-The recorded sessions are the unchanged 4-node peer sets (``tests/fixtures/peers/
-unchanged-*``, the sessions holding the most common set of values); each node's launches
-of a value are drawn again with replacement (three launches, as recorded). Two nulls:
+The recorded sessions are the unchanged 4-node peer sets that ``benchmarks/
+peer_nulls_pool.txt`` names (a fixed pool; of them, the sessions holding the most common
+set of values); each node's launches of a value are drawn again with replacement (three
+launches, as recorded). Three nulls:
 
 * **exchangeable**: one session drawn; each synthetic node's every measurement (a case's
   values together) from a node of that session drawn at random: nodes that are copies;
 * **offsets**: each synthetic node is one recorded (session, node) row, distinct while
   rows last, carrying that session's offset on every value: nodes that differ as separate
-  machines do.
+  machines do;
+* **quiet offsets**: as offsets, from the rows whose node the suite's load line passed
+  (its tasks did not wait for a CPU half the time or more). A loaded node fails its run on
+  the load line whatever the peer test says, so this null is the one whose false alarms a
+  site sees; offsets, which holds the loaded rows too, stays the harder one.
 
 Scenarios: unchanged; the first node 10, 20 or 40 % slower on the values that use every
 PU, or 80 % slower (five times the time: a node far out of its peers; drawn from a random
@@ -23,18 +28,21 @@ coverage, topology and each value's change beside, at 4 and 16 nodes only, on th
 40 sessions of a cell); a robust z over nodes of the mean log gap on the values that use every PU (Bonferroni over the nodes, one-sided);
 Friedman over nodes x those measurements, then each node's rank sum against the rest
 (normal approximation, Bonferroni). Each is at a nominal 5 % family-wise level, judges
-within kinds, and names a node only when it is at least 10 % slower.
+within kinds, and names a node only when it is at least 10 % slower. Beside them, for the
+unchanged and slow scenarios, what a test of the nodes' mean gaps would do that knew the
+null exactly (:func:`knowing_the_null`): where it misses a goal too, no test of those gaps
+can meet it under that null.
 
 Sessions per cell: ``--sessions`` at 4 and 16 nodes, half at 64, a fifth at 256, a
 tenth at 1,000 (a cell of 10 reads a share to within about 0.1).
 
 Goals (exit 1 when one is missed): unchanged, no node named in >= 95 % of sessions at
-every size under both nulls; 20 % slower named alone in >= 80 % at 16 nodes and above,
+every size under every null; 20 % slower named alone in >= 80 % at 16 nodes and above,
 >= 50 % at 4; 40 % and 80 % slower in >= 95 % at every size; each mixed layout one
 outcome in >= 95 % and a node of a kind holding a quarter of the nodes or more named in
 <= 5 %; the new test at least as powerful (20 % slower) as the better comparator whose false alarms
-are within the nominal level, less two standard errors; 1,000 nodes judged in <= 2 s
-(median). Writes ``benchmarks/results/peer_nulls.json`` and the tables of
+are within the nominal level, less two standard errors; 1,000 nodes
+judged in <= 2 s (median). Writes ``benchmarks/results/peer_nulls.json`` and the tables of
 ``docs/reference/peer-nulls.md``.
 
     python benchmarks/peer_nulls.py [--sessions 100] [--seed 1]
@@ -59,14 +67,16 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from placement.judgement import peers, reading  # noqa: E402
 from placement.judgement.peers.partition import PeerValue  # noqa: E402
+from placement.judgement.verdict import node_load  # noqa: E402
 from placement.util import atomic  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "peer_nulls.json"
 PAGE = ROOT / "docs" / "reference" / "peer-nulls.md"
 BEGIN, END = "<!-- peer-nulls: benchmarks/peer_nulls.py -->", "<!-- /peer-nulls -->"
-SOURCE = "tests/fixtures/peers/unchanged-*/run-*.json"
+#: the recorded sessions drawn from, one run report per line
+POOL = ROOT / "benchmarks" / "peer_nulls_pool.txt"
 SIZES = (4, 16, 64, 256, 1000)
-NULLS = ("exchangeable", "offsets")
+NULLS = ("exchangeable", "offsets", "quiet offsets")
 #: sessions per cell at each size, as a share of --sessions (the largest cost most)
 SHARE = {4: 1.0, 16: 1.0, 64: 0.5, 256: 0.2, 1000: 0.1}
 CURRENT_SIZES = (4, 16)
@@ -79,20 +89,39 @@ FP_OTHER = {**FP, "cores": 4, "pus": 4, "pus_allowed": 4}
 SCENARIOS = ("unchanged", "slow10", "slow20", "slow40", "slow80", "value40",
              "mixed-half", "mixed-one", "mixed-quarter", "mixed-topology")
 METHODS = ("maxt", "lines", "robust_z", "friedman")
+#: the methods' columns on the page: theirs, then a test that knew the null
+SHOWN = METHODS + ("knowing",)
+
+
+def pool_files() -> list[Path]:
+    """The run reports :data:`POOL` names: a fixed pool, so that recording more sessions
+    moves no figure until the pool is extended on purpose (and the page says so)."""
+    names = [ln.strip() for ln in POOL.read_text().splitlines()
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    missing = [n for n in names if not (ROOT / n).is_file()]
+    if missing or not names:
+        raise SystemExit(f"peer_nulls: {POOL.name} names {len(missing)} missing run "
+                         f"report(s) (first: {missing[0]})" if missing
+                         else f"peer_nulls: {POOL.name} names no run report")
+    return [ROOT / n for n in names]
 
 
 class Recorded:
     """The recorded sessions: launches (sessions x nodes x values x launches), each value's
-    name, side, measurement and whether it uses every PU."""
+    name, side, measurement and whether it uses every PU, and whether the suite's load line
+    passed each (session, node) row (:mod:`placement.judgement.verdict.node_load`)."""
 
     def __init__(self) -> None:
         by_names: dict[tuple, list] = {}
-        for p in sorted(ROOT.glob(SOURCE)):
-            for values, _ in peers.cases.partitions(reading.run_report.load(p)).values():
-                by_names.setdefault(tuple(v.name for v in values), []).append(values)
-        if not by_names:
-            raise SystemExit("peer_nulls: no recorded sessions under " + SOURCE)
-        sessions = max(by_names.values(), key=len)
+        for p in pool_files():
+            report = reading.run_report.load(p)
+            load = node_load.of_cases([c.raw for c in report.cases])
+            loaded = {x.node for x in load.nodes if x.loaded} if load else set()
+            for values, _ in peers.cases.partitions(report).values():
+                by_names.setdefault(tuple(v.name for v in values), []).append(
+                    (values, loaded))
+        sessions = [v for v, _ in max(by_names.values(), key=len)]
+        loads = [ld for _, ld in max(by_names.values(), key=len)]
         first = sessions[0]
         self.values = first
         self.nodes = sorted(first[0].launches)
@@ -101,6 +130,9 @@ class Recorded:
         self.groups = peers.partition.group_numbers(first)
         self.every_pu = np.asarray([v.all_pus for v in first], bool)
         self.higher = np.asarray([v.higher_is_better for v in first], bool)
+        #: sessions x nodes: the load line passed the node (its tasks did not wait for a
+        #: CPU half the time or more)
+        self.quiet = np.asarray([[n not in ld for n in self.nodes] for ld in loads], bool)
 
 
 def synthetic(rec: Recorded, n: int, null: str, rng: np.random.Generator) -> np.ndarray:
@@ -112,9 +144,10 @@ def synthetic(rec: Recorded, n: int, null: str, rng: np.random.Generator) -> np.
         pick = rng.integers(k_count, size=(n, len(groups)))[:, rec.groups]
         rows = rec.launches[s][pick, np.arange(v_count)[None, :]]
     else:
-        rows_all = s_count * k_count
-        idx = rng.permutation(rows_all)[:n] if n <= rows_all else rng.integers(rows_all, size=n)
-        rows = rec.launches.reshape(rows_all, v_count, l_count)[idx]
+        ok = np.arange(s_count * k_count) if null == "offsets" else \
+            np.flatnonzero(rec.quiet.ravel())
+        idx = ok[rng.permutation(len(ok))[:n] if n <= len(ok) else rng.integers(len(ok), size=n)]
+        rows = rec.launches.reshape(s_count * k_count, v_count, l_count)[idx]
     boot = rng.integers(l_count, size=(n, len(groups), l_count))[:, rec.groups]
     return np.take_along_axis(rows, boot, axis=2)
 
@@ -167,9 +200,15 @@ def pu_matrix(rec: Recorded, x: np.ndarray) -> np.ndarray:
     return np.stack([m[:, c].mean(axis=1) for c in cols if len(c)], axis=1)
 
 
+def mean_gaps(m: np.ndarray) -> np.ndarray:
+    """Each node's mean log gap from the nodes' median over the measurements (worse
+    positive)."""
+    return (m - np.median(m, axis=0)).mean(axis=1)
+
+
 def robust_z(m: np.ndarray) -> set:
     """A node's mean log gap over the measurements, as a robust z over the nodes."""
-    x = (m - np.median(m, axis=0)).mean(axis=1)
+    x = mean_gaps(m)
     mad = 1.4826 * np.median(np.abs(x - np.median(x)))
     z = (x - np.median(x)) / max(mad, 1e-9)
     cut = stats.norm.isf(ALPHA / len(x))
@@ -197,9 +236,10 @@ def within_kinds(method, m: np.ndarray, fps: list[dict]) -> set:
 
 
 def judged(rec: Recorded, n: int, null: str, name: str, rng: np.random.Generator,
-           lines: bool) -> tuple[dict[str, set | None], float]:
+           lines: bool) -> tuple[dict[str, set | None], float, np.ndarray]:
     """One synthetic session judged by every method: the nodes each named (None: not run),
-    and the new test's seconds."""
+    the new test's seconds, and each node's mean gap on the values that use every PU (for
+    :func:`knowing_the_null`)."""
     x, fps, _ = scenario(rec, synthetic(rec, n, null, rng), name)
     values = values_of(rec, x)
     fpd = {f"n{i + 1}": f for i, f in enumerate(fps)}
@@ -216,7 +256,7 @@ def judged(rec: Recorded, n: int, null: str, name: str, rng: np.random.Generator
     m = pu_matrix(rec, x)
     out["robust_z"] = within_kinds(robust_z, m, fps)
     out["friedman"] = within_kinds(friedman, m, fps)
-    return out, seconds
+    return out, seconds, mean_gaps(m)
 
 
 def cell(rec: Recorded, n: int, null: str, name: str, sessions: int,
@@ -230,11 +270,12 @@ def cell(rec: Recorded, n: int, null: str, name: str, sessions: int,
         big = set(range(n - 1))
     tallies = {m: Counter() for m in METHODS}
     outcomes = {m: Counter() for m in METHODS}
-    seconds = []
+    seconds, gaps = [], []
     for k in range(sessions):
-        named, sec = judged(rec, n, null, name, rng,
-                            n in CURRENT_SIZES and k < CURRENT_SESSIONS)
+        named, sec, gap = judged(rec, n, null, name, rng,
+                                 n in CURRENT_SIZES and k < CURRENT_SESSIONS)
         seconds.append(sec)
+        gaps.append(gap)
         for meth, who in named.items():
             if who is None:
                 continue
@@ -254,7 +295,30 @@ def cell(rec: Recorded, n: int, null: str, name: str, sessions: int,
                      "other": t["other"] / k, "big_kind": t["big_kind"] / k,
                      "modal": outcomes[meth].most_common(1)[0][1] / k}
     out["seconds_median"] = float(np.median(seconds))
+    out["_gaps"] = np.stack(gaps)
     return out
+
+
+def knowing_the_null(cells: dict) -> None:
+    """What a test that knew the null exactly would do, into each unchanged and slow
+    cell (``knowing``): name a node whose mean gap on the values that use every PU is
+    beyond what the largest of the partition's healthy nodes reaches in 95 % of the
+    unchanged partitions of that null and size (and at least the 10 % margin). No test
+    reading the partition alone has the null's distribution, so where even this misses a
+    goal, the nodes' own spread under that null is what hides the slow node."""
+    healthy = cells["unchanged"]["_gaps"]
+    cut = max(float(np.quantile(healthy.max(axis=1), 1 - ALPHA)), math.log1p(EFFECT))
+    for name, c in cells.items():
+        gaps = c.pop("_gaps")
+        if name != "unchanged" and not name.startswith("slow"):
+            continue
+        named = gaps > cut
+        k = len(gaps)
+        other = named[:, 1:].any(axis=1) if name != "unchanged" else named.any(axis=1)
+        alone = named[:, 0] & ~other if name != "unchanged" else np.zeros(k, bool)
+        c["knowing"] = {"sessions": k, "none": float((~named.any(axis=1)).mean()),
+                        "alone": float(alone.mean()), "other": float(other.mean()),
+                        "cut": cut}
 
 
 #: scenarios drawn from a random stream of their own: added after the others' figures were
@@ -316,9 +380,14 @@ def page_block(res: dict) -> str:
     for null, by_n in res["cells"].items():
         rows += ["", f"**Null: {null}.** Share of sessions; per method: no node named / the "
                  "slow node named alone / another node named (mixed: the commonest outcome's "
-                 "share / a node of a kind of a quarter or more named).", "",
+                 "share / a node of a kind of a quarter or more named). Knowing the null: a node "
+                 "named when its mean gap on the values that use every PU is beyond the "
+                 "largest healthy node's in 95 % of this null's unchanged partitions of the "
+                 "size: a test of the mean gaps that knew the null exactly, which none does; where "
+                 "it misses too, the healthy nodes' own spread hides the slow node from any "
+                 "test of the mean gaps).", "",
                  "| nodes | scenario | sessions (lines) | the test | its lines | robust z | "
-                 "Friedman |", "|---:|---|---:|---|---|---|---|"]
+                 "Friedman | knowing the null |", "|---:|---|---:|---|---|---|---|---|"]
         for n, cells in by_n.items():
             for s, c in cells.items():
                 def fig(meth):
@@ -330,7 +399,7 @@ def page_block(res: dict) -> str:
                     return f"{x['none']:.2f} / {x['alone']:.2f} / {x['other']:.2f}"
                 cur = c.get("lines", {}).get("sessions", 0)
                 rows.append(f"| {n} | {s} | {c['maxt']['sessions']} ({cur}) | "
-                            + " | ".join(fig(m) for m in METHODS) + " |")
+                            + " | ".join(fig(m) for m in SHOWN) + " |")
     missed = [g for g in res["goals"] if not g["met"]]
     at = res["seconds_at_1000"]
     rows += ["", f"New test, 1,000 nodes: **{at if at is None else round(at, 2)} s** "
@@ -376,14 +445,16 @@ def main(argv: list[str] | None = None) -> int:
                 s: cell(rec, n, null, s, k, own_stream(args.seed, null, n, s) or rng)
                 for s in SCENARIOS}
             c = cells[null][str(n)]
+            knowing_the_null(c)
             print(f"{null:12s} {n:5d} nodes: unchanged none {c['unchanged']['maxt']['none']:.2f}"
                   f", 20% alone {c['slow20']['maxt']['alone']:.2f}, 40% alone "
                   f"{c['slow40']['maxt']['alone']:.2f} ({time.perf_counter() - t0:.0f} s)",
                   flush=True)
     at = [c["unchanged"]["seconds_median"] for null in cells.values()
           for n, c in null.items() if n == "1000"]
-    res = {"source": SOURCE, "cpus": os.cpu_count(),
+    res = {"source": str(POOL.relative_to(ROOT)), "cpus": os.cpu_count(),
            "sessions_recorded": int(rec.launches.shape[0]),
+           "rows_quiet": int(rec.quiet.sum()), "rows": int(rec.quiet.size),
            "values": len(rec.values), "measurements": int(len(np.unique(rec.groups))),
            "every_pu_measurements": int(len(np.unique(rec.groups[rec.every_pu]))),
            "seconds_at_1000": float(np.median(at)) if at else None, "cells": cells}
