@@ -120,8 +120,9 @@ class Recorded:
             for values, _ in peers.cases.partitions(report).values():
                 by_names.setdefault(tuple(v.name for v in values), []).append(
                     (values, loaded))
-        sessions = [v for v, _ in max(by_names.values(), key=len)]
-        loads = [ld for _, ld in max(by_names.values(), key=len)]
+        commonest = max(by_names.values(), key=len)
+        sessions = [v for v, _ in commonest]
+        loads = [ld for _, ld in commonest]
         first = sessions[0]
         self.values = first
         self.nodes = sorted(first[0].launches)

@@ -22,12 +22,12 @@ the capped node measured (:func:`odd_shape`). Writes
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,16 +70,17 @@ def odd_shape(values: list, odd: str) -> dict:
     values, and the range). Why: a capped node left unnamed either measured like its peers
     (the cap did not hold) or far out of them (the test's far-out weakness,
     ``benchmarks/peer_nulls.py``)."""
-    worst, ratio = 0, []
-    for v in (v for v in values if v.all_pus and odd in v.launches):
-        rate = {n: statistics.median(x) if v.higher_is_better else 1 / statistics.median(x)
-                for n, x in v.launches.items() if x}
-        peers_median = statistics.median(r for n, r in rate.items() if n != odd)
-        ratio.append(rate[odd] / peers_median)
-        worst += min(rate, key=rate.get) == odd
-    return {"slowest_on": worst, "of": len(ratio),
-            "rate": statistics.median(ratio) if ratio else None,
-            "range": [min(ratio), max(ratio)] if ratio else None}
+    every_pu = [v for v in values if v.all_pus and odd in v.launches]
+    nodes = sorted({n for v in every_pu for n in v.launches})
+    if not every_pu:
+        return {"slowest_on": 0, "of": 0, "rate": None, "range": None}
+    # nodes x values, the log of each median launch, worse positive: the peer test's own
+    m, _, _ = peers.partition.matrix(every_pu, nodes)
+    i = nodes.index(odd)
+    ratio = np.exp(-(m[i] - np.nanmedian(np.delete(m, i, axis=0), axis=0)))
+    worst = int((np.nanargmax(m, axis=0) == i).sum())
+    return {"slowest_on": worst, "of": len(every_pu), "rate": float(np.median(ratio)),
+            "range": [float(ratio.min()), float(ratio.max())]}
 
 
 def judge_all() -> list[dict]:
