@@ -239,6 +239,9 @@ def test_a_node_left_busy_is_named_loaded_though_the_runs_median_case_is_quiet(
     assert node.startswith("NODE generic: n3 under a competing load: tasks waited for a CPU "
                            "85% of the time in the median of "), node
     assert status == 1 and " node=loaded" in lines[-1], lines[-1]
+    # the count a site reads first says so too: the loaded node is not among the alike
+    assert lines[0] == "COUNT generic: 4 nodes judged: 3 alike, 0 odd, 1 under a load: n3", \
+        lines[0]
     lines, status = _summary(tmp_path, with_load(_distributed({}), dict.fromkeys(NODES, 3.0)),
                              monkeypatch)
     assert not [ln for ln in lines if ln.startswith("NODE ")] and status == 0, lines

@@ -46,16 +46,22 @@ class NodeCount:
     #: judged, neither alike nor odd: two nodes that differ with nothing to tell which is
     #: odd (a partition of two, or the two left of three)
     undecided: list[str] = field(default_factory=list)
+    #: judged and not odd, but named by the run's load line (another job held its CPUs
+    #: while it measured): its values may still sit among its peers', so it is not alike
+    loaded: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, judgements: Sequence[peers.partition.PeerJudgement],
            cleared: set[str] = frozenset(),
-           dismissed: set[tuple[str, str]] = frozenset()) -> NodeCount:
+           dismissed: set[tuple[str, str]] = frozenset(),
+           loaded: set[str] = frozenset()) -> NodeCount:
         """The count over ``judgements`` (one partition's, or a run's every partition): a
         node is judged when it has a value held against its peers or a line names it; a
         node its confirmation session did not name again (``dismissed``), or any node of
-        a partition whose failure it did not show again (``cleared``), counts alike."""
+        a partition whose failure it did not show again (``cleared``), counts alike, unless
+        the run's standing load line names it (``loaded``)."""
         judged, odd, not_judged, undecided, none = 0, [], [], [], False
+        busy: list[str] = []
         for j in judgements:
             if j.unshared:              # no value on two nodes: no verdict, nothing counted
                 continue
@@ -68,17 +74,21 @@ class NodeCount:
                 none = none or j.no_majority or j.topology_split
             odd += named
             undecided += [n for n in j.undecided if n in seen and n not in named]
+            busy += [n for n in j.nodes if n in seen and n in loaded and n not in named
+                     and n not in j.undecided]
             not_judged += [n for n in j.nodes if n not in seen]
-        return cls(judged, judged - len(odd) - len(undecided), odd, not_judged, none,
-                   undecided)
+        return cls(judged, judged - len(odd) - len(undecided) - len(busy), odd, not_judged,
+                   none, undecided, busy)
 
     def text(self) -> str:
-        """``4 nodes judged: 3 alike, 1 odd: n3`` (``, 2 undecided: n1, n2`` and
-        ``, 1 not judged: n4`` when so)."""
+        """``4 nodes judged: 3 alike, 1 odd: n3`` (``, 2 undecided: n1, n2``,
+        ``, 1 under a load: n2`` and ``, 1 not judged: n4`` when so)."""
         out = f"{self.judged} nodes judged: {self.alike} alike, {len(self.odd)} odd" + \
             _names(self.odd)
         if self.undecided:
             out += f", {len(self.undecided)} undecided" + _names(self.undecided)
+        if self.loaded:
+            out += f", {len(self.loaded)} under a load" + _names(self.loaded)
         if self.not_judged:
             out += f", {len(self.not_judged)} not judged" + _names(self.not_judged)
         return out + (" (no majority to judge by)" if self.no_majority else "")
@@ -116,6 +126,8 @@ class PeerLines:
     cleared: set[str] = field(default_factory=set)
     #: the (partition, node) pairs a confirmation session did not name again
     dismissed: set[tuple[str, str]] = field(default_factory=set)
+    #: the nodes the run's standing load line names (counted under a load, not alike)
+    loaded: set[str] = field(default_factory=set)
 
     def confirmed_by(self, cleared: set[str], dismissed: set[tuple[str, str]]) -> None:
         """What the run's confirmation session did not show again: those partitions no
@@ -168,7 +180,7 @@ class PeerLines:
     @property
     def count(self) -> NodeCount:
         """The nodes of every partition judged, counted (:class:`NodeCount`)."""
-        return NodeCount.of(self.judged, self.cleared, self.dismissed)
+        return NodeCount.of(self.judged, self.cleared, self.dismissed, self.loaded)
 
     def nodes(self) -> dict:
         """The record's ``nodes``: the run's count, and each partition's under its name;
@@ -176,7 +188,8 @@ class PeerLines:
         if not self.judged:
             return {}
         return {**self.count.as_dict(),
-                "partitions": {j.where: NodeCount.of([j], self.cleared, self.dismissed).as_dict()
+                "partitions": {j.where: NodeCount.of([j], self.cleared, self.dismissed,
+                                                     self.loaded).as_dict()
                                for j in self.judged}}
 
 

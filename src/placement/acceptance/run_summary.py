@@ -17,7 +17,7 @@ from .outcome import decide
 from .parts import final_cases, readable
 from .previous_run import compare_rows, previous_run_finding
 from .regressions import find_regressions, gross_values, undecided_finding
-from .summary_lines import (acceptance_line, case_lines, node_lines, note_lines,
+from .summary_lines import (acceptance_line, case_lines, loaded_nodes, node_lines, note_lines,
                             undecided_with_node)
 
 
@@ -149,6 +149,8 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     ran = sum(v in ("pass", "fail", "unfinished", "hung") and not f.final[k].get("fixture")
               for k, v in f.kinds.items())
     node = node_lines(f)
+    if node.load_fails:
+        peer.loaded = set(loaded_nodes(f))
     f.notes += peer.notes
     f.gaps += peer.gaps
     if node.unconfirmed:

@@ -64,13 +64,18 @@ def node_lines(f: Findings) -> NodeLines:
                              data={**shift_data(node), "what": "node shift untested"}))
     load_fails = f.load is not None and not (conf is not None and conf.load_dismissed)
     if load_fails:
-        loaded = [n.node for n in f.load.nodes if n.loaded]
+        loaded = loaded_nodes(f)
         lines.append(Finding("NODE", f"NODE {f.system}: {f.load.line()}", f.system,
                              ", ".join(loaded), {"what": "load", "median": f.load.median,
                                                  "cases": f.load.cases, "nodes": loaded,
                                                  "text": f.load.line()}))
     return NodeLines(lines, standing == confirmation.NODE_FAILS, load_fails,
                       standing == confirmation.NODE_UNCONFIRMED)
+
+
+def loaded_nodes(f: Findings) -> list[str]:
+    """The nodes the run's load line names (none without one)."""
+    return [] if f.load is None else [n.node for n in f.load.nodes if n.loaded]
 
 
 def shift_data(node: verdict.over_sessions.NodeShift) -> dict:
