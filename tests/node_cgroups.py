@@ -21,12 +21,18 @@ Both hierarchies:
   to each group's ``cgroup.procs``.
 * cgroup v2 (``/sys/fs/cgroup/cgroup.controllers``): one group ``<name>`` with
   ``cpu.weight``, ``cpu.max`` (``QUOTA PERIOD``) and ``cpuset.cpus``; the root's
-  ``cgroup.subtree_control`` gets ``+cpu +cpuset`` first.
+  ``cgroup.subtree_control`` gets ``+cpu +cpuset`` first. The group is the root of the
+  slurmd's cgroup namespace (:meth:`NodeCgroup.namespace_words`): slurmd 22.05 on cgroup v2
+  moves itself and every step it starts to ``system.slice/<node>_slurmstepd.scope`` under
+  the root of the cgroup mount it sees, which would otherwise be the host's, outside any
+  cap. The group's two children are made here: :data:`LAUNCH`, where the slurmd starts
+  (a group whose controllers are handed down holds no process), and :data:`SLICE`.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +47,9 @@ PERIOD_US = 10_000
 #: the largest CPU weight of a group (v1 ``cpu.shares``, v2 ``cpu.weight``): a node's job
 #: is served before the host's other work, as on a node of its own
 SHARES_V1, WEIGHT_V2 = 262_144, 10_000
+#: cgroup v2: the child of a node's group its slurmd starts in, and the slice slurmd
+#: 22.05 makes its steps' scope in (its ``mkdir`` makes the scope, not the slice)
+LAUNCH, SLICE = 'launch', 'system.slice'
 
 
 class CgroupError(RuntimeError):
@@ -142,24 +151,38 @@ class NodeCgroup:
             (d / 'cpu.max').write_text(f'{self.quota_us} {PERIOD_US}')
         if self.cpus is not None:
             (d / 'cpuset.cpus').write_text(self.cpus)
+        for child in (LAUNCH, SLICE):
+            (d / child).mkdir(exist_ok=True)
+
+    def namespace_words(self, inner: str) -> str:
+        """cgroup v2: shell words that run ``inner`` in a cgroup namespace rooted at the
+        group, from its :data:`LAUNCH` child, with cgroup2 mounted anew at the root's
+        place (in a mount namespace of its own, the host's mount taken off first), so that every cgroup path slurmd makes is
+        inside the group. ``inner`` is run by ``sh -c``; the words keep the pid (``exec``)."""
+        d = self.root / self.name
+        inside = (f'echo $$ > {d / LAUNCH / "cgroup.procs"} && '
+                  f'umount {self.root} && mount -t cgroup2 cgroup2 {self.root} && {inner}')
+        return (f'echo $$ > {d / "cgroup.procs"} && '
+                f'exec unshare --cgroup --mount sh -c {shlex.quote(inside)}')
 
     def enter_command(self) -> str:
         """Shell words that move the shell running them (``$$``) into the group(s)."""
         return ' && '.join(f'echo $$ > {d / "cgroup.procs"}' for d in self.dirs()) or 'true'
 
     def members(self) -> list[int]:
-        """The processes in the group (the slurmd and its jobs)."""
+        """The processes in the group and the groups below it (the slurmd and its jobs)."""
         pids: set[int] = set()
         for d in self.dirs():
-            procs = d / 'cgroup.procs'
-            if procs.is_file():
+            for procs in d.rglob('cgroup.procs'):
                 pids.update(int(p) for p in procs.read_text().split())
         return sorted(pids)
 
     def remove(self, timeout: float = 10.0) -> None:
-        """Remove the group(s) once their processes have ended (a group with members stays)."""
+        """Remove the group(s), the groups below first, once their processes have ended (a
+        group with members stays)."""
         end = time.monotonic() + timeout
-        for d in reversed(self.dirs()):
+        below = [p for d in self.dirs() for p in d.rglob('*') if p.is_dir()]
+        for d in sorted(below, key=lambda p: -len(p.parts)) + list(reversed(self.dirs())):
             while d.exists():
                 try:
                     d.rmdir()

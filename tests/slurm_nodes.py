@@ -12,7 +12,10 @@ caps its CPU time at half its CPUs, ``cpus={'n3': '1'}`` leaves it those PUs; it
 slurmd and every job it starts run in that cgroup. Every node's cgroup has the largest
 CPU weight, so that a node's job gets this host's cores before its other work does (a
 busy host would otherwise leave each job less than the cap); where no cgroup can be made
-(not root) the unchanged nodes start without one.
+(not root) the unchanged nodes start without one. On a host with cgroup v2 alone and no
+systemd, each slurmd runs in a cgroup namespace rooted at its node's group, with a
+``cgroup.conf`` that keeps slurmd off D-Bus (:data:`CGROUP_V2_CONF`): slurmd puts its steps
+in a scope of its own making, and the namespace keeps that scope inside the group.
 
 Same shape as ``slurm_cluster.py`` (its config text, munged and slurmctld start and
 pid-file stop are reused): one directory, loopback only, daemons stopped by their pids.
@@ -33,6 +36,7 @@ import tempfile
 from pathlib import Path
 
 from daemon_wait import free_port
+import node_cgroups
 from node_cgroups import CgroupError, NodeCgroup
 from slurm_cluster import SlurmCluster, SlurmClusterError, conf_text, node_line
 
@@ -44,6 +48,11 @@ DEFAULT_NODES = 4
 PARTITION = 'batch'
 #: The environment variable ``config/systems/testnodes.py`` reads the slurm.conf from.
 CONF_VAR = 'PLACEMENT_TESTNODES_SLURM_CONF'
+#: cgroup.conf on a host with cgroup v2 and no systemd: slurmd (22.05) loads its cgroup
+#: plugin even for task/affinity, and without these it asks systemd over D-Bus for its
+#: steps' scope (``cgroup_dbus_attach_to_scope: cannot connect to dbus``); with them it
+#: makes the scope and hands the controllers down itself, inside the node's group
+CGROUP_V2_CONF = 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\nCgroupAutomount=yes\n'
 
 
 class SlurmNodes(SlurmCluster):
@@ -98,6 +107,8 @@ class SlurmNodes(SlurmCluster):
             slurmd_tag='-%n',
             partition=f'PartitionName={PARTITION} Nodes={_hostlist(self.nodes)} Default=YES '
                       'MaxTime=INFINITE State=UP OverSubscribe=NO'))
+        if self.cgroup_v2:
+            (self.conf.parent / 'cgroup.conf').write_text(CGROUP_V2_CONF)
         self.state_file.write_text(json.dumps({'nodes': len(self.nodes), 'slow': self.slow,
                                                'cpus': self.cpus}))
 
@@ -105,16 +116,27 @@ class SlurmNodes(SlurmCluster):
         """The node's slurmd in its own UTS namespace (hostname ``node``) and cgroup."""
         (self.root / f'spool-{node}').mkdir(exist_ok=True)
         group = self.cgroup(node)
+        slurmd = f'hostname {node} && exec slurmd -f {self.conf} -N {node}'
         try:
-            enter = group.create().enter_command()
+            group.create()
+            script = group.namespace_words(slurmd) if self.cgroup_v2 else \
+                f'{group.enter_command()} && {slurmd}'
         except CgroupError as err:
-            if node in self.slow or node in self.cpus:
+            if node in self.slow or node in self.cpus or self.cgroup_v2:
                 raise SlurmClusterError(f'{node}: {err}') from err
             print(f'slurm_nodes.py: {node} starts without a cgroup of its own, so other '
                   f'work on this host slows its jobs ({err})', file=sys.stderr)
-            enter = 'true'
-        script = f'{enter} && hostname {node} && exec slurmd -f {self.conf} -N {node}'
+            script = slurmd
         self._start_daemon(f'slurmd-{node}', ['unshare', '--uts', 'sh', '-c', script])
+
+    @property
+    def cgroup_v2(self) -> bool:
+        """Whether this host has the unified hierarchy alone (slurmd then runs each node in
+        a cgroup namespace of its own group, :meth:`.NodeCgroup.namespace_words`)."""
+        try:
+            return node_cgroups.version() == 2
+        except CgroupError:
+            return False
 
     def start(self, started: int | None = None) -> 'SlurmNodes':
         """munged, slurmctld, then the slurmd of the first ``started`` nodes (default all);

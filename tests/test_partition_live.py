@@ -97,8 +97,11 @@ def test_the_odd_nodes_jobs_run_in_their_cgroups(odd_run):
         seen[node] = out.stdout
     for node, text in seen.items():
         assert text.splitlines()[0] == node, text         # its own UTS namespace
-        for d in cluster.cgroup(node).dirs():
-            assert f':/{d.name}\n' in text, text           # the slurmd's cgroup, inherited
+        if node_cgroups.version() == 1:
+            for d in cluster.cgroup(node).dirs():
+                assert f':/{d.name}\n' in text, text       # the slurmd's cgroup, inherited
+        else:       # the step's scope, in the cgroup namespace rooted at the node's group
+            assert f'0::/{node_cgroups.SLICE}/{node}_slurmstepd.scope/' in text, text
     assert seen[SMALL_NODE].split()[-1] == SMALL_CPUS, seen[SMALL_NODE]
     assert seen['n1'].split()[-1] == '0-1', seen['n1']
 
