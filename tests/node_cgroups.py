@@ -157,8 +157,8 @@ class NodeCgroup:
     def namespace_words(self, inner: str) -> str:
         """cgroup v2: shell words that run ``inner`` in a cgroup namespace rooted at the
         group, from its :data:`LAUNCH` child, with cgroup2 mounted anew at the root's
-        place (in a mount namespace of its own, the host's mount taken off first), so that every cgroup path slurmd makes is
-        inside the group. ``inner`` is run by ``sh -c``; the words keep the pid (``exec``)."""
+        place (in a mount namespace of its own, the host's mount taken off first), so that
+        every cgroup path slurmd makes is inside the group. ``inner`` is run by ``sh -c``; the words keep the pid (``exec``)."""
         d = self.root / self.name
         inside = (f'echo $$ > {d / LAUNCH / "cgroup.procs"} && '
                   f'umount {self.root} && mount -t cgroup2 cgroup2 {self.root} && {inner}')

@@ -29,6 +29,7 @@ By hand::
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -36,8 +37,7 @@ import tempfile
 from pathlib import Path
 
 from daemon_wait import free_port
-import node_cgroups
-from node_cgroups import CgroupError, NodeCgroup
+from node_cgroups import CgroupError, NodeCgroup, version
 from slurm_cluster import SlurmCluster, SlurmClusterError, conf_text, node_line
 
 #: Where ``start``/``stop`` by hand keep the cluster when no directory is given.
@@ -129,12 +129,12 @@ class SlurmNodes(SlurmCluster):
             script = slurmd
         self._start_daemon(f'slurmd-{node}', ['unshare', '--uts', 'sh', '-c', script])
 
-    @property
+    @functools.cached_property
     def cgroup_v2(self) -> bool:
         """Whether this host has the unified hierarchy alone (slurmd then runs each node in
         a cgroup namespace of its own group, :meth:`.NodeCgroup.namespace_words`)."""
         try:
-            return node_cgroups.version() == 2
+            return version() == 2
         except CgroupError:
             return False
 

@@ -69,7 +69,9 @@ def _in(node, command: str, timeout: float = 120) -> str:
 
 
 def _group(node: str) -> str:
-    return f'/sys/fs/cgroup/placement-{Path(CLUSTER).name}-{node}'
+    """The node's group as the guest's root sees it (the name ``slurm_nodes.py`` gives it)."""
+    from slurm_nodes import SlurmNodes
+    return f'/sys/fs/cgroup/{SlurmNodes(Path(CLUSTER), 2).cgroup(node).name}'
 
 
 def _busy_job(guest_node, node: str) -> str:
