@@ -2,22 +2,27 @@
 
 The 4-node partition (``test_partition_live.py``) shows what the lines say; this one shows
 that the family, the peer verdict and the summary keep their shape at four times the nodes:
-one session of ``--distribute=all -t nodes`` on a real 16-node Slurm (``slurm_nodes.py``,
-16 slurmd on this host) submits exactly one family job per node, counted from the
+sessions of ``--distribute=all -t nodes`` on a real 16-node Slurm (``slurm_nodes.py``,
+16 slurmd on this host) submit exactly one family job per node each, counted from the
 scheduler's own list (``squeue -t all``: the test Slurm keeps an ended job listed for
 ``MinJobAge``), beside the one topology capture per node of a first session, every
 node keeps its own values, the capped node is the slowest on the values that use every
-PU, and no other node is named. An unchanged 16-node partition names no node (with the
-confirmation session on, as a site runs it).
+PU, and no other node stands in the run's answer. Both partitions run with the
+confirmation session on, as a site runs them: one session's peer verdict names a healthy
+node at its level by construction (:data:`~placement.judgement.rules.PEER_ALPHA`), and
+more often here, where the 16 nodes run one after the other on two shared cores and a
+node whose job met a busy moment of the host is slower on every value of that session
+(a healthy node 35 % slower on 14 of 20 values was named so); the confirmation session,
+which did not choose it, dismisses it (``UNCONFIRMED``), and only what it names again
+fails the run.
 
 Whether the peer verdict names the capped node here is a detection figure, measured where
 such figures are (``benchmarks/peer_nulls.py``, its far-out scenario), not asserted: the
-16 nodes run one after the other on two shared cores, so they differ as separate machines
-do (by tens of per cent), and among such nodes the one test names a node five times
-slower in two thirds of 16-node partitions (a capped node went unnamed so, beside 15 nodes
-spread over a factor of two). Each session takes about four minutes here (the nodes share
-this host's two cores and run one job at a time); both are ``make test-nodes`` (marker
-``nodes``).
+nodes differ as separate machines do (by tens of per cent), and among such nodes the one
+test names a node five times slower in two thirds of 16-node partitions (a capped node
+went unnamed so, beside 15 nodes spread over a factor of two). A session takes about four
+minutes here (the nodes share this host's two cores and run one job at a time), its
+confirmation as long again where it runs; both are ``make test-nodes`` (marker ``nodes``).
 """
 
 from __future__ import annotations
@@ -73,20 +78,24 @@ def said(proc: subprocess.CompletedProcess) -> str:
 
 @pytest.fixture(scope='module')
 def capped_run(slurm_nodes, tmp_path_factory):
-    """16 nodes, one capped at half its CPUs' time; one session, no confirmation."""
+    """16 nodes, one capped at half its CPUs' time; one session and its confirmation."""
     cluster = slurm_nodes(N, slow={SLOW_NODE: SLOW})
-    proc, report = session(cluster, tmp_path_factory.mktemp('sixteen'), confirm=False)
+    proc, report = session(cluster, tmp_path_factory.mktemp('sixteen'), confirm=True)
     print(said(proc))
     return cluster, proc, report
 
 
 def test_one_job_per_node(capped_run):
-    """The family's one job on each node; beside it only the topology capture of each node,
-    which a first session runs once (the results folder is new here)."""
+    """The family's one job on each node per session (the first; the confirmation's, where
+    one ran, runs every check again on every node); beside them only the topology capture
+    of each node, which a first session runs once (the results folder is new here)."""
     cluster, proc, _ = capped_run
     ran = jobs(cluster)
     family = family_jobs(ran)
-    assert sorted(node for _, node, _ in family) == sorted(NODES), (ran, said(proc))
+    assert sorted(node for _, node, _ in family[:N]) == sorted(NODES), (ran, said(proc))
+    again = family[N:]
+    assert not again or sorted(node for _, node, _ in again) == sorted(NODES), \
+        (ran, said(proc))
     others = [j for j in ran if j not in family]
     assert all(name == CAPTURE for _, _, name in others), ran
     assert sorted(node for _, node, _ in others) == sorted(NODES), ran
@@ -118,20 +127,24 @@ def test_the_cap_shows_on_the_values_that_use_every_pu(capped_run):
 
 
 def test_no_node_but_the_capped_one_is_named(capped_run):
-    """No healthy node is named, read from the run's verdict record; where the capped node
-    is named (a detection figure, module docstring) the acceptance line FAILs naming it."""
+    """No healthy node stands in the run's answer, read from its verdict record: one the
+    first session named is dismissed by the confirmation session (module docstring). Where
+    the capped node stands (a detection figure, module docstring) the acceptance line FAILs
+    naming it."""
     _, proc, _ = capped_run
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith('ACCEPTANCE ')][-1]
     rec = verdict_of(line)
     assert rec.nodes and rec.nodes['judged'] == N, said(proc)
-    named = (set(rec.nodes['odd']) | set(rec.nodes['undecided'])
-             | set(rec.nodes['not_judged']) | {o.node for o in rec.odd_nodes})
-    assert named <= {SLOW_NODE}, said(proc)
+    stands = (set(rec.nodes['odd']) | set(rec.nodes['undecided'])
+              | set(rec.nodes['not_judged']) | {o.node for o in rec.odd_nodes})
+    assert stands <= {SLOW_NODE}, said(proc)
+    for entry in rec.confirmation.get('nodes', []):
+        assert entry['node'] == SLOW_NODE or entry['outcome'] == 'dismissed', said(proc)
     others = [n for n in NODES if n != SLOW_NODE]
     assert not any(re.search(rf'\b{n}\b', line) for n in others), line
-    if named:
+    if stands:
         assert ' FAIL ' in line and re.search(rf'\b{SLOW_NODE}\b', line), line
-    print(f'{SLOW_NODE} named: {bool(named)}')
+    print(f'{SLOW_NODE} stands: {bool(stands)}')
 
 
 @pytest.mark.skipif(os.environ.get('PLACEMENT_TEST_PARTITION_PASS') != '1',
