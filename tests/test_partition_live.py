@@ -187,9 +187,10 @@ def test_the_acceptance_line_names_the_capped_node_slower(odd_run):
     """The capped node (a tenth of its CPU time) named slower, the run FAILing by its name.
     Where the peer test leaves it unnamed though it measured far out of its kind, the test is
     an expected failure saying so: the peer test's far-out weakness (a node far out of its
-    peers deals its own gaps into the test's reference; docs/reference/peer-nulls.md), which
-    ``benchmarks/peer_nulls.py`` and ``benchmarks/peer_sessions_maxt.py`` measure. Any
-    other miss (the cap not showing) fails."""
+    peers deals its own gaps into the test's reference; docs/reference/peer-nulls.md),
+    which its far-out rule mends only where the node is the slowest on every value that
+    uses every PU (``benchmarks/peer_nulls.py`` and ``benchmarks/peer_sessions_maxt.py``
+    measure both). Any other miss (the cap not showing) fails."""
     _, proc, report = odd_run
     line = lines(proc, 'ACCEPTANCE')[-1]
     assert ' FAIL ' in line, line

@@ -4,13 +4,19 @@ nodes, and kinds of nodes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from placement.judgement.peers import maxt
+from placement.judgement import reading
+from placement.judgement.peers import cases, maxt
 from placement.judgement.rules import PEER_ALPHA
 from placement.judgement.peers.partition import PeerValue
 from placement.judgement.peers.partition import decide as partition_decide
+from placement.judgement.peers.partition import judge as partition_judge
+
+FIXTURES = Path(__file__).parent / "fixtures" / "peers"
 
 FP = {"packages": 1, "cores": 2, "pus": 2, "pus_allowed": 2}
 
@@ -145,3 +151,67 @@ def test_dealt_spread_is_the_same_in_every_dealing():
     dealt = np.stack([rng.permutation(row) for row in z])
     assert maxt.dealt_spread(z) == pytest.approx(maxt.dealt_spread(dealt))
     assert maxt.dealt_spread(np.full((4, 4), np.nan)) == maxt._FLOOR
+
+
+NODES4 = ["n1", "n2", "n3", "n4"]
+
+
+def far_gaps(rate: float, k: int = 6, spread: float = 0.3, seed: int = 7) -> np.ndarray:
+    """Four nodes x ``k`` measurements of log gaps (worse positive), machines spread by
+    ``spread``, the second node at ``rate`` of the others' rate on every one."""
+    g = np.random.default_rng(seed).normal(0, spread, (4, k))
+    g[1] = g[[0, 2, 3]].max(axis=0) + 0.01
+    g[1] += -np.log(rate) - np.median(g[1] - np.median(g[[0, 2, 3]], axis=0))
+    return g
+
+
+def test_a_far_out_node_left_unnamed_is_named_with_its_exact_p():
+    """Slowest of its kind on every measurement that uses every PU at 0.3 of its peers'
+    rate: named on that family, with the chance any of 4 exchangeable nodes is the
+    slowest on all 6, 4 ** -5."""
+    far = maxt.far_out(far_gaps(0.3), np.arange(6), NODES4, [], PEER_ALPHA)
+    assert far is not None and far.nodes == ("n2",) and far.family == maxt.EVERY_PU
+    assert far.p == pytest.approx(4.0 ** -5) and far.change == pytest.approx(-0.7)
+    assert (far.judged, far.peers) == (6, 3)
+
+
+def test_far_out_needs_half_the_rate_every_measurement_and_its_level():
+    g = far_gaps(0.3)
+    assert maxt.far_out(far_gaps(0.6), np.arange(6), NODES4, [], PEER_ALPHA) is None
+    assert maxt.far_out(g, np.arange(5), NODES4, [], PEER_ALPHA) is not None
+    # 4 ** -1 > 5 %: two measurements are too few to tell a far-out node from chance
+    assert maxt.far_out(g, np.arange(2), NODES4, [], PEER_ALPHA) is None
+    faster_once = g.copy()
+    faster_once[1, 3] = g[[0, 2, 3], 3].min() - 0.01
+    assert maxt.far_out(faster_once, np.arange(6), NODES4, [], PEER_ALPHA) is None
+    missing = g.copy()
+    missing[0, :5] = np.nan              # one measurement left with every node's gap
+    assert maxt.far_out(missing, np.arange(6), NODES4, [], PEER_ALPHA) is None
+    named = [maxt.Named(("n2",), maxt.EVERY_PU, 0.01, -0.7, 5.0, 6, 3)]
+    assert maxt.far_out(g, np.arange(6), NODES4, named, PEER_ALPHA) is None
+
+
+def test_far_out_fires_on_exchangeable_nodes_within_its_bound():
+    """Nodes exchangeable on each measurement, spread wide enough that half the rate is
+    within chance: a node named far out in at most ``n ** (1 - K)`` of partitions."""
+    rng = np.random.default_rng(11)
+    fired = sum(maxt.far_out(rng.normal(0, 2.0, (4, 4)), np.arange(4), NODES4, [],
+                             PEER_ALPHA) is not None for _ in range(4000))
+    assert fired / 4000 <= 4.0 ** -3 + 0.006      # binomial margin over 4,000 draws
+
+
+def test_a_recorded_capped_node_far_out_of_its_peers_is_named():
+    """A live session of the 4-node test cluster (n3 capped at half its CPUs) in which the
+    step-down test left n3 unnamed, though it was the slowest on each of the values that
+    use every PU at about a quarter of its peers' rate: the far-out rule names it, with
+    the exact p of its 4 nodes, and the NODES line says so."""
+    rep = reading.run_report.load(FIXTURES / "capped50-20261206T1034"
+                                  / "run-20261206T103556+0000.json")
+    values, fps = cases.partitions(rep)["testnodes:batch"]
+    v = partition_decide(values, fps)
+    assert v.named == ["n3"], v.lines("testnodes:batch")
+    far = v.kinds[0].named[0]
+    assert far.family == maxt.EVERY_PU and far.p == pytest.approx(4.0 ** (1 - far.judged))
+    assert far.change < -0.5
+    lines = partition_judge(values, "testnodes:batch", fps)
+    assert lines.named == ["n3"] and lines.fails

@@ -132,7 +132,8 @@ def test_the_modules_apply_the_rules_values():
                           (verdict.moderation, ("DF_CAP",)),
                           (baselines.samples, ("KEEP_SESSIONS",)),
                           (peers.partition, ("PEER_ALPHA", "PEER_EFFECT", "MIN_NODES")),
-                          (peers.maxt, ("PEER_ALPHA", "PEER_EFFECT", "HALVES_MAX_NODES")),
+                          (peers.maxt, ("PEER_ALPHA", "PEER_EFFECT", "HALVES_MAX_NODES",
+                                        "PEER_FAR_OUT")),
                           (peers.topology, ("PEER_MEMORY_SLACK",))):
         for name in names:
             assert getattr(module, name) is getattr(rules, name), (module.__name__, name)

@@ -93,6 +93,10 @@ PEER_ALPHA: float = 0.05
 #: the least median slowdown over a family of values that names a node: a machine 10 %
 #: behind its peers is worth a look, smaller gaps are ordinary differences between machines.
 PEER_EFFECT: float = 0.10
+#: a node the step-down test left unnamed is named when it is the slowest of its kind on
+#: every measurement that uses every PU at under this share of its peers' rate: a machine
+#: doing less than half its peers' work is broken, not one of machines' usual differences.
+PEER_FAR_OUT: float = 0.5
 #: a node's memory size within this share (or one unit as printed) of the nodes' median is
 #: the same: alike nodes print sizes rounded differently.
 PEER_MEMORY_SLACK: float = 0.05

@@ -30,6 +30,14 @@ is :data:`PEER_ALPHA` when the nodes are alike. A node (or half) is **named** wh
 adjusted p is at most the level and its median gap over the family's measurements is at
 least :data:`PEER_EFFECT`.
 
+**A node far out of its kind** that the step-down test leaves unnamed (its own gaps,
+dealt to its peers, make the dealings' extreme node nearly as far out as itself) is named
+by :func:`far_out`: the slowest of its kind on every measurement that uses every PU, at
+under :data:`~placement.judgement.rules.PEER_FAR_OUT` of its peers' rate. Its p-value is
+exact under the same null (a given node is the slowest on all K measurements of n
+exchangeable nodes with chance n^-K, so any node with chance at most n^(1-K)), and it is
+named only where that p is within the level.
+
 Nodes are judged within **kinds**: nodes sharing their topology fingerprint (memory sizes
 snapped as :func:`.topology.memory_snapped` does; a CPU model or memory field where the
 fingerprint has one). A node with no usable value, or usable values fewer than half its
@@ -49,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from ..rules import HALVES_MAX_NODES, PEER_ALPHA, PEER_EFFECT
+from ..rules import HALVES_MAX_NODES, PEER_ALPHA, PEER_EFFECT, PEER_FAR_OUT
 from .topology import memory_snapped
 
 #: dealings drawn when counting every one would cost more: enough for a p-value of
@@ -90,7 +98,8 @@ class Named:
     #: median over the family's measurements of the change in performance (slower:
     #: negative), against the kind's median (a half: against the other half)
     change: float
-    #: the statistic (a node: its robust z of the score; a half: the pooled t)
+    #: the statistic (a node: its robust z of the score; a half: the pooled t; a node far
+    #: out of its kind, :func:`far_out`: the measurements it is the slowest on, all of them)
     statistic: float
     #: measurements of the family the node was judged on
     judged: int
@@ -220,11 +229,17 @@ def families(groups: np.ndarray, every_pu: np.ndarray) -> list[Family]:
     """The declared families, as columns of the measurement matrix: all measurements, and
     those that use every PU where they are some but not all."""
     g = np.unique(groups)
-    pu = np.asarray([every_pu[groups == x].all() for x in g])
+    pu = every_pu_columns(groups, every_pu)
     out = [Family("all values", np.arange(len(g)))]
-    if pu.any() and not pu.all():
-        out.append(Family(EVERY_PU, np.flatnonzero(pu)))
+    if 0 < len(pu) < len(g):
+        out.append(Family(EVERY_PU, pu))
     return out
+
+
+def every_pu_columns(groups: np.ndarray, every_pu: np.ndarray) -> np.ndarray:
+    """The measurements (columns of the measurement matrix) whose values all use every
+    PU."""
+    return np.flatnonzero([every_pu[groups == x].all() for x in np.unique(groups)])
 
 
 def measurements(m: np.ndarray, groups: np.ndarray, floor: float) -> np.ndarray:
@@ -282,7 +297,46 @@ def _judge_kind(kind: str, m: np.ndarray, nodes: list[str], groups: np.ndarray,
         out.named.append(Named(members, fams[f].name, float(adj[h]),
                                float(math.expm1(-change)), float(stats[0, h]), len(cols),
                                len(nodes) - len(rows)))
+    far = far_out(gaps, every_pu_columns(groups, every_pu), nodes, out.named, alpha)
+    if far is not None:
+        out.named.append(far)
     return out
+
+
+def far_out(gaps: np.ndarray, cols: np.ndarray, nodes: list[str], named: list[Named],
+            alpha: float, far: float = PEER_FAR_OUT) -> Named | None:
+    """A node far out of its kind that the step-down test left unnamed: the slowest of
+    its kind on every measurement that uses every PU (``cols`` of ``gaps``, nodes x
+    measurements, log, worse positive; each finite on every node, two or more of them),
+    at under ``far`` of the others' rate in the median over those measurements.
+
+    Why a second rule: the step-down test deals every node's gaps, the far-out node's
+    too, so a node several times slower than its peers makes the dealings' extreme node
+    nearly as extreme as itself and can go unnamed (docs/reference/peer-nulls.md). Its
+    level follows from the same null: where the nodes are exchangeable on each
+    measurement, a given node is the slowest on all K with chance ``n ** -K``, so any
+    node is with chance at most ``n ** (1 - K)``, the p it is named with; it is named only
+    where that p is within the kind's level (``alpha``). Under half the others' rate
+    keeps it off machines that differ as machines do: their offsets run through every
+    value, but by tens of per cent, not by a factor of two."""
+    n = len(nodes)
+    g = gaps[:, cols]
+    g = g[:, np.isfinite(g).all(axis=0)]
+    k = g.shape[1]
+    if n < 3 or k < 2:
+        return None
+    slowest = g.argmax(axis=0)
+    i = int(slowest[0])
+    p = float(n) ** (1 - k)
+    if (slowest != i).any() or p > alpha or any(nodes[i] in x.nodes for x in named):
+        return None
+    others = np.delete(g, i, axis=0)
+    change = float(np.median(g[i] - np.median(others, axis=0)))
+    rate = math.exp(-change)
+    if rate >= far:
+        return None
+    # the statistic: how many measurements the node is the slowest on (every one)
+    return Named((nodes[i],), EVERY_PU, p, rate - 1.0, float(k), k, n - 1)
 
 
 def dealings(n: int, k: int, permutations: int) -> np.ndarray:
