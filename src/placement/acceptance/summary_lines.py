@@ -75,7 +75,7 @@ def node_lines(f: Findings) -> NodeLines:
 
 def loaded_nodes(f: Findings) -> list[str]:
     """The nodes the run's load line names (none without one)."""
-    return [] if f.load is None else [n.node for n in f.load.nodes if n.loaded]
+    return [] if f.load is None else f.load.loaded_nodes()
 
 
 def shift_data(node: verdict.over_sessions.NodeShift) -> dict:
