@@ -21,9 +21,9 @@ such figures are (``benchmarks/peer_nulls.py``, its far-out scenario), not asser
 nodes differ as separate machines do (by tens of per cent), and among such nodes the one
 test, with its far-out rule, names a node five times slower in nine of ten 16-node
 partitions (a capped node went unnamed so, beside 15 nodes spread over a factor of two,
-before that rule). A session takes about four
-minutes here (the nodes share this host's two cores and run one job at a time), its
-confirmation as long again where it runs; both are ``make test-nodes`` (marker ``nodes``).
+before that rule). A session takes about four minutes here (the nodes share this host's
+two cores and run one job at a time), its confirmation as long again where it runs; both
+are ``make test-nodes`` (marker ``nodes``).
 """
 
 from __future__ import annotations

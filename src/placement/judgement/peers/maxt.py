@@ -225,13 +225,12 @@ def _judged_rows(m: np.ndarray, rows: list[int], nodes: Sequence[str],
     return ok
 
 
-def families(groups: np.ndarray, every_pu: np.ndarray) -> list[Family]:
-    """The declared families, as columns of the measurement matrix: all measurements, and
-    those that use every PU where they are some but not all."""
-    g = np.unique(groups)
-    pu = every_pu_columns(groups, every_pu)
-    out = [Family("all values", np.arange(len(g)))]
-    if 0 < len(pu) < len(g):
+def families(measured: int, pu: np.ndarray) -> list[Family]:
+    """The declared families, as columns of the measurement matrix (``measured`` of them;
+    ``pu``: those that use every PU, :func:`every_pu_columns`): all measurements, and those
+    that use every PU where they are some but not all."""
+    out = [Family("all values", np.arange(measured))]
+    if 0 < len(pu) < measured:
         out.append(Family(EVERY_PU, pu))
     return out
 
@@ -269,7 +268,8 @@ def _judge_kind(kind: str, m: np.ndarray, nodes: list[str], groups: np.ndarray,
         out.note = "no value measured on enough nodes of this kind"
         return out
     m, groups, every_pu = m[:, usable], groups[usable], every_pu[usable]
-    fams = families(groups, every_pu)
+    pu = every_pu_columns(groups, every_pu)
+    fams = families(len(np.unique(groups)), pu)
     if len(nodes) == 2:
         out.differ = _two_nodes(raw_gaps(m, groups), fams[-1], permutations)
         return out
@@ -297,7 +297,7 @@ def _judge_kind(kind: str, m: np.ndarray, nodes: list[str], groups: np.ndarray,
         out.named.append(Named(members, fams[f].name, float(adj[h]),
                                float(math.expm1(-change)), float(stats[0, h]), len(cols),
                                len(nodes) - len(rows)))
-    far = far_out(gaps, every_pu_columns(groups, every_pu), nodes, out.named, alpha)
+    far = far_out(gaps, pu, nodes, out.named, alpha)
     if far is not None:
         out.named.append(far)
     return out
