@@ -30,7 +30,7 @@ from placement.judgement import peers, reading
 ROOT = Path(__file__).resolve().parents[1]
 NODES = ['n1', 'n2', 'n3', 'n4']
 #: the capped node's share of its CPUs' time, the node left one PU, and that PU
-SLOW, SLOW_NODE, SMALL_NODE, SMALL_CPUS = 0.1, 'n2', 'n3', '1'
+SLOW, SLOW_NODE, SMALL_NODE, SMALL_CPUS = 0.25, 'n2', 'n3', '1'
 
 pytestmark = [pytest.mark.slurm, pytest.mark.reframe, pytest.mark.nodes]
 
@@ -125,7 +125,8 @@ def test_every_node_is_served_before_the_hosts_other_work(odd_run):
 
 def test_every_node_keeps_its_values(odd_run):
     _, proc, report = odd_run
-    measured = [c for c in report.cases if c.result == 'pass']
+    # a case with values: the capped node's NPB may fail its run-to-run spread (time_cv)
+    measured = [c for c in report.cases if c.measured]
     assert {c.node for c in measured} == set(NODES), proc.stdout[-3000:]
     for c in measured:
         # the job's own hostname (the squeue backend leaves job_nodelist ['None'])
@@ -184,7 +185,7 @@ def far_out(report: reading.run_report.RunReport) -> str:
 
 
 def test_the_acceptance_line_names_the_capped_node_slower(odd_run):
-    """The capped node (a tenth of its CPU time) named slower, the run FAILing by its name.
+    """The capped node (a quarter of its CPU time) named slower, the run FAILing by its name.
     Where the peer test leaves it unnamed though it measured far out of its kind, the test is
     an expected failure saying so: the peer test's far-out weakness (a node far out of its
     peers deals its own gaps into the test's reference; docs/reference/peer-nulls.md),
@@ -232,7 +233,7 @@ def test_a_nodes_line_is_confirmed_or_dismissed_by_its_node_again(slurm_nodes, t
     confirm = sorted(runs.glob('confirm-report-acceptance-*.json'))
     assert confirm, said + proc.stderr[-2000:]
     again = reading.run_report.load(confirm[-1])
-    assert {c.node for c in again.cases if c.result == 'pass'} == set(NODES), said
+    assert {c.node for c in again.cases if c.measured} == set(NODES), said
     decided = [ln for ln in lines(proc, 'CONFIRMED NODES testnodes:batch ') +
                lines(proc, 'UNCONFIRMED NODES testnodes:batch ')
                if ln.split()[3] == f'{SLOW_NODE}:']

@@ -108,6 +108,12 @@ class Case:
         return f"{self.system}:{self.partition}+{self.environ}"
 
     @property
+    def measured(self) -> bool:
+        """Whether the case has values: it passed, or failed only against a reference (its
+        values outside ReFrame's interval are still what the node measured)."""
+        return self.result == "pass" or self.fail_phase == "performance"
+
+    @property
     def node(self) -> str | None:
         """The node the case was pinned to (``--distribute``, the node-health family), else
         None: :func:`node_named`, read once with the case."""
@@ -398,7 +404,7 @@ def _merge_reruns(cases: list[Case]) -> list[Case]:
                     if len(vals) > 1:
                         head.samples[var] = vals
         # every launch that measured counts, also one outside ReFrame's interval
-        measured = [c for c in group if c.result == "pass" or c.fail_phase == "performance"]
+        measured = [c for c in group if c.measured]
         if len(measured) > 1:
             for var in head.launches:
                 head.launches[var] = [x for c in measured for x in c.launches.get(var, [])]
