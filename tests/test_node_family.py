@@ -109,38 +109,39 @@ def test_a_regressed_member_value_reruns_the_family_on_its_node():
     assert distributed.selection([tc]) == ([distributed.base_hash(tc)], ['n2'])
 
 
-def test_a_member_that_failed_has_no_values_and_the_others_keep_theirs():
+def one_node_failing(phases: dict[str, str]) -> list[reading.run_report.Case]:
+    """The stored session packed one family case per node, the first family's member of
+    each class in ``phases`` failed in that phase (one failed before its performance phase
+    has no values, as the family's job reports it), read back: that node's cases."""
     data = pack(json.loads(SESSION.read_text()))
     fam = next(tc for r in data['runs'] for tc in r['testcases'] if tc.get('family'))
-    key = next(k for k in fam['family'] if k.startswith('NodeMatmulCheck'))
-    fam['family'][key].update(result='fail', fail_phase='sanity', fail_reason='crashed')
-    fam['perfvalues'] = {k: v for k, v in fam['perfvalues'].items() if f':{key}.' not in k}
+    for cls, phase in phases.items():
+        key = next(k for k in fam['family'] if k.startswith(cls))
+        fam['family'][key].update(result='fail', fail_phase=phase, fail_reason=phase)
+        if phase != 'performance':
+            fam['perfvalues'] = {k: v for k, v in fam['perfvalues'].items()
+                                 if f':{key}.' not in k}
     fam['result'], fam['fail_phase'] = 'fail', 'performance'
-    cases = [c for c in reading.run_report.from_data(data, SESSION).cases
-             if c.node == fam['node']]
+    return [c for c in reading.run_report.from_data(data, SESSION).cases
+            if c.node == fam['node']]
+
+
+def test_a_member_that_failed_has_no_values_and_the_others_keep_theirs():
+    cases = one_node_failing({'NodeMatmulCheck': 'sanity'})
     failed = [c for c in cases if c.result == 'fail']
     assert [(c.test, c.fail_phase, c.perf) for c in failed] == [('NodeMatmulCheck', 'sanity', {})]
     assert all(c.perf for c in cases if c.test.startswith('NodeMem') and c.result == 'pass')
 
 
-
 def test_a_member_outside_its_reference_keeps_its_values_and_counts_as_measured():
     """A capped node's NPB over its run-to-run spread (time_cv) fails performance: it still
     measured, and every reader of "did this node measure" counts it (a crashed one not)."""
-    data = pack(json.loads(SESSION.read_text()))
-    fam = next(tc for r in data['runs'] for tc in r['testcases'] if tc.get('family'))
-    key = next(k for k in fam['family'] if k.startswith('NodeMemWriteCheck'))
-    fam['family'][key].update(result='fail', fail_phase='performance', fail_reason='time_cv')
-    crashed = next(k for k in fam['family'] if k.startswith('NodeMatmulCheck'))
-    fam['family'][crashed].update(result='fail', fail_phase='sanity', fail_reason='crashed')
-    fam['perfvalues'] = {k: v for k, v in fam['perfvalues'].items() if f':{crashed}.' not in k}
-    fam['result'], fam['fail_phase'] = 'fail', 'performance'
-    cases = [c for c in reading.run_report.from_data(data, SESSION).cases
-             if c.node == fam['node']]
+    cases = one_node_failing({'NodeMemWriteCheck': 'performance', 'NodeMatmulCheck': 'sanity'})
     [outside] = [c for c in cases if c.test == 'NodeMemWriteCheck' and c.result == 'fail']
     assert outside.fail_phase == 'performance' and outside.measured and outside.perf
     [broken] = [c for c in cases if c.test == 'NodeMatmulCheck' and c.result == 'fail']
     assert not broken.measured and not broken.perf
+
 
 def test_a_case_of_the_family_the_job_never_judged_takes_the_familys_result():
     tc = {'name': 'NodeHealthCheck %scale=small', 'system': 's', 'partition': 'p',
