@@ -116,7 +116,7 @@ def from_run(report: RunReport, system: str,
             sets[2].add(node)
     pooled = pool.Pools()
     for c in cases:
-        if c.result != "pass" and c.fail_phase != "performance":
+        if not c.measured:
             continue
         leaves, sample_leaves = _case_leaves(c)
         if not leaves:
