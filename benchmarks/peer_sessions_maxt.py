@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -64,22 +65,35 @@ def expected_current(cond: partition_goals.Condition, j: peers.partition.PeerJud
     return cond.name == "unchanged" or len(cond.odd) > 1 or not (set(j.named) - set(cond.odd))
 
 
+def every_pu_gaps(values: list) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The nodes, their matrix over the values that use every PU (nodes x values, the log
+    of each median launch, worse positive: the peer test's own) and each node's log gap to
+    its peers' median on each of those values (slower positive)."""
+    every_pu = [v for v in values if v.all_pus]
+    nodes = sorted({n for v in every_pu for n in v.launches})
+    if not every_pu or len(nodes) < 2:
+        return nodes, np.zeros((len(nodes), 0)), np.zeros((len(nodes), 0))
+    m, _, _ = peers.partition.matrix(every_pu, nodes)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gaps = np.stack([m[i] - np.nanmedian(np.delete(m, i, axis=0), axis=0)
+                         for i in range(len(nodes))])
+    return nodes, m, gaps
+
+
 def odd_shape(values: list, odd: str) -> dict:
     """How far out the odd node measured on the values that use every PU: on how many it
     was the slowest node, and its rate against its peers' median (the median over those
     values, and the range). Why: a capped node left unnamed either measured like its peers
     (the cap did not hold) or far out of them (the test's far-out weakness,
     ``benchmarks/peer_nulls.py``)."""
-    every_pu = [v for v in values if v.all_pus and odd in v.launches]
-    nodes = sorted({n for v in every_pu for n in v.launches})
-    if not every_pu:
+    nodes, m, gaps = every_pu_gaps([v for v in values if odd in v.launches])
+    if not m.size or odd not in nodes:
         return {"slowest_on": 0, "of": 0, "rate": None, "range": None}
-    # nodes x values, the log of each median launch, worse positive: the peer test's own
-    m, _, _ = peers.partition.matrix(every_pu, nodes)
     i = nodes.index(odd)
-    ratio = np.exp(-(m[i] - np.nanmedian(np.delete(m, i, axis=0), axis=0)))
+    ratio = np.exp(-gaps[i])
     worst = int((np.nanargmax(m, axis=0) == i).sum())
-    return {"slowest_on": worst, "of": len(every_pu), "rate": float(np.median(ratio)),
+    return {"slowest_on": worst, "of": m.shape[1], "rate": float(np.median(ratio)),
             "range": [float(ratio.min()), float(ratio.max())]}
 
 

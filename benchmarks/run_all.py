@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = (("map_speed.py",), ("kernels_vs_likwid.py",), ("regression_detection.py",),
               ("history_page.py",), ("report_history.py",), ("pagesample_overhead.py",),
               ("baseline_load.py",), ("peer_judge_scale.py",), ("peer_nulls.py",),
-              ("peer_sessions_maxt.py",), ("partition_goals.py", "judge"),
+              ("peer_sessions_maxt.py",), ("peer_history.py",), ("partition_goals.py", "judge"),
               ("report_scale.py",), ("partition_cost.py",))
 
 

@@ -153,3 +153,14 @@ def test_the_pages_print_the_committed_partition_figures():
     hint = 'run python benchmarks/partition_goals.py write'
     assert partition_goals.page_block(conditions) in partition_goals.PAGE.read_text(), hint
     assert partition_goals.readme_block(conditions) in README.read_text(), hint
+
+
+def test_the_design_page_prints_the_committed_history_comparison():
+    """The peer test's design page shows what ``benchmarks/peer_history.py`` renders from
+    its committed results (the live sessions against the partition's own history)."""
+    import json
+    sys.path.insert(0, str(ROOT / 'benchmarks'))
+    import peer_history
+    res = json.loads(peer_history.RESULTS.read_text())
+    block = peer_history.page_block(res['table'], res['sessions'])
+    assert block in peer_history.PAGE.read_text(), 'run python benchmarks/peer_history.py'
