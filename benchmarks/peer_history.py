@@ -3,9 +3,9 @@ unchanged sessions, beside the peer verdict's one-session test on the same sessi
 
 Why: one session of a small partition cannot tell a slow node from the spread healthy
 nodes show between themselves. On this host the slowest healthy node of an unchanged
-session measures down to about 0.72 of its peers' rate, and a node capped at 70 % of its
-CPUs at 0.40 to 0.73; the one-session test, which must estimate that spread from the
-four nodes it judges, names the capped node in 12 of 20 validation sessions. The
+session can measure as far behind its peers as a node capped at 70 % of its CPUs does
+(the table's second part), and the one-session test, which must estimate that spread
+from the four nodes it judges, leaves such capped nodes unnamed. The
 *knowing the null* column of ``benchmarks/peer_nulls.py`` shows what a test that knew
 the healthy spread would do; here the null is read from the partition's own recorded
 sessions, as a site would have it after some weeks of acceptance runs.
