@@ -38,6 +38,8 @@
 # another series or acceptance run holds the results folder ($PLACEMENT_RESULTS, default results/).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$ROOT/scripts/caller_paths.sh"
+absolute_from_caller "$PWD"    # a relative results folder is the caller's, as acceptance.sh's
 cd "$ROOT"
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }

@@ -26,7 +26,8 @@
 #   PLACEMENT_REPORTS (default reports/): where `placement report` writes;
 #   REFRAME (default .venv/bin/reframe, else reframe on PATH); ACCEPTANCE_CONFIRM
 #   (1, the default, or 0: no confirmation session, every first-session failure stands).
-#   A relative PLACEMENT_* folder is taken from the current folder, not the checkout.
+#   PLACEMENT_BASELINES (default config/baselines/): the stored baselines. A relative
+#   PLACEMENT_* folder is taken from the current folder; the defaults are the checkout's.
 #   An empty ACCEPTANCE_* or REFRAME means its default, as unset does (a schedule's
 #   `VAR=` line); an empty or blank PLACEMENT_* folder is refused (it would name the
 #   current folder).
@@ -145,11 +146,10 @@ for var in PLACEMENT_RESULTS PLACEMENT_REPORTS PLACEMENT_BASELINES; do
     *[![:space:]]*) ;;
     *) bad_usage "$var is blank: give the path of a folder, or leave it unset for the default" ;;
   esac
-  # this script runs in the checkout: a relative path is taken from where it was called,
-  # as a site engineer means it (and as the ACCEPTANCE line's report= path is read)
-  [[ ${!var} == /* ]] || printf -v "$var" '%s/%s' "$caller_dir" "${!var}"
-  export "${var?}"
 done
+# this script runs in the checkout: a relative folder is taken from where it was called
+. "$ROOT/scripts/caller_paths.sh"
+absolute_from_caller "$caller_dir"
 case ${PLACEMENT_RESULTS-} in *[[:space:]]*)
   bad_usage "PLACEMENT_RESULTS '$PLACEMENT_RESULTS' contains a blank, which ReFrame's job scripts cannot take: give a path without blanks" ;;
 esac

@@ -18,7 +18,11 @@
 #   2 when the log cannot be written (one line, nothing run).
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"      # as acceptance.sh does: a relative PLACEMENT_RESULTS means the same folder
+# a relative PLACEMENT_RESULTS is the caller's folder, as acceptance.sh reads it: the log
+# goes where the run's results do
+. "$ROOT/scripts/caller_paths.sh"
+absolute_from_caller "$PWD"
+cd "$ROOT"
 runs=${PLACEMENT_RESULTS:-$ROOT/results}/runs
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 if ! { mkdir -p -- "$runs" && log=$(mktemp "$runs/scheduled-$stamp-XXXXXX.log"); } 2>/dev/null; then

@@ -225,20 +225,28 @@ def test_a_second_run_on_the_same_results_folder_is_refused(root, tmp_path):
     assert not list((results / 'runs').iterdir())      # nothing started, nothing written
 
 
-def test_a_relative_results_folder_is_the_callers(root, tmp_path):
-    """The script runs in the checkout; PLACEMENT_RESULTS=results given from elsewhere is
-    still the caller's results/ (here shown by the lock of a run in progress there)."""
-    results = tmp_path / 'results'
+@pytest.mark.parametrize('script', ['acceptance.sh', 'scheduled.sh'])
+def test_a_relative_results_folder_is_the_callers(root, tmp_path, script):
+    """Both scripts run in the checkout; PLACEMENT_RESULTS=results given from elsewhere is
+    still the caller's results/ (here shown by the lock of a run in progress there, and by
+    where a scheduled run's log goes)."""
+    results = tmp_path.resolve() / 'results'
     (results / 'runs').mkdir(parents=True)
     (results / '.acceptance.lock.pid').write_text('pid 4242, started 2026-11-23T10:00:00Z\n')
     with held_lock(results / '.acceptance.lock'):
-        proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), '-m', 'quick'],
+        proc = subprocess.run([str(root / 'scripts' / script), '-m', 'quick'],
                               cwd=tmp_path, capture_output=True, text=True, timeout=120,
                               env={**os.environ, 'PLACEMENT_RESULTS': 'results'})
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [
-        f'acceptance.sh: another acceptance run is using {results} (pid 4242, started '
-        '2026-11-23T10:00:00Z): wait for it, or give this one its own PLACEMENT_RESULTS']
+    refused = (f'acceptance.sh: another acceptance run is using {results} (pid 4242, '
+               'started 2026-11-23T10:00:00Z): wait for it, or give this one its own '
+               'PLACEMENT_RESULTS')
+    if script == 'acceptance.sh':
+        assert proc.stderr.strip().splitlines() == [refused]
+    else:
+        logs = list((results / 'runs').glob('scheduled-*.log'))
+        assert len(logs) == 1 and refused in logs[0].read_text()
+        assert f'its whole output: {logs[0]}' in proc.stdout
 
 
 def test_a_lock_path_that_is_a_directory_is_said_as_such(root, tmp_path):
