@@ -1,5 +1,6 @@
 """The live 4-node partition's stored sessions judged against the partition's own earlier
-unchanged sessions, beside the peer verdict's one-session test on the same sessions.
+unchanged sessions (those of earlier sets: :func:`judge`), beside the peer verdict's
+one-session test on the same sessions.
 
 Why: one session of a small partition cannot tell a slow node from the spread healthy
 nodes show between themselves. On this host the slowest healthy node of an unchanged
@@ -13,8 +14,8 @@ sessions, as a site would have it after some weeks of acceptance runs.
 The statistic of a session: its largest node gap ``T`` (over the values that use every
 PU, the median of the node's log gap to its peers' median; slower positive). Its
 p-value: ``(1 + the earlier unchanged sessions whose T is at least this one's) / (their
-count + 1)``. Where the partition's healthy sessions are exchangeable (the session is the
-unit that varies), a healthy session gets ``p <= alpha`` with chance at most ``alpha``,
+count + 1)``. Where the partition's healthy sets are exchangeable over time, a healthy
+session gets ``p <= alpha`` with chance at most ``alpha``,
 whatever the nodes' spread: a conformal p-value. A session names its largest node when
 ``p <= alpha`` and that node is at least 10 % slower. A session is counted when ``1 /
 alpha - 1`` earlier unchanged sessions or more exist (a smaller p cannot be reached
@@ -83,22 +84,28 @@ def sessions() -> list[dict]:
             i = int(np.nanargmax(med)) if np.isfinite(med).any() else -1
             started = reading.session_info.started(rep.session)
             one = peers.partition.decide(values, fps)
+            odd = cond.odd[0] if len(cond.odd) == 1 and cond.odd[0] in nodes else None
             out.append({"set": meta.parent.name, "file": p.name, "condition": cond.name,
                         "odd": list(cond.odd), "started": started.isoformat(),
                         "window": sum(started > f for f in fixings),
                         "T": float(med[i]) if i >= 0 else None,
                         "largest": nodes[i] if i >= 0 else None,
+                        "odd_gap": float(med[nodes.index(odd)]) if odd else None,
                         "one_session": peer_sessions_maxt.expected_maxt(cond, one, set())})
     return sorted(out, key=lambda s: s["started"])
 
 
 def judge(rows: list[dict], alpha: float) -> None:
-    """Each session's conformal p against the unchanged sessions before it, and whether
-    the history test gave the expected line (``None``: too few earlier sessions)."""
-    earlier: list[float] = []
+    """Each session's conformal p against the unchanged sessions of earlier sets, and
+    whether the history test gave the expected line (``None``: too few of them). Why
+    earlier sets, not the sessions just before: a set's sessions run back to back on one
+    start of the test cluster and share its state, so the set, not the session, is what is
+    exchangeable over time."""
+    done: list[tuple[str, float]] = []
     need = math.ceil(1 / alpha) - 1
     for s in rows:
         key = f"history_{alpha:g}"
+        earlier = [t for name, t in done if name != s["set"]]
         if s["T"] is None or len(earlier) < need:
             s[key] = None
         else:
@@ -107,7 +114,7 @@ def judge(rows: list[dict], alpha: float) -> None:
             s[key] = (not named) if s["condition"] == "unchanged" else \
                 bool(named and s["largest"] in s["odd"])
         if s["condition"] == "unchanged" and s["T"] is not None:
-            earlier.append(s["T"])
+            done.append((s["set"], s["T"]))
 
 
 def table(rows: list[dict]) -> dict:
@@ -132,7 +139,7 @@ def page_block(tab: dict, rows: list[dict]) -> str:
     out = ["| condition | test | " + " | ".join(names) + " |",
            "|---|---|" + "---:|" * len(windows)]
     for cond in JUDGED:
-        for label, key in (("one session (the NODES lines' test)", "one_session_0.05"),
+        for label, key in (("one session (the NODES lines' decision)", "one_session_0.05"),
                            ("against its history, 5 %", "history_0.05"),
                            ("against its history, 1 %", "history_0.01")):
             alpha = key.rsplit("_", 1)[1]
@@ -143,15 +150,18 @@ def page_block(tab: dict, rows: list[dict]) -> str:
                 cells.append(f"{c.get(key, 0)} of {n}" if n else "-")
             out.append(f"| {cond} | {label} | " + " | ".join(cells) + " |")
     unchanged = [s["T"] for s in rows if s["condition"] == "unchanged" and s["T"] is not None]
-    out += ["", "| window | the unchanged partition's largest node, lowest rate | the node "
-            "capped at 70 %, highest rate |", "|---|---:|---:|"]
+    out += ["", "Every session of each window, counted above or not (a node's rate against its "
+            "peers' median on the values that use every PU):", "",
+            "| window | unchanged: the largest node, median | its lowest | capped70: the "
+            "capped node, highest |", "|---|---:|---:|---:|"]
     for w, name in zip(windows, names):
         lo = [s["T"] for s in rows if s["window"] == int(w) and s["T"] is not None
               and s["condition"] == "unchanged"]
-        hi = [s["T"] for s in rows if s["window"] == int(w) and s["T"] is not None
-              and s["condition"] == "capped70"]
+        hi = [s["odd_gap"] for s in rows if s["window"] == int(w)
+              and s["odd_gap"] is not None and s["condition"] == "capped70"]
         if lo and hi:
-            out.append(f"| {name} | {math.exp(-max(lo)):.2f} | {math.exp(-min(hi)):.2f} |")
+            out.append(f"| {name} | {math.exp(-float(np.median(lo))):.2f} | "
+                       f"{math.exp(-max(lo)):.2f} | {math.exp(-min(hi)):.2f} |")
     out += ["", f"{len(unchanged)} unchanged sessions in all; their largest node at "
             f"{math.exp(-max(unchanged)):.2f} to {math.exp(-min(unchanged)):.2f} of its "
             f"peers' rate (95 % of sessions above "
