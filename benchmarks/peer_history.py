@@ -128,7 +128,8 @@ def table(rows: list[dict]) -> dict:
             c = out[s["condition"]][str(s["window"])]
             c[f"sessions_{alpha:g}"] += 1
             c[key] += s[key]
-            c[f"one_session_{alpha:g}"] += s["one_session"]
+            if alpha == ALPHAS[0]:      # the one-session test beside the first level's count
+                c[f"one_session_{alpha:g}"] += s["one_session"]
     return json.loads(json.dumps(out))
 
 

@@ -75,7 +75,9 @@
 # Re-run only what failed:  reframe -C config/settings.py --restore-session REPORT --failed -r
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-caller_dir=$PWD   # a relative folder variable is the caller's, not the checkout's
+# this script runs in the checkout: a relative folder variable is the caller's
+. "$ROOT/scripts/caller_paths.sh"
+absolute_from_caller "$PWD"
 cd "$ROOT"
 
 usage() { sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
@@ -147,9 +149,6 @@ for var in PLACEMENT_RESULTS PLACEMENT_REPORTS PLACEMENT_BASELINES; do
     *) bad_usage "$var is blank: give the path of a folder, or leave it unset for the default" ;;
   esac
 done
-# this script runs in the checkout: a relative folder is taken from where it was called
-. "$ROOT/scripts/caller_paths.sh"
-absolute_from_caller "$caller_dir"
 case ${PLACEMENT_RESULTS-} in *[[:space:]]*)
   bad_usage "PLACEMENT_RESULTS '$PLACEMENT_RESULTS' contains a blank, which ReFrame's job scripts cannot take: give a path without blanks" ;;
 esac
