@@ -96,30 +96,77 @@ def met(cond: Condition, judgement) -> bool:
     return any(o.node in cond.odd and o.slower for o in judgement.odd)
 
 
-def judge_set(folder: Path) -> dict:
-    """Every session of one set judged: how many met the goal, and the lines."""
+#: the live test cluster's partition, as ``config/systems/testnodes.py`` names it
+WHERE = "testnodes:batch"
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """One recorded session of a set, read once for each benchmark that judges it."""
+
+    set: str
+    cond: Condition
+    path: Path
+    report: reading.run_report.RunReport
+    started: _dt.datetime
+    #: the fixings of the peer rules before it started (0: before the first)
+    window: int
+    #: the host's load average before it, where its set kept one per session
+    load: float | None
+    #: whether every node had the largest CPU weight: a cap binds only then
+    weighted: bool
+
+    @property
+    def validation(self) -> bool:
+        """Started after the peer rules were last fixed."""
+        return self.started > _utc(provenance.PEERS_FIXED)
+
+    def partition(self) -> tuple[list, dict]:
+        """The partition's values and fingerprints, as the peer verdict reads them."""
+        return peers.cases.partitions(self.report)[WHERE]
+
+
+def set_condition(folder: Path) -> tuple[Condition, bool, list]:
+    """The set's condition, whether its nodes had the largest CPU weight (a cap binds only
+    then) and the host loads it kept, one per session where it kept them."""
     info = yaml.safe_load((folder / "set.yaml").read_text())
     cond = CONDITIONS[info["condition"]]
-    sessions = []
-    fixed = _utc(provenance.PEERS_FIXED)
+    return cond, bool(info.get("nodes_weighted")) or not cond.slow, info.get("loads") or []
+
+
+def set_sessions(folder: Path) -> list[StoredSession]:
+    """Every session of the set in ``folder``, oldest first."""
+    cond, weighted, loads = set_condition(folder)
     fixings = [_utc(t) for t in provenance.PEERS_FIXINGS]
     runs = sorted(folder.glob("run-*.json"))
-    # each session's host load before it, where the set kept one per session
-    loads = info.get("loads") or []
     loads = loads if len(loads) == len(runs) else [None] * len(runs)
+    out = []
     for p, load in zip(runs, loads):
         rep = reading.run_report.load(p)
-        js = [j for j in peers.cases.judge_report(rep) if j.where == "testnodes:batch"]
-        ok = bool(js) and met(cond, js[0])
         started = reading.session_info.started(rep.session)
-        after = started > fixed
+        out.append(StoredSession(folder.name, cond, p, rep, started,
+                                 sum(started > f for f in fixings), load, weighted))
+    return out
+
+
+def all_sessions() -> list[StoredSession]:
+    """Every stored session of every set, set by set."""
+    return [s for meta in sorted(SETS.glob("*/set.yaml")) for s in set_sessions(meta.parent)]
+
+
+def judge_set(folder: Path) -> dict:
+    """Every session of one set judged: how many met the goal, and the lines."""
+    cond, weighted, _ = set_condition(folder)
+    sessions = []
+    for st in set_sessions(folder):
+        js = [j for j in peers.cases.judge_report(st.report) if j.where == WHERE]
+        ok = bool(js) and met(cond, js[0])
         # a node the condition left alone named too: the goal may be met, the line is wrong
         also = bool(js) and bool(cond.odd) and bool(set(js[0].named) - set(cond.odd))
-        sessions.append({"file": p.name, "met": ok, "validation": after, "also_named": also,
-                         "window": sum(started > f for f in fixings),
-                         "loaded": load is not None and load >= LOADED,
-                         "lines": js[0].lines() if js else ["no testnodes:batch values"]})
-    weighted = bool(info.get("nodes_weighted")) or not cond.slow   # a cap binds only then
+        sessions.append({"file": st.path.name, "met": ok, "validation": st.validation,
+                         "also_named": also, "window": st.window,
+                         "loaded": st.load is not None and st.load >= LOADED,
+                         "lines": js[0].lines() if js else [f"no {WHERE} values"]})
     valid = [s for s in sessions if s["validation"] and weighted]
     n, k = len(valid), sum(s["met"] for s in valid)
     return {"condition": cond.name, "what": cond.what, "sessions": n, "met": k,

@@ -27,7 +27,8 @@ Windows: sessions started after each fixing of the peer verdict
 (``benchmarks/rules_provenance.yaml``), and before the first; the history test was fixed
 after all of them, so none of its windows is a validation of it. Beside it, the chance
 that a test of exactly 5 % false alarms meets the unchanged goal (19 of 20) in a window of
-20: a binomial figure, the same for any test.
+20, and in each window's own count of unchanged sessions: a binomial figure, the same for
+any test.
 
 Writes ``benchmarks/results/peer_history.json`` and its table in
 ``docs/reference/peer-nulls.md``. No goal of its own: it measures what the data allow.
@@ -44,7 +45,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -54,7 +54,7 @@ import page_blocks  # noqa: E402
 import partition_goals  # noqa: E402
 import peer_sessions_maxt  # noqa: E402
 import provenance  # noqa: E402
-from placement.judgement import peers, reading  # noqa: E402
+from placement.judgement import peers  # noqa: E402
 from placement.util import atomic  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "peer_history.json"
@@ -68,30 +68,24 @@ JUDGED = ("unchanged", "capped70", "capped50", "twoodd")
 def sessions() -> list[dict]:
     """Every stored session of the judged conditions, oldest first: its largest node gap,
     that node, and whether the one-session test gave the expected line."""
-    fixings = [partition_goals._utc(t) for t in provenance.PEERS_FIXINGS]
     out = []
-    for meta in sorted(partition_goals.SETS.glob("*/set.yaml")):
-        info = yaml.safe_load(meta.read_text())
-        cond = partition_goals.CONDITIONS[info["condition"]]
-        weighted = bool(info.get("nodes_weighted")) or not cond.slow
-        if cond.name not in JUDGED or not weighted:
+    for st in partition_goals.all_sessions():
+        cond = st.cond
+        if cond.name not in JUDGED or not st.weighted:
             continue
-        for p in sorted(meta.parent.glob("run-*.json")):
-            rep = reading.run_report.load(p)
-            values, fps = peers.cases.partitions(rep)[peer_sessions_maxt.WHERE]
-            nodes, _, gaps = peer_sessions_maxt.every_pu_gaps(values)
-            med = np.nanmedian(gaps, axis=1) if gaps.size else np.zeros(0)
-            i = int(np.nanargmax(med)) if np.isfinite(med).any() else -1
-            started = reading.session_info.started(rep.session)
-            one = peers.partition.decide(values, fps)
-            odd = cond.odd[0] if len(cond.odd) == 1 and cond.odd[0] in nodes else None
-            out.append({"set": meta.parent.name, "file": p.name, "condition": cond.name,
-                        "odd": list(cond.odd), "started": started.isoformat(),
-                        "window": sum(started > f for f in fixings),
-                        "T": float(med[i]) if i >= 0 else None,
-                        "largest": nodes[i] if i >= 0 else None,
-                        "odd_gap": float(med[nodes.index(odd)]) if odd else None,
-                        "one_session": peer_sessions_maxt.expected_maxt(cond, one, set())})
+        values, fps = st.partition()
+        nodes, _, gaps = peer_sessions_maxt.every_pu_gaps(values)
+        med = np.nanmedian(gaps, axis=1) if gaps.size else np.zeros(0)
+        i = int(np.nanargmax(med)) if np.isfinite(med).any() else -1
+        one = peers.partition.decide(values, fps)
+        odd = cond.odd[0] if len(cond.odd) == 1 and cond.odd[0] in nodes else None
+        out.append({"set": st.set, "file": st.path.name, "condition": cond.name,
+                    "odd": list(cond.odd), "started": st.started.isoformat(),
+                    "window": st.window,
+                    "T": float(med[i]) if i >= 0 else None,
+                    "largest": nodes[i] if i >= 0 else None,
+                    "odd_gap": float(med[nodes.index(odd)]) if odd else None,
+                    "one_session": peer_sessions_maxt.expected_maxt(cond, one, set())})
     return sorted(out, key=lambda s: s["started"])
 
 
@@ -154,7 +148,8 @@ def page_block(tab: dict, rows: list[dict]) -> str:
     out += ["", "Every session of each window, counted above or not (a node's rate against its "
             "peers' median on the values that use every PU):", "",
             "| window | unchanged: the largest node, median | its lowest | capped70: the "
-            "capped node, highest |", "|---|---:|---:|---:|"]
+            "capped node, highest | unchanged sessions | a test of exactly 5 % meets the "
+            "goal in them |", "|---|---:|---:|---:|---:|---:|"]
     for w, name in zip(windows, names):
         lo = [s["T"] for s in rows if s["window"] == int(w) and s["T"] is not None
               and s["condition"] == "unchanged"]
@@ -162,21 +157,26 @@ def page_block(tab: dict, rows: list[dict]) -> str:
               and s["odd_gap"] is not None and s["condition"] == "capped70"]
         if lo and hi:
             out.append(f"| {name} | {math.exp(-float(np.median(lo))):.2f} | "
-                       f"{math.exp(-max(lo)):.2f} | {math.exp(-min(hi)):.2f} |")
+                       f"{math.exp(-max(lo)):.2f} | {math.exp(-min(hi)):.2f} | {len(lo)} | "
+                       f"{binomial_meets(len(lo)):.0%} |")
     out += ["", f"{len(unchanged)} unchanged sessions in all; their largest node at "
             f"{math.exp(-max(unchanged)):.2f} to {math.exp(-min(unchanged)):.2f} of its "
             f"peers' rate (95 % of sessions above "
             f"{math.exp(-float(np.quantile(unchanged, 0.95))):.2f}). A test of exactly 5 % "
-            f"false alarms meets the unchanged goal (19 of 20) in {binomial_19_of_20():.0%} "
+            f"false alarms meets the unchanged goal (19 of 20) in {binomial_meets(20):.0%} "
             "of windows of 20; one of exactly 1 % in "
-            f"{binomial_19_of_20(0.01):.0%}."]
+            f"{binomial_meets(20, 0.01):.0%}."]
     return "\n".join(out)
 
 
-def binomial_19_of_20(alpha: float = 0.05) -> float:
-    """The chance that 20 sessions, each a false alarm with chance ``alpha``, hold at most
-    one."""
-    return (1 - alpha) ** 20 + 20 * alpha * (1 - alpha) ** 19
+def binomial_meets(n: int, alpha: float = 0.05) -> float:
+    """The chance that ``n`` sessions, each a false alarm with chance ``alpha``, meet the
+    unchanged goal (no node named in 95 % of them: at most ``n - ceil(0.95 n)`` false
+    alarms, one of 20 or of 22, none of 19)."""
+    share = partition_goals.CONDITIONS["unchanged"].share
+    allowed = n - math.ceil(share * n - 1e-9)
+    return sum(math.comb(n, k) * alpha ** k * (1 - alpha) ** (n - k)
+               for k in range(allowed + 1))
 
 
 def main() -> int:

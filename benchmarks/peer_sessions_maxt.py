@@ -29,7 +29,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -37,12 +36,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import partition_goals  # noqa: E402
 import provenance  # noqa: E402
-from placement.judgement import peers, reading  # noqa: E402
+from placement.judgement import peers  # noqa: E402
 from placement.judgement.peers import maxt  # noqa: E402
 from placement.util import atomic  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "peer_sessions_maxt.json"
-WHERE = "testnodes:batch"
+WHERE = partition_goals.WHERE
 
 
 def expected_maxt(cond: partition_goals.Condition, v: maxt.PartitionVerdict,
@@ -98,32 +97,27 @@ def odd_shape(values: list, odd: str) -> dict:
 
 
 def judge_all() -> list[dict]:
-    fixed = partition_goals._utc(provenance.PEERS_FIXED)
+    """Every stored session judged by the NODES lines and by the test alone."""
     out = []
-    for meta in sorted((ROOT / "tests" / "fixtures" / "peers").glob("*/set.yaml")):
-        info = yaml.safe_load(meta.read_text())
-        cond = partition_goals.CONDITIONS[info["condition"]]
-        weighted = bool(info.get("nodes_weighted")) or not cond.slow
-        for p in sorted(meta.parent.glob("run-*.json")):
-            rep = reading.run_report.load(p)
-            values, fps = peers.cases.partitions(rep)[WHERE]
-            cur = peers.partition.judge(values, WHERE, fps)
-            t0 = time.perf_counter()
-            new = peers.partition.decide(values, fps)
-            sec = time.perf_counter() - t0
-            topo = {t.node for t in cur.topology}
-            after = reading.session_info.started(rep.session) > fixed
-            out.append({"set": meta.parent.name, "file": p.name, "condition": cond.name,
-                        "role": ("validation" if after else "in-sample") if weighted
-                        else "unweighted nodes",
-                        "current_goal": partition_goals.met(cond, cur),
-                        "current": expected_current(cond, cur),
-                        "maxt": expected_maxt(cond, new, topo),
-                        "current_named": sorted(cur.named),
-                        "maxt_named": sorted(new.named), "maxt_lines": new.lines(WHERE),
-                        "odd_shape": odd_shape(values, cond.odd[0])
-                        if cond.slow and len(cond.odd) == 1 else None,
-                        "seconds": sec})
+    for st in partition_goals.all_sessions():
+        cond = st.cond
+        values, fps = st.partition()
+        cur = peers.partition.judge(values, WHERE, fps)
+        t0 = time.perf_counter()
+        new = peers.partition.decide(values, fps)
+        sec = time.perf_counter() - t0
+        topo = {t.node for t in cur.topology}
+        out.append({"set": st.set, "file": st.path.name, "condition": cond.name,
+                    "role": ("validation" if st.validation else "in-sample") if st.weighted
+                    else "unweighted nodes",
+                    "current_goal": partition_goals.met(cond, cur),
+                    "current": expected_current(cond, cur),
+                    "maxt": expected_maxt(cond, new, topo),
+                    "current_named": sorted(cur.named),
+                    "maxt_named": sorted(new.named), "maxt_lines": new.lines(WHERE),
+                    "odd_shape": odd_shape(values, cond.odd[0])
+                    if cond.slow and len(cond.odd) == 1 else None,
+                    "seconds": sec})
     return out
 
 
