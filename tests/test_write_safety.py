@@ -10,6 +10,7 @@ in its one line, exit 2, with nothing read through the plant and nothing lost.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import resource
 import stat
@@ -317,6 +318,72 @@ def test_a_report_folder_is_replaced_by_its_marker_alone(tmp_path, capsys):
     assert (out / "notes.md").read_text() == "a person's\n"
     assert not (out / "old-figure.png").exists() and (tmp_path / "x").exists()
     assert "notes.md" not in (out / ".placement-report").read_text()
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+def test_a_report_that_fails_as_it_is_written_again_puts_the_earlier_one_back(
+        tmp_path, capsys, monkeypatch):
+    """A disk that fills while a report is written over an earlier one of the same run
+    leaves the earlier report whole, not a folder of half the new one's files."""
+    from placement.report import assembly
+    args = ["report", "--run", str(FIRST), "--no-compare", "--output", str(tmp_path)]
+    assert cli.main(args) == 0
+    out = tmp_path / "generic-20261122T231250"        # the fixture's start time
+    (out / "notes.md").write_text("a person's\n")
+    before = _files(out)
+    capsys.readouterr()
+
+    def full_disk(rep, folder):
+        (folder / "index.html").write_text("<html>half")
+        raise OSError(28, "No space left on device", str(folder / "README.md"))
+    monkeypatch.setattr(assembly.files, "write", full_disk)
+    assert cli.main(args) == 2
+    _one_line(capsys.readouterr().err, "No space left on device",
+              "the report written there before was put back")
+    assert _files(out) == before
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == []
+
+
+def test_an_infinite_value_in_a_run_report_is_shown_as_not_measured(tmp_path, capsys):
+    """JSON's Infinity (a time of 0 makes a rate infinite) is a value not measured, as a
+    NaN is: the report is written, no traceback."""
+    data = reading.run_report.read(FIRST)
+    tc = next(tc for r in data["runs"] for tc in r["testcases"] if tc.get("perfvalues"))
+    for tup in tc["perfvalues"].values():
+        tup[0] = float("inf")
+    run = tmp_path / "run-inf.json"
+    run.write_text(json.dumps(data))
+    assert cli.main(["report", "--run", str(run), "--no-compare", "--output",
+                     str(tmp_path / "out")]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, what", [
+    (["acceptance", "resume", "{f}"], "a run list is UTF-8"),
+    (["report", "--reference", "--output", "{out}", "--seed-csv", "{f}"], "a seed table is UTF-8"),
+    (["report", "--run", "{pv}", "--no-compare", "--output", "{out}"],
+     "its perfvalues are not an object"),
+    (["baseline", "record", "--system", "generic", "--from", "{pv}"],
+     "its perfvalues are not an object"),
+])
+def test_a_run_list_seed_table_or_case_of_the_wrong_kind_is_one_line(tmp_path, capsys,
+                                                                     monkeypatch, args, what):
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "baselines"))
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"\xff\xfe,")
+    data = reading.run_report.read(FIRST)
+    tc = next(tc for r in data["runs"] for tc in r["testcases"] if tc.get("perfvalues"))
+    tc["perfvalues"] = list(tc["perfvalues"].values())
+    pv = tmp_path / "run-list-perfvalues.json"
+    pv.write_text(json.dumps(data))
+    given = [a.format(f=bad, out=tmp_path / "out", pv=pv) for a in args]
+    assert cli.main(given) == 2
+    _one_line(capsys.readouterr().err, what)
+    assert not (tmp_path / "out").exists()
+    assert not list((tmp_path / "baselines").glob("*.yaml"))
 
 
 # -- site new: never over an existing system without --force; put back on every failure -------

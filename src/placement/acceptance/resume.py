@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..judgement import reading
-from ..util import PlacementError
+from ..util import PlacementError, regular_file
 from .case_kinds import is_hung
 from .parts import by_signal, final_cases, readable
 from .waiting import by_queue
@@ -26,7 +26,8 @@ def resume_plan(unfinished: Path) -> tuple[list[Path], list[str], list[str]]:
     runs again, unless it hung in the time box (:func:`is_hung`): that one is excluded
     too, and the summary keeps its ``HUNG`` line. One a signal stopped runs again.
     """
-    if not unfinished.is_file() or not unfinished.read_text().strip():
+    if not unfinished.is_file() or not regular_file.read_text(unfinished, "run list",
+                                                              2**20).strip():
         raise PlacementError(f"nothing to resume: {unfinished} is missing or empty")
     good, dropped = readable(reading.run_report.run_list(unfinished))
     done, aborted = set(), set()

@@ -18,6 +18,7 @@ import contextlib
 import os
 import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,16 +93,6 @@ def _unmarked_report(out: Path) -> list[str] | None:
     return sorted(names - {DISCUSSION})
 
 
-def _remove(out: Path, names: list[str]) -> None:
-    """Unlink the named entries of ``out`` that are files or links (a link itself, never
-    its target); a folder of that name is not the report's and stays."""
-    for n in names:
-        p = out / n
-        with contextlib.suppress(FileNotFoundError):
-            if not stat.S_ISDIR(os.lstat(p).st_mode):
-                p.unlink()
-
-
 def seal(out: Path, kept: set[str]) -> None:
     """Write the marker: every regular file in ``out`` now that was not there to keep."""
     mine = sorted(p.name for p in out.iterdir() if p.name not in kept | {MARKER, DISCUSSION}
@@ -109,19 +100,46 @@ def seal(out: Path, kept: set[str]) -> None:
     atomic.write_text(out / MARKER, _HEADER + "".join(f"{n}\n" for n in mine))
 
 
+#: the hidden folder inside a report's folder that holds its earlier report while the new
+#: one is written: put back when writing fails, removed when it is done
+STASH_PREFIX = ".placement-previous-"
+
+
+def _stash(out: Path, names: list[str]) -> Path:
+    """Move the named files (or links) of ``out`` into a fresh hidden folder in it."""
+    stash = Path(tempfile.mkdtemp(prefix=STASH_PREFIX, dir=out))
+    for n in names:
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISDIR(os.lstat(out / n).st_mode):
+                os.rename(out / n, stash / n)
+    return stash
+
+
+def _restore(out: Path, kept: set[str], stash: Path) -> None:
+    """Remove what was written in ``out`` since ``kept`` was listed and move the stashed
+    files back: the earlier report as it was."""
+    for p in out.iterdir():
+        if p.name not in kept and not stat.S_ISDIR(os.lstat(p).st_mode):
+            p.unlink()
+    for p in stash.iterdir():
+        os.replace(p, out / p.name)
+    stash.rmdir()
+
+
 @contextlib.contextmanager
 def claimed(out: Path, root: Path | None = None) -> Iterator[Path]:
     """``out`` ready to write a report into (made, or emptied of what a report wrote there),
-    sealed with its marker when the block ends; a folder made here is removed again when the
-    block fails or is interrupted (a full disk, Ctrl-C): no half-written report is left.
+    sealed with its marker when the block ends. When the block fails or is interrupted (a
+    full disk, a value no page can show, Ctrl-C) no half-written report is left: a folder
+    made here is removed again, and a report written there before is put back as it was
+    (its files wait in a hidden folder while the new one is written).
 
     ``root`` (default ``out``'s parent) is the folder the caller named: no link between it
     and ``out`` is followed. A write error names the folder (matplotlib's names no file).
     """
     out = Path(out)
     made = _make(out, Path(root) if root is not None else out.parent)
-    if not made:
-        _remove(out, written_before(out))
+    stash = None if made else _stash(out, written_before(out))
     kept = {p.name for p in out.iterdir()}
     try:
         yield out
@@ -130,12 +148,15 @@ def claimed(out: Path, root: Path | None = None) -> Iterator[Path]:
             shutil.rmtree(out, ignore_errors=True)
         else:
             with contextlib.suppress(OSError):
-                seal(out, kept)         # what it wrote before failing is still its own
+                _restore(out, kept, stash)
         if isinstance(exc, OSError):
             raise PlacementError(
                 f"cannot write the report in {out}"
                 + (f" ({exc.filename})" if exc.filename else "")
                 + f": {exc.strerror or exc}"
-                + ("; the folder was removed, nothing was kept" if made else "")) from None
+                + ("; the folder was removed, nothing was kept" if made
+                   else "; the report written there before was put back")) from None
         raise
     seal(out, kept)
+    for old in out.glob(STASH_PREFIX + "*"):    # this one, and any a killed run left
+        shutil.rmtree(old, ignore_errors=True)

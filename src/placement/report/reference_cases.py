@@ -11,7 +11,7 @@ import csv
 from pathlib import Path
 
 from ..judgement import Case, PerfValue, baselines
-from ..util import PlacementError
+from ..util import PlacementError, regular_file
 
 
 def from_baseline(path: Path) -> list[Case]:
@@ -48,7 +48,8 @@ def from_seed_csv(path: Path, system: str | None = None) -> list[Case]:
     if not path.is_file():
         raise PlacementError(f"seed table {str(path)!r} not found")
     system = system or path.stem.split("_npb")[0].replace("_", "-")
-    rows = [ln for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    text = regular_file.read_text(path, "seed table", 2**26)
+    rows = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
     cases = []
     for r in csv.DictReader(rows):
         try:

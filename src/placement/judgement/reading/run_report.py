@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import json
+import math
 import os
 import re
 import stat
@@ -286,7 +287,11 @@ def _case(tc: dict[str, Any], session: str) -> Case:
                 params.setdefault(k, tc[k])
     perf: dict[str, PerfValue] = {}
     prefix = f"{tc['system']}:{tc['partition']}:"
-    for key, tup in (tc.get("perfvalues") or {}).items():
+    given = tc.get("perfvalues") or {}
+    if not isinstance(given, dict):
+        raise ValueError("its perfvalues are not an object of name: [value, reference, "
+                         "lower, upper, unit, result]")
+    for key, tup in given.items():
         var = key[len(prefix):] if key.startswith(prefix) else key.rsplit(":", 1)[-1]
         if type(tup) is list and len(tup) == 6:     # as ReFrame writes them
             value, ref, lower, upper, unit, result = tup
@@ -334,8 +339,10 @@ def _sample_var(var: str) -> tuple[str, int] | None:
 
 def _number(x: Any) -> float | None:
     """:func:`.stats.number`, a float returned as it is without a call (a run report's
-    values nearly all are)."""
-    return x if type(x) is float else number(x)
+    values nearly all are); an infinite one is NaN, a value not measured, as a NaN one is
+    (JSON's ``Infinity``: a time of 0 makes a rate infinite)."""
+    x = x if type(x) is float else number(x)
+    return x if x is None or math.isfinite(x) else math.nan
 
 
 #: the parameters that say where a case ran, never what it measured: the node-health

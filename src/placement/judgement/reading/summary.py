@@ -90,6 +90,8 @@ def fmt(x: float | None, digits: int = 3) -> str:
         return "–"
     if x == 0:
         return "0"
+    if math.isinf(x):       # a run report may hold one (a time of 0 makes a rate infinite)
+        return "∞" if x > 0 else "-∞"
     mag = math.floor(math.log10(abs(x)))
     if -4 <= mag < 7:
         return f"{x:.{max(digits - 1 - mag, 0)}f}"
