@@ -138,20 +138,9 @@ fi
   { echo "acceptance.sh: $REFRAME does not start (a venv made before the checkout moved?): run make setup" >&2; exit 2; }
 PLACEMENT=$(dirname "$REFRAME")/placement
 [ -x "$PLACEMENT" ] || PLACEMENT=$(command -v placement) || { echo "placement not found (make venv)" >&2; exit 2; }
-# a folder variable that is set is a usable path: an empty or blank one, or one with a line
-# break (which split the ACCEPTANCE line in two), is one line, exit 2
-for var in PLACEMENT_RESULTS PLACEMENT_REPORTS PLACEMENT_BASELINES; do
-  [ -z "${!var+set}" ] && continue
-  case ${!var} in
-    '') bad_usage "$var is empty: give the path of a folder, or leave it unset for the default" ;;
-    *$'\n'*|*$'\r'*) bad_usage "$var holds a line break: give the path of a folder, or leave it unset for the default" ;;
-    *[![:space:]]*) ;;
-    *) bad_usage "$var is blank: give the path of a folder, or leave it unset for the default" ;;
-  esac
-done
-case ${PLACEMENT_RESULTS-} in *[[:space:]]*)
-  bad_usage "PLACEMENT_RESULTS '$PLACEMENT_RESULTS' contains a blank, which ReFrame's job scripts cannot take: give a path without blanks" ;;
-esac
+# a folder variable that is set is a usable path (caller_paths.sh): one line, exit 2
+problem=$(folder_vars_problem)
+[ -z "$problem" ] || bad_usage "$problem"
 export PLACEMENT_RESULTS=${PLACEMENT_RESULTS:-$ROOT/results}
 mkdir -p "$PLACEMENT_RESULTS/runs"
 # One run at a time per results folder (an A/A series of benchmarks/aa_sessions.sh too)

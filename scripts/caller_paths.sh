@@ -16,3 +16,24 @@ absolute_from_caller() {
     export "${var?}"
   done
 }
+
+# folder_vars_problem: one line on the first of those variables that is set but names no
+# usable folder (empty, blank, or holding a line break, which would split a printed line
+# in two; PLACEMENT_RESULTS with a blank, which ReFrame's job scripts cannot take);
+# nothing when each is usable or unset. Every script refuses the same values, before it
+# writes anything.
+folder_vars_problem() {
+  local var
+  for var in PLACEMENT_RESULTS PLACEMENT_REPORTS PLACEMENT_BASELINES; do
+    [ -n "${!var+set}" ] || continue
+    case ${!var} in
+      '') echo "$var is empty: give the path of a folder, or leave it unset for the default"; return ;;
+      *$'\n'*|*$'\r'*) echo "$var holds a line break: give the path of a folder, or leave it unset for the default"; return ;;
+      *[![:space:]]*) ;;
+      *) echo "$var is blank: give the path of a folder, or leave it unset for the default"; return ;;
+    esac
+  done
+  case ${PLACEMENT_RESULTS-} in *[[:space:]]*)
+    echo "PLACEMENT_RESULTS '$PLACEMENT_RESULTS' contains a blank, which ReFrame's job scripts cannot take: give a path without blanks" ;;
+  esac
+}

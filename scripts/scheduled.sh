@@ -17,11 +17,17 @@
 # Exit status: acceptance.sh's (0 pass, 1 fail, 2 usage, 3 unfinished, 4 incomplete);
 #   2 when the log cannot be written (one line, nothing run).
 set -u
+case ${1-} in -h|--help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # a relative PLACEMENT_RESULTS is the caller's folder, as acceptance.sh reads it: the log
 # goes where the run's results do
 . "$ROOT/scripts/caller_paths.sh"
 absolute_from_caller "$PWD"
+problem=$(folder_vars_problem)
+if [ -n "$problem" ]; then
+  echo "scheduled.sh: $problem; nothing run, no log written" >&2
+  exit 2
+fi
 cd "$ROOT"
 runs=${PLACEMENT_RESULTS:-$ROOT/results}/runs
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

@@ -518,13 +518,24 @@ def test_a_folder_variable_empty_blank_or_with_a_line_break_is_one_line(
     _one_line(capsys.readouterr().err, f"{var} ", says, "expected the path of a folder")
 
 
-@pytest.mark.parametrize("value, says", [("  ", "is blank"), ("/tmp/a\nb", "holds a line break")])
-def test_acceptance_refuses_such_a_results_folder_before_it_starts(tmp_path, value, says):
-    proc = subprocess.run([str(ROOT / "scripts" / "acceptance.sh"), "-m", "quick", "-s",
-                           "generic"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+@pytest.mark.parametrize("value, says", [("", "is empty"), ("  ", "is blank"),
+                                         ("/tmp/a\nb", "holds a line break"),
+                                         ("a b", "contains a blank")])
+@pytest.mark.parametrize("script", ["acceptance.sh", "scheduled.sh"])
+def test_acceptance_refuses_such_a_results_folder_before_it_starts(tmp_path, value, says,
+                                                                   script):
+    """scheduled.sh wrote its log into the checkout's results/ for an empty
+    PLACEMENT_RESULTS, and into a folder named by the blank or the line break for the
+    others, before acceptance.sh refused the value."""
+    runs = ROOT / "results" / "runs"
+    before = set(runs.iterdir()) if runs.is_dir() else set()
+    proc = subprocess.run([str(ROOT / "scripts" / script), "-m", "quick", "-s", "generic"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PLACEMENT_RESULTS": value})
     assert proc.returncode == 2 and "ACCEPTANCE" not in proc.stdout
-    _one_line(proc, "acceptance.sh: PLACEMENT_RESULTS ", says)
+    _one_line(proc, f"{script}: PLACEMENT_RESULTS ", says)
+    assert list(tmp_path.iterdir()) == []
+    assert (set(runs.iterdir()) if runs.is_dir() else set()) == before
 
 
 # -- NPB tarballs: every member checked, the folder bounded, before anything is unpacked -------
