@@ -117,16 +117,18 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
              not_compared: list[str], confirm: Path | None,
              not_confirmed: list[str], previous: list[Path]) -> record.VerdictRecord:
     good, dropped = readable(parts)
-    notes = dropped + list(notes) + comparison_health.not_stored([p.path for p in good])
+    notes = list(notes) + comparison_health.not_stored([p.path for p in good])
     shared = _shares_checks(good, previous)
     if compare is not None and not cut_short and not shared:
         notes.append(f"first run of {system}/{mode} with these checks: nothing to compare with")
-    gaps = list(not_compared) + (comparison_health.comparison_gaps(
+    # a part that cannot be read held cases nobody judged: the run is not complete
+    gaps = dropped + list(not_compared) + (comparison_health.comparison_gaps(
         compare, compare_rows(compare), shared) if compare is not None and not cut_short else [])
     if not good:
         outcome, status = decide(cut_short=cut_short, failed=True, complete=False,
                                  readable=False)
-        line = f"ACCEPTANCE {system} {mode}: {outcome} no readable run report ({'; '.join(notes)})"
+        line = (f"ACCEPTANCE {system} {mode}: {outcome} no readable run report "
+                f"({'; '.join(dropped + notes)})")
         return record.VerdictRecord(system, mode, outcome, status, [str(p) for p in parts],
                                     {"passed": 0, "failed": 0, "skipped": 0, "regressions": 0,
                                      "ran": 0}, [line],
