@@ -117,6 +117,17 @@ def test_latest_and_bad_inputs(tmp_path, monkeypatch, capsys):
                      "--output", str(tmp_path / "o")]) == 2
     assert "cannot read the verdict record" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+    # another run's record: its outcome would head this run's report
+    from placement import acceptance
+    other = acceptance.verdict_record([FIRST], "generic", "quick")
+    other_path = tmp_path / "verdict-other.json"
+    acceptance.record.write(other, other_path)
+    failing = FIRST.parent / "generic-with-baseline.json"
+    assert cli.main(["report", "--run", str(failing), "--record", str(other_path),
+                     "--no-compare", "--exit-status", "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "the verdict record of another run" in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_latest_picks_newest(tmp_path, monkeypatch, capsys):

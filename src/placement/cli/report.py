@@ -77,6 +77,14 @@ def report(args: argparse.Namespace) -> int:
     if args.record:
         from ..acceptance import record
         answer = record.read(Path(args.record))
+        newest = max(zip(paths, reports),
+                     key=lambda pr: reading.session_info.order(pr[1].session))[0]
+        if Path(newest).name not in {Path(r).name for r in answer.reports}:
+            raise PlacementError(
+                f"--record {args.record}: the verdict record of another run (it judged "
+                f"{', '.join(Path(r).name for r in answer.reports) or 'no run report'}, not "
+                f"{Path(newest).name}); give the record written beside the run's newest "
+                "report, or leave --record out; nothing was written")
     else:
         answer = assembly.answer_for(paths, reports, args.system)
     out = assembly.report_runs(reports, Path(args.output) if args.output else reports_dir(),
