@@ -244,3 +244,22 @@ def test_the_previous_run_line_reads_each_value_its_own_way(tmp_path):
     assert info.startswith("INFO 2 value(s) worse than the previous run"), info
     assert "Case %x=3 rate -50.0%" in info and "Case %x=4 time +100.0%" in info
     assert "cpu_wait" not in info
+
+
+@pytest.mark.parametrize("confirm, why", [
+    (FIRST, "before the run's last session"),
+    (FIX / "generic-with-baseline.json", "it is one of the run's own sessions")])
+def test_a_session_older_than_the_run_or_its_own_confirms_nothing(tmp_path, monkeypatch,
+                                                                   capsys, confirm, why):
+    """Given an earlier session (or the run's own) as its confirmation, the summary
+    dismissed every failure of the run as unconfirmed and passed it."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    run = tmp_path / "run.json"
+    run.write_bytes((FIX / "generic-with-baseline.json").read_bytes())
+    (tmp_path / "generic.yaml").write_bytes((FIX / "generic-baseline.yaml").read_bytes())
+    status = cli.main(["acceptance", "summary", str(run), "--system", "generic", "--mode",
+                       "quick", "--confirm", str(confirm)])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 1 and out[-1].startswith("ACCEPTANCE generic quick: FAIL ")
+    assert f"not confirmed: {confirm} is no confirmation session of this run (" in out[-1]
+    assert why in out[-1] and not any(ln.startswith("UNCONFIRMED") for ln in out)

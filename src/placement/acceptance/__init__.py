@@ -34,7 +34,7 @@ from .regressions import Judged, find_regressions, judge_values
 from .resume import hung_cases, resume_plan, session_filter
 from .record import VerdictRecord
 from .run_summary import summary, verdict_record
-from .second_session import selection, to_confirm
+from .second_session import not_a_confirmation, selection, to_confirm
 
 __all__ = [
     # modules
@@ -45,7 +45,8 @@ __all__ = [
     "second_session", "waiting", "seed_baselines", "summary_lines",
     # names
     "EXIT_STATUS", "Judged", "classify", "compare_rows", "decide", "fail_text",
-    "find_regressions", "hung_cases", "judge_values", "previous_run_info", "readable",
+    "find_regressions", "hung_cases", "judge_values", "not_a_confirmation",
+    "previous_run_info", "readable",
     "resume_plan", "selection", "session_filter", "summary", "to_confirm", "unjudged",
     "verdict_record",
     "VerdictRecord",

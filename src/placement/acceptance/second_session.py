@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..judgement import baselines, peers, verdict
+from ..judgement import baselines, peers, reading, verdict
+from ..util import PlacementError
 from . import confirmation, distributed, peer_lines
 from .case_kinds import fail_text
 from .parts import final_cases, readable
@@ -66,6 +67,26 @@ def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
     (:func:`selection`)."""
     s = selection(parts, system)
     return s.hashes, s.what
+
+
+def not_a_confirmation(parts: list[Path], confirm: Path) -> str:
+    """Why the session of ``confirm`` cannot confirm the run of ``parts`` (it is one of
+    the run's own sessions, or began before the run's last one did: it never ran the
+    failures again), ``""`` when it can or when a report cannot be read (the summary says
+    so on its own)."""
+    def session(p: Path) -> dict:
+        try:
+            return reading.run_report.read(p)["session_info"]
+        except PlacementError:
+            return {}
+    again, first = session(confirm), [session(p) for p in parts]
+    if again.get("uuid") and again["uuid"] in {s.get("uuid") for s in first}:
+        return "it is one of the run's own sessions"
+    begun = [b for b in map(reading.session_info.started, first) if b is not None]
+    when = reading.session_info.started(again) if again else None
+    if begun and when is not None and when <= max(begun):
+        return f"it began at {when.isoformat()}, before the run's last session"
+    return ""
 
 
 def confirmed(confirm: Path, system: str, final: dict, judged: Judged,

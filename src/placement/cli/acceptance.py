@@ -17,8 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..acceptance import (hung_cases, record, resume_plan, selection, session_filter, unjudged,
-                          verdict_record)
+from ..acceptance import (hung_cases, not_a_confirmation, record, resume_plan, selection,
+                          session_filter, unjudged, verdict_record)
 from ..util import PlacementError
 from .arguments import percent
 
@@ -93,12 +93,17 @@ def _summary(args: argparse.Namespace) -> int:
     """Judges the run once, prints its lines and writes its verdict record beside the
     newest run report (:mod:`placement.acceptance.record`), which the report reads."""
     parts = [Path(p) for p in args.paths]
+    confirm = Path(args.confirm) if args.confirm else None
+    not_confirmed = list(args.not_confirmed)
+    why = not_a_confirmation(parts, confirm) if confirm is not None else ""
+    if why:         # another run's session dismisses nothing: the failures stand
+        not_confirmed.append(f"{confirm} is no confirmation session of this run ({why})")
+        confirm = None
     try:
         rec = verdict_record(parts, args.system, args.mode,
                              Path(args.compare) if args.compare else None,
                              args.max_slowdown, args.cut_short, args.note, args.not_compared,
-                             Path(args.confirm) if args.confirm else None,
-                             args.not_confirmed, [Path(p) for p in args.previous])
+                             confirm, not_confirmed, [Path(p) for p in args.previous])
     except Exception as exc:    # noqa: BLE001 - any failure: still the run's one line
         rec = unjudged(parts, args.system, args.mode, args.cut_short,
                        args.note + args.not_compared, exc)
