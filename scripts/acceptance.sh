@@ -30,7 +30,7 @@
 #   PLACEMENT_* folder is taken from the current folder; the defaults are the checkout's.
 #   An empty ACCEPTANCE_* or REFRAME means its default, as unset does (a schedule's
 #   `VAR=` line); an empty or blank PLACEMENT_* folder is refused (it would name the
-#   current folder).
+#   current folder), as is one that is a file.
 #
 # Signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the run as its time box does: ReFrame
 #   is interrupted (it cancels its jobs and writes its report, its last lines still shown

@@ -19,7 +19,8 @@ absolute_from_caller() {
 
 # folder_vars_problem: one line on the first of those variables that is set but names no
 # usable folder (empty, blank, or holding a line break, which would split a printed line
-# in two; PLACEMENT_RESULTS with a blank, which ReFrame's job scripts cannot take);
+# in two; a file, where a run found no baseline and passed; PLACEMENT_RESULTS with a
+# blank, which ReFrame's job scripts cannot take);
 # nothing when each is usable or unset. Every script refuses the same values, before it
 # writes anything.
 folder_vars_problem() {
@@ -32,6 +33,9 @@ folder_vars_problem() {
       *[![:space:]]*) ;;
       *) echo "$var is blank: give the path of a folder, or leave it unset for the default"; return ;;
     esac
+    if [ -e "${!var}" ] && [ ! -d "${!var}" ]; then
+      echo "$var '${!var}' is not a folder: give the path of a folder, or leave it unset for the default"; return
+    fi
   done
   case ${PLACEMENT_RESULTS-} in *[[:space:]]*)
     echo "PLACEMENT_RESULTS '$PLACEMENT_RESULTS' contains a blank, which ReFrame's job scripts cannot take: give a path without blanks" ;;

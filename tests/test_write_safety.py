@@ -520,13 +520,15 @@ def test_a_folder_variable_empty_blank_or_with_a_line_break_is_one_line(
 
 @pytest.mark.parametrize("value, says", [("", "is empty"), ("  ", "is blank"),
                                          ("/tmp/a\nb", "holds a line break"),
-                                         ("a b", "contains a blank")])
+                                         ("a b", "contains a blank"),
+                                         (str(Path(__file__)), "is not a folder")])
 @pytest.mark.parametrize("script", ["acceptance.sh", "scheduled.sh"])
 def test_acceptance_refuses_such_a_results_folder_before_it_starts(tmp_path, value, says,
                                                                    script):
     """scheduled.sh wrote its log into the checkout's results/ for an empty
     PLACEMENT_RESULTS, and into a folder named by the blank or the line break for the
-    others, before acceptance.sh refused the value."""
+    others, before acceptance.sh refused the value; a file (PLACEMENT_BASELINES one, a
+    run passed with no baseline read) is refused by both."""
     runs = ROOT / "results" / "runs"
     before = set(runs.iterdir()) if runs.is_dir() else set()
     proc = subprocess.run([str(ROOT / "scripts" / script), "-m", "quick", "-s", "generic"],
