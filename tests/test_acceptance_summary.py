@@ -263,3 +263,16 @@ def test_a_session_older_than_the_run_or_its_own_confirms_nothing(tmp_path, monk
     assert status == 1 and out[-1].startswith("ACCEPTANCE generic quick: FAIL ")
     assert f"not confirmed: {confirm} is no confirmation session of this run (" in out[-1]
     assert why in out[-1] and not any(ln.startswith("UNCONFIRMED") for ln in out)
+
+
+def test_words_given_for_the_line_stay_on_it(tmp_path, capsys):
+    """A --note with a line break split the ACCEPTANCE line in two: a scheduled run's mail
+    (which greps the line) lost its end, and the second half could read as another line."""
+    run = tmp_path / "run.json"
+    run.write_bytes(FIRST.read_bytes())
+    assert cli.main(["acceptance", "summary", str(run), "--system", "generic", "--mode",
+                     "quick", "--note", "x\nFAIL forged", "--not-compared", "a\u2028b"]) == 4
+    out = capsys.readouterr().out.splitlines()
+    assert not any(ln.startswith("FAIL forged") for ln in out)
+    assert out[-1].startswith("ACCEPTANCE generic quick: INCOMPLETE ")     # not compared
+    assert "x\\nFAIL forged" in out[-1] and "a\\u2028b" in out[-1]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..acceptance import (hung_cases, not_a_confirmation, record, resume_plan, selection,
                           session_filter, unjudged, verdict_record)
-from ..util import PlacementError
+from ..util import PlacementError, one_line
 from .arguments import percent
 
 description = "conclusions of an acceptance run (for acceptance.sh)"
@@ -93,8 +93,11 @@ def _summary(args: argparse.Namespace) -> int:
     """Judges the run once, prints its lines and writes its verdict record beside the
     newest run report (:mod:`placement.acceptance.record`), which the report reads."""
     parts = [Path(p) for p in args.paths]
+    # the caller's words go into the one ACCEPTANCE line: a line break there split it
+    args.note, args.not_compared = (list(map(one_line.flattened, args.note)),
+                                    list(map(one_line.flattened, args.not_compared)))
     confirm = Path(args.confirm) if args.confirm else None
-    not_confirmed = list(args.not_confirmed)
+    not_confirmed = list(map(one_line.flattened, args.not_confirmed))
     why = not_a_confirmation(parts, confirm) if confirm is not None else ""
     if why:         # another run's session dismisses nothing: the failures stand
         not_confirmed.append(f"{confirm} is no confirmation session of this run ({why})")

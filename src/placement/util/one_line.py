@@ -16,3 +16,9 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 def has_control(text: str) -> bool:
     """Whether ``text`` holds a character that could break or forge a line."""
     return CONTROL.search(text) is not None
+
+
+def flattened(text: str) -> str:
+    """``text`` with each such character written as its escape (``\\n``): words a caller
+    hands the summary for its line stay on that line."""
+    return CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
