@@ -276,3 +276,17 @@ def test_words_given_for_the_line_stay_on_it(tmp_path, capsys):
     assert not any(ln.startswith("FAIL forged") for ln in out)
     assert out[-1].startswith("ACCEPTANCE generic quick: INCOMPLETE ")     # not compared
     assert "x\\nFAIL forged" in out[-1] and "a\\u2028b" in out[-1]
+
+
+def test_the_system_judged_is_one_the_run_holds(tmp_path, capsys):
+    """A generic run summed up as xeon16's printed `ACCEPTANCE xeon16 ...: PASS`, judged
+    against xeon16's baseline; without --system it was `unknown`."""
+    run = tmp_path / "run.json"
+    run.write_bytes(FIRST.read_bytes())
+    assert cli.main(["acceptance", "summary", str(run), "--system", "xeon16"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["placement: error: --system xeon16: no case of that system in "
+                                "the run (it holds: generic); nothing was judged"]
+    assert not list(tmp_path.glob("verdict-*"))
+    assert cli.main(["acceptance", "summary", str(run), "--mode", "quick"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("ACCEPTANCE generic quick: PASS")

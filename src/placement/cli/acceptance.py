@@ -19,7 +19,8 @@ from pathlib import Path
 
 from ..acceptance import (hung_cases, not_a_confirmation, record, resume_plan, selection,
                           session_filter, unjudged, verdict_record)
-from ..util import PlacementError, one_line
+from ..judgement import reading
+from ..util import PlacementError, one_line, system_name
 from .arguments import percent
 
 description = "conclusions of an acceptance run (for acceptance.sh)"
@@ -33,7 +34,8 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
                         "hashes of the checks a confirmation session runs, one a line, then "
                         "'nodes N1,N2' for a --distribute run restricted to those nodes")
     p.add_argument("paths", nargs="+", help="run reports (resume: the unfinished .run list)")
-    p.add_argument("--system", default="unknown")
+    p.add_argument("--system", help="the system judged (default: the one the run's cases "
+                                    "are of, where they are of one)")
     p.add_argument("--mode", default="acceptance")
     p.add_argument("--compare", help="ReFrame --performance-compare CSV against the previous run")
     p.add_argument("--previous", action="append", default=[], metavar="REPORT",
@@ -74,7 +76,8 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _confirm(args: argparse.Namespace) -> int:
     try:
-        chosen = selection([Path(p) for p in args.paths], args.system)
+        paths = [Path(p) for p in args.paths]
+        chosen = selection(paths, _run_system(args.system, paths))
     except Exception:       # noqa: BLE001 - the summary names the cause, once
         chosen = None
     if chosen is not None and chosen.what:
@@ -89,10 +92,33 @@ def _sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_system(system: str | None, parts: list[Path]) -> str:
+    """The system the run is judged as: ``system``, which must name one whose cases the
+    readable parts hold (when they hold any), or the one system they hold. A run judged
+    under another system's name would read its baseline and print its name over the run."""
+    held: set[str] = set()
+    for p in parts:
+        try:
+            held |= set(reading.run_report.load(p).systems)
+        except PlacementError:
+            continue        # the summary says so in its line
+    if system is None:
+        if len(held) > 1:
+            raise PlacementError(f"the run holds cases of {', '.join(sorted(held))}: give "
+                                 "--system; nothing was judged")
+        return held.pop() if held else "unknown"
+    system_name(system, "--system")
+    if held and system not in held:
+        raise PlacementError(f"--system {system}: no case of that system in the run (it "
+                             f"holds: {', '.join(sorted(held))}); nothing was judged")
+    return system
+
+
 def _summary(args: argparse.Namespace) -> int:
     """Judges the run once, prints its lines and writes its verdict record beside the
     newest run report (:mod:`placement.acceptance.record`), which the report reads."""
     parts = [Path(p) for p in args.paths]
+    args.system = _run_system(args.system, parts)
     # the caller's words go into the one ACCEPTANCE line: a line break there split it
     args.note, args.not_compared = (list(map(one_line.flattened, args.note)),
                                     list(map(one_line.flattened, args.not_compared)))
