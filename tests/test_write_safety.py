@@ -683,3 +683,22 @@ def test_a_node_history_folder_written_before_markers_is_replaced(tmp_path, monk
     pages = node_history.write("generic", [rep], [], tmp_path / "reports")
     assert ".history-points.json" in (n2 / folder.MARKER).read_text()
     assert "History: generic node n2" in (n2 / "index.html").read_text()
+
+
+@pytest.mark.parametrize("case", ["fifo", "itself", "empty"])
+def test_topo_output_never_replaces_a_fifo_or_its_input_and_an_empty_description_is_refused(
+        tmp_path, capsys, case):
+    """`topo --output` replaced a FIFO (or, as root, /dev/full) with a regular file and
+    overwrote its own input; an empty description printed the live machine's topology."""
+    desc = tmp_path / "node.synthetic"
+    desc.write_text("" if case == "empty" else "pack:1 core:2 pu:1\n")
+    out = {"fifo": tmp_path / "f", "itself": desc, "empty": tmp_path / "o.xml"}[case]
+    if case == "fifo":
+        os.mkfifo(out)
+    before = desc.read_bytes()
+    assert cli.main(["topo", "--synthetic", str(desc), "--output", str(out)]) == 2
+    _one_line(capsys.readouterr().err, {"fifo": "a FIFO", "itself": "the synthetic "
+                                        "description itself", "empty": "is empty"}[case])
+    assert desc.read_bytes() == before
+    assert case != "fifo" or stat.S_ISFIFO(os.lstat(out).st_mode)
+    assert case != "empty" or not out.exists()

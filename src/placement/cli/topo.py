@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..engine import generate_xml, synthetic, topology
-from ..util import PlacementError, atomic
+from ..util import PlacementError, atomic, regular_file
 
 description = "summarise a topology, or generate XML from a description"
 
@@ -24,9 +24,15 @@ def topo(args: argparse.Namespace) -> int:
         desc_file = Path(args.synthetic)
         if not desc_file.exists():
             raise PlacementError(f"synthetic description {str(desc_file)!r} not found")
+        out = Path(args.output) if args.output else None
+        if out is not None:     # replaced by a rename: never a FIFO, a device or the input
+            regular_file.refuse_special(out, "topology XML file")
+            if out.exists() and out.resolve() == desc_file.resolve():
+                raise PlacementError(f"--output {out} is the synthetic description itself: "
+                                     "give another file; nothing was written")
         xml = generate_xml(synthetic.read_description(desc_file))
-        if args.output:
-            atomic.write_text(Path(args.output), xml)
+        if out is not None:
+            atomic.write_text(out, xml)
         else:
             sys.stdout.write(xml)
         return 0

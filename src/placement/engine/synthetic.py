@@ -28,6 +28,9 @@ def generate_xml(description: str) -> str:
     if exe is None:
         raise PlacementError("lstopo is not installed: apt-get install hwloc, "
                              "or activate the project's Spack environment")
+    if not description.strip():     # lstopo -i "" describes the machine it runs on
+        raise PlacementError("the synthetic description is empty: give a node's shape, e.g. "
+                             "pack:2 core:8 pu:2")
     _check_size(description)
     # read as it comes, bounded in time and size (an lstopo writing without end filled the
     # memory), its output UTF-8
