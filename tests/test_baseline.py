@@ -120,6 +120,8 @@ def test_a_control_value_is_set_checked_kept_by_record_and_cleared(tmp_path, mon
     ctl = ["baseline", "control", "--system", "generic"]
     assert cli.main([*ctl, "Any[x].y"]) == 2          # nothing recorded yet
     assert "record a run first" in capsys.readouterr().err and not target.exists()
+    assert cli.main(ctl) == 2                       # a misspelt system: said, not "none"
+    assert "no reference file of system 'generic'" in capsys.readouterr().err
     assert _record(tmp_path, FIRST) == 0
     data = yaml.safe_load(target.read_text())
     from placement.judgement import baselines

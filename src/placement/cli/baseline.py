@@ -133,6 +133,9 @@ def control(args: argparse.Namespace) -> int:
     """Show, set or clear the system's control value (the node's shift is its change)."""
     path = baselines.recording.target(args.system, args.baselines)
     if args.entry is None and not args.clear:
+        if not path.exists():       # a misspelt system is not one with no control value
+            raise PlacementError(f"{path}: no reference file of system {args.system!r}: "
+                                 "record a run first (`placement baseline record`)")
         print(baselines.recording.control_line(path, baselines.store.load(path)))
         return 0
     if args.entry is not None and args.clear:
