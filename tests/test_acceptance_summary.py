@@ -290,3 +290,14 @@ def test_the_system_judged_is_one_the_run_holds(tmp_path, capsys):
     assert not list(tmp_path.glob("verdict-*"))
     assert cli.main(["acceptance", "summary", str(run), "--mode", "quick"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("ACCEPTANCE generic quick: PASS")
+
+
+def test_a_comparison_file_missing_or_not_utf8_is_a_gap_said_as_such(tmp_path):
+    """A comparison CSV with bytes that are no UTF-8 put a UnicodeDecodeError into the
+    line; a missing one read as a comparison the results database had no sessions for."""
+    bad = tmp_path / "compare.csv"
+    bad.write_bytes(b"name,x\n\xff\xfe,1\n")
+    lines, status = _summary(FIRST, compare=bad)
+    assert "could not judge" not in lines[-1] and "UnicodeDecodeError" not in lines[-1]
+    lines, status = _summary(FIRST, compare=tmp_path / "none.csv")
+    assert status == 4 and f"not compared: no comparison file {tmp_path / 'none.csv'}" in lines[-1]

@@ -49,6 +49,8 @@ def comparison_gaps(compare: Path, rows: list[dict[str, str]],
     comparison of two runs with nothing in common, a partition run after a plain run of the
     same mode, is nothing to compare with, not evidence lost).
     """
+    if not compare.is_file():
+        return [f"not compared: no comparison file {compare} to read"]
     m = _COMPARE_FAILED.search(_text(compare))
     if m:
         why = m.group(1).strip() or "no reason given"

@@ -15,8 +15,8 @@ def compare_rows(path: Path | None) -> list[dict[str, str]]:
     """Rows of ReFrame's ``--performance-compare`` CSV (empty when absent or unreadable)."""
     if path is None:
         return []
-    try:
-        rows = list(csv.reader(path.open()))
+    try:        # ReFrame's output, whatever bytes a test name put in it
+        rows = list(csv.reader(path.read_text(errors="replace").splitlines()))
     except OSError:
         return []
     start = next((i for i, row in enumerate(rows) if row[:1] == ["name"]), None)
