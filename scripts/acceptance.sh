@@ -93,11 +93,11 @@ mode=acceptance system='' extra=() time_box=${ACCEPTANCE_TIME_BOX:-} resume=''
 while [ $# -gt 0 ]; do
   case $1 in
     -m|--mode) mode=$(value_of "$@") || exit 2; shift 2 ;;
-    --mode=*) mode=${1#*=}; shift ;;
+    --mode=*) mode=${1#*=}; [ -n "$mode" ] || bad_usage "option --mode needs a value"; shift ;;
     -s|--system) system=$(value_of "$@") || exit 2; shift 2 ;;
-    --system=*) system=${1#*=}; shift ;;
+    --system=*) system=${1#*=}; [ -n "$system" ] || bad_usage "option --system needs a value"; shift ;;
     -t|--time-box) time_box=$(value_of "$@") || exit 2; shift 2 ;;
-    --time-box=*) time_box=${1#*=}; shift ;;
+    --time-box=*) time_box=${1#*=}; [ -n "$time_box" ] || bad_usage "option --time-box needs a value"; shift ;;
     --resume) resume=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; extra+=("$@"); break ;;

@@ -200,6 +200,9 @@ def test_resume_with_a_corrupt_earlier_part(acceptance, tmp_path):
     (['--bogus'], "unknown option '--bogus'"),
     (['-s', 'nosuch'], "unknown system 'nosuch'"),
     (['-m', 'nope'], "unknown mode 'nope'"),
+    (['--time-box='], 'option --time-box needs a value'),   # was the default box
+    (['--system='], 'option --system needs a value'),       # was the system detected
+    (['--mode='], 'option --mode needs a value'),
 ])
 def test_usage_errors_exit_2(root, args, message):
     proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), *args], cwd=root,
