@@ -363,6 +363,7 @@ def test_an_infinite_value_in_a_run_report_is_shown_as_not_measured(tmp_path, ca
 
 @pytest.mark.parametrize("args, what", [
     (["acceptance", "resume", "{f}"], "a run list is UTF-8"),
+    (["acceptance", "resume", "{pv}"], "a JSON file, not a run list"),
     (["report", "--reference", "--output", "{out}", "--seed-csv", "{f}"], "a seed table is UTF-8"),
     (["report", "--run", "{pv}", "--no-compare", "--output", "{out}"],
      "its perfvalues are not an object"),

@@ -539,7 +539,11 @@ def run_list(path: Path) -> list[Path]:
     longer exists is looked for there by its file name.
     """
     out = []
-    for line in regular_file.read_text(path, "run list", 2**20).splitlines():
+    text = regular_file.read_text(path, "run list", 2**20)
+    if text.lstrip().startswith(("{", "[")):     # JSON: a run report given for its list
+        raise PlacementError(f"{path}: a JSON file, not a run list (one run report's path "
+                             "a line, as acceptance.sh writes it in results/runs/*.run)")
+    for line in text.splitlines():
         p = Path(line.strip())
         if not line.strip():
             continue
