@@ -28,8 +28,7 @@ DESCRIPTION = ("The ``placement`` command: maps, topology summaries, and the sub
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse's own usage errors also exit 2, on one line
-        self.print_usage(sys.stderr)
-        raise SystemExit(_fail(message))
+        raise SystemExit(_fail(f"{message} (see {self.prog} --help)"))
 
 
 def _fail(message: str) -> int:
