@@ -96,3 +96,12 @@ def test_a_host_name_is_accepted_as_written():
     from placement.site.scheduler import check_host
     for host in ("node1", "n-01.cluster.example", "root@node1", "10.1.2.3", "a"):
         assert check_host(host) == host
+
+
+def test_a_system_name_too_long_for_its_files_is_one_line(capsys):
+    """A 300-character --system passed the name check, then failed on its lock file's
+    name ("File name too long")."""
+    from placement import cli
+    assert cli.main(["baseline", "control", "--system", "a" * 300]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "use up to 200 letters" in err

@@ -9,8 +9,9 @@ from pathlib import Path
 from .errors import PlacementError
 
 #: A system's name as files are named after it: letters, digits, '_', '.', '-', starting
-#: with a letter or digit (so never '..', a '/' or a line break)
-_SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: with a letter or digit (so never '..', a '/' or a line break), at most 200 of them (it
+#: names ``.<name>.yaml.lock`` and ``<name>-<stamp>/``: well inside a file name's 255 bytes)
+_SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
 
 
 def env_path(name: str, default: Path | str | None = None) -> Path | None:
@@ -63,6 +64,7 @@ def system_name(name: str, what: str = "system name") -> str:
     newline), so a name never leads a path out of its folder.
     """
     if not isinstance(name, str) or not _SYSTEM_NAME.fullmatch(name):
-        raise PlacementError(f"invalid {what} {name!r}: use letters, digits, '_', '.' and '-', "
-                             "starting with a letter or digit")
+        shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:77] + "..."
+        raise PlacementError(f"invalid {what} {shown}: use up to 200 letters, digits, '_', "
+                             "'.' and '-', starting with a letter or digit")
     return name
