@@ -60,11 +60,7 @@ def test_record_keeps_previous_and_diff(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "changed" in out and "~ ReportNpbShaped[$environ=" in out and " -> " in out
     assert (tmp_path / "generic.yaml").read_text() == first  # diff writes nothing
-    # SECOND has cases that failed their reference: refused without --force
-    assert _record(tmp_path, SECOND) == 2
-    assert "failed in it" in capsys.readouterr().err
-    assert (tmp_path / "generic.yaml").read_text() == first
-    assert _record(tmp_path, SECOND, "--force") == 0
+    assert _record(tmp_path, SECOND) == 0
     assert (tmp_path / "generic.yaml.prev").read_text() == first
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     capsys.readouterr()
@@ -144,7 +140,7 @@ def test_a_control_value_is_set_checked_kept_by_record_and_cleared(tmp_path, mon
     assert yaml.safe_load(target.read_text())["_control"] == name
     # a site's choice, not a value: record keeps it, --replace too
     for extra in ((), ("--add",), ("--replace",)):
-        assert _record(tmp_path, SECOND, "--force", *extra) == 0      # SECOND failed cases
+        assert _record(tmp_path, SECOND, *extra) == 0
         assert yaml.safe_load(target.read_text())["_control"] == name, extra
     assert cli.main([*ctl, "--clear"]) == 0
     assert "_control" not in yaml.safe_load(target.read_text())

@@ -41,8 +41,7 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
         if name == "record":
             q.add_argument("--force", action="store_true",
                            help="record a run whose verdict record says FAIL or names an odd "
-                                "node, or, without a verdict record, one where a case failed "
-                                "(its failure becomes what later runs are judged against)")
+                                "node (its failure becomes what later runs are judged against)")
     q = bs.add_parser("control", help="show, set or clear the value whose change is the "
                                       "node's shift (a control case, like a reference build)")
     q.add_argument("--system", required=True, help="system name (the file's name)")
@@ -69,17 +68,7 @@ def _refuse_a_failed_run(args: argparse.Namespace) -> None:
     paths = [p for spec in (args.source or ["latest"])
              for p in reading.run_report.expand(spec, args.system)]
     rec = verdict_record.beside([Path(paths[-1])]) if paths else None
-    if args.force:
-        return
-    if rec is None:     # no summary judged it: ReFrame's own failures say as much
-        failed = sorted({str(c.raw.get("display_name", c.test))
-                         for p in paths for c in reading.run_report.load(p).cases
-                         if c.system == args.system and c.result == "fail"})
-        if failed:
-            raise PlacementError(
-                f"{paths[-1]}: {len(failed)} case(s) of {args.system} failed in it (e.g. "
-                f"{failed[0]}): a baseline from it would make that what later runs are "
-                "judged against; record a run that passed, or give --force to record this one")
+    if rec is None or args.force:
         return
     odd = [f"{o.node}" for o in rec.odd_nodes]
     if rec.outcome == "FAIL" or odd:
@@ -91,9 +80,8 @@ def _refuse_a_failed_run(args: argparse.Namespace) -> None:
 
 
 def record(args: argparse.Namespace) -> int:
-    path = baselines.recording.target(args.system, args.baselines)
-    baselines.store.load(path)      # a broken file is said first, as it is without a run
     _refuse_a_failed_run(args)
+    path = baselines.recording.target(args.system, args.baselines)
     done = baselines.recording.record(path, _sources(args))
     d = done.diff
     print(f"wrote {path}: {len(d.added)} added, {len(d.changed)} changed, "
