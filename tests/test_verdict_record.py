@@ -165,6 +165,13 @@ def test_a_failed_partition_run_is_recorded_as_a_baseline_only_with_force(tmp_pa
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "says FAIL and names odd node(s) n3" in err[0] and "--force" in err[0]
     assert not (tmp_path / "b.yaml").exists()
+    # given before a run that passed, as --add's sources are: each --from is its own run
+    ok = tmp_path / "run-report-2.json"
+    ok.write_bytes(first_session("unchanged").read_bytes())
+    record.write(acceptance.verdict_record([ok], system, "quick"), record.path_for(ok))
+    assert cli.main(args + ["--from", str(ok)]) == 2
+    assert f"{run}: its verdict record says FAIL" in capsys.readouterr().err
+    assert not (tmp_path / "b.yaml").exists()
     assert cli.main(args + ["--force"]) == 0
     assert (tmp_path / "b.yaml").is_file()
 

@@ -64,19 +64,20 @@ def _sources(args: argparse.Namespace) -> baselines.recording.Sources:
 def _refuse_a_failed_run(args: argparse.Namespace) -> None:
     """A run whose verdict record says FAIL, or names an odd node, is not recorded without
     ``--force``: later runs would be judged against its failure (a healthy node called
-    faster than a baseline a slow node's run wrote)."""
-    paths = [p for spec in (args.source or ["latest"])
-             for p in reading.run_report.expand(spec, args.system)]
-    rec = verdict_record.beside([Path(paths[-1])]) if paths else None
-    if rec is None or args.force:
+    faster than a baseline a slow node's run wrote). Each ``--from`` is its own run, with
+    its record beside its newest part."""
+    if args.force:
         return
-    odd = [f"{o.node}" for o in rec.odd_nodes]
-    if rec.outcome == "FAIL" or odd:
-        said = f"its verdict record says {rec.outcome}" + (
-            f" and names odd node(s) {', '.join(odd)}" if odd else "")
-        raise PlacementError(f"{paths[-1]}: {said}: a baseline from it would make that what "
-                             "later runs are judged against; record a run that passed, or "
-                             "give --force to record this one")
+    for spec in args.source or ["latest"]:
+        parts = reading.run_report.expand(spec, args.system)
+        rec = verdict_record.beside([Path(parts[-1])]) if parts else None
+        odd = [o.node for o in rec.odd_nodes] if rec is not None else []
+        if rec is not None and (rec.outcome == "FAIL" or odd):
+            said = f"its verdict record says {rec.outcome}" + (
+                f" and names odd node(s) {', '.join(odd)}" if odd else "")
+            raise PlacementError(f"{parts[-1]}: {said}: a baseline from it would make that "
+                                 "what later runs are judged against; record a run that "
+                                 "passed, or give --force to record this one")
 
 
 def record(args: argparse.Namespace) -> int:
