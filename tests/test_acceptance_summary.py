@@ -247,7 +247,7 @@ def test_the_previous_run_line_reads_each_value_its_own_way(tmp_path):
 
 
 @pytest.mark.parametrize("confirm, why", [
-    (FIRST, "before the run's last session"),
+    (FIRST, "not after the run's last session did"),
     (FIX / "generic-with-baseline.json", "it is one of the run's own sessions")])
 def test_a_session_older_than_the_run_or_its_own_confirms_nothing(tmp_path, monkeypatch,
                                                                    capsys, confirm, why):
@@ -301,3 +301,20 @@ def test_a_comparison_file_missing_or_not_utf8_is_a_gap_said_as_such(tmp_path):
     assert "could not judge" not in lines[-1] and "UnicodeDecodeError" not in lines[-1]
     lines, status = _summary(FIRST, compare=tmp_path / "none.csv")
     assert status == 4 and f"not compared: no comparison file {tmp_path / 'none.csv'}" in lines[-1]
+
+
+def test_a_part_with_a_bad_start_beside_a_confirmation_is_said_not_a_traceback(tmp_path,
+                                                                              capsys):
+    """The check of the confirmation's start read the parts' times unchecked: a part whose
+    time_start is no time ended the summary in a traceback, and no line."""
+    bad = json.loads(FIRST.read_text())
+    bad["session_info"]["time_start"] = "garbage"
+    part = tmp_path / "bad.json"
+    part.write_text(json.dumps(bad))
+    run = tmp_path / "run.json"
+    run.write_bytes(FIRST.read_bytes())
+    assert cli.main(["acceptance", "summary", str(run), str(part), "--system", "generic",
+                     "--mode", "quick", "--confirm", str(run)]) == 4
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("ACCEPTANCE generic quick: INCOMPLETE ")
+    assert "dropped part" in out[-1] and "one of the run's own sessions" in out[-1]

@@ -75,9 +75,9 @@ def not_a_confirmation(parts: list[Path], confirm: Path) -> str:
     failures again), ``""`` when it can or when a report cannot be read (the summary says
     so on its own)."""
     def session(p: Path) -> dict:
-        try:
-            return reading.run_report.read(p)["session_info"]
-        except PlacementError:
+        try:        # load checks the session's fields: a bad one is the summary's to say
+            return reading.run_report.load(p).session
+        except (PlacementError, ValueError):
             return {}
     again, first = session(confirm), [session(p) for p in parts]
     if again.get("uuid") and again["uuid"] in {s.get("uuid") for s in first}:
@@ -85,7 +85,7 @@ def not_a_confirmation(parts: list[Path], confirm: Path) -> str:
     begun = [b for b in map(reading.session_info.started, first) if b is not None]
     when = reading.session_info.started(again) if again else None
     if begun and when is not None and when <= max(begun):
-        return f"it began at {when.isoformat()}, before the run's last session"
+        return f"it began at {when.isoformat()}, not after the run's last session did"
     return ""
 
 

@@ -126,7 +126,8 @@ def _summary(args: argparse.Namespace) -> int:
     not_confirmed = list(map(one_line.flattened, args.not_confirmed))
     why = not_a_confirmation(parts, confirm) if confirm is not None else ""
     if why:         # another run's session dismisses nothing: the failures stand
-        not_confirmed.append(f"{confirm} is no confirmation session of this run ({why})")
+        not_confirmed.append(one_line.flattened(
+            f"{confirm} is no confirmation session of this run ({why})"))
         confirm = None
     try:
         rec = verdict_record(parts, args.system, args.mode,
