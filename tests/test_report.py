@@ -128,6 +128,12 @@ def test_latest_and_bad_inputs(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "the verdict record of another run" in err
     assert not (tmp_path / "o").exists()
+    # the run's own record, its report gzipped since (the record's name has no .gz)
+    import gzip
+    packed = tmp_path / "generic-first-run.json.gz"
+    packed.write_bytes(gzip.compress(FIRST.read_bytes()))
+    assert cli.main(["report", "--run", str(packed), "--record", str(other_path),
+                     "--no-compare", "--output", str(tmp_path / "o")]) == 0
 
 
 def test_latest_picks_newest(tmp_path, monkeypatch, capsys):

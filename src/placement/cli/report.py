@@ -79,7 +79,8 @@ def report(args: argparse.Namespace) -> int:
         answer = record.read(Path(args.record))
         newest = max(zip(paths, reports),
                      key=lambda pr: reading.session_info.order(pr[1].session))[0]
-        if Path(newest).name not in {Path(r).name for r in answer.reports}:
+        judged = {record.path_for(Path(r)).name for r in answer.reports}  # .gz or not
+        if record.path_for(Path(newest)).name not in judged:
             raise PlacementError(
                 f"--record {args.record}: the verdict record of another run (it judged "
                 f"{', '.join(Path(r).name for r in answer.reports) or 'no run report'}, not "
