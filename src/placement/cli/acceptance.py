@@ -92,6 +92,10 @@ def _sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the system acceptance.sh passes when ReFrame's configuration names none
+UNKNOWN = "unknown"
+
+
 def _run_system(system: str | None, parts: list[Path]) -> str:
     """The system the run is judged as: ``system``, which must name one whose cases the
     readable parts hold (when they hold any), or the one system they hold. A run judged
@@ -102,11 +106,13 @@ def _run_system(system: str | None, parts: list[Path]) -> str:
             held |= set(reading.run_report.load(p).systems)
         except PlacementError:
             continue        # the summary says so in its line
-    if system is None:
-        if len(held) > 1:
+    if system in (None, UNKNOWN):    # acceptance.sh's word when ReFrame named no system
+        if len(held) == 1:
+            return held.pop()
+        if system is None and held:
             raise PlacementError(f"the run holds cases of {', '.join(sorted(held))}: give "
                                  "--system; nothing was judged")
-        return held.pop() if held else "unknown"
+        return UNKNOWN
     system_name(system, "--system")
     if held and system not in held:
         raise PlacementError(f"--system {system}: no case of that system in the run (it "
