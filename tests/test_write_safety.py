@@ -347,6 +347,31 @@ def test_a_report_that_fails_as_it_is_written_again_puts_the_earlier_one_back(
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == []
 
 
+def test_a_report_a_killed_write_left_hidden_is_the_one_put_back(tmp_path, capsys,
+                                                                  monkeypatch):
+    """A write killed outright (no handler ran) leaves the earlier report in its hidden
+    folder and half of its own files in the report's: the next write's failure put back
+    the killed one's half, not the earlier report."""
+    from placement.report import assembly, folder
+    args = ["report", "--run", str(FIRST), "--no-compare", "--output", str(tmp_path)]
+    assert cli.main(args) == 0
+    out = tmp_path / "generic-20261122T231250"
+    before = _files(out)
+    stash = out / (folder.STASH_PREFIX + "killed")      # as the killed write left it
+    stash.mkdir()
+    for name in folder.written_before(out):
+        (out / name).rename(stash / name)
+    (out / "index.html").write_text("<html>half of the killed one")
+    capsys.readouterr()
+
+    def full_disk(rep, target):
+        raise OSError(28, "No space left on device", str(target / "README.md"))
+    monkeypatch.setattr(assembly.files, "write", full_disk)
+    assert cli.main(args) == 2
+    _one_line(capsys.readouterr().err, "the report written there before was put back")
+    assert _files(out) == before and not list(out.glob(folder.STASH_PREFIX + "*"))
+
+
 def test_an_infinite_value_in_a_run_report_is_shown_as_not_measured(tmp_path, capsys):
     """JSON's Infinity (a time of 0 makes a rate infinite) is a value not measured, as a
     NaN is: the report is written, no traceback."""

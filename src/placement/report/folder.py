@@ -106,13 +106,26 @@ STASH_PREFIX = ".placement-previous-"
 
 
 def _stash(out: Path, names: list[str]) -> Path:
-    """Move the named files (or links) of ``out`` into a fresh hidden folder in it."""
+    """Move the named files (or links) of ``out`` into a fresh hidden folder in it; all of
+    them or, when moving fails or is interrupted, none."""
     stash = Path(tempfile.mkdtemp(prefix=STASH_PREFIX, dir=out))
-    for n in names:
-        with contextlib.suppress(FileNotFoundError):
-            if not stat.S_ISDIR(os.lstat(out / n).st_mode):
-                os.rename(out / n, stash / n)
+    try:
+        for n in names:
+            with contextlib.suppress(FileNotFoundError):
+                if not stat.S_ISDIR(os.lstat(out / n).st_mode):
+                    os.rename(out / n, stash / n)
+    except BaseException:
+        _unstash(out, stash)
+        raise
     return stash
+
+
+def _unstash(out: Path, stash: Path) -> None:
+    """Move the files of ``stash`` back into ``out`` (over any of the same name) and remove
+    it."""
+    for p in stash.iterdir():
+        os.replace(p, out / p.name)
+    stash.rmdir()
 
 
 def _restore(out: Path, kept: set[str], stash: Path) -> None:
@@ -121,9 +134,16 @@ def _restore(out: Path, kept: set[str], stash: Path) -> None:
     for p in out.iterdir():
         if p.name not in kept and not stat.S_ISDIR(os.lstat(p).st_mode):
             p.unlink()
-    for p in stash.iterdir():
-        os.replace(p, out / p.name)
-    stash.rmdir()
+    _unstash(out, stash)
+
+
+def _recover(out: Path) -> None:
+    """Put back the earlier report a killed write left in its hidden folder (over the
+    files it had written), so that it, not half of the killed one, is what is replaced."""
+    for old in sorted(out.glob(STASH_PREFIX + "*")):
+        if stat.S_ISDIR(os.lstat(old).st_mode):
+            with contextlib.suppress(OSError):
+                _unstash(out, old)
 
 
 @contextlib.contextmanager
@@ -139,6 +159,8 @@ def claimed(out: Path, root: Path | None = None) -> Iterator[Path]:
     """
     out = Path(out)
     made = _make(out, Path(root) if root is not None else out.parent)
+    if not made:
+        _recover(out)
     stash = None if made else _stash(out, written_before(out))
     kept = {p.name for p in out.iterdir()}
     try:
@@ -146,17 +168,19 @@ def claimed(out: Path, root: Path | None = None) -> Iterator[Path]:
     except BaseException as exc:
         if made:
             shutil.rmtree(out, ignore_errors=True)
+            said = "; the folder was removed, nothing was kept"
         else:
-            with contextlib.suppress(OSError):
+            try:
                 _restore(out, kept, stash)
+                said = "; the report written there before was put back"
+            except OSError:
+                said = f"; the report written there before is kept in {stash}"
         if isinstance(exc, OSError):
             raise PlacementError(
                 f"cannot write the report in {out}"
                 + (f" ({exc.filename})" if exc.filename else "")
-                + f": {exc.strerror or exc}"
-                + ("; the folder was removed, nothing was kept" if made
-                   else "; the report written there before was put back")) from None
+                + f": {exc.strerror or exc}{said}") from None
         raise
     seal(out, kept)
-    for old in out.glob(STASH_PREFIX + "*"):    # this one, and any a killed run left
-        shutil.rmtree(old, ignore_errors=True)
+    if stash is not None:
+        shutil.rmtree(stash, ignore_errors=True)
