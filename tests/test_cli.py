@@ -102,3 +102,19 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert err.strip().splitlines() == ["placement: interrupted"]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["baseline"], "required: {record,diff,control} (see placement baseline --help)"),
+    (["report", "--bogus"], "unrecognized arguments: --bogus (see placement report --help)"),
+])
+def test_a_usage_error_is_one_line_that_says_what_is_accepted(capsys, argv, says):
+    """argparse's usage block came before the error line; the one line that replaced it
+    named a subcommand's place by its internal name (baseline_command) and pointed an
+    unknown option to the top help, which lists no subcommand's options."""
+    from placement import cli
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("placement: error: ") and says in err[0]

@@ -46,6 +46,28 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=module.description)
         module.setup_parser(p)
         p.set_defaults(func=getattr(module, name))
+    _name_choices(parser)
+    return parser
+
+
+def _name_choices(parser: argparse.ArgumentParser) -> None:
+    """Each subcommand's place named by its choices (``{record,diff,control}``), not its
+    internal name, in usage errors: a missing one then says what is accepted."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            if action.metavar is None:
+                action.metavar = "{" + ",".join(action.choices) + "}"
+            for sub in action.choices.values():
+                _name_choices(sub)
+
+
+def _command_parser(parser: argparse.ArgumentParser,
+                    argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The deepest subcommand's parser that ``argv`` names (``placement baseline record``)."""
+    for word in argv:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs and word in subs[0].choices:
+            parser = subs[0].choices[word]
     return parser
 
 
@@ -57,7 +79,10 @@ def _terminated(signum, _frame):
 def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminated)
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:       # said by the subcommand they were given to, whose help lists its options
+        _command_parser(parser, argv).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.func(args)
     except PlacementError as exc:
