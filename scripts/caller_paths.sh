@@ -33,7 +33,7 @@ folder_vars_problem() {
       *[![:space:]]*) ;;
       *) echo "$var is blank: give the path of a folder, or leave it unset for the default"; return ;;
     esac
-    if [ -e "${!var}" ] && [ ! -d "${!var}" ]; then
+    if { [ -e "${!var}" ] || [ -L "${!var}" ]; } && [ ! -d "${!var}" ]; then
       echo "$var '${!var}' is not a folder: give the path of a folder, or leave it unset for the default"; return
     fi
   done

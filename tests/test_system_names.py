@@ -104,4 +104,4 @@ def test_a_system_name_too_long_for_its_files_is_one_line(capsys):
     from placement import cli
     assert cli.main(["baseline", "control", "--system", "a" * 300]) == 2
     err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1 and "use up to 200 letters" in err
+    assert len(err.splitlines()) == 1 and "use up to 100 letters" in err

@@ -9,9 +9,11 @@ from pathlib import Path
 from .errors import PlacementError
 
 #: A system's name as files are named after it: letters, digits, '_', '.', '-', starting
-#: with a letter or digit (so never '..', a '/' or a line break), at most 200 of them (it
-#: names ``.<name>.yaml.lock`` and ``<name>-<stamp>/``: well inside a file name's 255 bytes)
-_SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
+#: with a letter or digit (so never '..', a '/' or a line break), at most 100 of them: it
+#: goes into file names with up to about 70 characters more (a confirmation's run report,
+#: ``confirm-report-acceptance-<name>-<mode>-<stamp>.json``, and its temporary files),
+#: which must stay within 255 bytes
+_SYSTEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
 def env_path(name: str, default: Path | str | None = None) -> Path | None:
@@ -65,6 +67,6 @@ def system_name(name: str, what: str = "system name") -> str:
     """
     if not isinstance(name, str) or not _SYSTEM_NAME.fullmatch(name):
         shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:77] + "..."
-        raise PlacementError(f"invalid {what} {shown}: use up to 200 letters, digits, '_', "
+        raise PlacementError(f"invalid {what} {shown}: use up to 100 letters, digits, '_', "
                              "'.' and '-', starting with a letter or digit")
     return name
