@@ -195,6 +195,13 @@ def _unconfirmed_of_schema_1(line: str) -> dict[str, str]:
     return {"what": "value" if var else "case", "case": name, "sysenv": where, "var": var}
 
 
+def judged(record: VerdictRecord, report: Path) -> bool:
+    """Whether ``record`` is the one of the run whose newest report is ``report``: the run
+    reports it judged hold it, by the name its record goes by (a gzipped report's has no
+    .gz, :func:`path_for`)."""
+    return path_for(Path(report)).name in {path_for(Path(r)).name for r in record.reports}
+
+
 def beside(reports: list[Path]) -> VerdictRecord | None:
     """The record beside the newest of ``reports``, if one was written."""
     if not reports:

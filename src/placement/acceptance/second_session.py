@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..judgement import baselines, peers, reading, verdict
-from ..util import PlacementError
 from . import confirmation, distributed, peer_lines
 from .case_kinds import fail_text
 from .parts import final_cases, readable
@@ -69,21 +68,15 @@ def to_confirm(parts: list[Path], system: str) -> tuple[list[str], str]:
     return s.hashes, s.what
 
 
-def not_a_confirmation(parts: list[Path], confirm: Path) -> str:
-    """Why the session of ``confirm`` cannot confirm the run of ``parts`` (it is one of
-    the run's own sessions, or began before the run's last one did: it never ran the
-    failures again), ``""`` when it can or when a report cannot be read (the summary says
-    so on its own)."""
-    def session(p: Path) -> dict:
-        try:        # load checks the session's fields: a bad one is the summary's to say
-            return reading.run_report.load(p).session
-        except (PlacementError, ValueError):
-            return {}
-    again, first = session(confirm), [session(p) for p in parts]
+def not_a_confirmation(first: list[dict], again: dict) -> str:
+    """Why the session ``again`` cannot confirm the run whose sessions are ``first`` (it
+    is one of them, or did not begin after the last of them: it never ran the failures
+    again), ``""`` when it can. The sessions are as :func:`reading.run_report.load` checked
+    them."""
     if again.get("uuid") and again["uuid"] in {s.get("uuid") for s in first}:
         return "it is one of the run's own sessions"
     begun = [b for b in map(reading.session_info.started, first) if b is not None]
-    when = reading.session_info.started(again) if again else None
+    when = reading.session_info.started(again)
     if begun and when is not None and when <= max(begun):
         return f"it began at {when.isoformat()}, not after the run's last session did"
     return ""

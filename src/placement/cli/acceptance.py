@@ -14,6 +14,7 @@ run, for ``scripts/acceptance.sh`` (:mod:`placement.acceptance`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -77,7 +78,7 @@ def _resume(args: argparse.Namespace) -> int:
 def _confirm(args: argparse.Namespace) -> int:
     try:
         paths = [Path(p) for p in args.paths]
-        chosen = selection(paths, _run_system(args.system, paths))
+        chosen = selection(paths, _run_system(args.system, _readable(paths)))
     except Exception:       # noqa: BLE001 - the summary names the cause, once
         chosen = None
     if chosen is not None and chosen.what:
@@ -96,16 +97,21 @@ def _sessions(args: argparse.Namespace) -> int:
 UNKNOWN = "unknown"
 
 
-def _run_system(system: str | None, parts: list[Path]) -> str:
+def _readable(paths: list[Path]) -> list[reading.run_report.RunReport]:
+    """The run reports of ``paths`` that can be read, each read once for the checks below
+    (one that cannot is the summary's to say, in its line)."""
+    out = []
+    for p in paths:
+        with contextlib.suppress(PlacementError):
+            out.append(reading.run_report.load(p))
+    return out
+
+
+def _run_system(system: str | None, parts: list[reading.run_report.RunReport]) -> str:
     """The system the run is judged as: ``system``, which must name one whose cases the
     readable parts hold (when they hold any), or the one system they hold. A run judged
     under another system's name would read its baseline and print its name over the run."""
-    held: set[str] = set()
-    for p in parts:
-        try:
-            held |= set(reading.run_report.load(p).systems)
-        except PlacementError:
-            continue        # the summary says so in its line
+    held = {s for r in parts for s in r.systems}
     if system in (None, UNKNOWN):    # acceptance.sh's word when ReFrame named no system
         if len(held) == 1:
             return held.pop()
@@ -124,13 +130,15 @@ def _summary(args: argparse.Namespace) -> int:
     """Judges the run once, prints its lines and writes its verdict record beside the
     newest run report (:mod:`placement.acceptance.record`), which the report reads."""
     parts = [Path(p) for p in args.paths]
-    args.system = _run_system(args.system, parts)
+    read = _readable(parts)
+    args.system = _run_system(args.system, read)
     # the caller's words go into the one ACCEPTANCE line: a line break there split it
     args.note, args.not_compared = (list(map(one_line.flattened, args.note)),
                                     list(map(one_line.flattened, args.not_compared)))
     confirm = Path(args.confirm) if args.confirm else None
     not_confirmed = list(map(one_line.flattened, args.not_confirmed))
-    why = not_a_confirmation(parts, confirm) if confirm is not None else ""
+    again = _readable([confirm]) if confirm is not None else []
+    why = not_a_confirmation([r.session for r in read], again[0].session) if again else ""
     if why:         # another run's session dismisses nothing: the failures stand
         not_confirmed.append(one_line.flattened(
             f"{confirm} is no confirmation session of this run ({why})"))

@@ -77,10 +77,8 @@ def report(args: argparse.Namespace) -> int:
     if args.record:
         from ..acceptance import record
         answer = record.read(Path(args.record))
-        newest = max(zip(paths, reports),
-                     key=lambda pr: reading.session_info.order(pr[1].session))[0]
-        judged = {record.path_for(Path(r)).name for r in answer.reports}  # .gz or not
-        if record.path_for(Path(newest)).name not in judged:
+        newest = assembly.newest_path(paths, reports)
+        if not record.judged(answer, newest):
             raise PlacementError(
                 f"--record {args.record}: the verdict record of another run (it judged "
                 f"{', '.join(Path(r).name for r in answer.reports) or 'no run report'}, not "

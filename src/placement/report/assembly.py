@@ -143,12 +143,18 @@ def _write_reference(cases: list[Case], prov: list[tuple[str, str]], out: Path) 
     return out
 
 
+def newest_path(paths: list[Path], reports: list[RunReport]) -> Path:
+    """The path of the run report (of ``reports``, read from ``paths``) that started last:
+    the one a run's verdict record is written beside."""
+    return max(zip(paths, reports), key=lambda pr: reading.session_info.order(pr[1].session))[0]
+
+
 def answer_for(paths: list[Path], reports: list[RunReport], system: str | None) -> Any:
     """The run's verdict record: the one beside its newest run report, else the run judged
     now by the acceptance summary's own function (:func:`placement.acceptance.verdict_record`)
     and written there, so the report, the line and the exit status never disagree."""
     from ..acceptance import record, verdict_record
-    newest = max(zip(paths, reports), key=lambda pr: reading.session_info.order(pr[1].session))[0]
+    newest = newest_path(paths, reports)
     found = record.beside([newest])
     if found is not None:
         return found
