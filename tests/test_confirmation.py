@@ -174,6 +174,27 @@ def test_a_reference_failure_stands_unless_its_confirmation_passes(tmp_path, mon
     assert " confirmed " in lines[-1] and not any(ln.startswith("UNCONFIRMED") for ln in lines)
 
 
+def test_a_failure_whose_confirmation_was_skipped_stands_and_is_not_called_confirmed(
+        tmp_path, monkeypatch):
+    """A confirmation session whose cases were all skipped ran nothing again: the failure
+    stands, the line says it was not run again, and nothing is counted confirmed (it read
+    ``confirmed 1 of 1``)."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    first = _write(tmp_path, "first.json",
+                   _reference_failure(json.loads(LAUNCHES[-1].read_text()), CASE))
+    skipped = json.loads(LAUNCHES[-2].read_text())
+    for run in skipped["runs"]:
+        for tc in run["testcases"]:
+            tc.update(result="skip", fail_phase=None, fail_reason="skipped: no such node")
+    again = _write(tmp_path, "again.json", skipped)
+    lines, status = acceptance.summary([first], "generic", "quick", None, 10.0, False, [],
+                                       confirm=again)
+    assert status == 1 and any(ln.startswith(f"FAIL {CASE}") for ln in lines), lines
+    assert " confirmed " not in lines[-1], lines[-1]
+    assert "not confirmed: the confirmation session did not run 1 of the first session's " \
+        "failures again (they stand)" in lines[-1], lines[-1]
+
+
 def test_a_confirmation_that_did_not_run_or_cannot_be_read_leaves_the_failures(tmp_path,
                                                                                monkeypatch):
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))

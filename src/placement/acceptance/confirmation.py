@@ -150,7 +150,8 @@ class Confirmation:
     dismissed_values: dict[ValueKey, Finding] = field(default_factory=dict)
     #: reference failures and regressed values that the confirmation found again
     confirmed: int = 0
-    #: reference failures whose case did not run again (no confirmation: they stand)
+    #: reference failures whose case did not run again (absent, skipped or aborted in the
+    #: confirmation session: no confirmation, they stand)
     missing: int = 0
     #: every first-session failure the confirmation session did not run (or judge) again,
     #: each named as its UNCONFIRMED finding names one (``case``, ``sysenv``, ``var``, ""
@@ -339,7 +340,8 @@ def decide(first: dict[CaseKey, dict[str, Any]],
             _other_failure(out, tc, again.get(key))
             continue
         tc2 = again.get(key)
-        if tc2 is None:
+        if tc2 is None or tc2.get("result") not in ("pass", "fail"):
+            # not there, or skipped or aborted there: not run again, so it stands unconfirmed
             out.missing += 1
             out.not_run.append(case_named(tc))
         elif tc2.get("result") == "pass":

@@ -117,4 +117,6 @@ def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
         conf.judge_peers(list(peer), peer_lines.judgements(again))
     judged = {**judged, **{k: judged_again[k] for k in conf.dismissed_values},
               **{k: confirmation.gross_confirmed(judged[k]) for k in conf.gross_confirmed}}
-    return conf, judged, []
+    unseen = [f"not confirmed: the confirmation session did not run {len(conf.not_run)} of "
+              "the first session's failures again (they stand)"] if conf.not_run else []
+    return conf, judged, unseen
