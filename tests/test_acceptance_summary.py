@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from load_probe import with_load
 from placement import acceptance
 from placement import cli
 
@@ -321,3 +322,48 @@ def test_a_part_with_a_bad_start_beside_a_confirmation_is_said_not_a_traceback(t
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("ACCEPTANCE generic quick: INCOMPLETE ")
     assert "dropped part" in out[-1] and "one of the run's own sessions" in out[-1]
+
+
+def _with_value(src: Path, tmp: Path, var: str, value) -> Path:
+    """A copy of ``src`` whose first case holding ``var`` reports ``value`` for it."""
+    data = json.loads(src.read_text())
+    tc = next(tc for r in data["runs"] for tc in r["testcases"]
+              if any(k.endswith(f":{var}") for k in tc.get("perfvalues") or {}))
+    key = next(k for k in tc["perfvalues"] if k.endswith(f":{var}"))
+    tc["perfvalues"][key][0] = value
+    for field in ("perf_launches", "perf_samples"):
+        (tc.get(field) or {}).pop(var, None)
+    out = tmp / f"{var}.json"
+    out.write_text(json.dumps(data))
+    return out
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), None])
+def test_a_value_reported_but_not_measured_makes_the_run_incomplete(tmp_path, value):
+    """A passed case whose value is NaN, infinite or null measured less than it should:
+    named, and the run INCOMPLETE (it read PASS, the value silently out of the count)."""
+    var = next(k.rsplit(":", 1)[-1] for r in json.loads(FIRST.read_text())["runs"]
+               for tc in r["testcases"] for k in tc.get("perfvalues") or {}
+               if not k.endswith("cpu_wait"))
+    lines, status = _summary(_with_value(FIRST, tmp_path, var, value))
+    assert status == 4 and "INCOMPLETE" in lines[-1], lines
+    note = next(ln for ln in lines if ln.startswith("NOTE 1 value(s) reported but not measured"))
+    assert note.endswith(f" {var}") and "(1 value(s) not measured)" in lines[-1]
+
+
+def test_a_cpu_wait_not_measured_is_no_gap(tmp_path):
+    """``cpu_wait`` is NaN by design on a node without CPU pressure accounting."""
+    src = tmp_path / "no-psi.json"
+    src.write_text(json.dumps(with_load(json.loads(FIRST.read_text()), float("nan"))))
+    lines, status = _summary(src)
+    assert status == 0 and "not measured" not in "\n".join(lines), lines
+
+
+def test_a_part_given_twice_is_one_part(tmp_path, capsys):
+    """The same report twice (once by another path) is one part, not ``parts=2``."""
+    part = tmp_path / "run.json"
+    part.write_text(FIRST.read_text())
+    assert cli.main(["acceptance", "summary", "--system", "generic", "--mode", "quick",
+                     str(part), str(tmp_path / "." / "run.json")]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("ACCEPTANCE generic quick: PASS") and "parts=" not in last, last

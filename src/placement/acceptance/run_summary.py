@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..judgement import baselines, verdict
+from ..judgement import baselines, reading, verdict
 from ..util import baseline_file, sha256
-from . import comparison_health, peer_lines, record, waiting
+from . import comparison_health, peer_lines, record, unmeasured, waiting
 from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
 from .parts import final_cases, readable
@@ -172,6 +172,11 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     found += undecided_finding(f.judged)
     found += previous_run_finding(compare_rows(compare), max_slowdown)
     found += note_lines(f)
+    missing = unmeasured.values(reading.run_report.pool([p.report for p in good]))
+    if missing:
+        found.append(record.Finding("NOTE", f"NOTE {unmeasured.line(missing)}", system,
+                                    data={"what": "not measured", "values": missing}))
+        f.gaps.append(f"{len(missing)} value(s) not measured")
     if not ran:
         f.notes.insert(0, "no case ran")      # all skipped: covered nothing, never a pass
     ok = ran > 0 and not failed and not regressions and not node.node_fails \
