@@ -174,3 +174,27 @@ def test_a_policy_naming_no_node_is_one_line(policy):
     _one_line_exit_2(run("maps", "--topology", str(BULLDOZER), "--threads", "4",
                          "--policy", policy, "--format", "numactl"),
                      f"policy {policy!r} names no NUMA node")
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--threads", "4", "--strategy", "compact", "--cpus", "0,1"],
+     "--cpus is the CPU list of --strategy explicit, not of compact"),
+    (["--threads", "4", "--cpus", "0,1"], "not of scatter"),
+    (["--ranks", "2", "--strategy", "compact"], "--strategy is only read without --ranks"),
+    (["--ranks", "2", "--policy", "interleave"], "--policy is only read without --ranks"),
+    (["--threads", "2", "--domain", "numa"], "--domain is only read with --ranks"),
+    (["--threads", "2", "--unit", "threads"], "--unit is only read with --ranks"),
+])
+def test_an_option_the_mode_does_not_read_is_refused(args, needle):
+    """An option the chosen mode ignores printed a map made without it (``--cpus`` with
+    ``--strategy compact``: a compact map, the CPU list unread)."""
+    _one_line_exit_2(run("maps", "--topology", str(XEON), *args), needle)
+
+
+def test_topo_output_needs_a_synthetic_description(tmp_path):
+    """``topo --output`` alone printed the live machine's summary and wrote nothing."""
+    out = tmp_path / "t.xml"
+    _one_line_exit_2(run("topo", "--output", str(out)), "--output writes the XML of --synthetic")
+    _one_line_exit_2(run("topo", "--topology", str(XEON), "--synthetic", str(out)),
+                     "give one")
+    assert not out.exists()

@@ -20,25 +20,51 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ranks", type=positive_int,
                    help="MPI ranks on the node: a hybrid placement (formats list, mpirun, "
                         "srun, srun-mask, env, per-rank, json)")
-    p.add_argument("--domain", default="package",
+    p.add_argument("--domain",
                    help="with --ranks: what confines a rank: package (default), numa, l3, "
                         "node, or cores:N")
-    p.add_argument("--unit", choices=("cores", "threads"), default="cores",
+    p.add_argument("--unit", choices=("cores", "threads"),
                    help="with --ranks: one OpenMP place per core (default) or per PU")
-    p.add_argument("--strategy", choices=STRATEGIES, default="scatter")
+    p.add_argument("--strategy", choices=STRATEGIES,
+                   help="without --ranks: how threads are placed (default scatter)")
     p.add_argument("--cpus", help="CPU list for --strategy explicit, e.g. 0,4,1,5 or 0-7")
-    p.add_argument("--policy", default="first-touch",
-                   help=f"memory policy: {', '.join(POLICIES)}, optionally NAME:NODES")
+    p.add_argument("--policy",
+                   help=f"without --ranks: memory policy (default first-touch): {', '.join(POLICIES)}, optionally NAME:NODES")
     p.add_argument("--format", default="list",
                    choices=tuple(dict.fromkeys(("list",) + renderings.FORMATS
                                                + hybrid_launch.FORMATS)),
                    help="list (default), gomp, omp, kmp, likwid, numactl, taskset, hwloc, json, "
                         "env; with --ranks: list, mpirun, srun, srun-mask, env, per-rank, json")
     p.add_argument("--oversubscribe", action="store_true",
-                   help="allow more threads than PUs (the map wraps round)")
+                   help="without --ranks: allow more threads than PUs (the map wraps round)")
+
+
+#: the options of one mode only, and their defaults there: given to the other, they were
+#: silently ignored (``--cpus`` with ``--strategy compact`` printed a compact map)
+HYBRID_ONLY = {"domain": "package", "unit": "cores"}
+SINGLE_ONLY = {"strategy": "scatter", "policy": "first-touch", "cpus": None,
+               "oversubscribe": False}
+
+
+def unused_options(args: argparse.Namespace) -> None:
+    """Refuses an option the chosen mode does not read; else fills in its defaults."""
+    mine, other = (HYBRID_ONLY, SINGLE_ONLY) if args.ranks is not None else \
+        (SINGLE_ONLY, HYBRID_ONLY)
+    given = [k for k in other if getattr(args, k) not in (None, False)]
+    if given:
+        where = "without --ranks" if args.ranks is not None else "with --ranks"
+        raise PlacementError(f"--{given[0]} is only read {where}: leave it out, or "
+                             f"{'drop' if args.ranks is not None else 'give'} --ranks")
+    for k, default in mine.items():
+        if getattr(args, k) is None:
+            setattr(args, k, default)
+    if args.cpus is not None and args.strategy != "explicit":
+        raise PlacementError(f"--cpus is the CPU list of --strategy explicit, not of "
+                             f"{args.strategy}: give --strategy explicit, or leave --cpus out")
 
 
 def maps(args: argparse.Namespace) -> int:
+    unused_options(args)
     topo = topology.load(args.topology)
     if args.ranks is not None:
         return _hybrid_maps(topo, args)

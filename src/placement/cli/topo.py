@@ -20,6 +20,11 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
 
 
 def topo(args: argparse.Namespace) -> int:
+    if args.output and not args.synthetic:
+        raise PlacementError("--output writes the XML of --synthetic: give --synthetic FILE "
+                             "too (a live or --topology machine is summarised, never written)")
+    if args.synthetic and args.topology:
+        raise PlacementError("--topology and --synthetic each name the machine: give one")
     if args.synthetic:
         desc_file = Path(args.synthetic)
         if not desc_file.exists():
