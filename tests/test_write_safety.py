@@ -124,6 +124,22 @@ def test_a_private_baseline_and_its_previous_version_stay_private(tmp_path):
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
+def test_a_read_only_baseline_is_kept_as_it_is(tmp_path, capsys, monkeypatch):
+    """A reference file a site made read-only was replaced by the rename all the same."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    target = tmp_path / "generic.yaml"
+    target.write_text(BASELINE.read_text())
+    target.chmod(0o444)
+    for args in (["record", "--system", "generic", "--from", str(FIRST), "--add"],
+                 ["control", "--system", "generic", "--clear"]):
+        assert cli.main(["baseline", *args]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.endswith("is read-only (mode 0444): make it writable (chmod u+w) to change "
+                            "it; nothing was written") and "\n" not in err, err
+    assert target.read_text() == BASELINE.read_text()
+    assert not (tmp_path / "generic.yaml.prev").exists()
+
+
 def test_a_planted_lock_link_is_never_created_through(tmp_path, capsys):
     target = tmp_path / "generic.yaml"
     victim = tmp_path / "victim"

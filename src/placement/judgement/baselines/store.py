@@ -22,6 +22,7 @@ import datetime as _dt
 import functools
 import math
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -588,6 +589,7 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
         raise PlacementError(f"{path}: internal error, YAML does not round-trip; nothing written")
     prev = None
     if os.path.lexists(path):
+        _writable(path)
         load(path)                       # damaged: one line, .prev and the file kept as they are
         prev = path.with_name(path.name + ".prev")
         # whole or untouched (a torn backup would lose entries), as private as the file
@@ -595,6 +597,16 @@ def write_atomic(path: Path, data: dict[str, Any], header: str = "") -> Path | N
     atomic.write_text(path, text)
     cache.write(path, text, check)      # its readers then never parse or write
     return prev
+
+
+def _writable(path: Path) -> None:
+    """Refuses a reference file with no write permission for anyone: a site that made it
+    read-only meant to keep it, and a rename would replace it all the same (as root, or by
+    whoever may write the folder)."""
+    st = os.stat(path) if os.path.exists(path) else None
+    if st is not None and not st.st_mode & 0o222:
+        raise PlacementError(f"{path} is read-only (mode {stat.S_IMODE(st.st_mode):04o}): make "
+                             "it writable (chmod u+w) to change it; nothing was written")
 
 
 def _ordered(data: dict[str, Any]) -> dict[str, Any]:
