@@ -192,3 +192,14 @@ def test_reframe_refuses_a_cap_below_launches(tmp_path):
     assert out.returncode != 0
     assert "max_launches=2 is not accepted" in text
     assert "Traceback" not in text
+
+
+def test_an_entry_with_no_stored_runs_stops_and_says_which(tmp_path, capsys):
+    """A new value and a typo both stop the loop (nothing to judge against); the line names
+    the entry and the file, so a typo can be told from a value not yet recorded."""
+    ref = _reference(tmp_path, {"a": FAR})
+    assert cli.main(["judge", "--baseline", str(ref), "--entry", "T[x].typo",
+                     "1.0", "1.1", "1.2"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out == ("stop: no baseline runs: nothing to judge against (T[x].typo has no stored "
+                   f"runs in {ref})"), out

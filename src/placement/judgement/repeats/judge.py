@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ...util import PlacementError, regular_file
@@ -123,6 +124,8 @@ def judge_runs(path: Path, entry: str, runs: list[float], min_runs: int, max_run
     d = judge_entry(path, entry, runs, min_runs, max_runs, min_effect)
     if d is None:
         d = verdict.over_sessions.judge_repeats([], runs, False, min_runs, max_runs)
+        if d.stop:      # the word a typo gets too, so the line names what was looked for
+            d = replace(d, reason=f"{d.reason} ({entry} has no stored runs in {path})")
     return d
 
 
