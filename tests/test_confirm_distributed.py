@@ -182,6 +182,54 @@ def test_a_nodes_line_stands_only_if_its_node_is_named_again(no_baseline):
     assert finding.kind == "UNCONFIRMED" and finding.node == "n2"
 
 
+@pytest.mark.parametrize("how", ["absent", "skipped"])
+def test_a_node_the_confirmation_did_not_run_again_stands(no_baseline, how):
+    """A node named slower that the confirmation session left out (a drained node) or
+    skipped was dismissed by its absence, the others alike: the run read PASS with the node
+    3x slower. It stands, as not run again, and nothing is counted confirmed."""
+    first = _calm(no_baseline, "first.json", slow={"n2": 3.0})
+    data = _one(_calm(no_baseline, "calm.json"))
+    cases = data["runs"][0]["testcases"]
+    if how == "absent":
+        data["runs"][0]["testcases"] = [tc for tc in cases
+                                        if reading.run_report.node_named(tc) != "n2"]
+    else:
+        for tc in cases:
+            if reading.run_report.node_named(tc) == "n2":
+                tc.update(result="skip", fail_phase=None, perfvalues={})
+    again = _write(no_baseline, "again.json", data)
+    rec = acceptance.verdict_record([first], "generic", "quick", confirm=again)
+    assert rec.exit_status == 1 and "odd nodes of generic:default: n2" in rec.line, rec.lines
+    assert not any(ln.startswith("UNCONFIRMED NODES ") for ln in rec.lines), rec.lines
+    assert " confirmed " not in rec.line.replace("not confirmed", ""), rec.line
+    assert "did not run 1 of the first session's failures again" in rec.line, rec.line
+    assert {"case": "node n2", "sysenv": WHERE, "var": ""} in rec.confirmation["not_run"]
+
+
+def test_a_loaded_node_the_confirmation_did_not_run_again_stands(no_baseline):
+    """The load line of a node the confirmation left out was dismissed on the other
+    nodes' quiet: it stands, not run again."""
+    from load_probe import with_load
+    busy = {"n1": 85.0, "n2": 3.0, "n3": 3.0, "n4": 3.0}
+    first = _write(no_baseline, "first.json",
+                   with_load(_one(_calm(no_baseline, "c.json")), busy))
+    rec = acceptance.verdict_record([first], "generic", "quick")
+    assert rec.exit_status == 1 and " node=loaded" in rec.line, rec.lines
+    data = with_load(_one(_calm(no_baseline, "calm.json")), 3.0)
+    data["runs"][0]["testcases"] = [tc for tc in data["runs"][0]["testcases"]
+                                    if reading.run_report.node_named(tc) != "n1"]
+    again = _write(no_baseline, "again.json", data)
+    rec = acceptance.verdict_record([first], "generic", "quick", confirm=again)
+    assert rec.exit_status == 1 and " node=loaded" in rec.line, rec.lines
+    assert not any(ln.startswith("UNCONFIRMED NODE ") for ln in rec.lines), rec.lines
+    assert {"case": "load of n1", "sysenv": "generic", "var": ""} in \
+        rec.confirmation["not_run"], rec.confirmation
+    # run there again and quiet: dismissed, as before
+    quiet = _write(no_baseline, "quiet.json", with_load(_one(_calm(no_baseline, "q.json")), 3.0))
+    rec = acceptance.verdict_record([first], "generic", "quick", confirm=quiet)
+    assert any(ln.startswith("UNCONFIRMED NODE ") for ln in rec.lines), rec.lines
+
+
 def test_the_same_case_of_two_sessions_is_its_hash_not_its_variant_number():
     first = {("A_0", "s", "e"): {"hashcode": "aaaa0000", "system": "s", "partition": "p",
                                  "environ": "e"},

@@ -187,7 +187,15 @@ class Confirmation:
 
     def judge_load(self, first: verdict.node_load.Load, again: verdict.node_load.Load | None,
                    system: str) -> None:
-        """The first session's load line against the whole confirmation session's load."""
+        """The first session's load line against the whole confirmation session's load; in
+        a run over several nodes, a loaded node whose load the confirmation did not measure
+        was not run again: the line stands (it was dismissed on the other nodes' quiet)."""
+        measured = {n.node for n in again.nodes} if again is not None else set()
+        unseen = [n for n in first.loaded_nodes() if n not in measured]
+        if unseen:
+            self.not_run += [{"case": f"load of {n}", "sysenv": system, "var": ""}
+                             for n in unseen]
+            return
         self.load_dismissed = self._node_line(
             first.line(), verdict.node_load.shown_again(first, again),
             again.text() if again is not None else "no CPU pressure measured", system)
@@ -203,12 +211,18 @@ class Confirmation:
             j2 = again_of.get(j.where)
             if not j.fails or j2 is None:
                 continue
-            shown = {node: node in j2.named for node in j.named}
-            if not j.named:                # no majority to judge by, no node named
+            # a node the confirmation did not judge was not run again: it stands, however
+            # alike the nodes it did judge (it was dismissed by its absence)
+            seen = set(j2.judged) | set(j2.named)
+            unseen = [n for n in (j.named or j.judged) if n not in seen]
+            self.not_run += [{"case": f"node {n}", "sysenv": j.where, "var": ""}
+                             for n in unseen]
+            shown = {node: node in j2.named for node in j.named if node in seen}
+            if not j.named and not unseen:  # no majority to judge by, no node named
                 shown[""] = j2.fails
             for node, again_too in shown.items():
                 self._peer_line(j, j2, node, again_too)
-            if not any(shown.values()):
+            if not unseen and not any(shown.values()):
                 self.peers_cleared.add(j.where)
 
     def _peer_line(self, first, again, node: str, shown: bool) -> None:
