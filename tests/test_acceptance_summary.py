@@ -367,3 +367,31 @@ def test_a_part_given_twice_is_one_part(tmp_path, capsys):
                      str(part), str(tmp_path / "." / "run.json")]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("ACCEPTANCE generic quick: PASS") and "parts=" not in last, last
+
+
+def test_another_systems_cases_do_not_count_toward_this_ones_pass(tmp_path):
+    """Judged as generic, a run whose generic cases were all skipped read PASS on three
+    xeon16 cases that passed: they are left out of the count, and said to be."""
+    data = json.loads(FIRST.read_text())
+    for r in data["runs"]:
+        for tc in r["testcases"]:
+            if not tc.get("fixture"):
+                tc.update(result="skip", fail_phase=None, perfvalues={})
+    other = json.loads(COLLAPSE.read_text())["runs"][0]["testcases"][:3]
+    for tc in other:
+        tc.update(result="pass", fail_phase=None, fail_reason=None)
+    data["runs"][0]["testcases"] += other
+    part = tmp_path / "mixed.json"
+    part.write_text(json.dumps(data))
+    lines, status = _summary(part)
+    assert status != 0 and " PASS " not in lines[-1], lines
+    assert "3 case(s) of xeon16 not counted (judged as generic)" in lines[-1], lines[-1]
+
+
+def test_parts_count_in_the_order_their_sessions_started(tmp_path):
+    """Given the later session first, the earlier one's passes stood over its failures."""
+    later = FIX / "generic-with-baseline.json"
+    forward = _summary(FIRST, later)
+    backward = _summary(later, FIRST)
+    assert forward[1] == backward[1] == 1, (forward, backward)
+    assert forward[0][-1] == backward[0][-1]

@@ -42,10 +42,25 @@ class Findings:
         return self.judgement.node if self.judgement is not None else None
 
 
+def of_system(final: dict[tuple, dict[str, Any]], system: str, notes: list[str]
+              ) -> dict[tuple, dict[str, Any]]:
+    """The cases of ``system`` alone, where the run holds any (a note says how many of
+    other systems were left out): another system's passes counted toward this one's PASS,
+    though none of its own cases ran."""
+    mine = {k: tc for k, tc in final.items() if tc.get("system") == system}
+    if not mine:
+        return final        # a system ReFrame did not name (``unknown``): every case
+    others = sorted({str(tc.get("system")) for tc in final.values()} - {system})
+    if others:
+        notes.append(f"{len(final) - len(mine)} case(s) of {', '.join(others)} not counted "
+                     f"(judged as {system})")
+    return mine
+
+
 def first_session(good: list[Part], system: str, cut_short: bool, notes: list[str],
                    gaps: list[str]) -> Findings:
     """The first session's cases, their kinds, its values' verdicts and its load."""
-    final = final_cases(good)
+    final = of_system(final_cases(good), system, notes)
     judged, judgement = judge_values(good, system)
     signalled, queued = by_signal(good), by_queue(good)
     kinds = {key: classify(tc, cut_short, key in signalled, key in queued)

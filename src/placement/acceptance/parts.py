@@ -49,7 +49,9 @@ def stopped_by(report: Path) -> str:
 
 
 def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
-    """The parts that are ReFrame run reports, and one line for each that is not."""
+    """The parts that are ReFrame run reports, in the order their sessions started (the
+    last attempt of a case decides, so parts given out of order let an older session's
+    passes stand over a later one's failures), and one line for each that is not."""
     good, dropped = [], []
     for p in parts:
         try:
@@ -58,6 +60,7 @@ def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
                              stopped_by(p)))
         except PlacementError as err:
             dropped.append(f"dropped part {p}: {err}")
+    good.sort(key=lambda part: reading.session_info.order(part.data.get("session_info") or {}))
     return good, dropped
 
 
