@@ -24,6 +24,9 @@ from placement.judgement import peers, reading
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = sorted((ROOT / 'tests' / 'fixtures' / 'peers' / 'capped50-20261202T0154')
                  .glob('run-*.json'))[0]
+#: a live session of the family, one job per node (the family writes its case per node)
+STORED_FAMILY = sorted((ROOT / 'tests' / 'fixtures' / 'peers' / 'unchanged-20261207T0114')
+                       .glob('run-*.json'))[-1]
 #: every member's own field, as the family keeps it (never the family's job or session)
 _JOB = ('system', 'partition', 'environ', 'session_uuid', 'job_nodelist', 'jobid', 'fixture')
 
@@ -216,3 +219,24 @@ def test_a_family_whose_member_crashed_is_a_failure_not_a_missed_reference():
     assert not confirmation.is_reference_failure(tc)
     tc['family']['NodeMatmulCheck_0']['fail_phase'] = 'performance'
     assert confirmation.is_reference_failure(tc)
+
+
+def test_members_a_family_skipped_are_counted_and_said_as_skipped_cases(tmp_path,
+                                                                        monkeypatch):
+    """NPB not installed: the family's NPB members skip on every node. Run as cases of
+    their own they read ``SKIP 8 case(s)``; inside the family they read ``skipped=0`` with
+    no word. Counted and said the same way now."""
+    from placement import acceptance
+    monkeypatch.setenv('PLACEMENT_BASELINES', str(tmp_path))
+    data = json.loads(STORED_FAMILY.read_text())
+    for tc in (tc for r in data['runs'] for tc in r['testcases'] if tc.get('family')):
+        for key in ('NodeNpbCheck_0', 'NodeNpbCheck_2'):
+            tc['family'][key].update(result='skip', fail_phase=None,
+                                     fail_reason='NPB is not installed on this node')
+            tc['perfvalues'] = {k: v for k, v in tc['perfvalues'].items()
+                                if f':{key}.' not in k}
+    part = tmp_path / 'run.json'
+    part.write_text(json.dumps(data))
+    lines, _ = acceptance.summary([part], 'testnodes', 'quick', None, 10.0, False, [])
+    assert 'SKIP 8 case(s): NPB is not installed on this node' in lines, lines
+    assert ' skipped=8' in lines[-1], lines[-1]

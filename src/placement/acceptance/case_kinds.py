@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..judgement import verdict
+from ..judgement import reading, verdict
 from .parts import Part
 
 
@@ -107,3 +107,13 @@ def skip_reason(tc: dict[str, Any], reasons: dict[tuple[str, str], str]) -> str:
     reason = reasons.get(key) or tc.get("fail_reason") or "reason not recorded"
     reason = re.sub(r"\b\w+\.[A-Z]\.x\b", "*.x", reason.splitlines()[0], count=1)
     return reason[:300]
+
+
+def skipped_members(final: dict[tuple, dict[str, Any]], kinds: dict[tuple, str]
+                    ) -> list[dict[str, Any]]:
+    """The members a family test's case that ran skipped (NPB not installed on its node),
+    each as a case of its own: a SKIP line counts them as it counts a skipped case of a run
+    without the family, where they read ``skipped=0`` with no word."""
+    return [m for key, tc in final.items() if kinds.get(key) != "skip"
+            and reading.family.is_family(tc)
+            for m in reading.family.expand(tc) if m.get("result") == "skip"]

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..judgement import baselines, reading, verdict
 from ..util import baseline_file, sha256
 from . import comparison_health, peer_lines, record, unmeasured, waiting
+from .case_kinds import skipped_members
 from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
 from .parts import final_cases, readable
@@ -146,7 +147,8 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         f.gaps.append(f"{len(gross)} grossly worse value(s) that no confirmation session "
                       "decided")
     failed = [k for k, v in f.kinds.items() if v in ("fail", "unfinished", "hung")]
-    skipped = [f.final[k] for k, v in f.kinds.items() if v == "skip"]
+    skipped = [f.final[k] for k, v in f.kinds.items() if v == "skip"] + \
+        skipped_members(f.final, f.kinds)
     passed = sum(v == "pass" for v in f.kinds.values())
     ran = sum(v in ("pass", "fail", "unfinished", "hung") and not f.final[k].get("fixture")
               for k, v in f.kinds.items())
