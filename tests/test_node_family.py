@@ -239,4 +239,22 @@ def test_members_a_family_skipped_are_counted_and_said_as_skipped_cases(tmp_path
     part.write_text(json.dumps(data))
     lines, _ = acceptance.summary([part], 'testnodes', 'quick', None, 10.0, False, [])
     assert 'SKIP 8 case(s): NPB is not installed on this node' in lines, lines
-    assert ' skipped=8' in lines[-1], lines[-1]
+    assert ' 50 passed, 0 failed ' in lines[-1] and ' skipped=8' in lines[-1], lines[-1]
+
+
+def test_the_acceptance_line_counts_a_familys_members_as_cases(tmp_path, monkeypatch):
+    """A 4-node session of the family read ``6 passed`` for its 56 checks and 2 builds; a
+    member that failed is one failure of 58, its node's other members passed."""
+    from placement import acceptance
+    monkeypatch.setenv('PLACEMENT_BASELINES', str(tmp_path))
+    data = json.loads(STORED_FAMILY.read_text())
+    part = tmp_path / 'run.json'
+    part.write_text(json.dumps(data))
+    lines, status = acceptance.summary([part], 'testnodes', 'quick', None, 10.0, False, [])
+    assert ' 58 passed, 0 failed ' in lines[-1], lines[-1]
+    tc = next(tc for r in data['runs'] for tc in r['testcases'] if tc.get('family'))
+    tc.update(result='fail', fail_phase='performance', fail_reason='a member failed')
+    tc['family']['NodeMatmulCheck_0'].update(result='fail', fail_phase='sanity')
+    part.write_text(json.dumps(data))
+    lines, status = acceptance.summary([part], 'testnodes', 'quick', None, 10.0, False, [])
+    assert status == 1 and ' FAIL 57 passed, 1 failed ' in lines[-1], lines[-1]

@@ -117,3 +117,25 @@ def skipped_members(final: dict[tuple, dict[str, Any]], kinds: dict[tuple, str]
     return [m for key, tc in final.items() if kinds.get(key) != "skip"
             and reading.family.is_family(tc)
             for m in reading.family.expand(tc) if m.get("result") == "skip"]
+
+
+#: the kinds that fail the run
+FAILED_KINDS = ("fail", "unfinished", "hung")
+
+
+def member_kinds(tc: dict[str, Any], kind: str) -> list[str]:
+    """What each case a final case stands for counts as in the acceptance line: a node-health
+    family's members as cases of their own (as the report and a run without the family
+    count them: a partition's line read ``6 passed`` for 56 checks), any other case its
+    ``kind``. A member skipped is skipped, one passed passed (and every one of a family a
+    confirmation dismissed); any other takes the family's kind. A failed family whose
+    members all passed (its job failed after them) still counts one failure."""
+    if kind == "skip" or not reading.family.is_family(tc):
+        return [kind]
+    out = []
+    for m in reading.family.expand(tc):
+        r = m.get("result")
+        out.append("skip" if r == "skip" else "pass" if r == "pass" or kind == "pass" else kind)
+    if kind in FAILED_KINDS and kind not in out:
+        out.append(kind)
+    return out or [kind]

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..judgement import baselines, reading, verdict
 from ..util import baseline_file, sha256
 from . import comparison_health, peer_lines, record, unmeasured, waiting
-from .case_kinds import skipped_members
+from .case_kinds import FAILED_KINDS, member_kinds, skipped_members
 from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
 from .parts import final_cases, readable
@@ -146,12 +146,13 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     if gross:       # only a second session decides them: the run is not a plain PASS
         f.gaps.append(f"{len(gross)} grossly worse value(s) that no confirmation session "
                       "decided")
-    failed = [k for k, v in f.kinds.items() if v in ("fail", "unfinished", "hung")]
+    failed = [k for k, v in f.kinds.items() if v in FAILED_KINDS]
     skipped = [f.final[k] for k, v in f.kinds.items() if v == "skip"] + \
         skipped_members(f.final, f.kinds)
-    passed = sum(v == "pass" for v in f.kinds.values())
-    ran = sum(v in ("pass", "fail", "unfinished", "hung") and not f.final[k].get("fixture")
-              for k, v in f.kinds.items())
+    counted = [(k, x) for k, v in f.kinds.items() for x in member_kinds(f.final[k], v)]
+    passed = sum(x == "pass" for _, x in counted)
+    failures = sum(x in FAILED_KINDS for _, x in counted)
+    ran = sum(x in ("pass", *FAILED_KINDS) and not f.final[k].get("fixture") for k, x in counted)
     node = node_lines(f)
     if node.load_fails:
         peer.loaded = set(loaded_nodes(f))
@@ -184,7 +185,7 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     ok = ran > 0 and not failed and not regressions and not node.node_fails \
         and not node.load_fails and not peer.fails
     outcome, status = decide(cut_short=cut_short, failed=not ok, complete=not f.gaps)
-    found.append(acceptance_line(f, mode, outcome, passed, len(failed), len(regressions),
+    found.append(acceptance_line(f, mode, outcome, passed, failures, len(regressions),
                                  len(skipped), node))
     conf = {} if f.conf is None else {
         "ran": True, "confirmed": f.conf.confirmed, "missing": f.conf.missing,
@@ -196,7 +197,7 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         "nodes": f.conf.by_node(f.final)}
     return record.VerdictRecord(
         system, mode, outcome, status, [str(p.path) for p in good],
-        {"passed": passed, "failed": len(failed), "skipped": len(skipped),
+        {"passed": passed, "failed": failures, "skipped": len(skipped),
          "regressions": len(regressions), "ran": ran},
         [x.line for x in found], found, _odd_nodes(peer, _scheduler(good)), conf,
         list(f.gaps),
