@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -388,10 +389,38 @@ def test_another_systems_cases_do_not_count_toward_this_ones_pass(tmp_path):
     assert "3 case(s) of xeon16 not counted (judged as generic)" in lines[-1], lines[-1]
 
 
-def test_parts_count_in_the_order_their_sessions_started(tmp_path):
-    """Given the later session first, the earlier one's passes stood over its failures."""
+def test_parts_given_out_of_the_order_they_ran_are_never_a_pass(tmp_path):
+    """Given the later session first, the earlier one's passes stood over its failures and
+    the run read PASS. The order given is kept (a clock set back between parts must not
+    reorder them), and a part given after one that started later is a gap."""
     later = FIX / "generic-with-baseline.json"
-    forward = _summary(FIRST, later)
-    backward = _summary(later, FIRST)
-    assert forward[1] == backward[1] == 1, (forward, backward)
-    assert forward[0][-1] == backward[0][-1]
+    lines, status = _summary(FIRST, later)
+    assert status == 1 and "given after" not in lines[-1], lines[-1]
+    lines, status = _summary(later, FIRST)
+    assert status == 4 and " INCOMPLETE " in lines[-1], lines[-1]
+    assert (f"part {FIRST.name} was given after {later.name} but its session started "
+            "earlier: give the parts in the order they ran") in lines[-1], lines[-1]
+    # a part that says no start is taken in the order given
+    undated = json.loads(FIRST.read_text())
+    undated["session_info"].pop("time_start", None)
+    part = tmp_path / "undated.json"
+    part.write_text(json.dumps(undated))
+    lines, status = _summary(later, part)
+    assert status == 0 and "given after" not in lines[-1], lines[-1]
+
+
+def test_another_systems_values_not_measured_are_not_this_ones_gap(tmp_path):
+    """A value of a case of another system, left out of the count, made the run INCOMPLETE
+    all the same."""
+    data = json.loads(FIRST.read_text())
+    other = copy.deepcopy(next(tc for tc in json.loads(COLLAPSE.read_text())["runs"][0]
+                               ["testcases"] if tc.get("perfvalues")))
+    other.update(result="pass", fail_phase=None, fail_reason=None)
+    for tup in other["perfvalues"].values():
+        tup[0] = None
+    data["runs"][0]["testcases"].append(other)
+    part = tmp_path / "mixed.json"
+    part.write_text(json.dumps(data))
+    lines, status = _summary(part)
+    assert status == 0 and "not measured" not in "\n".join(lines), lines
+    assert "1 case(s) of xeon16 not counted" in lines[-1], lines[-1]

@@ -230,6 +230,37 @@ def test_a_loaded_node_the_confirmation_did_not_run_again_stands(no_baseline):
     assert any(ln.startswith("UNCONFIRMED NODE ") for ln in rec.lines), rec.lines
 
 
+def test_a_node_the_confirmation_could_not_judge_among_peers_stands(no_baseline):
+    """A confirmation that reached two nodes only (the others not idle) cannot tell which
+    of them is odd: the node named in the first session was dismissed by that, the run a
+    PASS with the node 3x slower in both sessions."""
+    first = _calm(no_baseline, "first.json", slow={"n2": 3.0})
+    again = _calm(no_baseline, "again.json", nodes=["n1", "n2"], slow={"n2": 3.0})
+    rec = acceptance.verdict_record([first], "generic", "quick", confirm=again)
+    assert rec.exit_status == 1 and "odd nodes of generic:default: n2" in rec.line, rec.lines
+    assert not any(ln.startswith("UNCONFIRMED NODES ") for ln in rec.lines), rec.lines
+    assert {"case": "node n2", "sysenv": WHERE, "var": ""} in rec.confirmation["not_run"]
+
+
+@pytest.mark.parametrize("wait,outcome", [(85.0, "CONFIRMED"), (3.0, "UNCONFIRMED")])
+def test_a_loaded_node_confirmed_on_that_node_alone(no_baseline, wait, outcome):
+    """A confirmation run on the loaded node alone measures that node: loaded again, the
+    line is confirmed; quiet, dismissed (it read as not run again either way)."""
+    from load_probe import with_load
+    busy = {"n1": 85.0, "n2": 3.0, "n3": 3.0, "n4": 3.0}
+    first = _write(no_baseline, "first.json",
+                   with_load(_one(_calm(no_baseline, "c.json")), busy))
+    again = _write(no_baseline, "again.json",
+                   with_load(_one(_calm(no_baseline, "a.json", nodes=["n1"])), wait))
+    rec = acceptance.verdict_record([first], "generic", "quick", confirm=again)
+    assert not rec.confirmation["not_run"], rec.confirmation
+    if outcome == "CONFIRMED":
+        assert rec.exit_status == 1 and " confirmed 1 of 1" in rec.line, rec.lines
+    else:
+        assert rec.exit_status == 0 and " confirmed 0 of 1" in rec.line, rec.lines
+        assert any(ln.startswith("UNCONFIRMED NODE generic: ") for ln in rec.lines)
+
+
 def test_the_same_case_of_two_sessions_is_its_hash_not_its_variant_number():
     first = {("A_0", "s", "e"): {"hashcode": "aaaa0000", "system": "s", "partition": "p",
                                  "environ": "e"},

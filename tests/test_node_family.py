@@ -258,3 +258,26 @@ def test_the_acceptance_line_counts_a_familys_members_as_cases(tmp_path, monkeyp
     part.write_text(json.dumps(data))
     lines, status = acceptance.summary([part], 'testnodes', 'quick', None, 10.0, False, [])
     assert status == 1 and ' FAIL 57 passed, 1 failed ' in lines[-1], lines[-1]
+
+
+@pytest.mark.parametrize('result,phase,cut,line', [
+    ('abort', 'run', True, ' UNFINISHED 44 passed, 0 failed '),
+    ('fail', 'run', False, ' FAIL 44 passed, 1 failed '),
+])
+def test_a_family_whose_job_ended_before_its_members_is_one_failure(tmp_path, monkeypatch,
+                                                                    result, phase, cut, line):
+    """A family job the time box interrupted is one case that ``--resume`` runs again (none
+    of its members passed or failed); one that failed before its members were judged prints
+    one line and counts one failure, not 14 (its members took its result)."""
+    from placement import acceptance
+    monkeypatch.setenv('PLACEMENT_BASELINES', str(tmp_path))
+    data = json.loads(STORED_FAMILY.read_text())
+    tc = next(tc for r in data['runs'] for tc in r['testcases'] if tc.get('family'))
+    tc.update(result=result, fail_phase=phase, fail_reason='job ended', time_limit=None)
+    for member in tc['family'].values():
+        member.pop('result', None)
+        member.pop('fail_phase', None)
+    part = tmp_path / 'run.json'
+    part.write_text(json.dumps(data))
+    lines, _ = acceptance.summary([part], 'testnodes', 'quick', None, 10.0, cut, [])
+    assert line in lines[-1], lines[-1]

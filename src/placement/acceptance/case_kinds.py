@@ -127,15 +127,17 @@ def member_kinds(tc: dict[str, Any], kind: str) -> list[str]:
     """What each case a final case stands for counts as in the acceptance line: a node-health
     family's members as cases of their own (as the report and a run without the family
     count them: a partition's line read ``6 passed`` for 56 checks), any other case its
-    ``kind``. A member skipped is skipped, one passed passed (and every one of a family a
-    confirmation dismissed); any other takes the family's kind. A failed family whose
-    members all passed (its job failed after them) still counts one failure."""
-    if kind == "skip" or not reading.family.is_family(tc):
+    ``kind``. A family that passed or failed: each member by its own result (skipped,
+    passed, failed; every one passed where a confirmation dismissed the family's failure),
+    the members the family's job never judged together one failure, as its one FAIL line
+    says. A family that did not finish (hung, interrupted): one case, as its one line
+    says and ``--resume`` runs it again whole."""
+    if kind not in ("pass", "fail") or not reading.family.is_family(tc):
         return [kind]
-    out = []
-    for m in reading.family.expand(tc):
-        r = m.get("result")
-        out.append("skip" if r == "skip" else "pass" if r == "pass" or kind == "pass" else kind)
-    if kind in FAILED_KINDS and kind not in out:
-        out.append(kind)
+    own = [f.get("result") for f in tc[reading.family.FIELD].values()
+           if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    out = ["skip" if r == "skip" else "pass" if r == "pass" or kind == "pass" else "fail"
+           for r in own if r in ("pass", "skip", "fail") or kind == "pass"]
+    if kind == "fail" and "fail" not in out:
+        out.append("fail")          # the family failed on its own: its job, one failure
     return out or [kind]

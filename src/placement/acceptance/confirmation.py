@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..judgement import reading, verdict
+from ..judgement import reading, rules, verdict
 from .record import Finding
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
@@ -186,18 +186,25 @@ class Confirmation:
             again.text() if again is not None else "too few values to judge the node", system)
 
     def judge_load(self, first: verdict.node_load.Load, again: verdict.node_load.Load | None,
-                   system: str) -> None:
-        """The first session's load line against the whole confirmation session's load; in
-        a run over several nodes, a loaded node whose load the confirmation did not measure
-        was not run again: the line stands (it was dismissed on the other nodes' quiet)."""
-        measured = {n.node for n in again.nodes} if again is not None else set()
-        unseen = [n for n in first.loaded_nodes() if n not in measured]
-        if unseen:
-            self.not_run += [{"case": f"load of {n}", "sysenv": system, "var": ""}
-                             for n in unseen]
-            return
+                   system: str, again_nodes: dict[str, verdict.node_load.Load] | None = None
+                   ) -> None:
+        """The first session's load line against the whole confirmation session's load
+        (``again_nodes``: its load on each node it measured). In a run over several nodes,
+        the line stands unless the confirmation measured every node it named loaded: one
+        it did not measure was not run again (it was dismissed on the other nodes' quiet);
+        it is shown again when one of them is loaded again."""
+        if first.nodes:
+            again_nodes = again_nodes or {}
+            unseen = [n for n in first.loaded_nodes() if n not in again_nodes]
+            if unseen:
+                self.not_run += [{"case": f"load of {n}", "sysenv": system, "var": ""}
+                                 for n in unseen]
+                return
+            shown = any(again_nodes[n].loaded for n in first.loaded_nodes())
+        else:
+            shown = verdict.node_load.shown_again(first, again)
         self.load_dismissed = self._node_line(
-            first.line(), verdict.node_load.shown_again(first, again),
+            first.line(), shown,
             again.text() if again is not None else "no CPU pressure measured", system)
 
     def judge_peers(self, first: list, again: list) -> None:
@@ -211,9 +218,9 @@ class Confirmation:
             j2 = again_of.get(j.where)
             if not j.fails or j2 is None:
                 continue
-            # a node the confirmation did not judge was not run again: it stands, however
-            # alike the nodes it did judge (it was dismissed by its absence)
-            seen = set(j2.judged) | set(j2.named)
+            # a node the confirmation reached no verdict on was not run again: it stands,
+            # however alike the nodes it did judge (it was dismissed by its absence)
+            seen = _decided(j2)
             unseen = [n for n in (j.named or j.judged) if n not in seen]
             self.not_run += [{"case": f"node {n}", "sysenv": j.where, "var": ""}
                              for n in unseen]
@@ -295,6 +302,16 @@ class Confirmation:
             self.stand_unseen + bool(self.node_dismissed) + bool(self.load_dismissed) + \
             len(self.nodes_dismissed)
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
+
+
+def _decided(j) -> set[str]:
+    """The nodes a partition's peer verdict reached a verdict on: named, or judged among
+    enough peers of their kind to be found alike (not two nodes that cannot tell which is
+    odd, not a kind of one, not a partition too small or not shared)."""
+    alone = {n for nodes, _ in j.kind_notes for n in nodes}
+    if j.note or j.unshared or len(j.judged) < rules.MIN_NODES:
+        return set(j.named)
+    return set(j.named) | (set(j.judged) - set(j.undecided) - alone)
 
 
 def _about(judgement, node: str) -> str:

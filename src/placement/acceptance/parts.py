@@ -49,9 +49,8 @@ def stopped_by(report: Path) -> str:
 
 
 def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
-    """The parts that are ReFrame run reports, in the order their sessions started (the
-    last attempt of a case decides, so parts given out of order let an older session's
-    passes stand over a later one's failures), and one line for each that is not."""
+    """The parts that are ReFrame run reports, in the order given, and one line for each
+    that is not."""
     good, dropped = [], []
     for p in parts:
         try:
@@ -60,8 +59,22 @@ def readable(parts: list[Path]) -> tuple[list[Part], list[str]]:
                              stopped_by(p)))
         except PlacementError as err:
             dropped.append(f"dropped part {p}: {err}")
-    good.sort(key=lambda part: reading.session_info.order(part.data.get("session_info") or {}))
     return good, dropped
+
+
+def out_of_order(good: list[Part]) -> str:
+    """Why the parts' order is in doubt, ``""`` when it is not: a part given after one whose
+    session started later. The last attempt of a case decides, so an older session given
+    last let its passes stand over a later session's failures; the order given is kept
+    (acceptance.sh gives them as they ran, whatever the clock says), and the run is not
+    called complete on it."""
+    starts = [(p.path, reading.session_info.started(p.data.get("session_info") or {}))
+              for p in good]
+    for (a, when_a), (b, when_b) in zip(starts, starts[1:]):
+        if when_a is not None and when_b is not None and when_b < when_a:
+            return (f"part {b.name} was given after {a.name} but its session started "
+                    "earlier: give the parts in the order they ran")
+    return ""
 
 
 def final_cases(parts: list[Part]) -> dict[tuple, dict[str, Any]]:

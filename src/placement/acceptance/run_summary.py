@@ -15,7 +15,7 @@ from . import comparison_health, peer_lines, record, unmeasured, waiting
 from .case_kinds import FAILED_KINDS, member_kinds, skipped_members
 from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
-from .parts import final_cases, readable
+from .parts import final_cases, out_of_order, readable
 from .previous_run import compare_rows, previous_run_finding
 from .regressions import find_regressions, gross_values, undecided_finding
 from .summary_lines import (acceptance_line, case_lines, loaded_nodes, node_lines, note_lines,
@@ -118,6 +118,8 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
              not_compared: list[str], confirm: Path | None,
              not_confirmed: list[str], previous: list[Path]) -> record.VerdictRecord:
     good, dropped = readable(parts)
+    order = out_of_order(good)
+    dropped += [order] if order else []
     notes = list(notes) + comparison_health.not_stored([p.path for p in good])
     shared = _shares_checks(good, previous)
     if compare is not None and not cut_short and not shared:
@@ -175,7 +177,7 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     found += undecided_finding(f.judged)
     found += previous_run_finding(compare_rows(compare), max_slowdown)
     found += note_lines(f)
-    missing = unmeasured.values(reading.run_report.pool([p.report for p in good]))
+    missing = unmeasured.values(reading.run_report.pool([p.report for p in good]), system)
     if missing:
         found.append(record.Finding("NOTE", f"NOTE {unmeasured.line(missing)}", system,
                                     data={"what": "not measured", "values": missing}))

@@ -112,7 +112,9 @@ def confirmed(confirm: Path, system: str, final: dict, judged: Judged,
     if node_fails:
         conf.judge_node(judgement.node, node_again, system)
     if load is not None:
-        conf.judge_load(load, verdict.node_load.of_cases(list(again_all.values())), system)
+        cases = list(again_all.values())
+        conf.judge_load(load, verdict.node_load.of_cases(cases), system,
+                        verdict.node_load.of_nodes(cases))
     if any(j.fails for j in peer):
         conf.judge_peers(list(peer), peer_lines.judgements(again))
     judged = {**judged, **{k: judged_again[k] for k in conf.dismissed_values},

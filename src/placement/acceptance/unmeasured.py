@@ -18,12 +18,13 @@ from ..judgement import reading, verdict
 SHOWN = 5
 
 
-def values(report: reading.run_report.RunReport) -> list[str]:
+def values(report: reading.run_report.RunReport, system: str) -> list[str]:
     """``case @system:partition+environ var`` for each primary value of a measured case
-    (passed, or failed only against a reference) that holds no finite number; guards
-    left out."""
+    (passed, or failed only against a reference) of ``system`` (every case where none is
+    of it, as the summary counts them) that holds no finite number; guards left out."""
     out = []
-    for c in report.cases:
+    mine = [c for c in report.cases if c.system == system] or report.cases
+    for c in mine:
         if not c.measured:
             continue
         for var in c.primary_vars():

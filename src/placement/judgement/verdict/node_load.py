@@ -98,6 +98,17 @@ def of_cases(cases: list[dict[str, Any]]) -> Load | None:
         _load(shares, node) for node, shares in sorted(by_node.items())))
 
 
+def of_nodes(cases: list[dict[str, Any]]) -> dict[str, Load]:
+    """Each node's own load over ``cases``, by the node its cases name (cases that name
+    none are left out): what a confirmation session measured on each node, one node or
+    several."""
+    by_node: dict[str, list[float]] = {}
+    for node, share in _measured(cases):
+        if node:
+            by_node.setdefault(node, []).append(share)
+    return {node: _load(shares, node) for node, shares in sorted(by_node.items())}
+
+
 def _measured(cases: list[dict[str, Any]]) -> Iterable[tuple[str, float]]:
     """(node, share of time waited) of each case that measured the node's load."""
     for tc in expand_all(cases):     # a family test's case: each member's own load
