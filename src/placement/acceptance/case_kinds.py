@@ -109,35 +109,31 @@ def skip_reason(tc: dict[str, Any], reasons: dict[tuple[str, str], str]) -> str:
     return reason[:300]
 
 
-def skipped_members(final: dict[tuple, dict[str, Any]], kinds: dict[tuple, str]
-                    ) -> list[dict[str, Any]]:
-    """The members a family test's case that ran skipped (NPB not installed on its node),
-    each as a case of its own: a SKIP line counts them as it counts a skipped case of a run
-    without the family, where they read ``skipped=0`` with no word."""
-    return [m for key, tc in final.items() if kinds.get(key) != "skip"
-            and reading.family.is_family(tc)
-            for m in reading.family.expand(tc) if m.get("result") == "skip"]
-
-
 #: the kinds that fail the run
 FAILED_KINDS = ("fail", "unfinished", "hung")
 
 
-def member_kinds(tc: dict[str, Any], kind: str) -> list[str]:
-    """What each case a final case stands for counts as in the acceptance line: a node-health
-    family's members as cases of their own (as the report and a run without the family
-    count them: a partition's line read ``6 passed`` for 56 checks), any other case its
+def member_kinds(tc: dict[str, Any], kind: str) -> list[tuple[str, dict[str, Any]]]:
+    """What each case a final case stands for counts as in the acceptance line, with that
+    case: a node-health family's members as cases of their own (as the report and a run
+    without the family count them: a partition's line read ``6 passed`` for 56 checks, and
+    a member skipped for want of NPB ``skipped=0`` with no word), any other case its
     ``kind``. A family that passed or failed: each member by its own result (skipped,
     passed, failed; every one passed where a confirmation dismissed the family's failure),
     the members the family's job never judged together one failure, as its one FAIL line
     says. A family that did not finish (hung, interrupted): one case, as its one line
     says and ``--resume`` runs it again whole."""
     if kind not in ("pass", "fail") or not reading.family.is_family(tc):
-        return [kind]
-    own = [f.get("result") for f in tc[reading.family.FIELD].values()
-           if isinstance(f, dict) and isinstance(f.get("name"), str)]
-    out = ["skip" if r == "skip" else "pass" if r == "pass" or kind == "pass" else "fail"
-           for r in own if r in ("pass", "skip", "fail") or kind == "pass"]
-    if kind == "fail" and "fail" not in out:
-        out.append("fail")          # the family failed on its own: its job, one failure
-    return out or [kind]
+        return [(kind, tc)]
+    out = []
+    for key, member in reading.family.members(tc):
+        own = tc[reading.family.FIELD][key].get("result")
+        if own == "skip":
+            out.append(("skip", member))
+        elif own == "pass" or kind == "pass":
+            out.append(("pass", member))
+        elif own == "fail":
+            out.append(("fail", member))
+    if kind == "fail" and all(x != "fail" for x, _ in out):
+        out.append(("fail", tc))    # the family failed on its own: its job, one failure
+    return out or [(kind, tc)]

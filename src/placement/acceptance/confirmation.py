@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..judgement import reading, rules, verdict
+from ..judgement import reading, verdict
 from .record import Finding
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
@@ -220,7 +220,7 @@ class Confirmation:
                 continue
             # a node the confirmation reached no verdict on was not run again: it stands,
             # however alike the nodes it did judge (it was dismissed by its absence)
-            seen = _decided(j2)
+            seen = j2.decided
             unseen = [n for n in (j.named or j.judged) if n not in seen]
             self.not_run += [{"case": f"node {n}", "sysenv": j.where, "var": ""}
                              for n in unseen]
@@ -302,16 +302,6 @@ class Confirmation:
             self.stand_unseen + bool(self.node_dismissed) + bool(self.load_dismissed) + \
             len(self.nodes_dismissed)
         return f" confirmed {self.confirmed} of {tried}" if tried else ""
-
-
-def _decided(j) -> set[str]:
-    """The nodes a partition's peer verdict reached a verdict on: named, or judged among
-    enough peers of their kind to be found alike (not two nodes that cannot tell which is
-    odd, not a kind of one, not a partition too small or not shared)."""
-    alone = {n for nodes, _ in j.kind_notes for n in nodes}
-    if j.note or j.unshared or len(j.judged) < rules.MIN_NODES:
-        return set(j.named)
-    return set(j.named) | (set(j.judged) - set(j.undecided) - alone)
 
 
 def _about(judgement, node: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..judgement import baselines, reading, verdict
 from ..util import baseline_file, sha256
 from . import comparison_health, peer_lines, record, unmeasured, waiting
-from .case_kinds import FAILED_KINDS, member_kinds, skipped_members
+from .case_kinds import FAILED_KINDS, member_kinds
 from .findings import Findings, apply_confirmation, first_session
 from .outcome import decide
 from .parts import final_cases, out_of_order, readable
@@ -149,12 +149,12 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
         f.gaps.append(f"{len(gross)} grossly worse value(s) that no confirmation session "
                       "decided")
     failed = [k for k, v in f.kinds.items() if v in FAILED_KINDS]
-    skipped = [f.final[k] for k, v in f.kinds.items() if v == "skip"] + \
-        skipped_members(f.final, f.kinds)
-    counted = [(k, x) for k, v in f.kinds.items() for x in member_kinds(f.final[k], v)]
-    passed = sum(x == "pass" for _, x in counted)
-    failures = sum(x in FAILED_KINDS for _, x in counted)
-    ran = sum(x in ("pass", *FAILED_KINDS) and not f.final[k].get("fixture") for k, x in counted)
+    counted = [(k, *x) for k, v in f.kinds.items() for x in member_kinds(f.final[k], v)]
+    skipped = [tc for _, x, tc in counted if x == "skip"]
+    passed = sum(x == "pass" for _, x, _ in counted)
+    failures = sum(x in FAILED_KINDS for _, x, _ in counted)
+    ran = sum(x in ("pass", *FAILED_KINDS) and not f.final[k].get("fixture")
+              for k, x, _ in counted)
     node = node_lines(f)
     if node.load_fails:
         peer.loaded = set(loaded_nodes(f))

@@ -186,6 +186,16 @@ class PeerJudgement:
         return self.pair.nodes if self.pair is not None and self.pair.differ else []
 
     @property
+    def decided(self) -> set[str]:
+        """The nodes the verdict reached a verdict on: named, or judged among enough peers
+        of their kind to be found alike (not two nodes that cannot tell which is odd, not a
+        kind of one, not a partition too small or whose values were not shared)."""
+        if self.note or self.unshared or len(self.judged) < MIN_NODES:
+            return set(self.named)
+        alone = {n for nodes, _ in self.kind_notes for n in nodes}
+        return set(self.named) | (set(self.judged) - set(self.undecided) - alone)
+
+    @property
     def gaps(self) -> list[str]:
         """What the verdict could not judge: a node left out, or two nodes that differ with
         nothing to tell which is odd; the run is incomplete while any is left."""

@@ -89,24 +89,25 @@ def of_cases(cases: list[dict[str, Any]]) -> Load | None:
     if not measured:
         return None
     run = _load([share for _, share in measured])
-    by_node: dict[str, list[float]] = {}
-    for node, share in measured:
-        by_node.setdefault(node, []).append(share)
+    by_node = _by_node(measured)
     if len(by_node) < 2 or "" in by_node:
         return run
-    return Load(run.median, run.cases, nodes=tuple(
-        _load(shares, node) for node, shares in sorted(by_node.items())))
+    return Load(run.median, run.cases, nodes=tuple(by_node.values()))
 
 
 def of_nodes(cases: list[dict[str, Any]]) -> dict[str, Load]:
     """Each node's own load over ``cases``, by the node its cases name (cases that name
     none are left out): what a confirmation session measured on each node, one node or
     several."""
-    by_node: dict[str, list[float]] = {}
-    for node, share in _measured(cases):
-        if node:
-            by_node.setdefault(node, []).append(share)
-    return {node: _load(shares, node) for node, shares in sorted(by_node.items())}
+    return {node: load for node, load in _by_node(_measured(cases)).items() if node}
+
+
+def _by_node(measured: Iterable[tuple[str, float]]) -> dict[str, Load]:
+    """Each node's load of its own cases (``""``: cases that name no node), by node name."""
+    shares: dict[str, list[float]] = {}
+    for node, share in measured:
+        shares.setdefault(node, []).append(share)
+    return {node: _load(s, node) for node, s in sorted(shares.items())}
 
 
 def _measured(cases: list[dict[str, Any]]) -> Iterable[tuple[str, float]]:
