@@ -65,6 +65,9 @@ def test_the_record_the_line_the_banner_and_the_exit_status_agree(path, tmp_path
     banner = next(ln for ln in (folder / "README.md").read_text().splitlines()
                   if ln.startswith("**"))
     assert banner.startswith(f"**{rec.outcome}**"), banner
+    if not rec.confirmation.get("ran"):     # the line's counts, the build fixtures included
+        assert banner.startswith(f"**{rec.outcome}**: {rec.counts['passed']} case(s) passed, "
+                                 f"{rec.counts['failed']} failed"), banner
     assert out.err.strip().splitlines()[-1].split(": ", 1)[1].split()[0] == rec.outcome
     assert not record.path_for(path).exists(), "a record written beside a stored fixture"
     # with --exit-status (what `make run` gives) the report exits as the run does
@@ -73,6 +76,23 @@ def test_the_record_the_line_the_banner_and_the_exit_status_agree(path, tmp_path
     # a run of `make run` (reframe --mode quick, then the report): the acceptance run's line
     if "--mode quick" in str(reading.run_report.load(path).session.get("cmdline", "")):
         assert out.err.strip().splitlines()[-1] == rec.line
+
+
+def test_a_run_with_no_case_reads_the_same_from_the_summary_and_the_report(tmp_path, capsys):
+    """A report holding no case (ReFrame ran nothing) is judged as the summary judges it,
+    under the system a run without cases is judged as: FAIL, exit 1, from both. The
+    report answered NOTHING RAN and exit 4 where the summary said FAIL and 1."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"session_info": {}, "runs": []}))
+    assert cli.main(["acceptance", "summary", str(path)]) == 1
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("ACCEPTANCE unknown acceptance: FAIL "), line
+    record.path_for(path).unlink()
+    assert cli.main(["report", "--run", str(path), "--no-compare", "--exit-status",
+                     "--output", str(tmp_path / "o")]) == 1
+    (folder,) = (tmp_path / "o").iterdir()
+    assert "**FAIL**" in (folder / "README.md").read_text()
+    assert capsys.readouterr().err.strip().splitlines()[-1].split(": ", 1)[1].startswith("FAIL ")
 
 
 def test_make_run_ends_with_the_reports_line():

@@ -12,7 +12,8 @@ from them is here, behind ``placement acceptance`` (:mod:`placement.cli.acceptan
 * :mod:`.second_session` is the confirmation session's plumbing, :mod:`.confirmation`
   decides which first-session failures it confirms, :mod:`.distributed` selects the checks
   and nodes of a ``--distribute`` run's confirmation;
-* :mod:`.findings` gathers what the run found, :mod:`.summary_lines` words it,
+* :mod:`.judged_system` says which system a run is judged as (its baseline and name);
+  :mod:`.findings` gathers what the run found, :mod:`.summary_lines` words it,
   :mod:`.outcome` decides the outcome word and exit status (0 pass, 1 fail, 3 unfinished,
   4 incomplete), :mod:`.run_summary` puts them together;
 * :mod:`.resume` is the time box's plumbing (a cut run resumed, its sessions selected);
@@ -27,6 +28,7 @@ sits above :mod:`placement.judgement` and below :mod:`placement.cli`.
 """
 
 from .case_kinds import classify, fail_text
+from .judged_system import UNKNOWN, judged_system
 from .outcome import EXIT_STATUS, decide, unjudged
 from .parts import readable
 from .previous_run import compare_rows, previous_run_info
@@ -39,15 +41,15 @@ from .second_session import not_a_confirmation, selection, to_confirm
 __all__ = [
     # modules
     "baseline_notes", "case_kinds", "comparison_health", "confirmation", "distributed",
-    "findings",
+    "findings", "judged_system",
     "outcome", "parts", "peer_lines", "previous_run", "record", "regressions", "resume",
     "run_summary",
     "second_session", "waiting", "seed_baselines", "summary_lines",
     # names
     "EXIT_STATUS", "Judged", "classify", "compare_rows", "decide", "fail_text",
-    "find_regressions", "hung_cases", "judge_values", "not_a_confirmation",
+    "find_regressions", "hung_cases", "judged_system", "judge_values", "not_a_confirmation",
     "previous_run_info", "readable",
     "resume_plan", "selection", "session_filter", "summary", "to_confirm", "unjudged",
     "verdict_record",
-    "VerdictRecord",
+    "UNKNOWN", "VerdictRecord",
 ]

@@ -19,10 +19,10 @@ import os
 import sys
 from pathlib import Path
 
-from ..acceptance import (hung_cases, not_a_confirmation, record, resume_plan, selection,
-                          session_filter, unjudged, verdict_record)
+from ..acceptance import (hung_cases, judged_system, not_a_confirmation, record, resume_plan,
+                          selection, session_filter, unjudged, verdict_record)
 from ..judgement import reading
-from ..util import PlacementError, one_line, system_name
+from ..util import PlacementError, one_line
 from .arguments import percent
 
 description = "conclusions of an acceptance run (for acceptance.sh)"
@@ -79,7 +79,7 @@ def _resume(args: argparse.Namespace) -> int:
 def _confirm(args: argparse.Namespace) -> int:
     try:
         paths = [Path(p) for p in args.paths]
-        chosen = selection(paths, _run_system(args.system, _readable(paths)))
+        chosen = selection(paths, judged_system(args.system, _readable(paths)))
     except Exception:       # noqa: BLE001 - the summary names the cause, once
         chosen = None
     if chosen is not None and chosen.what:
@@ -92,10 +92,6 @@ def _confirm(args: argparse.Namespace) -> int:
 def _sessions(args: argparse.Namespace) -> int:
     print(session_filter([Path(p) for p in args.paths]))
     return 0
-
-
-#: the system acceptance.sh passes when ReFrame's configuration names none
-UNKNOWN = "unknown"
 
 
 def _readable(paths: list[Path]) -> list[reading.run_report.RunReport]:
@@ -120,31 +116,12 @@ def _once(paths: list[Path]) -> list[Path]:
     return out
 
 
-def _run_system(system: str | None, parts: list[reading.run_report.RunReport]) -> str:
-    """The system the run is judged as: ``system``, which must name one whose cases the
-    readable parts hold (when they hold any), or the one system they hold. A run judged
-    under another system's name would read its baseline and print its name over the run."""
-    held = {s for r in parts for s in r.systems}
-    if system in (None, UNKNOWN):    # acceptance.sh's word when ReFrame named no system
-        if len(held) == 1:
-            return held.pop()
-        if system is None and held:
-            raise PlacementError(f"the run holds cases of {', '.join(sorted(held))}: give "
-                                 "--system; nothing was judged")
-        return UNKNOWN
-    system_name(system, "--system")
-    if held and system not in held:
-        raise PlacementError(f"--system {system}: no case of that system in the run (it "
-                             f"holds: {', '.join(sorted(held))}); nothing was judged")
-    return system
-
-
 def _summary(args: argparse.Namespace) -> int:
     """Judges the run once, prints its lines and writes its verdict record beside the
     newest run report (:mod:`placement.acceptance.record`), which the report reads."""
     parts = _once([Path(p) for p in args.paths])
     read = _readable(parts)
-    args.system = _run_system(args.system, read)
+    args.system = judged_system(args.system, read)
     # the caller's words go into the one ACCEPTANCE line: a line break there split it
     args.note, args.not_compared = (list(map(one_line.flattened, args.note)),
                                     list(map(one_line.flattened, args.not_compared)))

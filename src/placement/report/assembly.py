@@ -153,15 +153,16 @@ def answer_for(paths: list[Path], reports: list[RunReport], system: str | None) 
     """The run's verdict record: the one beside its newest run report, else the run judged
     now by the acceptance summary's own function (:func:`placement.acceptance.verdict_record`)
     and written there, so the report, the line and the exit status never disagree."""
-    from ..acceptance import record, verdict_record
+    from ..acceptance import judged_system, record, verdict_record
     newest = newest_path(paths, reports)
     found = record.beside([newest])
     if found is not None:
         return found
-    systems = sorted({c.system for r in reports for c in r.cases})
-    name = system or (systems[0] if len(systems) == 1 else "")
-    if not name:        # several systems: each has its own baselines and line
-        return None
+    held = {s for r in reports for s in r.systems}
+    if (system is None and len(held) > 1) or (system is not None and held
+                                              and system not in held):
+        return None     # several systems (each has its own line), or none the report keeps
+    name = judged_system(system, reports)
     rec = verdict_record(sorted(paths, key=lambda p: p == newest), name, _mode(reports))
     if _in_results(newest):     # a run of this checkout's: its record beside it, for the next
         try:

@@ -138,10 +138,11 @@ def verdict_counts(verdicts: list[verdict.over_sessions.Verdict],
 
 
 def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "",
-          why_not: str = "") -> str:
+          why_not: str = "", built: int = 0) -> str:
     """``N case(s) passed, M failed; verdict: ...`` (``counts``: :func:`verdict_counts`;
     ``whose``: what the verdict's numbers include, when more than the cases counted;
-    ``why_not``: why the run could not be judged, when its summary could not judge it)."""
+    ``why_not``: why the run could not be judged, when its summary could not judge it;
+    ``built``: build fixtures among the ``ran``, which the report's tables leave out)."""
     if why_not:
         said = f"; the run could not be judged ({why_not})"
     elif counts:
@@ -150,7 +151,19 @@ def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "",
                 f"of {counts['of']} values")
     else:
         said = "; no baseline with stored sessions: nothing judged"
-    return f"{ran - failed} case(s) passed, {failed} failed{said}."
+    builds = f" ({built} of them build fixtures, not in the tables below)" if built else ""
+    return f"{ran - failed} case(s) passed, {failed} failed{builds}{said}."
+
+
+def counted(ran: int, failed: int, answer: VerdictRecord | None) -> tuple[int, int, int]:
+    """The cases that ran, those that failed and the build fixtures among them: the
+    ACCEPTANCE line's counts when the run has a record (it counts the builds, the
+    report's tables do not: a partition's banner read 56 passed where its line read 58),
+    else the report's own."""
+    c = answer.counts if recorded(answer) else {}
+    if not {"passed", "failed", "ran"} <= set(c):
+        return ran, failed, 0
+    return c["passed"] + c["failed"], c["failed"], max(0, c["passed"] + c["failed"] - c["ran"])
 
 
 def why_not_judged(answer: VerdictRecord | None) -> str:
@@ -213,8 +226,9 @@ def lead_section(cases: list[Case], judged: list, out: Path,
         lines = ["First session (build fixtures not counted, the acceptance line counts "
                  f"them): {facts(len(ran), len(failed), verdict_counts(verdicts, answer), whose)}"]
     else:
-        said = facts(len(ran), len(failed), verdict_counts(verdicts, answer),
-                     why_not=why_not_judged(answer))
+        n, bad_n, built = counted(len(ran), len(failed), answer)
+        said = facts(n, bad_n, verdict_counts(verdicts, answer),
+                     why_not=why_not_judged(answer), built=built)
         banner = f"**{word}**: {said}"
         lines = []
     lines += node_lines(judged, loaded, answer)
