@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -153,3 +154,63 @@ def test_a_control_value_is_set_checked_kept_by_record_and_cleared(tmp_path, mon
         assert "_control [1, 2] is not a value Test[index values].var" in \
             capsys.readouterr().err
     assert target.read_text() == edited
+
+
+def test_the_names_diff_prints_are_read_by_judge_and_control(tmp_path, monkeypatch, capsys):
+    """`baseline diff` prints each index value after its $index name; `judge` and `baseline
+    control`, which ask for a value "as `placement baseline diff` prints it", read that
+    name as the value it is (judge answered "no baseline runs", control "no stored runs")."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert cli.main(["baseline", "diff", "--system", "generic", "--from", str(FIRST)]) == 0
+    printed = [line.split(": ")[0][2:] for line in capsys.readouterr().out.splitlines()
+               if line.startswith("+ ReportNpbShaped[$environ=gnu,")]
+    assert printed
+    assert _record(tmp_path, FIRST) == 0
+    target = tmp_path / "generic.yaml"
+    short = [re.sub(r"[^,\[]+=", "", n) for n in printed]      # Test[v1,v2].var
+    assert short[0].startswith("ReportNpbShaped[gnu,MM") and "=" not in short[0]
+    for long, name in zip(printed, short):
+        capsys.readouterr()
+        assert cli.main(["judge", "--baseline", str(target), "--entry", long,
+                         "0.0015", "0.0016", "0.0015"]) == 0
+        by_long = capsys.readouterr().out
+        assert cli.main(["judge", "--baseline", str(target), "--entry", name,
+                         "0.0015", "0.0016", "0.0015"]) == 0
+        assert "no baseline runs" not in by_long and by_long == capsys.readouterr().out
+    assert cli.main(["baseline", "control", "--system", "generic", printed[0]]) == 0
+    assert capsys.readouterr().out == f"{target}: control value {short[0]}\n"
+    assert yaml.safe_load(target.read_text())["_control"] == short[0]
+    # a test without $index (keyed by system:partition): its key printed bare, not `U[].t`
+    d = baselines.store.Diff({("U", ("a:p",), "t"): [1.0, None, 1.0, "s"]}, {}, {})
+    assert d.lines({}) == ["+ U[a:p].t: 1.0 s (none/+1)"]
+
+
+def test_a_control_that_changes_nothing_writes_nothing(tmp_path, monkeypatch, capsys):
+    """Setting the value already set, or clearing none, rewrote the file and its backup:
+    `.prev` became a copy of the file and the real previous version was lost."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    target, prev = tmp_path / "generic.yaml", tmp_path / "generic.yaml.prev"
+    assert _record(tmp_path, FIRST) == 0
+    assert _record(tmp_path, SECOND) == 0
+    from placement.judgement.verdict.intervals import entry_name
+    name = entry_name(next(iter(baselines.samples.entries(yaml.safe_load(target.read_text())))))
+    none = "no control value: the node's shift is the median of the values"
+
+    def control(arg: str, said: str, written: bool) -> None:
+        before = (target.read_text(), prev.read_text(), target.stat().st_mtime_ns)
+        capsys.readouterr()
+        assert cli.main(["baseline", "control", "--system", "generic", arg]) == 0
+        out = capsys.readouterr().out
+        if written:
+            assert out == f"{target}: {said}\n"
+            assert prev.read_text() == before[0] != target.read_text()
+        else:
+            assert out == f"{target}: {said} (no change: nothing written)\n"
+            assert (target.read_text(), prev.read_text(),
+                    target.stat().st_mtime_ns) == before
+
+    control("--clear", none, written=False)            # none set yet
+    control(name, f"control value {name}", written=True)
+    control(name, f"control value {name}", written=False)
+    control("--clear", none, written=True)
+    control("--clear", none, written=False)

@@ -119,7 +119,7 @@ def test_judge_in_a_job(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert _cli("judge", "--baseline", ref, "--entry", entry, "--word", "1.0") == 0
     assert capsys.readouterr().out.strip() == "continue"
-    assert _cli("judge", "--baseline", ref, "--entry", "Nope[x].y", "1", "2", "3") == 0
+    assert _cli("judge", "--baseline", ref, "--entry", "Nope[x].y", "1", "2", "3") == 2
     assert _cli("judge", "--baseline", ref, "--entry", entry, "--min-runs", "0", "1") == 2
     assert _cli("judge", "--baseline", ref, "--entry", "no brackets", "1") == 2
 

@@ -195,11 +195,68 @@ def test_reframe_refuses_a_cap_below_launches(tmp_path):
 
 
 def test_an_entry_with_no_stored_runs_stops_and_says_which(tmp_path, capsys):
-    """A new value and a typo both stop the loop (nothing to judge against); the line names
-    the entry and the file, so a typo can be told from a value not yet recorded."""
+    """A value recorded without runs stops the loop (nothing to judge against); the line
+    names the entry and the file."""
     ref = _reference(tmp_path, {"a": FAR})
-    assert cli.main(["judge", "--baseline", str(ref), "--entry", "T[x].typo",
-                     "1.0", "1.1", "1.2"]) == 0
+    assert cli.main(["judge", "--baseline", str(ref), "--entry", B, "1.0", "1.1", "1.2"]) == 0
     out = capsys.readouterr().out.strip()
-    assert out == ("stop: no baseline runs: nothing to judge against (T[x].typo has no stored "
+    assert out == ("stop: no baseline runs: nothing to judge against (T[x].b has no stored "
                    f"runs in {ref})"), out
+
+
+@pytest.mark.parametrize("entry", ["T[x].typo", "T[y].a", "U[x].a", "T[x,x].a"])
+@pytest.mark.parametrize("mode", ["--entry", "--output"])
+def test_an_entry_the_file_does_not_hold_is_one_line(tmp_path, capsys, entry, mode):
+    """A typo is no "stop": the job's loop would end quietly, as for a value not yet
+    recorded; it is one line, exit 2, naming the entry and the file's nearest values."""
+    ref = _reference(tmp_path, {"a": FAR})
+    argv = ["judge", "--baseline", str(ref)]
+    argv += (["--entry", entry, "1.0", "1.1", "1.2"] if mode == "--entry" else
+             ["--output", str(_output(tmp_path, 3)), "--var", entry, RE_A])
+    assert cli.main(argv) == 2
+    got = capsys.readouterr()
+    err = got.err.strip().splitlines()
+    assert len(err) == 1 and not got.out, got
+    assert err[0].startswith(f"placement: error: entry {entry!r} names no value of {ref} "), err
+    assert "one of the file's 2 values" in err[0] and "nearest: T[x]." in err[0], err
+
+
+@pytest.mark.parametrize("bad", ["-1", "0", "nan", "inf", "1e999", "x"])
+@pytest.mark.parametrize("before", [[], ["1.0"], ["1.0", "1.1", "1.2"]])
+@pytest.mark.parametrize("entry", [A, B])           # B: recorded, no stored runs
+def test_every_run_value_is_checked_before_counting(tmp_path, capsys, bad, before, entry):
+    """Below --min-runs the judge only counts the runs: a bad one there ("continue: 2 of at
+    least 3 runs", exit 1) ran the job again on a value it cannot judge."""
+    ref = _reference(tmp_path, {"a": FAR})
+    assert cli.main(["judge", "--baseline", str(ref), "--entry", entry, *before, bad]) == 2
+    got = capsys.readouterr()
+    err = got.err.strip().splitlines()
+    assert len(err) == 1 and not got.out, got
+    assert "runs must be positive finite numbers" in err[0] or \
+        "invalid run value 'x' (expected a number)" in err[0], err
+
+
+@pytest.mark.parametrize("value", ["-1", "nan"])
+def test_a_launch_value_is_checked_before_counting(tmp_path, capsys, value):
+    ref = _reference(tmp_path, {"a": FAR})
+    out = tmp_path / "job.out"
+    out.write_text(f"time={value}\nkernel-launch n=1 rc=0\n")
+    assert cli.main(["judge", "--baseline", str(ref), "--output", str(out),
+                     "--var", A, r"time=(\S+)"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "run 1 is " in err[0] and "positive finite" in err[0], err
+
+
+def test_a_group_that_matched_nothing_is_one_line(tmp_path, capsys):
+    """An optional group with no text: as a group that reads no number (it was a
+    TypeError's traceback, exit 1: the job's loop read it as "stop")."""
+    ref = _reference(tmp_path, {"a": FAR})
+    out = tmp_path / "job.out"
+    out.write_text("time=\nkernel-launch n=1 rc=0\n")
+    assert cli.main(["judge", "--baseline", str(ref), "--output", str(out),
+                     "--var", A, r"time=(\S+)?", "--word"]) == 2
+    got = capsys.readouterr()
+    err = got.err.strip().splitlines()
+    assert not got.out and len(err) == 1 and "Traceback" not in got.err, got
+    assert err[0] == ("placement: error: launch 1: 'time=' gives no number as the first "
+                      "group of 'time=(\\\\S+)?'"), err

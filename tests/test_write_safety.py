@@ -128,7 +128,9 @@ def test_a_read_only_baseline_is_kept_as_it_is(tmp_path, capsys, monkeypatch):
     """A reference file a site made read-only was replaced by the rename all the same."""
     monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
     target = tmp_path / "generic.yaml"
-    target.write_text(BASELINE.read_text())
+    # a control value set: --clear changes the file (clearing none writes nothing at all)
+    target.write_text(BASELINE.read_text() + "_control: ReportNumaCopy[gnu].copy_0_0\n")
+    before = target.read_text()
     target.chmod(0o444)
     for args in (["record", "--system", "generic", "--from", str(FIRST), "--add"],
                  ["control", "--system", "generic", "--clear"]):
@@ -136,7 +138,7 @@ def test_a_read_only_baseline_is_kept_as_it_is(tmp_path, capsys, monkeypatch):
         err = capsys.readouterr().err.strip()
         assert err.endswith("is read-only (mode 0444): make it writable (chmod u+w) to change "
                             "it; nothing was written") and "\n" not in err, err
-    assert target.read_text() == BASELINE.read_text()
+    assert target.read_text() == before
     assert not (tmp_path / "generic.yaml.prev").exists()
 
 

@@ -129,6 +129,8 @@ def control(args: argparse.Namespace) -> int:
         return 0
     if args.entry is not None and args.clear:
         raise PlacementError("give a value or --clear, not both")
-    data = baselines.recording.set_control(path, args.system, None if args.clear else args.entry)
-    print(baselines.recording.control_line(path, data))
+    data, written = baselines.recording.set_control(path, args.system,
+                                                    None if args.clear else args.entry)
+    print(baselines.recording.control_line(path, data)
+          + ("" if written else " (no change: nothing written)"))
     return 0

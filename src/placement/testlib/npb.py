@@ -211,9 +211,12 @@ class NpbBase(rfm.RunOnlyRegressionTest, PlacedRunMixin, BaselineReferencesMixin
         return self.stored_runs('wall') is not None
 
     def _repeat_loop(self) -> npb.loop.RepeatLoop:
-        """Fixed runs, or runs until the judge decides when a cap and a baseline exist."""
+        """Fixed runs, or runs until the judge decides when a cap and the case's stored
+        runs exist (without them the judge has nothing to decide by: it would stop the loop
+        at ``repeats`` all the same, with an error line for an entry the file lacks)."""
         ref = self.reference_file
-        if self.max_repeats <= self.repeats or not ref.is_file():
+        if self.max_repeats <= self.repeats or not ref.is_file() or \
+                not self._has_stored_runs():
             return npb.loop.RepeatLoop.fixed(self.repeats)
         walls = ("awk '/^npb-run /{for(i=1;i<=NF;i++) if($i ~ /^wall=/) print substr($i,6)}' "
                  + shlex.quote(sn.evaluate(self.stdout)))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ...util import PlacementError, atomic
 from .. import reading, verdict
-from ..verdict.intervals import entry_name, parse_entry
+from ..verdict.intervals import entry_name, read_entry
 from . import contents, samples, store
 
 HEADER = ("# ReFrame reference file ($ref), written by `placement baseline record`.\n"
@@ -137,9 +137,11 @@ def control_line(path: Path, data: dict) -> str:
                           "no control value: the node's shift is the median of the values")
 
 
-def set_control(path: Path, system: str, entry: str | None) -> dict:
+def set_control(path: Path, system: str, entry: str | None) -> tuple[dict, bool]:
     """Set the control value to ``entry`` (None: clear it) under the file's lock; the file's
-    new content. One line, exit 2, when nothing is recorded or ``entry`` has no stored runs."""
+    new content and whether it was written. One line, exit 2, when nothing is recorded or
+    ``entry`` has no stored runs. A value already set (or none to clear) writes nothing:
+    a rewrite would make ``.prev`` a copy of the file and lose the real previous version."""
     key = samples.CONTROL_KEY
     with atomic.locked(path):
         atomic.remove_leftovers(path)
@@ -147,10 +149,11 @@ def set_control(path: Path, system: str, entry: str | None) -> dict:
         if not data:
             raise PlacementError(f"{path}: no reference file for system {system!r}: "
                                  "record a run first (`placement baseline record`)")
+        before = data.get(key)
         if entry is None:
             data.pop(key, None)
         else:
-            e = parse_entry(entry)
+            e = read_entry(entry, data)     # either form `baseline diff` and the tools print
             stored = list(map(entry_name, samples.entries(data, str(path))))
             if e is None or entry_name(e) not in stored:
                 what = ("is not a value Test[index values].var" if e is None
@@ -160,5 +163,7 @@ def set_control(path: Path, system: str, entry: str | None) -> dict:
                                      f"{len(stored)} with stored runs, e.g. "
                                      + ", ".join(stored[:3]))
             data[key] = entry_name(e)
+        if data.get(key) == before:
+            return data, False
         store.write_atomic(path, data, HEADER)
-    return data
+    return data, True

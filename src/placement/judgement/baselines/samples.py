@@ -35,7 +35,7 @@ from . import pool, shape
 from .. import verdict
 from .shape import cut, short
 from ..verdict.intervals import (MEASURABLE, Entry, entries as intervals, measurable,
-    parse_entry, same_entry, sibling_family, unit_mismatches)
+    read_entry, same_entry, sibling_family, unit_mismatches)
 from ..reading.direction import higher_is_better
 from ..reading.run_report import Case
 from ..rules import KEEP_SESSIONS
@@ -402,7 +402,7 @@ def control_of(data: dict[str, Any], keys: list[Entry]) -> tuple[int | None, str
     name = data.get(CONTROL_KEY)
     if name is None:
         return None, ""
-    e = parse_entry(str(name))
+    e = read_entry(str(name), data)     # a hand edit may give the `baseline diff` form
     i = next((i for i, k in enumerate(keys) if e is not None and same_entry(k, e)), None)
     if i is None:
         return None, (f"control value {name} not judged in this run (not run, or no stored "

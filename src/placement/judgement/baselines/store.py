@@ -501,8 +501,14 @@ class Diff:
 
     def lines(self, index: dict[str, list[str]]) -> list[str]:
         def name(e: Entry) -> str:
+            """Each index value after its ``$index`` name; one with none (a test without
+            ``$index``: its system:partition) bare, so the name reads back as the entry
+            (:func:`placement.judgement.verdict.intervals.read_entry`) instead of
+            ``Test[].var``."""
             test, keys, var = e
-            attrs = ",".join(f"{a}={k}" for a, k in zip(index.get(test, []), keys))
+            names = index.get(test, [])
+            attrs = ",".join(f"{names[i]}={k}" if i < len(names) else str(k)
+                             for i, k in enumerate(keys))
             return f"{test}[{attrs}].{var}"
 
         def val(v: list) -> str:

@@ -16,7 +16,9 @@ The baseline's stored runs are read from the reference file's ``_samples``.
 
 from __future__ import annotations
 
+import difflib
 import functools
+import math
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -24,42 +26,67 @@ from pathlib import Path
 from ...util import PlacementError, regular_file
 from .. import baselines, verdict
 from . import loop_script
-from ..verdict.intervals import parse_entry
+from ..verdict.intervals import entries, entry_name, read_entry
 
 
 def stored_runs(path: Path, entry: str) -> baselines.samples.Samples | None:
-    """The baseline's runs of ``entry`` (``Test[k1,k2].var``); None when it has none."""
-    e = parse_entry(entry)
-    if e is None:
-        raise PlacementError(f"invalid entry {entry!r} (expected Test[index values].var, "
-                             "as `placement baseline diff` prints it)")
+    """The baseline's runs of ``entry``; None when it has none.
+
+    ``entry`` is ``Test[k1,k2].var`` or the form ``placement baseline diff`` prints (each
+    value after its ``$index`` name): both name one value. An entry the file does not hold
+    at all (a typo) is one line, exit 2: told "nothing to judge against", a job's loop
+    would stop quietly, as it does for a value that is recorded but has no runs yet.
+    """
     st = path.stat()
-    return _stored(str(path), st.st_mtime_ns, st.st_size)[0].get(e)
+    by_entry, _, _, data = _stored(str(path), st.st_mtime_ns, st.st_size)
+    e = read_entry(entry, data)
+    if e is None:
+        raise PlacementError(f"invalid entry {baselines.shape.short(entry)} (expected "
+                             "Test[index values].var, as `placement baseline diff` prints it)")
+    runs = by_entry.get(e)
+    if runs is None:
+        names = sorted({entry_name(k) for k in entries(data)} | set(map(entry_name, by_entry)))
+        if entry_name(e) not in names:
+            near = difflib.get_close_matches(entry_name(e), names, n=3, cutoff=0)
+            raise PlacementError(
+                f"entry {baselines.shape.short(entry)} names no value of {path} (a typo?); "
+                "accepted: Test[index values].var, as `placement baseline diff` prints it, "
+                f"one of the file's {len(names)} values (its leaves: a test, its $index "
+                "values, a variable), nearest: " + ", ".join(map(baselines.shape.cut, near)))
+    return runs
 
 
 def file_context(path: Path) -> tuple[verdict.over_sessions.Prior, int]:
     """The file's session-spread prior and how many values it keeps runs for."""
     st = path.stat()
-    _, prior, n = _stored(str(path), st.st_mtime_ns, st.st_size)
+    _, prior, n, _ = _stored(str(path), st.st_mtime_ns, st.st_size)
     return prior, n
 
 
 @functools.lru_cache(maxsize=4)
 def _stored(path: str, _mtime_ns: int, _size: int):
-    """A reference file's stored runs by entry, its prior and its number of values, read
-    once per version of the file (every NPB case of a session asks, the file is the same)."""
-    samples = baselines.samples.entries(baselines.store.load(Path(path)), path)
+    """A reference file's stored runs by entry, its prior, its number of values and its
+    content (which names an entry, :func:`stored_runs`), read once per version of the file
+    (every NPB case of a session asks, the file is the same)."""
+    data = baselines.store.load(Path(path))
+    samples = baselines.samples.entries(data, path)
     by_entry = {(test, tuple(map(str, k)), var): s for (test, k, var), s in samples.items()}
     prior = verdict.over_sessions.file_prior([s.session_runs for s in samples.values()])
-    return by_entry, prior, len(samples)
+    return by_entry, prior, len(samples), data
 
 
 def judge_entry(path: Path, entry: str, runs: list[float], min_runs: int, max_runs: int,
                 min_effect: float) -> verdict.over_sessions.Decision | None:
     """Stop or run again for one variable against its stored runs; None when it has none.
 
-    The one place a per-variable decision of a job's loop is made (both modes).
+    The one place a per-variable decision of a job's loop is made (both modes). Every run
+    is checked before any is counted: below ``min_runs`` the verdict only counts them, and
+    a bad value (-1, nan, a parse gone wrong) read as "run again" would hide it.
     """
+    for n, x in enumerate(runs, 1):
+        if not (math.isfinite(x) and x > 0):
+            raise PlacementError(f"{entry}: run {n} is {x!r}: runs must be positive finite "
+                                 "numbers")
     stored = stored_runs(path, entry)
     if stored is None:
         return None
@@ -86,7 +113,7 @@ def launch_values(launches: list[tuple[int, str]], pattern: re.Pattern) -> list[
             raise PlacementError(f"launch {n} printed no line matching {pattern.pattern!r}")
         try:
             values.append(float(m.group(1)))
-        except (IndexError, ValueError):
+        except (IndexError, TypeError, ValueError):     # TypeError: the group matched nothing
             raise PlacementError(f"launch {n}: {m.group(0)!r} gives no number as the first "
                                  f"group of {pattern.pattern!r}") from None
     return values

@@ -44,6 +44,30 @@ def parse_entry(text: str) -> Entry | None:
     return m.group("test"), tuple(k for k in m.group("keys").split(",") if k != ""), m.group("var")
 
 
+def read_entry(text: str, data: dict[str, Any]) -> Entry | None:
+    """The entry ``text`` names in the reference file ``data``, or None (not an entry).
+
+    Both forms the tools print are read: ``Test[gnu,MM160].var`` (:func:`entry_name`) and
+    ``Test[$environ=gnu,benchmark=MM160].var`` (``placement baseline diff``, each value
+    after its ``$index`` name). Why: a name copied from the diff must find the value, not
+    read as one with no stored runs. A ``name=`` prefix is dropped only where it is the
+    test's own ``$index`` name at that place, so an index value holding ``=`` (a Spack
+    variant) still reads as itself.
+    """
+    e = parse_entry(text)
+    if e is None:
+        return None
+    test, keys, var = e
+    names = index_of(data, test)
+    return test, tuple(_unnamed(k, names[i] if i < len(names) else None)
+                       for i, k in enumerate(keys)), var
+
+
+def _unnamed(key: str, name: str | None) -> str:
+    """``key`` without its ``name=`` prefix, when it has it."""
+    return key[len(name) + 1:] if name is not None and key.startswith(f"{name}=") else key
+
+
 def same_entry(a: Entry, b: Entry) -> bool:
     """Whether two entries name one value (a file's index values may be numbers)."""
     return entry_name(a) == entry_name(b)
