@@ -368,6 +368,12 @@ def test_a_part_given_twice_is_one_part(tmp_path, capsys):
                      str(part), str(tmp_path / "." / "run.json")]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("ACCEPTANCE generic quick: PASS") and "parts=" not in last, last
+    # the report reads its runs as the summary does (it judged the run with parts=2)
+    (tmp_path / "verdict-run.json").unlink()
+    assert cli.main(["report", "--run", str(part), "--run", str(tmp_path / "." / "run.json"),
+                     "--no-compare", "--output", str(tmp_path / "o")]) == 0
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "parts=" not in last, last
 
 
 def test_another_systems_cases_do_not_count_toward_this_ones_pass(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import resource
 import shutil
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from placement import cli
 from placement.engine import cpulist, topology
 from placement.util.errors import PlacementError
 
@@ -168,7 +170,7 @@ def test_an_inconsistent_topology_is_refused_in_one_line(tmp_path, edit, message
     _one_line_exit_2(run("topo", "--topology", str(out)), message)
 
 
-@pytest.mark.parametrize("policy", ["bind:,", "interleave: ", "bind:, ,"])
+@pytest.mark.parametrize("policy", ["bind:,", "interleave: ", "bind:, ,", "interleave:"])
 def test_a_policy_naming_no_node_is_one_line(policy):
     """``bind:,`` printed ``numactl --membind= ...``, a command numactl refuses."""
     _one_line_exit_2(run("maps", "--topology", str(BULLDOZER), "--threads", "4",
@@ -198,3 +200,39 @@ def test_topo_output_needs_a_synthetic_description(tmp_path):
     _one_line_exit_2(run("topo", "--topology", str(XEON), "--synthetic", str(out)),
                      "give one")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda tc: tc.update(num_threads="abc"), "its num_threads 'abc' is not a whole number"),
+    (lambda tc: tc.update(num_threads=None), "its num_threads None is not a whole number"),
+    (lambda tc: tc.update(num_threads=[1]), "its num_threads [1] is not a whole number"),
+    (lambda tc: tc.pop("name"), "it has no name (ReFrame writes name, system"),
+    (lambda tc: tc.pop("system"), "it has no system (ReFrame writes name, system"),
+])
+def test_a_malformed_test_case_is_one_line_and_writes_no_report(edit, needle, tmp_path, capsys):
+    """A run report edited by hand: a thread count the tables count by that is no number
+    stopped the report with a traceback after it had made its folder; a case without a
+    name read ``malformed test case '?': 'name'``."""
+    data = json.loads((Path(__file__).parent / "fixtures" / "runreports" /
+                       "generic-first-run.json").read_text())
+    edit(next(tc for tc in data["runs"][0]["testcases"] if "num_threads" in tc))
+    (tmp_path / "r.json").write_text(json.dumps(data))
+    out = tmp_path / "out"
+    assert cli.main(["report", "--run", str(tmp_path / "r.json"), "--no-compare",
+                     "--output", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and len(err.splitlines()) == 1, err
+    assert not out.exists()
+
+
+def test_a_folder_given_as_a_file_or_a_file_as_a_folder_is_named(tmp_path, capsys):
+    """``topo --synthetic DIR`` said ``3: Is a directory`` (a file descriptor, not the
+    path); ``report --output FILE`` said ``FILE: File exists``."""
+    assert cli.main(["topo", "--synthetic", str(tmp_path)]) == 2
+    assert f"{tmp_path}: a directory: give the synthetic description file itself" in \
+        capsys.readouterr().err
+    (tmp_path / "f").write_text("")
+    assert cli.main(["report", "--run", str(ROOT / "tests/fixtures/runreports/"
+                                                  "generic-first-run.json"),
+                     "--no-compare", "--output", str(tmp_path / "f")]) == 2
+    assert f"{tmp_path / 'f'}: not a folder; give --output" in capsys.readouterr().err

@@ -69,6 +69,23 @@ def test_bad_input_is_one_line_and_installs_nothing(tmp_path, case, message):
     assert not (tmp_path / 'npb').exists()
 
 
+@pytest.mark.skipif(os.geteuid() == 0 and shutil.which('setpriv') is None,
+                    reason='root reads any file, and setpriv (util-linux) is missing')
+def test_a_tarball_the_user_cannot_read_is_said_so_not_called_no_archive(tmp_path):
+    """Without read permission the archive was "not a readable tar archive", which sent a
+    site looking at the file's contents. Root reads any file: the override is dropped."""
+    tarball = _not_npb(tmp_path)
+    tarball.chmod(0)
+    drop = ['setpriv', '--inh-caps=-dac_override,-dac_read_search',
+            '--bounding-set=-dac_override,-dac_read_search'] if os.geteuid() == 0 else []
+    proc = subprocess.run(drop + [sys.executable, '-m', 'placement', 'npb', 'build',
+                                  '--tarball', str(tarball), '--prefix', str(tmp_path / 'npb')],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, 'XDG_CACHE_HOME': str(tmp_path / 'cache')})
+    _one_line_error(proc, f"NPB tarball {str(tarball)!r} cannot be read (Permission denied)")
+    assert not (tmp_path / 'npb').exists()
+
+
 @needs_tarball
 def test_a_missing_compiler_is_named(tmp_path):
     proc = _build(tmp_path, '--tarball', str(TARBALL), '--prefix', str(tmp_path / 'npb'),

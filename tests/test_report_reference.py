@@ -101,3 +101,47 @@ def test_an_empty_baselines_folder_is_named_as_it_was_read(tmp_path, monkeypatch
     assert cli.main(["report", "--reference", "--output", str(tmp_path / "out")]) == 2
     (err,) = capsys.readouterr().err.splitlines()
     assert f"({empty} holds no *.yaml; give --baseline or --seed-csv)" in err, err
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--run", "{run}", "--seed-csv", "nosuch.csv"], "--seed-csv is only read with --reference"),
+    (["--run", "{run}", "--baseline", "nosuch.yaml"], "--baseline is only read with --reference"),
+    (["--reference", "--run", "{run}"], "--run is only read without --reference"),
+    (["--reference", "--latest"], "--latest is only read without --reference"),
+    (["--reference", "--exit-status"], "--exit-status is only read without --reference"),
+])
+def test_an_option_the_rendering_does_not_read_is_refused(args, said, tmp_path, capsys):
+    """Each option is read by one of the two renderings: given to the other it was ignored
+    (a seed table that does not exist, exit 0), now it is refused and nothing is written."""
+    run = Path(__file__).parent / "fixtures" / "runreports" / "generic-first-run.json"
+    out = tmp_path / "out"
+    argv = ["report", "--output", str(out)] + [a.format(run=run) for a in args]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("text, said", [
+    ("benchmark,class,threads,affinity,time_s\nEP,A,0,none,1\n", "data row 1 (EP,A,0,none,1)"),
+    ("benchmark,class,threads,affinity,time_s\nEP,A,4,none,-2\n", "both above zero"),
+    ("benchmark,class,threads,affinity,time_s\nEP,A,4,none,abc\n", "both above zero"),
+    ("a,b\n1,2\n", "no column benchmark, class, threads, affinity, time_s"),
+])
+def test_a_seed_table_row_that_is_no_measurement_is_refused(text, said, tmp_path, capsys):
+    """A row of 0 threads or a time of 0 or below was rendered as a measurement; a row
+    without a column read as a Python error (``bad row {...}: 'benchmark'``)."""
+    table = tmp_path / "t.csv"
+    table.write_text(text)
+    out = tmp_path / "out"
+    assert cli.main(["report", "--reference", "--seed-csv", str(table),
+                     "--output", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1, err
+    assert not out.exists()
+
+
+def test_a_reference_file_not_there_is_said_not_found(tmp_path, capsys):
+    assert cli.main(["report", "--reference", "--baseline", str(tmp_path / "nosuch.yaml"),
+                     "--output", str(tmp_path / "out")]) == 2
+    assert "not found" in capsys.readouterr().err

@@ -179,6 +179,9 @@ def test_no_lstopo_on_the_node_is_one_line_and_the_old_file_stays(site_dir, tmp_
     (('x', '--scheduler', 'ssh'), '--scheduler ssh needs --host'),
     (('x', '--scheduler', 'slurm'), '--scheduler slurm needs --partition'),
     (('x', '--scheduler', 'lsf'), "invalid choice: 'lsf'"),
+    (('x', '--scheduler', 'local', '--partition', 'batch'),
+     '--scheduler local has none: leave it out'),
+    (('x', '--scheduler', 'local', '--host', 'n1'), '--host names the node of --scheduler ssh'),
 ])
 def test_bad_answers_are_one_line(args, words, site_dir):
     proc = site_new(site_dir, *args)

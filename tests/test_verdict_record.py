@@ -95,6 +95,34 @@ def test_a_run_with_no_case_reads_the_same_from_the_summary_and_the_report(tmp_p
     assert capsys.readouterr().err.strip().splitlines()[-1].split(": ", 1)[1].startswith("FAIL ")
 
 
+def test_a_record_is_its_runs_by_session_not_by_file_name(tmp_path, monkeypatch, capsys):
+    """A report of another ReFrame session, given the name of a judged run's report, is not
+    that run: ``--record`` is refused, and a record left beside it is not read (the run is
+    judged afresh). By name alone, a run where every case was skipped read the record's
+    PASS, exit 0."""
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path / "no-baselines"))
+    first, other = tmp_path / "a", tmp_path / "b"
+    first.mkdir(), other.mkdir()
+    src = ROOT / "tests/fixtures/runreports/generic-first-run.json"
+    (first / "run-x.json").write_text(src.read_text())
+    data = json.loads(src.read_text())
+    data["session_info"]["uuid"] = "0badc0de-0000-4000-8000-000000000000"
+    for tc in data["runs"][0]["testcases"]:
+        tc["result"] = "skip"
+    (other / "run-x.json").write_text(json.dumps(data))
+    assert cli.main(["acceptance", "summary", str(first / "run-x.json")]) == 0
+    rec = record.path_for(first / "run-x.json")
+    assert record.read(rec).sessions == [reading.run_report.load(first / "run-x.json").uuid]
+    capsys.readouterr()
+    assert cli.main(["report", "--run", str(other / "run-x.json"), "--record", str(rec),
+                     "--no-compare", "--exit-status", "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "the verdict record of another run" in err and "0badc0de-0000" in err, err
+    (other / rec.name).write_text(rec.read_text())
+    assert cli.main(["report", "--run", str(other / "run-x.json"), "--no-compare",
+                     "--exit-status", "--output", str(tmp_path / "o2")]) == 1
+
+
 def test_make_run_ends_with_the_reports_line():
     """`make run` runs the quick mode, then `placement report --latest`, whose last line
     (standard error) is the run's ACCEPTANCE line: the recipe's last command is the report,

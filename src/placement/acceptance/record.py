@@ -98,6 +98,11 @@ class VerdictRecord:
     #: with ``case``, ``sysenv``, ``var``, the ``verdict`` word, its ``change`` and its
     #: ``data`` (:mod:`placement.judgement.verdict.as_data`); empty when none was judged
     verdicts: dict[str, Any] = field(default_factory=dict)
+    #: the ReFrame sessions (``session_info.uuid``) of :attr:`reports`, in their order: a
+    #: report is this record's run only if its session is one of them (a file of another
+    #: run, given the same name, read this record's PASS); empty in records written before
+    #: it, which are matched by name alone
+    sessions: list[str] = field(default_factory=list)
     schema: int = SCHEMA
 
     @property
@@ -195,16 +200,22 @@ def _unconfirmed_of_schema_1(line: str) -> dict[str, str]:
     return {"what": "value" if var else "case", "case": name, "sysenv": where, "var": var}
 
 
-def judged(record: VerdictRecord, report: Path) -> bool:
-    """Whether ``record`` is the one of the run whose newest report is ``report``: the run
-    reports it judged hold it, by the name its record goes by (a gzipped report's has no
-    .gz, :func:`path_for`)."""
-    return path_for(Path(report)).name in {path_for(Path(r)).name for r in record.reports}
+def judged(record: VerdictRecord, report: Path, session: str = "") -> bool:
+    """Whether ``record`` is the one of the run whose newest report is ``report`` (of
+    ReFrame session ``session``): the run reports it judged hold it, by the name its record
+    goes by (a gzipped report's has no .gz, :func:`path_for`), and by its session where
+    both are known (a name is no identity: another run's file can carry it)."""
+    named = path_for(Path(report)).name in {path_for(Path(r)).name for r in record.reports}
+    return named and (not session or not record.sessions or session in record.sessions)
 
 
-def beside(reports: list[Path]) -> VerdictRecord | None:
-    """The record beside the newest of ``reports``, if one was written."""
+def beside(reports: list[Path], session: str = "") -> VerdictRecord | None:
+    """The record beside the newest of ``reports`` (of ReFrame session ``session``), if
+    one was written for that run (a record of another session there is none of its)."""
     if not reports:
         return None
     path = path_for(Path(reports[-1]))
-    return read(path) if path.is_file() else None
+    if not path.is_file():
+        return None
+    rec = read(path)
+    return rec if judged(rec, Path(reports[-1]), session) else None

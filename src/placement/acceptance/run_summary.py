@@ -183,7 +183,9 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
                                     data={"what": "not measured", "values": missing}))
         f.gaps.append(f"{len(missing)} value(s) not measured")
     if not ran:
-        f.notes.insert(0, "no case ran")      # all skipped: covered nothing, never a pass
+        # all skipped: covered nothing, never a pass (a build that passed is no check)
+        f.notes.insert(0, "no check ran, only build fixtures" if passed + failures
+                       else "no case ran")
     ok = ran > 0 and not failed and not regressions and not node.node_fails \
         and not node.load_fails and not peer.fails
     outcome, status = decide(cut_short=cut_short, failed=not ok, complete=not f.gaps)
@@ -203,4 +205,5 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
          "regressions": len(regressions), "ran": ran},
         [x.line for x in found], found, _odd_nodes(peer, _scheduler(good)), conf,
         list(f.gaps),
-        list(f.notes), _baseline(system), peer.nodes(), _verdicts(f))
+        list(f.notes), _baseline(system), peer.nodes(), _verdicts(f),
+        [p.report.uuid for p in good])

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from pathlib import Path
 
@@ -104,22 +103,10 @@ def _readable(paths: list[Path]) -> list[reading.run_report.RunReport]:
     return out
 
 
-def _once(paths: list[Path]) -> list[Path]:
-    """``paths`` with a file given again left out (it read ``parts=2`` for one part)."""
-    seen: set[str] = set()
-    out = []
-    for p in paths:
-        key = os.path.realpath(p)
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-    return out
-
-
 def _summary(args: argparse.Namespace) -> int:
     """Judges the run once, prints its lines and writes its verdict record beside the
     newest run report (:mod:`placement.acceptance.record`), which the report reads."""
-    parts = _once([Path(p) for p in args.paths])
+    parts = reading.run_report.distinct(map(Path, args.paths))
     read = _readable(parts)
     args.system = judged_system(args.system, read)
     # the caller's words go into the one ACCEPTANCE line: a line break there split it

@@ -54,8 +54,26 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
                    help="with --reference: a seed table benchmark,class,threads,affinity,time_s")
 
 
+#: the options that only ``--reference`` reads, and those it does not
+REFERENCE_ONLY = ("baseline", "seed_csv")
+RUN_ONLY = ("latest", "run", "system", "no_compare", "exit_status", "record")
+
+
+def unused_options(args: argparse.Namespace) -> None:
+    """Refuses an option the chosen rendering does not read (``--seed-csv nosuch.csv``
+    beside ``--run`` exited 0, the file never looked at)."""
+    other = RUN_ONLY if args.reference else REFERENCE_ONLY
+    given = [k for k in other if getattr(args, k) not in (None, False, [])]
+    if given:
+        opt = "--" + given[0].replace("_", "-")
+        raise PlacementError(f"{opt} is only read {'without' if args.reference else 'with'} "
+                             f"--reference: leave it out, or "
+                             f"{'drop' if args.reference else 'give'} --reference")
+
+
 def report(args: argparse.Namespace) -> int:
     from ..report import assembly
+    unused_options(args)
     if args.reference:
         bl = [Path(p) for p in args.baseline]
         if not bl and not args.seed_csv:
@@ -71,6 +89,7 @@ def report(args: argparse.Namespace) -> int:
     if args.latest:
         paths.append(reading.run_report.latest(reading.run_report.results_dir() / "runs",
                                                args.system))
+    paths = reading.run_report.distinct(paths)
     if not paths:
         raise PlacementError("give --latest or --run FILE (or --reference)")
     reports = [reading.run_report.load(p) for p in paths]
@@ -78,11 +97,13 @@ def report(args: argparse.Namespace) -> int:
         from ..acceptance import record
         answer = record.read(Path(args.record))
         newest = assembly.newest_path(paths, reports)
-        if not record.judged(answer, newest):
+        session = next(r.uuid for p, r in zip(paths, reports) if p == newest)
+        if not record.judged(answer, newest, session):
             raise PlacementError(
                 f"--record {args.record}: the verdict record of another run (it judged "
-                f"{', '.join(Path(r).name for r in answer.reports) or 'no run report'}, not "
-                f"{Path(newest).name}); give the record written beside the run's newest "
+                f"{', '.join(Path(r).name for r in answer.reports) or 'no run report'}"
+                f"{_sessions(answer.sessions)}, not {Path(newest).name}"
+                f"{_sessions([session])}); give the record written beside the run's newest "
                 "report, or leave --record out; nothing was written")
     else:
         answer = assembly.answer_for(paths, reports, args.system)
@@ -98,3 +119,9 @@ def report(args: argparse.Namespace) -> int:
         # no record (a run no summary can judge): never a pass
         return answer.exit_status if answer is not None else 4
     return 0
+
+
+def _sessions(uuids: list[str]) -> str:
+    """`` of session(s) U1, U2`` (ReFrame's uuids), "" where none is known."""
+    known = [u for u in uuids if u]
+    return f" of session(s) {', '.join(known)}" if known else ""

@@ -48,15 +48,15 @@ def placement_nodes(topo: Topology, placement: Placement) -> list[int]:
 
 def resolve(spec: str, topo: Topology, placement: Placement) -> MemoryPolicy:
     """Turn ``NAME[:NODES]`` into a MemoryPolicy, checking the nodes exist."""
-    name, _, nodes_text = spec.partition(":")
+    name, colon, nodes_text = spec.partition(":")
     if name not in POLICIES:
         raise PlacementError(f"unknown memory policy {name!r}: choose one of {', '.join(POLICIES)}"
                              " (optionally NAME:NODES, e.g. interleave:0,1)")
     if name in ("first-touch", "local"):
-        if nodes_text:
+        if colon:
             raise PlacementError(f"policy {name!r} takes no node list (got {nodes_text!r})")
         return MemoryPolicy(name, ())
-    if nodes_text:
+    if colon:       # "interleave:" read as interleave over the placement's nodes
         nodes = parse_list(nodes_text, what="NUMA node")
         if not nodes:       # "bind:," made numactl --membind= (an empty list)
             raise PlacementError(f"policy {spec!r} names no NUMA node: give NAME:NODES (e.g. "

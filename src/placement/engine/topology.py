@@ -433,6 +433,9 @@ def read_bounded(path: Path, what: str, max_bytes: int) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise PlacementError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    if stat.S_ISDIR(os.fstat(fd).st_mode):     # fdopen would say "3: Is a directory"
+        os.close(fd)
+        raise PlacementError(f"{path}: a directory: give the {what} file itself")
     with os.fdopen(fd, "rb") as fp:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

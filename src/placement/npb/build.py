@@ -107,7 +107,13 @@ def omp_folder(tarball: Path) -> str:
                 m = _OMP_DIR.match(member.name.lstrip("./"))
                 if m:
                     return member.name[:member.name.index(m.group(1))] + m.group(1)
-    except (tarfile.TarError, EOFError, OSError):
+    except OSError as exc:
+        if exc.errno is not None:   # unreadable (permissions, I/O), not a bad archive
+            raise PlacementError(f"NPB tarball {str(tarball)!r} cannot be read "
+                                 f"({exc.strerror})") from None
+        raise PlacementError(f"{str(tarball)!r} is not a readable tar archive: expected "
+                             f"NASA's NPB 3.x source tarball (NPB3.4.x.tar.gz)") from None
+    except (tarfile.TarError, EOFError):
         raise PlacementError(f"{str(tarball)!r} is not a readable tar archive: expected "
                              f"NASA's NPB 3.x source tarball (NPB3.4.x.tar.gz)") from None
     raise PlacementError(f"{str(tarball)!r} is not NPB: it holds no NPB3.x-OMP/config/"

@@ -40,6 +40,8 @@ def _refuse(out: Path, why: str) -> PlacementError:
 def _make(out: Path, root: Path) -> bool:
     """Make ``out`` and the folders between it and ``root``, following no link below
     ``root``; True when ``out`` itself was made here."""
+    if os.path.lexists(root) and not root.is_dir():
+        raise _refuse(root, "not a folder")    # mkdir said only "File exists"
     root.mkdir(parents=True, exist_ok=True)      # the caller's own folder
     below = [out, *[p for p in out.parents if root in p.parents]]
     made = False

@@ -37,6 +37,12 @@ def check_partition(scheduler: str, partition: str | None, host: str | None) -> 
     """One line, exit 2, when the partition or host the answers name does not exist."""
     if host is not None:
         check_host(host)
+        if scheduler != "ssh":
+            raise PlacementError(f"--host names the node of --scheduler ssh, not of "
+                                 f"{scheduler}: leave it out, or give --scheduler ssh")
+    if partition is not None and scheduler in ("local", "ssh"):
+        raise PlacementError(f"--partition names a slurm, sge or pbs partition or queue; "
+                             f"--scheduler {scheduler} has none: leave it out")
     if scheduler == "ssh":
         if not host:
             raise PlacementError("--scheduler ssh needs --host (the compute node to reach)")
@@ -52,8 +58,8 @@ def check_partition(scheduler: str, partition: str | None, host: str | None) -> 
         raise PlacementError(f"{lister[0]} is not on PATH: is this a {scheduler} submit host?")
     proc = _run(lister)
     if proc.returncode != 0:
-        raise PlacementError(f"{' '.join(lister)} failed: "
-                             f"{(proc.stderr or proc.stdout).strip().splitlines()[-1:] or '?'}")
+        last = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise PlacementError(f"{' '.join(lister)} failed (exit {proc.returncode}): {last[0]}")
     names = [ln.split()[0].rstrip("*") for ln in proc.stdout.splitlines() if ln.strip()]
     if scheduler == "pbs":
         names = names[2:]                       # qstat -Q prints two header lines

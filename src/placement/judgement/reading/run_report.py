@@ -259,9 +259,21 @@ def is_name(v: Any) -> bool:
     return isinstance(v, str) and 0 < len(v) <= MAX_NAME and not one_line.has_control(v)
 
 
+def _whole_number(params: dict[str, Any], key: str) -> None:
+    """A parameter the tables count by (threads per case) must be a whole number, as
+    ReFrame writes it: ``'abc'`` or ``null`` there stopped the report with a traceback."""
+    v = params.get(key, 0)
+    if type(v) is bool or not re.fullmatch(r"\d{1,9}", str(v)):
+        shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:37] + "..."
+        raise ValueError(f"its {key} {shown} is not a whole number")
+
+
 def _name(tc: dict[str, Any], field: str) -> str:
     """A name the case carries into one-line outputs and file names, checked
     (:func:`is_name`)."""
+    if field not in tc:
+        raise ValueError(f"it has no {field} (ReFrame writes name, system, partition and "
+                         "environ for every test case)")
     v = tc[field]
     if not is_name(v):
         shown = repr(v) if len(repr(v)) <= 80 else repr(v)[:77] + "..."
@@ -285,6 +297,7 @@ def _case(tc: dict[str, Any], session: str) -> Case:
         for k in keys:
             if k in tc and tc[k] is not None and not isinstance(tc[k], (dict, list)):
                 params.setdefault(k, tc[k])
+    _whole_number(params, "num_threads")
     perf: dict[str, PerfValue] = {}
     prefix = f"{tc['system']}:{tc['partition']}:"
     given = tc.get("perfvalues") or {}
@@ -529,6 +542,19 @@ def expand(spec: str, system: str | None = None) -> list[Path]:
     if not parts:
         raise PlacementError(f"{spec}: an empty run list (expected one run report path per line)")
     return parts
+
+
+def distinct(paths: Iterable[Path]) -> list[Path]:
+    """``paths`` in their order, a file given again (by another path too) left out: one
+    run report given twice is one part of a run, not two (it read ``parts=2``)."""
+    seen: set[str] = set()
+    out = []
+    for p in paths:
+        key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(Path(p))
+    return out
 
 
 def run_list(path: Path) -> list[Path]:
