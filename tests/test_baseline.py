@@ -214,3 +214,32 @@ def test_a_control_that_changes_nothing_writes_nothing(tmp_path, monkeypatch, ca
     control(name, f"control value {name}", written=False)
     control("--clear", none, written=True)
     control("--clear", none, written=False)
+
+
+def test_a_value_the_run_did_not_measure_is_said_left_out(tmp_path, monkeypatch, capsys):
+    """A value reported NaN with no launches to make it of: no reference can be made, and
+    the file is one value short. ``17 added`` for a run of 18 said nothing of the 18th."""
+    data = json.loads(FIRST.read_text())
+    tc = next(t for t in data["runs"][0]["testcases"] if t.get("perfvalues"))
+    for k in list(tc["perfvalues"]):
+        if k.rsplit(":", 1)[-1] != "time":
+            del tc["perfvalues"][k]
+    next(iter(tc["perfvalues"].values()))[0] = float("nan")
+    src = tmp_path / "nan.json"
+    src.write_text(json.dumps(data))
+    for cmd in ("diff", "record"):
+        assert cli.main(["baseline", cmd, "--system", "generic", "--from", str(src),
+                         "--baselines", str(tmp_path / "generic.yaml")]) == 0
+        out = capsys.readouterr().out
+        assert "note: 1 value(s) reported but not measured (NaN, infinite or none), left " \
+               f"out of the file: {tc['display_name']} @generic:default+gnu time" in out, out
+    assert "17 added" in out
+
+
+def test_keep_without_sessions_to_keep_is_refused(tmp_path, capsys):
+    """``--keep`` counts the sessions kept when sessions are added; with one run and no
+    ``--add`` it was accepted and meant nothing."""
+    assert cli.main(["baseline", "record", "--system", "generic", "--from", str(FIRST),
+                     "--keep", "5", "--baselines", str(tmp_path / "generic.yaml")]) == 2
+    assert "--keep counts the sessions kept with --add" in capsys.readouterr().err
+    assert not (tmp_path / "generic.yaml").exists()

@@ -30,7 +30,7 @@ def setup_parser(p: argparse.ArgumentParser) -> None:
         q.add_argument("--add", action="store_true",
                        help="keep the stored sessions of each variable and add this run's "
                             "(the verdict then sees the spread between sessions)")
-        q.add_argument("--keep", type=session_count, default=baselines.samples.KEEP_SESSIONS,
+        q.add_argument("--keep", type=session_count, default=None,
                        help="sessions kept per variable with --add or several --from "
                             f"(default {baselines.samples.KEEP_SESSIONS}, newest kept)")
         q.add_argument("--replace", action="store_true",
@@ -57,7 +57,12 @@ def baseline(args: argparse.Namespace) -> int:
 
 
 def _sources(args: argparse.Namespace) -> baselines.recording.Sources:
-    return baselines.recording.Sources(args.system, args.source or [], args.add, args.keep,
+    if args.keep is not None and not args.add and len(args.source or []) < 2:
+        raise PlacementError("--keep counts the sessions kept with --add or several --from; "
+                             "one run replaces the stored sessions: give --add, or leave "
+                             "--keep out")
+    keep = baselines.samples.KEEP_SESSIONS if args.keep is None else args.keep
+    return baselines.recording.Sources(args.system, args.source or [], args.add, keep,
                                        args.replace, args.min_effect)
 
 
@@ -90,6 +95,8 @@ def record(args: argparse.Namespace) -> int:
           + (f" (previous version: {done.previous})" if done.previous else ""))
     if done.uncounted:
         print(f"note: {done.uncounted}")
+    if done.unmeasured:
+        print(f"note: {baselines.recording.unmeasured_line(done.unmeasured)}")
     for line in done.verdicts:
         print(line)
     return 0
@@ -99,13 +106,16 @@ def diff(args: argparse.Namespace) -> int:
     rec = baselines.recording
     path = rec.target(args.system, args.baselines)
     src = _sources(args)
-    old, merged, report = rec.plan(path, src)
+    missing: list[str] = []
+    old, merged, report = rec.plan(path, src, missing)
     other = baselines.store.foreign(old, args.system, str(path))
     if other:
         print(f"warning: {other}")
     uncounted = baselines.contents.unrecorded(old, str(path))
     if uncounted:
         print(f"note: {uncounted}")
+    if missing:
+        print(f"note: {rec.unmeasured_line(sorted(set(missing)))}")
     d = baselines.store.diff(old, merged)
     for line in rec.verdict_lines(path, old, report, src, detail=True):
         print(line)

@@ -14,7 +14,7 @@ temporary file and a rename, and two records of one system at once take turns (a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...util import PlacementError, atomic
@@ -69,17 +69,19 @@ def verdict_lines(path: Path, old: dict, report: reading.run_report.RunReport,
     return out
 
 
-def plan(path: Path, src: Sources) -> tuple[dict, dict, reading.run_report.RunReport]:
+def plan(path: Path, src: Sources, unmeasured: list[str] | None = None
+         ) -> tuple[dict, dict, reading.run_report.RunReport]:
     """The file's content, what it becomes, and the newest run recorded.
 
     Every source is read before anything is written; after the first,
-    each adds its session to those already gathered.
+    each adds its session to those already gathered. ``unmeasured`` gets the values left
+    out for having no number (:func:`store.from_run`).
     """
     old = store.load(path)  # corrupt: error before anything is written
     merged, report = old, None
     for i, spec in enumerate(src.runs or ["latest"]):
         report = reading.run_report.pool([reading.run_report.load(p) for p in reading.run_report.expand(spec, src.system)])
-        new = store.from_run(report, src.system, pools=True)
+        new = store.from_run(report, src.system, pools=True, unmeasured=unmeasured)
         if not src.replace:
             store.check_units(old, new, str(path))
         if src.add or i > 0:
@@ -110,6 +112,15 @@ class Recorded:
     #: a stored file's values counted in another way (``contents.unrecorded``), or ""
     uncounted: str
     verdicts: list[str]
+    #: the values left out because the run reported them NaN, infinite or none
+    unmeasured: list[str] = field(default_factory=list)
+
+
+def unmeasured_line(names: list[str], shown: int = 5) -> str:
+    """How many values no reference was made of, and the first ``shown`` of them."""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return (f"{len(names)} value(s) reported but not measured (NaN, infinite or none), left "
+            f"out of the file: {'; '.join(names[:shown])}{more}")
 
 
 def record(path: Path, src: Sources) -> Recorded:
@@ -121,13 +132,15 @@ def record(path: Path, src: Sources) -> Recorded:
         if other and not src.replace:
             raise PlacementError(f"{other}; not merged into it: move it away, or record "
                                  "with --replace to start it afresh; nothing was written")
-        old, merged, report = plan(path, src)
+        missing: list[str] = []
+        old, merged, report = plan(path, src, missing)
         d = store.diff(old, merged)
         verdicts = verdict_lines(path, old, report, src, detail=False)
         data = {store.PROVENANCE_KEY: store.provenance(
             report, src.system, store.thresholds_used(report, src.system)), **merged}
         prev = store.write_atomic(path, data, HEADER)
-    return Recorded(d, prev, contents.unrecorded(old, str(path), written=True), verdicts)
+    return Recorded(d, prev, contents.unrecorded(old, str(path), written=True), verdicts,
+                    sorted(set(missing)))
 
 
 def control_line(path: Path, data: dict) -> str:

@@ -88,7 +88,8 @@ def _yaml_key(v: Any) -> Any:
 
 
 def from_run(report: RunReport, system: str,
-             cases_of: dict[Entry, Case] | None = None, pools: bool = False) -> dict[str, Any]:
+             cases_of: dict[Entry, Case] | None = None, pools: bool = False,
+             unmeasured: list[str] | None = None) -> dict[str, Any]:
     """Reference entries (no provenance) for ``system`` from a run's measured values.
 
     ``cases_of``, when given, is filled with the case each entry came from. ``pools``: a
@@ -97,7 +98,10 @@ def from_run(report: RunReport, system: str,
     leaves them out (each node is judged against its own entries, or the pool in its stead).
 
     Only cases whose sanity passed are recorded (a failed performance check
-    still measured); per-run copies and spread variables get no reference.
+    still measured); per-run copies and spread variables get no reference. ``unmeasured``,
+    when given, gets each value left out because the case reported it NaN, infinite or
+    none (``case @system:partition+environ var``): a reference file silently short of a
+    value the run named would be judged as complete.
     """
     cases = [c for c in report.cases if c.system == system]
     if not cases:
@@ -119,7 +123,7 @@ def from_run(report: RunReport, system: str,
     for c in cases:
         if not c.measured:
             continue
-        leaves, sample_leaves = _case_leaves(c)
+        leaves, sample_leaves = _case_leaves(c, unmeasured)
         if not leaves:
             continue
         parts, envs, nodes = spread[c.test]
@@ -138,9 +142,11 @@ def from_run(report: RunReport, system: str,
     return out
 
 
-def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
+def _case_leaves(c: Case, unmeasured: list[str] | None = None
+                 ) -> tuple[dict[str, list], dict[str, Any]]:
     """One case's reference tuples ``[value, lower, upper, unit]`` by variable, and the
-    launches kept beside them; variables with no reference a reader could use are left out."""
+    launches kept beside them; variables with no reference a reader could use are left out
+    (into ``unmeasured`` those with no number at all)."""
     leaves, sample_leaves = {}, {}
     for var in c.primary_vars():
         if var in GUARD_VARS or is_extreme(var):
@@ -151,6 +157,8 @@ def _case_leaves(c: Case) -> tuple[dict[str, list], dict[str, Any]]:
         if mean is None or not measurable(mean):
             # nothing measured (NaN, inf), or every run below the printing step (NPB's
             # 0.00 s): no reference to judge against, and none a reader would refuse
+            if unmeasured is not None and (mean is None or not math.isfinite(mean)):
+                unmeasured.append(f"{c.raw.get('display_name', c.test)} @{c.where} {var}")
             continue
         t, _ = threshold_for(c, var, s)
         if not math.isfinite(t):
