@@ -106,6 +106,30 @@ def test_nodes_alike_but_unlike_the_declared_node_fail_the_run(tmp_path, monkeyp
     assert status == 1 and "FAIL" in lines[-1], lines[-1]
 
 
+def test_declared_nodes_the_session_did_not_run_on_are_counted_and_said(tmp_path,
+                                                                        monkeypatch):
+    """A partition the system file says has 6 nodes, judged on the 4 that ran (the others
+    left out by --distribute=idle, a node list, or down): the COUNT line said "4 nodes
+    judged" as if that were the partition. The nodes not run are said in the COUNT, a NOTE
+    and the ACCEPTANCE line; its PASS is of the nodes that ran."""
+    data = _distributed({})
+    for tc in data["runs"][0]["testcases"]:
+        tc["declared_nodes"] = 6
+    lines, status = _summary(tmp_path, data, monkeypatch)
+    assert "COUNT generic: 4 nodes judged: 4 alike, 0 odd, 2 declared not in this session" \
+        in lines, lines
+    assert ("NOTE generic:default: 4 of the 6 nodes the system file declares ran in this "
+            "session: 2 not accepted by this run") in "\n".join(lines), lines
+    assert status == 0 and "(2 of the 6 nodes of generic:default not in this session" \
+        in lines[-1], lines[-1]
+    # as many as declared, or a count the file does not give: nothing said
+    for count in (4, 0, "4"):
+        for tc in data["runs"][0]["testcases"]:
+            tc["declared_nodes"] = count
+        lines, _ = _summary(tmp_path, data, monkeypatch)
+        assert "declared not in this session" not in "\n".join(lines), lines
+
+
 def test_the_report_has_a_partition_section(tmp_path):
     from placement.report import partition_page, plots
     from placement.report.tables import Numbers

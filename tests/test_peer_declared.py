@@ -182,3 +182,13 @@ def test_the_fingerprint_case_records_the_declared_node(tmp_path):
                    {"topology": str(tmp_path / "absent.xml")},
                    {"topology": str(tmp_path / "broken.xml")}):
         assert node_health.declared(extras) == ({}, ""), extras
+
+
+def test_the_declared_node_count_is_a_positive_whole_number_or_none():
+    """``extras['nodes']`` as the fingerprint case records it: a count the summary holds
+    the nodes seen against; anything else (none, 0, text, True) is no count."""
+    from placement.testlib import node_health
+    assert node_health.declared_count({"nodes": 16}) == 16
+    for extras in ({}, {"nodes": 0}, {"nodes": -3}, {"nodes": "16"}, {"nodes": True},
+                   {"nodes": 4.0}):
+        assert node_health.declared_count(extras) == 0, extras

@@ -49,6 +49,9 @@ class NodeCount:
     #: judged and not odd, but named by the run's load line (another job held its CPUs
     #: while it measured): its values may still sit among its peers', so it is not alike
     loaded: list[str] = field(default_factory=list)
+    #: declared nodes the session did not run on (the system file's ``extras['nodes']``
+    #: less the nodes seen): not counted above, and not accepted by this run
+    absent: int = 0
 
     @classmethod
     def of(cls, judgements: Sequence[peers.partition.PeerJudgement],
@@ -60,11 +63,12 @@ class NodeCount:
         node its confirmation session did not name again (``dismissed``), or any node of
         a partition whose failure it did not show again (``cleared``), counts alike, unless
         the run's standing load line names it (``loaded``)."""
-        judged, odd, not_judged, undecided, none = 0, [], [], [], False
+        judged, odd, not_judged, undecided, none, absent = 0, [], [], [], False, 0
         busy: list[str] = []
         for j in judgements:
             if j.unshared:              # no value on two nodes: no verdict, nothing counted
                 continue
+            absent += j.absent
             seen = set(j.measured) | set(j.named)
             judged += len(seen)
             if j.where in cleared:
@@ -78,7 +82,7 @@ class NodeCount:
                      and n not in j.undecided]
             not_judged += [n for n in j.nodes if n not in seen]
         return cls(judged, judged - len(odd) - len(undecided) - len(busy), odd, not_judged,
-                   none, undecided, busy)
+                   none, undecided, busy, absent)
 
     def text(self) -> str:
         """``4 nodes judged: 3 alike, 1 odd: n3`` (``, 2 undecided: n1, n2``,
@@ -91,6 +95,8 @@ class NodeCount:
             out += f", {len(self.loaded)} under a load" + _names(self.loaded)
         if self.not_judged:
             out += f", {len(self.not_judged)} not judged" + _names(self.not_judged)
+        if self.absent:
+            out += f", {self.absent} declared not in this session"
         return out + (" (no majority to judge by)" if self.no_majority else "")
 
     def as_dict(self) -> dict:
@@ -155,8 +161,11 @@ class PeerLines:
 
     @property
     def notes(self) -> list[str]:
-        """``odd nodes of P: n2, n3`` for each partition whose failure stands."""
-        out = []
+        """``odd nodes of P: n2, n3`` for each partition whose failure stands, and the
+        declared nodes a partition's session did not run on (the one line a scheduled run
+        ends with says so: its PASS is of the nodes it ran on)."""
+        out = [f"{j.absent} of the {j.declared_nodes} nodes of {j.where} not in this session"
+               for j in self.judged if j.absent]
         for j in self.judgements:
             if j.fails and j.where not in self.cleared:
                 what = ", ".join(self.named(j)) or "no majority"

@@ -114,6 +114,10 @@ class NodeFingerprintBase(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
     declared_fingerprint = variable(typ.Dict[str, int], value={})
     #: The topology file the declared node was read from, as the peer verdict's line names it.
     declared_topology = variable(str, value='')
+    #: The nodes the system file says the partition has (``extras['nodes']``, what ``site
+    #: new`` counted; 0 where it says none): a session that ran on fewer says how many
+    #: nodes it did not accept, rather than counting only the nodes it saw.
+    declared_nodes = variable(int, value=0)
 
     @run_before('run')
     def capture_in_job(self):
@@ -135,6 +139,7 @@ class NodeFingerprintBase(rfm.RunOnlyRegressionTest, PartitionTopologyMixin):
         self.node_fingerprint = node_topology.one_line(topo)
         self.declared_fingerprint, self.declared_topology = declared(
             self.current_partition.extras)
+        self.declared_nodes = declared_count(self.current_partition.extras)
         self.perf_variables = {k: sn.make_performance_function(_const(v), UNITS.get(k, 'count'))
                                for k, v in self.fingerprint.items()}
 
@@ -170,6 +175,13 @@ def declared(extras: Mapping) -> tuple[dict[str, int], str]:
     except ValueError:
         shown = path
     return fp, shown
+
+
+def declared_count(extras: Mapping) -> int:
+    """The partition's node count its system file declares (``extras['nodes']``), 0 where
+    it declares none or something that is no count."""
+    n = extras.get('nodes')
+    return n if type(n) is int and n > 0 else 0
 
 
 def fingerprint(xml_path: str) -> dict[str, int]:

@@ -22,6 +22,8 @@ from ..reading.run_report import NODE_PARAMS, Case, RunReport
 FINGERPRINT_FIELDS = ("fingerprint", "topology_fingerprint")
 #: the test fields of the node the system file declares: its fingerprint and its file
 DECLARED_FIELDS = ("declared_fingerprint", "declared_topology")
+#: the test field of the partition's node count its system file declares
+DECLARED_COUNT = "declared_nodes"
 
 
 def value_key(case: Case, var: str) -> tuple:
@@ -46,10 +48,14 @@ def fingerprint(case: Case) -> Mapping[str, Any] | None:
 
 
 def declared(case: Case) -> DeclaredNode | None:
-    """The declared node a case recorded (its system file's topology), if any."""
+    """The declared node a case recorded (its system file's topology and the partition's
+    node count), if any."""
     fp, source = (case.raw.get(k) for k in DECLARED_FIELDS)
-    if isinstance(fp, dict) and fp:
-        return DeclaredNode(fp, str(source or "the system file's topology"))
+    count = case.raw.get(DECLARED_COUNT)
+    count = count if type(count) is int and count > 0 else 0
+    fp = fp if isinstance(fp, dict) else {}
+    if fp or count:
+        return DeclaredNode(fp, str(source or "the system file's topology"), count)
     return None
 
 

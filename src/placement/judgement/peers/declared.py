@@ -42,6 +42,8 @@ class DeclaredNode:
 
     fingerprint: Mapping[str, Any]
     source: str
+    #: the nodes the system file says the partition has (``extras['nodes']``); 0: unsaid
+    nodes: int = 0
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,14 @@ class PeerJudgement:
     kinds: list[list[str]] = field(default_factory=list)
     #: the kinds that got no verdict of their values (one node of its kind): nodes, why
     kind_notes: list[tuple[list[str], str]] = field(default_factory=list)
+    #: the nodes the system file says the partition has, when more than the session saw
+    #: (0: as many or fewer, or unsaid): the others were not accepted by this run
+    declared_nodes: int = 0
+
+    @property
+    def absent(self) -> int:
+        """How many of the declared nodes the session did not run on."""
+        return max(0, self.declared_nodes - len(self.nodes))
 
     @property
     def judged(self) -> list[str]:
@@ -296,6 +304,14 @@ class PeerJudgement:
         out += [PeerLine("NOTE", f"NOTE {self.where}: {', '.join(k)}: {why}", "",
                          {"what": "kind not judged", "nodes": k})
                 for k, why in self.kind_notes if not set(k) <= named]
+        if self.absent:
+            out.append(PeerLine(
+                "NOTE", f"NOTE {self.where}: {len(self.nodes)} of the {self.declared_nodes} "
+                f"nodes the system file declares ran in this session: {self.absent} not "
+                "accepted by this run (left out by --distribute=idle or a node list, or not "
+                "up; or the partition shrank: update its extras['nodes'])", "",
+                {"what": "declared nodes absent", "declared": self.declared_nodes,
+                 "seen": len(self.nodes), "absent": self.absent}))
         return out
 
 
@@ -319,6 +335,8 @@ def judge(values: Sequence[PeerValue], where: str,
         return out
     out.topology, out.topology_split = topology_diffs(fingerprints or {}, nodes)
     out.declared = declared_diffs(fingerprints or {}, nodes, declared)
+    if declared is not None and declared.nodes > len(nodes):
+        out.declared_nodes = declared.nodes
     counts = coverage.usable_counts(m)
     out.usable = {n: int(c) for n, c in zip(nodes, counts)}
     out.not_judged = coverage.not_judged(nodes, counts)
