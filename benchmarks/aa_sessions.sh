@@ -4,7 +4,7 @@
 # LAUNCHES times inside its job (the kernels' -S launches, NPB's -S repeats), then
 # stripped to what the verdict reads.
 #
-#   benchmarks/aa_sessions.sh [-n SESSIONS] [-l LAUNCHES] [-m MODE] [-w SECONDS] [-q LOAD] [-H HOGS] [-s SYSTEM] [-o DIR] [-d TEXT] [-- REFRAME ARGS]
+#   benchmarks/aa_sessions.sh [-n SESSIONS] [-l LAUNCHES] [-m MODE] [-w SECONDS] [-q LOAD] [-H HOGS] [-s SYSTEM] [-k NODE] [-o DIR] [-d TEXT] [-- REFRAME ARGS]
 #
 #   -m  quick (default) or acceptance: the checks of that mode (their tag); acceptance
 #       brings NPB's classes A and B and the whole thread sweep (hours on a small node:
@@ -34,8 +34,10 @@
 # The set: the quick kernels (ping-pong and the loaded variants left out) and, where
 # NPB is found (the Spack view or NPB_DIR), NPB's quick cases of class S. Then:
 #   python benchmarks/regression_detection.py DIR/*.json
-# Exit status: 0 all sessions ran (a failed case does not stop the series); 2 usage, or
-# another series or acceptance run holds the results folder ($PLACEMENT_RESULTS, default results/).
+# Exit status: 0 all sessions ran (a failed case does not stop the series); 1 a session
+# wrote no run report, or the reports could not be stripped (nothing kept, no set.yaml);
+# 2 usage, or another series or acceptance run holds the results folder
+# ($PLACEMENT_RESULTS, default results/).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/caller_paths.sh"
@@ -44,7 +46,7 @@ cd "$ROOT"
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 bad() { echo "aa_sessions.sh: $* (see -h)" >&2; exit 2; }
-count() { [[ "$2" =~ ^[0-9]+$ ]] && (( 10#$2 >= 1 && 10#$2 <= 1000 )) \
+count() { [[ "$2" =~ ^[0-9]{1,4}$ ]] && (( 10#$2 >= 1 && 10#$2 <= 1000 )) \
             || bad "$1 needs a whole number from 1 to 1000, got '$2'"; }
 
 sessions=12 launches=10 mode=quick wait=0 quiet="" system="" out="" hogs=0 describe="" node=quiet
@@ -57,10 +59,10 @@ while (( $# )); do
                 || bad "-m needs quick or acceptance, got '${2:-}'"
             mode=$2; shift 2 ;;
         -w) [[ $# -ge 2 ]] || bad "-w needs a value"
-            [[ "$2" =~ ^[0-9]+$ ]] && (( 10#$2 <= 86400 )) || bad "-w needs whole seconds from 0 to 86400, got '$2'"
+            [[ "$2" =~ ^[0-9]{1,5}$ ]] && (( 10#$2 <= 86400 )) || bad "-w needs whole seconds from 0 to 86400, got '$2'"
             wait=$((10#$2)); shift 2 ;;
         -q) [[ $# -ge 2 ]] || bad "-q needs a value"
-            [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] || bad "-q needs a load average such as 0.3, got '$2'"
+            [[ "$2" =~ ^[0-9]{1,4}(\.[0-9]{1,4})?$ ]] || bad "-q needs a load average such as 0.3, got '$2'"
             quiet=$2; shift 2 ;;
         -s) [[ $# -ge 2 && -n "$2" ]] || bad "-s needs a system name"; system=$2; shift 2 ;;
         -H) [[ $# -ge 2 ]] || bad "-H needs a value"; count -H "$2"; hogs=$((10#$2)); shift 2 ;;
@@ -72,10 +74,17 @@ while (( $# )); do
         *) bad "unknown option '$1'" ;;
     esac
 done
-REFRAME=${REFRAME:-.venv/bin/reframe}
-[[ -x "$REFRAME" ]] || REFRAME=$(command -v reframe) || bad "no reframe: run make venv first"
-PYTHON=$(head -1 "$REFRAME" | sed 's/^#!//')
-[[ -x "$PYTHON" ]] || PYTHON=python3
+if [[ -n "${REFRAME:-}" ]]; then      # the one given, or none: never another in its stead
+    [[ -f "$REFRAME" && -x "$REFRAME" ]] || bad "REFRAME '$REFRAME' is no executable file"
+else
+    REFRAME=.venv/bin/reframe
+    [[ -x "$REFRAME" ]] || REFRAME=$(command -v reframe) || bad "no reframe: run make venv first"
+fi
+PYTHON=.venv/bin/python
+[[ -x "$PYTHON" ]] || PYTHON=$(command -v python3) || bad "no python3: run make venv first"
+# a folder variable that is set is a usable path (caller_paths.sh), as acceptance.sh's
+problem=$(folder_vars_problem)
+[[ -z "$problem" ]] || bad "$problem"
 # One series or acceptance run at a time per results folder: they share stage/ and output/,
 # and ReFrame removes the stage folders of a run still in progress; a series with its own
 # PLACEMENT_RESULTS stages there (scripts/run_lock.sh, as scripts/acceptance.sh)
@@ -127,7 +136,16 @@ for ((i = 1; i <= sessions; i++)); do
     (( i < sessions && wait > 0 )) && sleep "$wait" {RUN_LOCK_FD}>&-
 done
 dest=$out; (( hogs > 0 )) && dest=$out/hog
-"$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest"
+# a session without a run report ran nothing the benchmark can read: the series did not
+# run, and no set.yaml describes it
+missing=()
+for ((i = 1; i <= sessions; i++)); do [[ -s "$raw/run-$i.json" ]] || missing+=("$i"); done
+if (( ${#missing[@]} )); then
+    echo "aa_sessions.sh: session(s) ${missing[*]} of $sessions wrote no run report (ReFrame's output: $(tail -n 1 "$raw/run-${missing[0]}.out" 2>/dev/null)); nothing was kept" >&2
+    exit 1
+fi
+"$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest" ||
+    { echo "aa_sessions.sh: the run reports could not be stripped into $dest; no set.yaml was written" >&2; exit 1; }
 if [[ -n "$describe" ]]; then
     PYTHONPATH=src:benchmarks "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "$node" "$mode" "${loads[@]}" <<'PY'
 import os, subprocess, sys, yaml

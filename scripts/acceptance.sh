@@ -100,7 +100,16 @@ while [ $# -gt 0 ]; do
     --time-box=*) time_box=${1#*=}; [ -n "$time_box" ] || bad_usage "option --time-box needs a value"; shift ;;
     --resume) resume=1; shift ;;
     -h|--help) usage; exit 0 ;;
-    --) shift; extra+=("$@"); break ;;
+    --) shift; extra+=("$@")
+        # what this script sets itself: a second value after -- would win in ReFrame, and
+        # the run would be of another mode or system than its line and lists say
+        for a in "$@"; do
+          case $a in
+            --mode|--mode=*|--system|--system=*|--report-file|--report-file=*|-C|--config-file|--config-file=*)
+              bad_usage "'${a%%=*}' after --: acceptance.sh sets it (give -m, -s before --; the report and the configuration are its own)" ;;
+          esac
+        done
+        break ;;
     -*) bad_usage "unknown option '$1' (ReFrame options go after --)" ;;
     *) bad_usage "unexpected argument '$1' (ReFrame arguments go after --)" ;;
   esac
@@ -162,6 +171,13 @@ fi
 sysopt=()
 [ -n "$system" ] && sysopt=(--system "$system")
 
+not_loaded() {   # not_loaded SAID: the configuration did not load (a system file with an
+  # error): its file, line and last line, in one usage line
+  local last at
+  last=$(printf '%s\n' "$1" | grep -v '^[[:space:]]*$' | tail -n 1)
+  at=$(printf '%s\n' "$1" | sed -n 's/^ *File "\([^"]*\)", line \([0-9]*\).*/\1 line \2/p' | tail -n 1)
+  bad_usage "the configuration does not load (${at:+${at:0:300}: }${last:0:300}): fix that file (config/systems/ or PLACEMENT_SYSTEMS)"
+}
 if [ -n "$system" ]; then
   sysname=${system%%:*}
   if ! said=$(RFM_COLORIZE=n "${RFM[@]}" "${sysopt[@]}" --show-config=systems/0/name 2>&1); then
@@ -169,13 +185,15 @@ if [ -n "$system" ]; then
     case $said in
       *"could not find a configuration entry for the requested system"*)
         bad_usage "unknown system '$system': not in config/settings.py (config/systems/*.py)" ;;
-      *) # the configuration itself did not load (a system file with an error): its last line
-        last=$(printf '%s\n' "$said" | grep -v '^[[:space:]]*$' | tail -n 1)
-        at=$(printf '%s\n' "$said" | sed -n 's/^ *File "\([^"]*\)", line \([0-9]*\).*/\1 line \2/p' | tail -n 1)
-        bad_usage "the configuration does not load (${at:+${at:0:300}: }${last:0:300}): fix that file (config/systems/ or PLACEMENT_SYSTEMS)" ;;
+      *) not_loaded "$said" ;;
     esac
   fi
-else sysname=$("${RFM[@]}" --show-config=systems/0/name 2>/dev/null | tr -d '"[:space:]')
+# the system this host matches: a configuration that does not load is said here, not
+# after a ReFrame run named "unknown" that could not start
+elif ! sysname=$(RFM_COLORIZE=n "${RFM[@]}" --show-config=systems/0/name 2>"$scratch/config.err"); then
+  [ -z "$stop_signal" ] || exit_stopped_or 3
+  not_loaded "$(<"$scratch/config.err")"
+else sysname=$(printf '%s' "$sysname" | tr -d '"[:space:]')
 fi
 sysname=${sysname:-unknown}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -220,6 +238,9 @@ mark_stopped() {   # mark_stopped REPORT: REPORT.stopped names the signal that s
 # and --resume went on. Their run reports are listed in a .run file.
 parts=()
 skip_done=()
+if { [ -e "$unfinished" ] || [ -L "$unfinished" ]; } && [ ! -f "$unfinished" ]; then
+  bad_usage "'$unfinished' is not a file: the run list goes there; move it away"
+fi
 if [ -n "$resume" ]; then
   [ -e "$unfinished" ] || { echo "nothing to resume: no unfinished $mode run of $sysname ($unfinished)" >&2; exit 2; }
   # readable earlier parts (a corrupt one is dropped, with one line) and the finished checks

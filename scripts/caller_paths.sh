@@ -19,8 +19,10 @@ absolute_from_caller() {
 
 # folder_vars_problem: one line on the first of those variables that is set but names no
 # usable folder (empty, blank, or holding a line break, which would split a printed line
-# in two; a file, where a run found no baseline and passed; PLACEMENT_RESULTS with a
-# blank, which ReFrame's job scripts cannot take);
+# in two; a file, where a run found no baseline and passed; a folder that cannot be made,
+# under a file, or a results or reports folder that cannot be written, found only after
+# the whole run had been spent; PLACEMENT_RESULTS with a blank, which ReFrame's job
+# scripts cannot take);
 # nothing when each is usable or unset. Every script refuses the same values, before it
 # writes anything.
 folder_vars_problem() {
@@ -35,6 +37,14 @@ folder_vars_problem() {
     esac
     if { [ -e "${!var}" ] || [ -L "${!var}" ]; } && [ ! -d "${!var}" ]; then
       echo "$var '${!var}' is not a folder: give the path of a folder, or leave it unset for the default"; return
+    fi
+    local up=${!var}
+    while [ ! -e "$up" ] && [ ! -L "$up" ]; do up=$(dirname -- "$up"); done
+    if [ ! -d "$up" ]; then
+      echo "$var '${!var}' cannot be made: '$up' is not a folder: give the path of a folder, or leave it unset for the default"; return
+    fi
+    if [ "$var" != PLACEMENT_BASELINES ] && [ ! -w "$up" ]; then
+      echo "$var '${!var}' cannot be written ('$up' is read-only here): give a folder this user can write, or leave it unset for the default"; return
     fi
   done
   case ${PLACEMENT_RESULTS-} in *[[:space:]]*)

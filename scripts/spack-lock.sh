@@ -25,7 +25,7 @@ cp "$site" "$work/config/spack-site/packages.yaml"
 ln -s "$root/src" "$work/src"
 env -u PLACEMENT_SPACK_SET -u PLACEMENT_WITH_PIN spack -e "$work" concretize -f >"$work/concretize.log" 2>&1 \
   || { tail -20 "$work/concretize.log"; echo "spack-lock: concretization failed (log: $work/concretize.log)"; exit 1; }
-python3 - "$work" "$root/spack.lock" <<'PY'
+python3 - "$work" "$root/spack.lock" <<'PY' || { echo "spack-lock: spack.lock not written (the checkout's is kept as it was)" >&2; rm -rf "$work"; exit 1; }
 import json, os, sys, tempfile
 work, dest = sys.argv[1], sys.argv[2]
 with open(os.path.join(work, "spack.lock")) as f:

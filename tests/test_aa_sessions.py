@@ -26,11 +26,34 @@ def _run(*args: str, timeout: int = 600, **env: str) -> subprocess.CompletedProc
     (["-n"], "-n needs a value"),
     (["-m", "full"], "-m needs quick or acceptance, got 'full'"),
     (["--sessions", "3"], "unknown option '--sessions'"),
+    (["-n", "18446744073709551619"], "-n needs a whole number from 1 to 1000, got "
+                                     "'18446744073709551619'"),     # wrapped to 3
 ])
 def test_bad_options_are_one_line_and_exit_2(args, message):
     proc = _run(*args)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"aa_sessions.sh: {message} (see -h)"]
+
+
+def test_a_series_where_no_session_ran_keeps_nothing_and_fails(tmp_path):
+    """A ReFrame that ran nothing (here one that exits at once): the series exited 0 after
+    a traceback of the strip step and wrote a set.yaml describing two sessions that never
+    ran. Now it says which sessions wrote no report and exits 1, keeping nothing."""
+    proc = _run("-n", "2", "-d", "a test set", "-o", str(tmp_path / "aa"),
+                REFRAME="/bin/false", PLACEMENT_RESULTS=str(tmp_path / "results"))
+    assert proc.returncode == 1, proc.stderr
+    assert "aa_sessions.sh: session(s) 1 2 of 2 wrote no run report" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "aa").exists()
+
+
+def test_a_folder_variable_that_cannot_be_used_is_refused_before_a_session(tmp_path):
+    (tmp_path / "afile").write_text("")
+    proc = _run("-n", "1", "-o", str(tmp_path / "aa"),
+                PLACEMENT_RESULTS=str(tmp_path / "afile" / "results"))
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [
+        f"aa_sessions.sh: PLACEMENT_RESULTS '{tmp_path}/afile/results' cannot be made: "
+        f"'{tmp_path}/afile' is not a folder: give the path of a folder, or leave it unset "
+        "for the default (see -h)"]
 
 
 def test_a_series_beside_a_run_on_the_same_results_folder_is_refused(tmp_path):

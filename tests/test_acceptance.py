@@ -203,12 +203,46 @@ def test_resume_with_a_corrupt_earlier_part(acceptance, tmp_path):
     (['--time-box='], 'option --time-box needs a value'),   # was the default box
     (['--system='], 'option --system needs a value'),       # was the system detected
     (['--mode='], 'option --mode needs a value'),
+    # what the script sets itself, given again to ReFrame: the last value would win
+    (['-m', 'quick', '--', '--mode', 'full'], "'--mode' after --: acceptance.sh sets it"),
+    (['--', '--system=testnodes'], "'--system' after --: acceptance.sh sets it"),
+    (['--', '-x', 'Npb', '--report-file', 'x.json'], "'--report-file' after --"),
 ])
 def test_usage_errors_exit_2(root, args, message):
     proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), *args], cwd=root,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize('case', ['reports under a file', 'list is a folder',
+                                  'configuration does not load'])
+def test_what_would_fail_after_the_run_is_refused_before_it(root, tmp_path, case):
+    """Each was found only after ReFrame had run (a report folder that cannot be made:
+    PASS with "placement report failed"), or ran ReFrame anyway (a run list that is a
+    folder), or named the system "unknown" and failed without a word of why (a system
+    file with an error, no -s given): now one line, exit 2, before ReFrame starts."""
+    results = tmp_path / 'results'
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(results)}
+    (tmp_path / 'afile').write_text('')
+    if case == 'reports under a file':
+        env['PLACEMENT_REPORTS'] = str(tmp_path / 'afile' / 'reports')
+        said = f"PLACEMENT_REPORTS '{tmp_path}/afile/reports' cannot be made: '{tmp_path}/afile' is not a folder"
+    elif case == 'list is a folder':
+        (results / 'runs' / 'unfinished-acceptance-generic-quick.run').mkdir(parents=True)
+        said = 'unfinished-acceptance-generic-quick.run\' is not a file'
+    else:
+        (tmp_path / 'systems').mkdir()
+        (tmp_path / 'systems' / 'broken.py').write_text('x(\n')
+        env['PLACEMENT_SYSTEMS'] = str(tmp_path / 'systems')
+        said = 'the configuration does not load ('
+    args = ['-m', 'quick'] + (['-s', 'generic'] if case == 'list is a folder' else [])
+    proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), *args], cwd=root,
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 2 and said in proc.stderr, proc.stdout + proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert 'Traceback' not in proc.stdout + proc.stderr
+    assert not list(results.glob('runs/run-report-*')), 'ReFrame ran'
 
 
 def test_a_second_run_on_the_same_results_folder_is_refused(root, tmp_path):
