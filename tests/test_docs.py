@@ -1,5 +1,6 @@
 """The documentation builds with Sphinx, every warning an error (``make docs``); the README
-and the longest pages keep their budgets, and the baselines page's transcript is checked.
+and the longest pages keep their budgets, and the baselines page's transcript and the clusters
+page's hog session are checked.
 
 The reference pages are generated from the code (the checks' ``#:`` comments, the
 command's argparse definitions), so a renamed option or a broken docstring fails here.
@@ -164,3 +165,68 @@ def test_the_design_page_prints_the_committed_history_comparison():
     res = json.loads(peer_history.RESULTS.read_text())
     block = peer_history.page_block(res['table'], res['sessions'])
     assert block in peer_history.PAGE.read_text(), 'run python benchmarks/peer_history.py'
+
+
+# ---- the clusters page's acceptance lines are what the tool prints ----
+
+CLUSTERS_PAGE = ROOT / 'docs' / 'howto' / 'clusters.md'
+
+
+def _indented_transcript(text: str, first: str) -> list[tuple[str, list[str]]]:
+    """(command, output lines) of the indented block whose first line is ``$ first``."""
+    lines = text.splitlines()
+    start = lines.index(f'    $ {first}')
+    out: list[tuple[str, list[str]]] = []
+    for line in lines[start:]:
+        if not line.startswith('    '):
+            break
+        if line.startswith('    $ '):
+            out.append((line[6:], []))
+        else:
+            out[-1][1].append(line[4:])
+    return out
+
+
+def _shows(expected: list[str], got: list[str]) -> bool:
+    """Whether ``got`` is ``expected`` with each ``...`` line standing for any lines."""
+    chunks = [[]]
+    for line in expected:
+        if line == '...':
+            chunks.append([])
+        else:
+            chunks[-1].append(line)
+    at = 0
+    for n, chunk in enumerate(chunks):
+        last = n == len(chunks) - 1
+        starts = [i for i in range(at, len(got) - len(chunk) + 1)
+                  if got[i:i + len(chunk)] == chunk
+                  and (n > 0 or i == 0) and (not last or i + len(chunk) == len(got))]
+        if not starts:
+            return False
+        at = starts[0] + len(chunk)
+    return True
+
+
+def test_clusters_hog_session_prints_what_the_page_shows(tmp_path):
+    """The page's hog session against three quiet ones (tests/fixtures/aa-sessions-spread),
+    without and with its confirmation session: the commands run here in one shell, on a copy
+    of the folder at a temporary /tmp/spread, with ``PLACEMENT_BASELINES`` the page's /tmp/vb."""
+    steps = _indented_transcript(CLUSTERS_PAGE.read_text(),
+                                 'cp -r tests/fixtures/aa-sessions-spread /tmp/spread; '
+                                 'set -- /tmp/spread/run-*.json')
+    assert len(steps) >= 4
+    mark = '@@ next command @@'
+    script = ''.join(f'{c.replace("/tmp/spread", str(tmp_path / "spread"))}\n'
+                     f'__rc=$?; echo "{mark}"; (exit $__rc)\n' for c, _ in steps)
+    env = {**os.environ, 'PLACEMENT_BASELINES': str(tmp_path / 'vb'),
+           'PATH': f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}"}
+    proc = subprocess.run(['bash', '-c', script], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    out = re.sub(r'run-\d{8}T\d{6}\+0000\.json', 'run-<stamp>.json',
+                 proc.stdout.replace(str(tmp_path), '/tmp'))
+    printed = out.split(f'{mark}\n')
+    for (command, expected), said in zip(steps, printed):
+        got = said.rstrip('\n').splitlines()
+        assert _shows(expected, got), (f'`{command}` printed:\n' + '\n'.join(got)
+                                       + '\n--- the page shows:\n' + '\n'.join(expected)
+                                       + f'\n--- stderr:\n{proc.stderr[-2000:]}')
