@@ -35,7 +35,8 @@
 # NPB is found (the Spack view or NPB_DIR), NPB's quick cases of class S. Then:
 #   python benchmarks/regression_detection.py DIR/*.json
 # Exit status: 0 all sessions ran (a failed case does not stop the series); 1 a session
-# wrote no run report, or the reports could not be stripped (nothing kept, no set.yaml);
+# wrote no run report, or the reports could not be stripped (no set.yaml; the sessions'
+# reports are kept where the line says);
 # 2 usage, or another series or acceptance run holds the results folder
 # ($PLACEMENT_RESULTS, default results/).
 set -uo pipefail
@@ -80,7 +81,9 @@ else
     REFRAME=.venv/bin/reframe
     [[ -x "$REFRAME" ]] || REFRAME=$(command -v reframe) || bad "no reframe: run make venv first"
 fi
-PYTHON=.venv/bin/python
+# the Python of that ReFrame (its numpy and yaml strip the reports), else the venv's
+PYTHON=$(head -c 200 "$REFRAME" | head -n 1 | tr -d '\0' | sed -n 's/^#! *//p')
+[[ -n "$PYTHON" && -x "$PYTHON" ]] || PYTHON=.venv/bin/python
 [[ -x "$PYTHON" ]] || PYTHON=$(command -v python3) || bad "no python3: run make venv first"
 # a folder variable that is set is a usable path (caller_paths.sh), as acceptance.sh's
 problem=$(folder_vars_problem)
@@ -141,11 +144,15 @@ dest=$out; (( hogs > 0 )) && dest=$out/hog
 missing=()
 for ((i = 1; i <= sessions; i++)); do [[ -s "$raw/run-$i.json" ]] || missing+=("$i"); done
 if (( ${#missing[@]} )); then
-    echo "aa_sessions.sh: session(s) ${missing[*]} of $sessions wrote no run report (ReFrame's output: $(tail -n 1 "$raw/run-${missing[0]}.out" 2>/dev/null)); nothing was kept" >&2
+    trap stop_hogs EXIT      # the other sessions' reports are kept where they are
+    echo "aa_sessions.sh: session(s) ${missing[*]} of $sessions wrote no run report (ReFrame's output: $(tail -n 1 "$raw/run-${missing[0]}.out" 2>/dev/null)); the sessions' reports and output are kept in $raw, nothing in $dest" >&2
     exit 1
 fi
-"$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest" ||
-    { echo "aa_sessions.sh: the run reports could not be stripped into $dest; no set.yaml was written" >&2; exit 1; }
+if ! "$PYTHON" benchmarks/regression_detection.py --strip "$raw"/run-*.json --out "$dest"; then
+    trap stop_hogs EXIT
+    echo "aa_sessions.sh: the run reports could not be stripped into $dest (kept in $raw); no set.yaml was written" >&2
+    exit 1
+fi
 if [[ -n "$describe" ]]; then
     PYTHONPATH=src:benchmarks "$PYTHON" - "$out/set.yaml" "$describe" "$hogs" "$node" "$mode" "${loads[@]}" <<'PY'
 import os, subprocess, sys, yaml

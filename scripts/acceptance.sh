@@ -105,7 +105,8 @@ while [ $# -gt 0 ]; do
         # the run would be of another mode or system than its line and lists say
         for a in "$@"; do
           case $a in
-            --mode|--mode=*|--system|--system=*|--report-file|--report-file=*|-C|--config-file|--config-file=*)
+            # ReFrame takes an option by a unique prefix (--syst) and -C with its value attached
+            --mode|--mode=*|--sys*|--report-f*|-C*|--conf*)
               bad_usage "'${a%%=*}' after --: acceptance.sh sets it (give -m, -s before --; the report and the configuration are its own)" ;;
           esac
         done

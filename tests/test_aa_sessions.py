@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -44,6 +45,11 @@ def test_a_series_where_no_session_ran_keeps_nothing_and_fails(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "aa_sessions.sh: session(s) 1 2 of 2 wrote no run report" in proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "aa").exists()
+    # what the sessions left is kept where the line says (one good session of twelve is
+    # hours of work), not removed with the scratch folder
+    kept = Path(proc.stderr.split("are kept in ", 1)[1].split(",", 1)[0])
+    assert (kept / "run-1.out").is_file()
+    shutil.rmtree(kept)
 
 
 def test_a_folder_variable_that_cannot_be_used_is_refused_before_a_session(tmp_path):

@@ -207,6 +207,8 @@ def test_resume_with_a_corrupt_earlier_part(acceptance, tmp_path):
     (['-m', 'quick', '--', '--mode', 'full'], "'--mode' after --: acceptance.sh sets it"),
     (['--', '--system=testnodes'], "'--system' after --: acceptance.sh sets it"),
     (['--', '-x', 'Npb', '--report-file', 'x.json'], "'--report-file' after --"),
+    (['--', '--syst=testnodes'], "'--syst' after --"),      # ReFrame takes a prefix
+    (['--', '-C/dev/null'], "'-C/dev/null' after --"),
 ])
 def test_usage_errors_exit_2(root, args, message):
     proc = subprocess.run([str(root / 'scripts' / 'acceptance.sh'), *args], cwd=root,

@@ -231,8 +231,9 @@ def test_a_value_the_run_did_not_measure_is_said_left_out(tmp_path, monkeypatch,
         assert cli.main(["baseline", cmd, "--system", "generic", "--from", str(src),
                          "--baselines", str(tmp_path / "generic.yaml")]) == 0
         out = capsys.readouterr().out
-        assert "note: 1 value(s) reported but not measured (NaN, infinite or none), left " \
-               f"out of the file: {tc['display_name']} @generic:default+gnu time" in out, out
+        assert "note: 1 value(s) reported but not measured (NaN, infinite or none), not " \
+               "recorded from this run (a reference the file held is kept): " \
+               f"{tc['display_name']} @generic:default+gnu time" in out, out
     assert "17 added" in out
 
 
@@ -243,3 +244,20 @@ def test_keep_without_sessions_to_keep_is_refused(tmp_path, capsys):
                      "--keep", "5", "--baselines", str(tmp_path / "generic.yaml")]) == 2
     assert "--keep counts the sessions kept with --add" in capsys.readouterr().err
     assert not (tmp_path / "generic.yaml").exists()
+
+
+def test_a_case_not_in_the_file_costs_no_search_where_a_check_asks(tmp_path, monkeypatch):
+    """A check's setup asks for each case's stored runs: an entry the file does not hold is
+    None there (the nearest-name search is the judge's, for the person who typed it)."""
+    from placement.judgement import repeats
+    from placement.util import PlacementError
+    monkeypatch.setenv("PLACEMENT_BASELINES", str(tmp_path))
+    assert _record(tmp_path, FIRST) == 0
+    path = tmp_path / "generic.yaml"
+    assert repeats.judge.stored_runs(path, "Nope[x].y") is None
+    try:
+        repeats.judge.stored_runs(path, "Nope[x].y", explain=True)
+    except PlacementError as err:
+        assert "names no value of" in str(err) and "nearest: " in str(err)
+    else:
+        raise AssertionError("an entry the file does not hold was taken")

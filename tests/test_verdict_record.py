@@ -15,6 +15,7 @@ from placement import acceptance, cli
 from placement.acceptance import record
 from placement.judgement import reading
 from placement.report import assembly
+from placement.util import PlacementError
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS = ROOT / "tests" / "fixtures" / "peers"
@@ -177,7 +178,7 @@ def test_the_report_reads_the_record_beside_a_run_of_the_results_folder(tmp_path
 
 @pytest.mark.parametrize("text, says", [
     ("{ not json", "not a verdict record (unreadable JSON"),
-    (json.dumps({"schema": 99}), "not a verdict record of schema 1 or 2 (schema 99)"),
+    (json.dumps({"schema": 99}), "not a verdict record of schema 1, 2 or 3 (schema 99)"),
     (json.dumps({"schema": 1, "system": "x"}), "not a verdict record ("),
 ])
 def test_a_record_that_is_none_is_one_line(tmp_path, text, says):
@@ -851,3 +852,14 @@ def test_a_run_with_some_values_on_one_node_is_judged_on_the_shared_ones(tmp_pat
     assert f"NODES {system}:batch: 4 nodes alike on 8 values (no node stands apart)" \
         in peer(rec), rec.lines
     assert rec.nodes == only.nodes and rec.outcome == only.outcome
+
+
+def test_a_record_whose_sessions_are_not_uuids_is_refused(tmp_path):
+    """``sessions`` as text would match a session by substring (``in`` a string)."""
+    rec = acceptance.verdict_record([RUNS[0]], _system(RUNS[0]), "quick")
+    path = record.write(rec, tmp_path / "verdict-x.json")
+    data = json.loads(path.read_text())
+    data["sessions"] = "0123"
+    path.write_text(json.dumps(data))
+    with pytest.raises(PlacementError, match="sessions is not a list"):
+        record.read(path)

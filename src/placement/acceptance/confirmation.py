@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..judgement import reading, verdict
+from ..judgement import peers, reading, verdict
 from .record import Finding
 
 #: (display name, system:partition+environ, perfvar), as the acceptance summary keys values
@@ -309,7 +309,8 @@ def _about(judgement, node: str) -> str:
     (the line's node, or one of the nodes its data lists), their ``NODES partition:`` left
     out; every line's when ``node`` is ""."""
     return "; ".join(p.line.split(": ", 1)[-1] for p in judgement.parts()
-                     if not node or p.node == node or node in _nodes_in(p.data))
+                     if (not node or p.node == node or node in _nodes_in(p.data))
+                     and p.data.get("what") != peers.partition.ABSENT)
 
 
 def _nodes_in(data: dict) -> list:

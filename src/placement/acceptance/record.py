@@ -21,10 +21,13 @@ from typing import Any
 
 from ..util import PlacementError, atomic, regular_file
 
-#: the version of the record's layout (2: ``nodes``, the peer verdict's count)
-SCHEMA = 2
-#: the layouts a reader takes: a record of schema 1 reads as one with no count
-READABLE = (1, 2)
+#: the version of the record's layout (2: ``nodes``, the peer verdict's count; 3:
+#: ``sessions``, the ReFrame sessions judged: a reader that knows only 2 refuses it by its
+#: number rather than by a field it does not know)
+SCHEMA = 3
+#: the layouts a reader takes: a record of schema 1 reads as one with no count, one of
+#: schema 1 or 2 as one whose run is matched by its report's name alone
+READABLE = (1, 2, 3)
 #: the prefix that names a run report's record (``run-report-X.json`` ->
 #: ``verdict-run-report-X.json``): no ``run-report-*`` pattern takes it for a run report
 PREFIX = "verdict-"
@@ -153,7 +156,7 @@ def read(path: Path) -> VerdictRecord:
         raise PlacementError(f"{path}: not a verdict record (unreadable JSON: {exc.msg} at "
                              f"line {exc.lineno})") from None
     if not isinstance(data, dict) or data.get("schema") not in READABLE:
-        takes = " or ".join(map(str, READABLE))
+        takes = ", ".join(map(str, READABLE[:-1])) + f" or {READABLE[-1]}"
         raise PlacementError(f"{path}: not a verdict record of schema {takes} (schema "
                              f"{data.get('schema') if isinstance(data, dict) else None!r})")
     try:
@@ -165,6 +168,9 @@ def read(path: Path) -> VerdictRecord:
                             odd_nodes=[OddNode(**n) for n in data.get("odd_nodes", [])])
     except TypeError as exc:
         raise PlacementError(f"{path}: not a verdict record ({exc})") from None
+    if not isinstance(rec.sessions, list) or not all(isinstance(u, str) for u in rec.sessions):
+        raise PlacementError(f"{path}: not a verdict record (sessions is not a list of "
+                             "ReFrame session uuids)")
     if rec.outcome not in OUTCOMES or OUTCOMES[rec.outcome] != rec.exit_status:
         raise PlacementError(f"{path}: not a verdict record (outcome {rec.outcome!r} with "
                              f"exit status {rec.exit_status!r})")

@@ -56,7 +56,7 @@ def resolve(spec: str, topo: Topology, placement: Placement) -> MemoryPolicy:
         if colon:
             raise PlacementError(f"policy {name!r} takes no node list (got {nodes_text!r})")
         return MemoryPolicy(name, ())
-    if colon:       # "interleave:" read as interleave over the placement's nodes
+    if colon:       # "interleave:" names no node: refused, not read as plain interleave
         nodes = parse_list(nodes_text, what="NUMA node")
         if not nodes:       # "bind:," made numactl --membind= (an empty list)
             raise PlacementError(f"policy {spec!r} names no NUMA node: give NAME:NODES (e.g. "

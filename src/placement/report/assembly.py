@@ -158,11 +158,10 @@ def answer_for(paths: list[Path], reports: list[RunReport], system: str | None) 
     found = record.beside([newest], _session_of(newest, paths, reports))
     if found is not None:
         return found
-    held = {s for r in reports for s in r.systems}
-    if (system is None and len(held) > 1) or (system is not None and held
-                                              and system not in held):
+    try:
+        name = judged_system(system, reports)
+    except PlacementError:
         return None     # several systems (each has its own line), or none the report keeps
-    name = judged_system(system, reports)
     rec = verdict_record(sorted(paths, key=lambda p: p == newest), name, _mode(reports))
     if _in_results(newest):     # a run of this checkout's: its record beside it, for the next
         try:

@@ -112,15 +112,16 @@ class Recorded:
     #: a stored file's values counted in another way (``contents.unrecorded``), or ""
     uncounted: str
     verdicts: list[str]
-    #: the values left out because the run reported them NaN, infinite or none
+    #: the values not recorded from the run, which reported them NaN, infinite or none
     unmeasured: list[str] = field(default_factory=list)
 
 
 def unmeasured_line(names: list[str], shown: int = 5) -> str:
     """How many values no reference was made of, and the first ``shown`` of them."""
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return (f"{len(names)} value(s) reported but not measured (NaN, infinite or none), left "
-            f"out of the file: {'; '.join(names[:shown])}{more}")
+    return (f"{len(names)} value(s) reported but not measured (NaN, infinite or none), not "
+            f"recorded from this run (a reference the file held is kept): "
+            f"{'; '.join(names[:shown])}{more}")
 
 
 def record(path: Path, src: Sources) -> Recorded:

@@ -67,6 +67,11 @@ from ..rules import MIN_NODES, PEER_ALPHA, PEER_EFFECT
 stats = LazyModule("scipy.stats")
 
 
+#: the ``what`` of the NOTE saying how many declared nodes the session did not run on
+#: (about the session, never about one node)
+ABSENT = "declared nodes absent"
+
+
 @dataclass(frozen=True)
 class PeerValue:
     """One value measured on several nodes of one partition in one session."""
@@ -310,7 +315,7 @@ class PeerJudgement:
                 f"nodes the system file declares ran in this session: {self.absent} not "
                 "accepted by this run (left out by --distribute=idle or a node list, or not "
                 "up; or the partition shrank: update its extras['nodes'])", "",
-                {"what": "declared nodes absent", "declared": self.declared_nodes,
+                {"what": ABSENT, "declared": self.declared_nodes,
                  "seen": len(self.nodes), "absent": self.absent}))
         return out
 

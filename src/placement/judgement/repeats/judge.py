@@ -29,13 +29,16 @@ from . import loop_script
 from ..verdict.intervals import entries, entry_name, read_entry
 
 
-def stored_runs(path: Path, entry: str) -> baselines.samples.Samples | None:
+def stored_runs(path: Path, entry: str, explain: bool = False
+                ) -> baselines.samples.Samples | None:
     """The baseline's runs of ``entry``; None when it has none.
 
     ``entry`` is ``Test[k1,k2].var`` or the form ``placement baseline diff`` prints (each
-    value after its ``$index`` name): both name one value. An entry the file does not hold
-    at all (a typo) is one line, exit 2: told "nothing to judge against", a job's loop
-    would stop quietly, as it does for a value that is recorded but has no runs yet.
+    value after its ``$index`` name): both name one value. ``explain``: an entry the file
+    does not hold at all (a typo) is one line naming the nearest, exit 2: told "nothing to
+    judge against", a job's loop would stop quietly, as it does for a value that is
+    recorded but has no runs yet. Without it (a check's setup, asking for each case of a
+    session) None: the search for the nearest names is the costly part.
     """
     st = path.stat()
     by_entry, _, _, data = _stored(str(path), st.st_mtime_ns, st.st_size)
@@ -44,16 +47,24 @@ def stored_runs(path: Path, entry: str) -> baselines.samples.Samples | None:
         raise PlacementError(f"invalid entry {baselines.shape.short(entry)} (expected "
                              "Test[index values].var, as `placement baseline diff` prints it)")
     runs = by_entry.get(e)
-    if runs is None:
-        names = sorted({entry_name(k) for k in entries(data)} | set(map(entry_name, by_entry)))
+    if runs is None and explain:
+        names = _names(str(path), st.st_mtime_ns, st.st_size)
         if entry_name(e) not in names:
-            near = difflib.get_close_matches(entry_name(e), names, n=3, cutoff=0)
+            near = difflib.get_close_matches(entry_name(e), sorted(names), n=3, cutoff=0)
             raise PlacementError(
                 f"entry {baselines.shape.short(entry)} names no value of {path} (a typo?); "
                 "accepted: Test[index values].var, as `placement baseline diff` prints it, "
                 f"one of the file's {len(names)} values (its leaves: a test, its $index "
-                "values, a variable), nearest: " + ", ".join(map(baselines.shape.cut, near)))
+                "values, a variable)"
+                + (f", nearest: {', '.join(map(baselines.shape.cut, near))}" if near else ""))
     return runs
+
+
+@functools.lru_cache(maxsize=4)
+def _names(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    """Every value a reference file names (its references and its stored runs)."""
+    by_entry, _, _, data = _stored(path, mtime_ns, size)
+    return frozenset({entry_name(k) for k in entries(data)} | set(map(entry_name, by_entry)))
 
 
 def file_context(path: Path) -> tuple[verdict.over_sessions.Prior, int]:
@@ -87,7 +98,7 @@ def judge_entry(path: Path, entry: str, runs: list[float], min_runs: int, max_ru
         if not (math.isfinite(x) and x > 0):
             raise PlacementError(f"{entry}: run {n} is {x!r}: runs must be positive finite "
                                  "numbers")
-    stored = stored_runs(path, entry)
+    stored = stored_runs(path, entry, explain=True)
     if stored is None:
         return None
     # judged alone, at the level a lone change needs among all the file's values (the
