@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from ..judgement import reading, verdict
+from ..util import one_line
 
 #: the values a line names before it says how many more
 SHOWN = 5
@@ -36,6 +37,5 @@ def values(report: reading.run_report.RunReport, system: str) -> list[str]:
 
 def line(names: list[str]) -> str:
     """The NOTE's text: how many, and the first :data:`SHOWN` of them."""
-    more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
     return (f"{len(names)} value(s) reported but not measured (NaN, infinite or none), "
-            f"left out of the verdict: {'; '.join(names[:SHOWN])}{more}")
+            f"left out of the verdict: {one_line.first_of(names, SHOWN)}")

@@ -97,7 +97,7 @@ def report(args: argparse.Namespace) -> int:
         from ..acceptance import record
         answer = record.read(Path(args.record))
         newest = assembly.newest_path(paths, reports)
-        session = next(r.uuid for p, r in zip(paths, reports) if p == newest)
+        session = assembly.session_of(newest, paths, reports)
         if not record.judged(answer, newest, session):
             raise PlacementError(
                 f"--record {args.record}: the verdict record of another run (it judged "

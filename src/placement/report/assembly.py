@@ -155,7 +155,7 @@ def answer_for(paths: list[Path], reports: list[RunReport], system: str | None) 
     and written there, so the report, the line and the exit status never disagree."""
     from ..acceptance import judged_system, record, verdict_record
     newest = newest_path(paths, reports)
-    found = record.beside([newest], _session_of(newest, paths, reports))
+    found = record.beside([newest], session_of(newest, paths, reports))
     if found is not None:
         return found
     try:
@@ -171,7 +171,7 @@ def answer_for(paths: list[Path], reports: list[RunReport], system: str | None) 
     return rec
 
 
-def _session_of(path: Path, paths: list[Path], reports: list[RunReport]) -> str:
+def session_of(path: Path, paths: list[Path], reports: list[RunReport]) -> str:
     """The ReFrame session of the run report read from ``path``."""
     return next((r.uuid for p, r in zip(paths, reports) if p == path), "")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...util import PlacementError, atomic
+from ...util import PlacementError, atomic, one_line
 from .. import reading, verdict
 from ..verdict.intervals import entry_name, read_entry
 from . import contents, samples, store
@@ -118,10 +118,9 @@ class Recorded:
 
 def unmeasured_line(names: list[str], shown: int = 5) -> str:
     """How many values no reference was made of, and the first ``shown`` of them."""
-    more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return (f"{len(names)} value(s) reported but not measured (NaN, infinite or none), not "
             f"recorded from this run (a reference the file held is kept): "
-            f"{'; '.join(names[:shown])}{more}")
+            f"{one_line.first_of(names, shown)}")
 
 
 def record(path: Path, src: Sources) -> Recorded:

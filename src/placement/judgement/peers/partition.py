@@ -175,8 +175,8 @@ class PeerJudgement:
     kinds: list[list[str]] = field(default_factory=list)
     #: the kinds that got no verdict of their values (one node of its kind): nodes, why
     kind_notes: list[tuple[list[str], str]] = field(default_factory=list)
-    #: the nodes the system file says the partition has, when more than the session saw
-    #: (0: as many or fewer, or unsaid): the others were not accepted by this run
+    #: the nodes the system file says the partition has (0: unsaid); those beyond the
+    #: nodes the session saw were not accepted by this run (:attr:`absent`)
     declared_nodes: int = 0
 
     @property
@@ -340,8 +340,7 @@ def judge(values: Sequence[PeerValue], where: str,
         return out
     out.topology, out.topology_split = topology_diffs(fingerprints or {}, nodes)
     out.declared = declared_diffs(fingerprints or {}, nodes, declared)
-    if declared is not None and declared.nodes > len(nodes):
-        out.declared_nodes = declared.nodes
+    out.declared_nodes = declared.nodes if declared is not None else 0
     counts = coverage.usable_counts(m)
     out.usable = {n: int(c) for n, c in zip(nodes, counts)}
     out.not_judged = coverage.not_judged(nodes, counts)
