@@ -4,7 +4,7 @@
 # with ONE summary line (for mail or CI) and a non-zero status on any failure.
 #
 #   scripts/acceptance.sh [-m quick|acceptance|full] [-s SYSTEM[:PART]] [-t SECONDS]
-#                         [--resume] [--] [REFRAME ARGS...]
+#                         [--resume | --resume-or-start] [--] [REFRAME ARGS...]
 #
 #   -m, --mode      ReFrame mode from config/common.py (default: acceptance)
 #   -s, --system    ReFrame --system (default: the system matching this host)
@@ -18,6 +18,8 @@
 #   --resume        go on with the unfinished run of this system and mode: only checks
 #                   that have not finished run (give the same REFRAME ARGS); the summary,
 #                   report and comparison then cover all its parts
+#   --resume-or-start  for a schedule: --resume where there is an unfinished run of this
+#                   system and mode, else a new run (--resume alone then exits 2)
 #   REFRAME ARGS    after --, passed to `reframe ... -r`, e.g. --distribute=idle, -n PATTERN
 #
 # Environment: PLACEMENT_RESULTS (default results/): results database, reports,
@@ -40,8 +42,8 @@
 #   ReFrame outright. Started with SIGINT ignored (in the background of another script,
 #   under nohup), the run cannot see Ctrl-C. Killed outright (SIGKILL), the script leaves
 #   no line: ReFrame gets SIGTERM and ends as above, the run lock is free once it has, and
-#   --resume continues the run (a run without --resume starts afresh and says it set the
-#   killed one aside).
+#   --resume continues the run (a run without --resume starts afresh, keeps the killed
+#   one's list as set-aside-*.run and says so).
 #
 # Confirmation: the checks that missed a reference or regressed against the baseline
 #   run once more as a session of their own; such a failure fails the run only if it
@@ -99,6 +101,7 @@ while [ $# -gt 0 ]; do
     -t|--time-box) time_box=$(value_of "$@") || exit 2; shift 2 ;;
     --time-box=*) time_box=${1#*=}; [ -n "$time_box" ] || bad_usage "option --time-box needs a value"; shift ;;
     --resume) resume=1; shift ;;
+    --resume-or-start) resume=auto; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; extra+=("$@")
         # what this script sets itself: a second value after -- would win in ReFrame, and
@@ -242,6 +245,11 @@ skip_done=()
 if { [ -e "$unfinished" ] || [ -L "$unfinished" ]; } && [ ! -f "$unfinished" ]; then
   bad_usage "'$unfinished' is not a file: the run list goes there; move it away"
 fi
+if [ "$resume" = auto ]; then     # --resume-or-start
+  if [ -e "$unfinished" ]; then resume=1
+  else resume=''; echo "== no unfinished $mode run of $sysname to resume: this run starts afresh"
+  fi
+fi
 if [ -n "$resume" ]; then
   [ -e "$unfinished" ] || { echo "nothing to resume: no unfinished $mode run of $sysname ($unfinished)" >&2; exit 2; }
   # readable earlier parts (a corrupt one is dropped, with one line) and the finished checks
@@ -257,8 +265,14 @@ if [ -n "$resume" ]; then
   echo "== resuming: ${#parts[@]} earlier part(s), $(( ${#skip_done[@]} / 2 )) check(s) already finished${hung:+ or hung (skipped: ${hung[*]})}"
 fi
 
+# the killed run's parts stay readable (placement report --run, baseline record --from):
+# its list is kept under another name, not overwritten by this run's
 if [ -z "$resume" ] && grep -q . "$unfinished" 2>/dev/null; then
-  echo "== an unfinished $mode run of $sysname is set aside: this run starts afresh ($unfinished; --resume would have continued it)"
+  aside="$RUNS/set-aside-$tag-$stamp.run"
+  if mv -f "$unfinished" "$aside" 2>/dev/null; then kept="its parts listed in $aside"
+  else kept="its list $unfinished could not be kept"
+  fi
+  echo "== an unfinished $mode run of $sysname is set aside: this run starts afresh ($kept; --resume or --resume-or-start would have continued it)"
 fi
 [ -z "$stop_signal" ] || exit_stopped_or 3     # stopped before ReFrame: nothing changed
 boxed=("${deathsig[@]}")
@@ -271,8 +285,12 @@ write_list "$unfinished" "${parts[@]}" "$report" ||
   { echo "ACCEPTANCE $sysname $mode: FAIL cannot write $unfinished in $RUNS (a full disk?)"; exit 1; }
 # a full disk makes Python print a traceback per log record: one line for all of them
 # (a log record's "--- Logging error ---" block, an exception at exit ending in Errno 28)
+# mawk reads a pipe a block at a time: ReFrame's warnings would reach the log only at its
+# end (or never, if the run is killed); its -W interactive reads a line at a time
+awk_lines=(awk)
+awk -W version 2>/dev/null | grep -q '^mawk' && awk_lines=(awk -W interactive)
 squash_log_errors() {
-  awk '/^--- Logging error ---$/ { n++; skip = 1; next }
+  "${awk_lines[@]}" '/^--- Logging error ---$/ { n++; skip = 1; next }
        skip { if (/^Arguments: /) skip = 0; next }
        /^Exception ignored in/ { held = $0; next }
        held != "" { held = held "\n" $0
@@ -338,9 +356,10 @@ run_reframe() {
   shift 2
   # a signal that came before ReFrame started (the trap found none to interrupt) starts none
   [ -n "$stop_signal" ] && return 130
-  # the filters outlive a Ctrl-C or a hangup, which reach this script's whole process group:
-  # they end once ReFrame, interrupted, has written its last lines
-  exec 4> >(trap '' INT HUP; squash_log_errors) 5> >(trap '' INT HUP; exec tee "${rep%.json}.out")
+  # the filters outlive a Ctrl-C, a hangup or a SIGTERM sent to this script's whole process
+  # group (systemctl stop, scancel, timeout): they end once ReFrame, interrupted, has
+  # written its last lines
+  exec 4> >(trap '' INT HUP TERM; squash_log_errors) 5> >(trap '' INT HUP TERM; exec tee "${rep%.json}.out")
   tee_pid=$!
   # a child this script waits for (not a foreground one): a signal's trap runs at once and
   # interrupts ReFrame through its time box (acceptance_signals.sh)

@@ -341,6 +341,70 @@ def test_resume_runs_again_a_case_a_ctrl_c_stopped(root, hang):
     assert ' parts=2 ' in lines[-1]
 
 
+def _scheduled(root: Path, env: dict, checks: Path, *args: str,
+               opts: tuple[str, ...] = ()) -> subprocess.Popen:
+    """scripts/scheduled.sh started as systemd, Slurm or ``timeout`` start it: the leader of
+    its own process group, which a stop signals as a whole."""
+    return subprocess.Popen(
+        [str(root / 'scripts' / 'scheduled.sh'), '-m', 'quick', '-s', 'generic', *opts, '--',
+         '-c', str(checks), *args], cwd=root, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_sigint_default)
+
+
+def test_a_scheduled_run_stopped_as_a_whole_mails_its_lines_and_goes_on_next_window(root,
+                                                                                   hang):
+    """``systemctl stop`` or ``scancel`` sends SIGTERM to every process of the run: the mail
+    still gets the UNFINISHED line and exit 3, ReFrame's last lines reach the log; the next
+    window's ``--resume-or-start`` goes on with it; a plain run sets it aside, saying so in
+    the mail and keeping its parts' list; ``--resume-or-start`` with nothing unfinished
+    starts a new run."""
+    _, pids = hang
+    tmp = pids.parent
+    env = {**os.environ, 'PLACEMENT_RESULTS': str(tmp / 'results'),
+           'PLACEMENT_REPORTS': str(tmp / 'reports'),
+           'PLACEMENT_BASELINES': str(tmp / 'baselines')}
+    runs = tmp / 'results' / 'runs'
+    select = ('--prefix', str(tmp / 'rfm'), '-S', f'pids={pids}', '-n', '%case=(ok|unlimited)')
+    for n, opts in enumerate(((), ('--resume-or-start',))):
+        proc = _scheduled(root, env, tmp / 'hang_cases.py', *select, opts=opts)
+        _wait_for_file(pids / 'unlimited', proc)
+        time.sleep(1)
+        os.killpg(proc.pid, signal.SIGTERM)
+        out, err = _finish(proc, tmp / 'results')
+        mail = out.rstrip().splitlines()
+        assert proc.returncode == 3, out[-3000:] + err[-2000:]
+        assert mail[-1].startswith('ACCEPTANCE generic quick: UNFINISHED 1 passed, 0 failed ')
+        assert 'stopped by SIGTERM: continue with --resume' in mail[-1]
+        assert mail[-2].startswith('acceptance.sh exit status 3 (stopped by SIGTERM); ')
+        log = Path(mail[-2].rsplit(' ', 1)[1]).read_text()
+        ran = ('Ran 1/2 test case(s) from 2 check(s)', 'Ran 0/1 test case(s) from 1 check(s)')[n]
+        assert ran in log, log[-3000:]        # ReFrame's last lines, after the stop
+        (pids / 'unlimited').rename(pids / f'unlimited.{n}')    # the next run writes it anew
+    assert '== resuming: 1 earlier part(s), 1 check(s) already finished' in log, log[-3000:]
+    assert ' parts=2 ' in mail[-1]
+    unfinished = runs / 'unfinished-acceptance-generic-quick.run'
+    parts = unfinished.read_text()
+
+    only_ok = ('--prefix', str(tmp / 'rfm'), '-S', f'pids={pids}', '-n', '%case=ok')
+    for opts in ((), ('--resume-or-start',)):
+        proc = _scheduled(root, env, tmp / 'hang_cases.py', *only_ok, opts=opts)
+        out, err = _finish(proc, tmp / 'results')
+        mail = out.rstrip().splitlines()
+        assert proc.returncode == 0, out[-3000:] + err[-2000:]
+        assert mail[-1].startswith('ACCEPTANCE generic quick: PASS 1 passed, 0 failed ')
+        log = Path(mail[-2].rsplit(' ', 1)[1]).read_text()
+        if not opts:
+            (aside,) = runs.glob('set-aside-acceptance-generic-quick-*.run')
+            assert aside.read_text() == parts and not unfinished.exists()
+            assert mail[0] == ('== an unfinished quick run of generic is set aside: this run '
+                               f'starts afresh (its parts listed in {aside}; --resume or '
+                               '--resume-or-start would have continued it)'), mail
+        else:
+            assert ('== no unfinished quick run of generic to resume: this run starts afresh'
+                    in log), log[-3000:]
+            assert len(mail) == 2, mail
+
+
 @pytest.mark.parametrize('sig,whom', [
     pytest.param(signal.SIGINT, 'group', id='ctrl-c-to-the-group'),
     pytest.param(signal.SIGTERM, 'script', id='sigterm-to-the-script'),

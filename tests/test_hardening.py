@@ -436,9 +436,14 @@ def test_an_empty_comparison_with_a_run_of_other_checks_is_nothing_to_compare_wi
 
 def test_the_comparisons_checks_are_named_without_their_per_node_copy():
     from placement.acceptance import comparison_health
-    cases = [{"display_name": "NodeMatmulCheck %.part=c:batch %.nid=n3", "result": "pass"},
-             {"display_name": "MatmulCheck %affinity=compact", "result": "fail"},
-             {"display_name": "B", "fixture": True, "result": "pass"},
-             {"display_name": "NodeMemWriteCheck", "result": "skip"}]
+    value = {"perfvalues": {"generic:default:gflops": [1.0, None, None, None, "GFLOP/s",
+                                                       "pass"]}}
+    cases = [{"display_name": "NodeMatmulCheck %.part=c:batch %.nid=n3", "result": "pass",
+              **value},
+             {"display_name": "MatmulCheck %affinity=compact", "result": "fail", **value},
+             {"display_name": "B", "fixture": True, "result": "pass", **value},
+             {"display_name": "NodeMemWriteCheck", "result": "skip"},
+             # no performance variable: no row in ReFrame's comparison to miss
+             {"display_name": "SanityOnly", "result": "pass", "perfvalues": {}}]
     assert comparison_health.checks_of(cases) == {"NodeMatmulCheck",
                                                   "MatmulCheck %affinity=compact"}

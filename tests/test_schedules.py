@@ -222,3 +222,16 @@ def test_a_run_refused_says_why_and_keeps_its_status(tmp_path):
     assert proc.returncode == 2
     assert proc.stdout.splitlines()[0].startswith("acceptance.sh: unknown mode 'nightly'")
     assert proc.stdout.splitlines()[-1].startswith("acceptance.sh exit status 2; ")
+
+
+@pytest.mark.parametrize("where", ["first", "after-the-mode"])
+def test_help_anywhere_runs_nothing_and_reads_as_no_run(where, tmp_path):
+    """``--help`` in a schedule's line prints the help and runs nothing: no log, and no
+    "exit status 0" line that a monitor would read as a passed run."""
+    args = ["--help"] if where == "first" else ["-m", "quick", "--help"]
+    env = {**os.environ, "PLACEMENT_RESULTS": str(tmp_path / "results")}
+    proc = subprocess.run([str(ROOT / SCRIPT), *args], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("A scheduled acceptance run")
+    assert "exit status" not in proc.stdout.splitlines()[-1]
+    assert not (tmp_path / "results").exists()

@@ -32,11 +32,13 @@ def _text(path: Path) -> str:
 
 
 def checks_of(cases: list[dict]) -> set[str]:
-    """The checks a run ran (a skipped case measured nothing), by name (ReFrame's per-node
-    copies of ``--distribute`` as their check): what two runs must share before an empty
-    comparison means anything."""
+    """The checks a run measured values of (a skipped case measured nothing; a check with
+    no performance variable has no row in ReFrame's comparison), by name (ReFrame's
+    per-node copies of ``--distribute`` as their check): what two runs must share before
+    an empty comparison means anything."""
     return {distributed.check_name(str(tc.get("display_name") or tc.get("name") or ""))
-            for tc in cases if not tc.get("fixture") and tc.get("result") in ("pass", "fail")}
+            for tc in cases if not tc.get("fixture") and tc.get("result") in ("pass", "fail")
+            and tc.get("perfvalues")}
 
 
 def comparison_gaps(compare: Path, rows: list[dict[str, str]],
