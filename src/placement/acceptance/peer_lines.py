@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from ..judgement import baselines, peers, reading, verdict
-from ..util import PlacementError
+from ..util import PlacementError, one_line
 from .record import Finding
 
 
@@ -107,8 +107,7 @@ def _names(nodes: list[str]) -> str:
     """``: n3, n4`` (the first :data:`NAMED_MAX`, then how many more); "" for none."""
     if not nodes:
         return ""
-    more = len(nodes) - NAMED_MAX
-    return ": " + ", ".join(nodes[:NAMED_MAX]) + (f" and {more} more" if more > 0 else "")
+    return ": " + one_line.first_of(nodes, NAMED_MAX, sep=", ")
 
 
 def count_finding(system: str, count: NodeCount) -> Finding:

@@ -7,10 +7,11 @@ regression.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..judgement import baselines, reading, verdict
-from ..util import baseline_file, sha256
+from ..util import baseline_file, one_line, sha256
 from . import comparison_health, peer_lines, record, unmeasured, waiting
 from .case_kinds import FAILED_KINDS, member_kinds
 from .findings import Findings, apply_confirmation, first_session
@@ -191,6 +192,9 @@ def _summary(parts: list[Path], system: str, mode: str, compare: Path | None,
     outcome, status = decide(cut_short=cut_short, failed=not ok, complete=not f.gaps)
     found.append(acceptance_line(f, mode, outcome, passed, failures, len(regressions),
                                  len(skipped), node))
+    # text from a run report (a fingerprint's value, a name) is in the lines: a line break
+    # there would print a line of its own, one that could read "ACCEPTANCE ... PASS"
+    found = [replace(x, line=one_line.flattened(x.line)) for x in found]
     conf = {} if f.conf is None else {
         "ran": True, "confirmed": f.conf.confirmed, "missing": f.conf.missing,
         "not_run": sorted(f.conf.not_run, key=lambda n: (n["case"], n["sysenv"], n["var"])),

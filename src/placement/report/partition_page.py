@@ -48,12 +48,12 @@ def partition_sections(cases: list[Case], out: Path, numbers: Numbers,
     return sections
 
 
-def node_count(j: peers.partition.PeerJudgement, answer: Any) -> str:
-    """The partition's count as the run's verdict record has it (the summary's numbers);
-    a record without one (of schema 1) is counted by the same function."""
+def node_count(j: peers.partition.PeerJudgement, answer: Any) -> peer_lines.NodeCount:
+    """The partition's count as the run's verdict record has it (the summary's numbers,
+    its loaded nodes among them); a record without one (of schema 1) is counted by the
+    same function."""
     said = (getattr(answer, "nodes", None) or {}).get("partitions", {}).get(j.where)
-    count = peer_lines.NodeCount(**said) if said else peer_lines.NodeCount.of([j])
-    return count.text()
+    return peer_lines.NodeCount(**said) if said else peer_lines.NodeCount.of([j])
 
 
 def peer_lines_of(j: peers.partition.PeerJudgement, answer: Any) -> list[str]:
@@ -89,14 +89,14 @@ def node_rows(j: peers.partition.PeerJudgement) -> list[str]:
 
 
 def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Numbers,
-             count: str, lines: list[str], named: dict[str, dict]) -> Section:
+             count: peer_lines.NodeCount, lines: list[str], named: dict[str, dict]) -> Section:
     s = Section(f"partition-{slug(j.where)}", f"Partition {j.where}: nodes against their peers",
-                _intro(j, count, lines))
+                _intro(j, count.text(), lines))
     order = node_rows(j)
     measured = [n for n, row in zip(j.nodes, j.change) if np.isfinite(row).any()]
     drawn = plots.chosen([n for n in order if n in set(measured)], set(j.named).__contains__) \
         if plots.available() else set()
-    s.tables.append(_nodes_table(j, order, out, numbers, drawn, named))
+    s.tables.append(_nodes_table(j, order, out, numbers, drawn, named, count))
     if fps:
         s.tables.append(topology_table(j, fps, order))
     if plots.available() and j.values and not j.note:
@@ -108,16 +108,21 @@ def _section(j: peers.partition.PeerJudgement, fps: dict, out: Path, numbers: Nu
 
 
 def _intro(j: peers.partition.PeerJudgement, count: str, said: list[str]) -> str:
-    lines = "; ".join(f"`{ln}`" for ln in said)
+    # as escaped text, not code spans: a backtick in a node's value (its fingerprint) would
+    # end the span and let the rest of the line render as markup
+    lines = "; ".join(f"*{md(ln)}*" for ln in said)
     return (f"**{md(count)}.** {len(j.nodes)} nodes measured in one session, each value of "
             f"each node against its peers' median (the peer verdict). {lines}")
 
 
 def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
-                 numbers: Numbers, drawn: set[str], named: dict[str, dict]) -> Table:
+                 numbers: Numbers, drawn: set[str], named: dict[str, dict],
+                 count: peer_lines.NodeCount) -> Table:
     """A row per node; ``drawn``: the nodes whose values are drawn (their evidence);
     ``named``: the numbers of each node a NODES line names on its values
-    (:func:`named_numbers`), which its row shows, the line's own."""
+    (:func:`named_numbers`), which its row shows, the line's own; ``count``: the COUNT
+    line's, whose loaded nodes and lack of a majority the rows say as it does (a row
+    never reads "like its peers" for a node the line does not count alike)."""
     t = Table(f"nodes-{slug(j.where)}", "Nodes, odd ones first",
               ["node", "verdict", "values worse / better", "median change", "evidence"])
     odd = {o.node: o for o in j.odd}
@@ -130,15 +135,22 @@ def _nodes_table(j: peers.partition.PeerJudgement, order: list[str], out: Path,
         row = j.change[i]
         finite = row[np.isfinite(row)]
         med = float(np.median(finite)) if len(finite) else math.nan
-        counted = worse_better(j, i, named.get(node))
+        # no majority: no node's values were called against a majority's median
+        counted = "–" if count.no_majority and node not in named else \
+            worse_better(j, i, named.get(node))
         verdict = ("slower" if odd[node].slower else "faster") if node in odd else \
             "apart, no majority" if node in dict(j.apart) else \
             "differs, which one is odd untold" if node in j.undecided else \
-            "not judged" if node in left else ""
+            "not judged" if node in left else \
+            "no majority to judge by" if count.no_majority else ""
+        if node in count.loaded:
+            verdict = ", ".join(x for x in (verdict, "under a load") if x)
         if node in topo:
             verdict = ", ".join(x for x in (verdict, "topology differs") if x)
         if node in unlike_declared:
             verdict = ", ".join(x for x in (verdict, "unlike the declared node") if x)
+        if isinstance(named.get(node, {}).get("median"), (int, float)):
+            med = float(named[node]["median"])      # the line's median, against its peers
         link = _evidence(j, i, out) if node in drawn else ""
         t.add([node, verdict or "like its peers", counted,
                "–" if math.isnan(med) else f"{med:+.1%}", "values" if link else "–"],

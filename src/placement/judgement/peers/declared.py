@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...util import one_line
 from ..rules import PEER_MEMORY_SLACK
 from .topology import fingerprint_diffs
 
@@ -62,9 +63,7 @@ class DeclaredDiff:
         """``n2 topology differs`` for one node; ``4 nodes (n1, ...) differ in topology``."""
         if len(self.nodes) == 1:
             return f"{self.nodes[0]} topology differs"
-        shown = ", ".join(self.nodes[:NAMES_MAX])
-        more = len(self.nodes) - NAMES_MAX
-        shown += f" and {more} more" if more > 0 else ""
+        shown = one_line.first_of(self.nodes, NAMES_MAX, sep=", ")
         return f"{len(self.nodes)} nodes ({shown}) differ in topology"
 
 
