@@ -190,14 +190,18 @@ def test_a_record_that_is_none_is_one_line(tmp_path, text, says):
     assert says in str(err.value) and "\n" not in str(err.value)
 
 
-def test_answer_for_pools_nothing_across_systems(tmp_path):
-    """Runs of several systems have several answers: the report judges none of them."""
+def test_answer_for_judges_each_system_across_systems(tmp_path):
+    """Runs of several systems have several answers: the report judges each system's runs
+    as its summary would and answers with the worst (it judged none, and a pooled PASS
+    banner hid a system's FAIL)."""
     paths = RUNS[:1]
     reports = [reading.run_report.load(p) for p in paths]
     two = [reading.run_report.RunReport(r.path, r.session, r.cases) for r in reports]
     for c in two[0].cases[:1]:
         c.system = "other"
-    assert assembly.answer_for(paths, two, None) is None
+    pooled = assembly.answer_for(paths, two, None)
+    assert pooled.system == "generic+other" and pooled.line.startswith("NOTE runs of 2 systems")
+    assert len([f for f in pooled.findings if f.kind == "ACCEPTANCE"]) == 2
 
 
 def test_a_failed_partition_run_is_recorded_as_a_baseline_only_with_force(tmp_path,

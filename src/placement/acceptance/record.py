@@ -225,3 +225,78 @@ def beside(reports: list[Path], session: str = "") -> VerdictRecord | None:
         return None
     rec = read(path)
     return rec if judged(rec, Path(reports[-1]), session) else None
+
+
+def _names(reports: list[str] | list[Path]) -> list[str]:
+    """The run reports' names as their records go by them (:func:`path_for`: no .gz),
+    sorted."""
+    return sorted(path_for(Path(r)).name[len(PREFIX):] for r in reports)
+
+
+def mismatch(record: VerdictRecord, reports: list[Path], sessions: list[str]) -> str:
+    """Why ``record`` is not the record of exactly the run reports ``reports`` (of ReFrame
+    sessions ``sessions``, in the same order); "" when it is.
+
+    Why exactly: a record of parts A and B read for B alone headed a page of B's 65 cases
+    with A+B's 102 and A's NODE lines, and one of B alone read for A and B hid A's loaded
+    node behind B's PASS. The parts are matched by their names, and (schema 3 on) by their
+    sessions too: a name is no identity, another run's file can carry it. A record with no
+    sessions (schema 1 or 2, or a run none of whose parts the summary could read) is
+    matched by its names alone."""
+    judged, given = _names(record.reports), _names(reports)
+    if judged != given:
+        return (f"it judged {', '.join(judged) or 'no run report'}, not "
+                f"{', '.join(given) or 'no run report'}")
+    if record.sessions and sorted(record.sessions) != sorted(sessions):
+        return (f"it judged session(s) {', '.join(record.sessions)}, not "
+                f"{', '.join(s or '(none recorded)' for s in sessions)}")
+    return ""
+
+
+def of_parts(reports: list[Path], sessions: list[str]) -> VerdictRecord | None:
+    """The record beside the newest of ``reports`` (the last, of ReFrame sessions
+    ``sessions`` in the same order), if it judged exactly these parts (:func:`mismatch`);
+    None otherwise: the reader judges the parts afresh rather than show another
+    selection's outcome."""
+    if not reports:
+        return None
+    path = path_for(Path(reports[-1]))
+    if not path.is_file():
+        return None
+    rec = read(path)
+    return None if mismatch(rec, reports, sessions) else rec
+
+
+#: the outcomes from worst to best: several systems' runs pooled answer with their worst
+#: (a failure before a run cut short, before missing evidence, before a pass)
+WORST_FIRST = ("FAIL", "UNFINISHED", "INCOMPLETE", "PASS")
+
+
+def pooled(records: list[VerdictRecord]) -> VerdictRecord:
+    """One record for runs of several systems, each judged as its own summary judges it
+    (``records``, one a system): the worst outcome, every system's lines and findings, the
+    counts summed, and a last line saying what was pooled.
+
+    Why: a pooled report once showed PASS (exit 4) where one system's summary said FAIL;
+    its answer is now never better than any system's. It is no summary's record: the
+    report shows it and never writes it."""
+    worst = min((r.outcome for r in records), key=WORST_FIRST.index)
+    each = ", ".join(f"{r.system} {r.outcome}" for r in records)
+    line = (f"NOTE runs of {len(records)} systems, each judged as its own summary judges it "
+            f"({each}): {worst}, the worst of them")
+    counts: dict[str, int] = {}
+    for r in records:
+        for k, v in r.counts.items():
+            counts[k] = counts.get(k, 0) + v
+    partitions = {k: v for r in records for k, v in r.nodes.get("partitions", {}).items()}
+    return VerdictRecord(
+        "+".join(r.system for r in records), records[0].mode, worst, OUTCOMES[worst],
+        list(dict.fromkeys(p for r in records for p in r.reports)), counts,
+        [x for r in records for x in r.lines] + [line],
+        [f for r in records for f in r.findings] + [Finding("NOTE", line, data={
+            "what": "pooled systems", "outcomes": {r.system: r.outcome for r in records}})],
+        [o for r in records for o in r.odd_nodes], {},
+        [f"{r.system}: {g}" for r in records for g in r.gaps],
+        [f"{r.system}: {n}" for r in records for n in r.notes], {},
+        {"partitions": partitions} if partitions else {}, {},
+        list(dict.fromkeys(s for r in records for s in r.sessions)))

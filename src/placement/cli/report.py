@@ -96,15 +96,13 @@ def report(args: argparse.Namespace) -> int:
     if args.record:
         from ..acceptance import record
         answer = record.read(Path(args.record))
-        newest = assembly.newest_path(paths, reports)
-        session = assembly.session_of(newest, paths, reports)
-        if not record.judged(answer, newest, session):
+        why = assembly.record_mismatch(answer, paths, reports, args.system)
+        if why:
             raise PlacementError(
-                f"--record {args.record}: the verdict record of another run (it judged "
-                f"{', '.join(Path(r).name for r in answer.reports) or 'no run report'}"
-                f"{_sessions(answer.sessions)}, not {Path(newest).name}"
-                f"{_sessions([session])}); give the record written beside the run's newest "
-                "report, or leave --record out; nothing was written")
+                f"--record {args.record}: the verdict record of another run or selection "
+                f"of parts ({why}); it is read only for exactly the parts it judged: give "
+                "those --run files, or the record the summary wrote for these, or leave "
+                "--record out; nothing was written")
     else:
         answer = assembly.answer_for(paths, reports, args.system)
     out = assembly.report_runs(reports, Path(args.output) if args.output else reports_dir(),
@@ -120,8 +118,3 @@ def report(args: argparse.Namespace) -> int:
         return answer.exit_status if answer is not None else 4
     return 0
 
-
-def _sessions(uuids: list[str]) -> str:
-    """`` of session(s) U1, U2`` (ReFrame's uuids), "" where none is known."""
-    known = [u for u in uuids if u]
-    return f" of session(s) {', '.join(known)}" if known else ""

@@ -150,25 +150,80 @@ def newest_path(paths: list[Path], reports: list[RunReport]) -> Path:
 
 
 def answer_for(paths: list[Path], reports: list[RunReport], system: str | None) -> Any:
-    """The run's verdict record: the one beside its newest run report, else the run judged
-    now by the acceptance summary's own function (:func:`placement.acceptance.verdict_record`)
-    and written there, so the report, the line and the exit status never disagree."""
-    from ..acceptance import judged_system, record, verdict_record
-    newest = newest_path(paths, reports)
-    found = record.beside([newest], session_of(newest, paths, reports))
-    if found is not None:
-        return found
+    """The run's verdict record: the one beside its newest run report if it judged exactly
+    these parts (:func:`placement.acceptance.record.of_parts`), else the parts judged now by
+    the acceptance summary's own function (:func:`placement.acceptance.verdict_record`), so
+    the report, the line and the exit status never disagree. Runs of several systems (no
+    ``--system``) are judged each as its own summary judges it, and answer with the worst
+    (:func:`placement.acceptance.record.pooled`): a pooled PASS hid a system's FAIL."""
+    from ..acceptance import judged_system
+    systems = sorted({s for r in reports for s in r.systems})
+    if system is None and len(systems) > 1:
+        return _per_system(paths, reports, systems)
     try:
         name = judged_system(system, reports)
     except PlacementError:
-        return None     # several systems (each has its own line), or none the report keeps
-    rec = verdict_record(sorted(paths, key=lambda p: p == newest), name, _mode(reports))
-    if _in_results(newest):     # a run of this checkout's: its record beside it, for the next
+        return None     # a --system the runs do not hold: the report says so
+    return _judged_as(paths, reports, name)
+
+
+def _judged_as(paths: list[Path], reports: list[RunReport], name: str) -> Any:
+    """The parts' record as system ``name``: the one beside the newest part that judged
+    exactly these parts as ``name``, else the parts judged now (and the record written
+    beside the newest part of a run of the results folder, where none is yet: a record the
+    summary wrote for other parts of the run stays)."""
+    from ..acceptance import record, verdict_record
+    ordered = ordered_paths(paths, reports)
+    found = record.of_parts(ordered, sessions_of(ordered, paths, reports))
+    if found is not None and found.system == name:
+        return found
+    newest = ordered[-1]
+    rec = verdict_record(ordered, name, _mode(reports))
+    where = record.path_for(newest)
+    if _in_results(newest) and not where.exists():  # for the next report of this run
         try:
-            record.write(rec, record.path_for(newest))
+            record.write(rec, where)
         except (OSError, PlacementError):
             pass        # a folder this user cannot write: judged all the same
     return rec
+
+
+def _per_system(paths: list[Path], reports: list[RunReport], systems: list[str]) -> Any:
+    """Each system's runs (the parts holding its cases, and any holding none) judged as the
+    summary judges them with ``--system``, pooled into one record, worst outcome first."""
+    from ..acceptance import record
+    recs = []
+    for name in systems:
+        mine = [(p, r) for p, r in zip(paths, reports) if name in r.systems or not r.systems]
+        recs.append(_judged_as([p for p, _ in mine], [r for _, r in mine], name))
+    return record.pooled(recs)
+
+
+def ordered_paths(paths: list[Path], reports: list[RunReport]) -> list[Path]:
+    """The paths in their sessions' order, the newest (where a record is written) last."""
+    return [p for p, _ in sorted(zip(paths, reports),
+                                 key=lambda pr: reading.session_info.order(pr[1].session))]
+
+
+def sessions_of(wanted: list[Path], paths: list[Path], reports: list[RunReport]) -> list[str]:
+    """The ReFrame sessions of the run reports read from ``wanted``, in its order."""
+    return [session_of(p, paths, reports) for p in wanted]
+
+
+def record_mismatch(answer: Any, paths: list[Path], reports: list[RunReport],
+                    system: str | None) -> str:
+    """Why the verdict record ``answer`` (given with ``--record``) is not the one of these
+    parts judged as the report's system; "" when it is."""
+    from ..acceptance import judged_system, record
+    ordered = ordered_paths(paths, reports)
+    why = record.mismatch(answer, ordered, sessions_of(ordered, paths, reports))
+    if why:
+        return why
+    try:
+        name = judged_system(system, reports)
+    except PlacementError as exc:
+        return f"it judged {answer.system} alone ({exc})"
+    return "" if answer.system == name else f"it judged system {answer.system}, not {name}"
 
 
 def session_of(path: Path, paths: list[Path], reports: list[RunReport]) -> str:

@@ -23,7 +23,7 @@ h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.85em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
 th{background:#f0f0f0}td:first-child,td:nth-child(2){text-align:left}
-tr.speedup td{background:#eef6ee;font-style:italic}tr.bad td{background:#fbe9e9}
+tr.speedup td{background:#eef6ee;font-style:italic}tr.bad td{background:#fbe9e9}tr.incomplete td{background:#fdf3dc}
 caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
 p.note{font-size:.85em;color:#555;margin-top:-.8em}
 figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.85em;color:#555}

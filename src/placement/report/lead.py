@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..acceptance import VerdictRecord, peer_lines, record, regressions
+from ..acceptance import VerdictRecord, case_kinds, peer_lines, record, regressions
 from ..judgement import Case, entry_name, verdict
 from .document import Section
 from .escape import markdown as md
@@ -67,13 +67,29 @@ def confirmation(answer: VerdictRecord | None, case: str, sysenv: str, var: str 
     return "confirmed"
 
 
+#: ReFrame's results of a case that ran and did not pass: failed, or aborted (stopped by a
+#: signal or a time box before it finished: never a pass, and the summary counts it failed)
+NOT_PASSED = ("fail", "abort")
+
+
+def aborted_text(c: Case) -> str:
+    """What the lead says of an aborted case: hung (only the time box ended it) or stopped,
+    and that its values are not measurements of a finished run."""
+    how = ("hung: still running, with no time limit of its own, when the time box ended it"
+           if case_kinds.is_hung(c.raw) else "stopped by a signal or a time box before it finished")
+    return (f"aborted in {c.fail_phase or 'an unknown phase'} ({how}; not passed, its values "
+            "are no measurement)")
+
+
 def failed_row(c: Case, answer: VerdictRecord | None) -> Row:
-    """A case that failed: its reference failures with their values, else its phase."""
+    """A case that failed: its reference failures with their values, else its phase; an
+    aborted case as aborted (its values, cut short, are not shown as measured)."""
     name = c.raw.get("display_name") or f"{c.test} {c.label()}"
     bad = [(var, pv) for var, pv in c.perf.items()
-           if pv.result == "fail" and pv.value is not None]
+           if pv.result == "fail" and pv.value is not None and c.result == "fail"]
     size = math.inf
-    value = f"failed in {c.fail_phase or 'an unknown phase'}"
+    value = (aborted_text(c) if c.result == "abort"
+             else f"failed in {c.fail_phase or 'an unknown phase'}")
     if bad:
         value = "; ".join(f"{var} {pv.value:.4g} {pv.unit or ''}".rstrip()
                           + (f" (reference {pv.ref:.4g})" if pv.ref else "") for var, pv in bad)
@@ -132,17 +148,23 @@ def verdict_counts(verdicts: list[verdict.over_sessions.Verdict],
     """How many values regressed, improved, stayed and stayed undecided, ``of`` how many: the
     ACCEPTANCE line's numbers when the run has a record, else this report's own."""
     if recorded(answer):
-        acc = said(answer, "ACCEPTANCE")
-        return acc[-1].data.get("verdict", {}) if acc else {}
+        # one ACCEPTANCE line a system: a pooled record of several systems sums them
+        out: dict[str, int] = {}
+        for f in said(answer, "ACCEPTANCE"):
+            for k, v in (f.data.get("verdict") or {}).items():
+                out[k] = out.get(k, 0) + v
+        return out
     return peer_lines.counts_of(verdicts) if verdicts else {}
 
 
 def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "",
-          why_not: str = "", built: int = 0) -> str:
+          why_not: str = "", built: int = 0,
+          nothing: str = "no baseline with stored sessions") -> str:
     """``N case(s) passed, M failed; verdict: ...`` (``counts``: :func:`verdict_counts`;
     ``whose``: what the verdict's numbers include, when more than the cases counted;
     ``why_not``: why the run could not be judged, when its summary could not judge it;
-    ``built``: build fixtures among the ``ran``, which the report's tables leave out)."""
+    ``built``: build fixtures among the ``ran``, which the report's tables leave out;
+    ``nothing``: why no value was judged, when none was: :func:`why_nothing`)."""
     if why_not:
         said = f"; the run could not be judged ({why_not})"
     elif counts:
@@ -150,9 +172,21 @@ def facts(ran: int, failed: int, counts: dict[str, int], whose: str = "",
                 f"improved, {counts['unchanged']} unchanged, {counts['undecided']} undecided "
                 f"of {counts['of']} values")
     else:
-        said = "; no baseline with stored sessions: nothing judged"
+        said = f"; {nothing}: nothing judged"
     builds = f" ({built} of them build fixtures, not in the tables below)" if built else ""
     return f"{ran - failed} case(s) passed, {failed} failed{builds}{said}."
+
+
+def why_nothing(ran: int, judged: list, built: int = 0) -> str:
+    """Why no value was judged against a baseline, in the order a reader checks: no case
+    ran (every one skipped), no baseline with stored sessions for the run's system, or no
+    measured value with an entry in it. Why: an all-skipped run judged with a baseline of
+    ten sessions was said to have no baseline, sending the reader to record one."""
+    if not ran:
+        return "no check ran, only build fixtures" if built else "no case ran"
+    if not any(sj.stored for sj in judged):
+        return "no baseline with stored sessions"
+    return "no measured value matched an entry of the baseline"
 
 
 def counted(ran: int, failed: int, answer: VerdictRecord | None) -> tuple[int, int, int]:
@@ -207,8 +241,8 @@ def lead_section(cases: list[Case], judged: list, out: Path,
     and the rest is worded as the first session's. ``history_link``: the
     system's history page, relative to the report.
     """
-    failed = [c for c in cases if c.result == "fail"]
-    ran = [c for c in cases if c.result in ("pass", "fail")]
+    failed = [c for c in cases if c.result in NOT_PASSED]
+    ran = [c for c in cases if c.result in ("pass", *NOT_PASSED)]
     verdicts = [j.verdict for sj in judged for j in sj.judgement if j.verdict]
     node_slow = any(sj.judgement.node is not None and sj.judgement.node.fails
                     for sj in judged)
@@ -223,15 +257,18 @@ def lead_section(cases: list[Case], judged: list, out: Path,
         whose = ", its confirmation session included" if recorded(answer) else ""
         banner = (f"**{word}**: the acceptance run's answer, its confirmation session "
                   "included (its summary below).")
+        said = facts(len(ran), len(failed), verdict_counts(verdicts, answer), whose,
+                     nothing=why_nothing(len(ran), judged))
         lines = ["First session (build fixtures not counted, the acceptance line counts "
-                 f"them): {facts(len(ran), len(failed), verdict_counts(verdicts, answer), whose)}"]
+                 f"them): {said}"]
     else:
         n, bad_n, built = counted(len(ran), len(failed), answer)
         said = facts(n, bad_n, verdict_counts(verdicts, answer),
-                     why_not=why_not_judged(answer), built=built)
+                     why_not=why_not_judged(answer), built=built,
+                     nothing=why_nothing(n - built, judged, built))
         banner = f"**{word}**: {said}"
         lines = []
-    lines += node_lines(judged, loaded, answer)
+    lines += pooled_lines(answer) + node_lines(judged, loaded, answer)
     sec = Section("verdict", "Verdict", status=word, banner=banner)
     rows = [failed_row(c, answer) for c in failed[:MAX_FAILED]]
     rows += _value_rows(judged, answer, out, sec)
@@ -250,24 +287,63 @@ def lead_section(cases: list[Case], judged: list, out: Path,
 
 #: the kinds of finding whose lines fail the run, marked so in the summary's table
 FAILING = ("FAIL", "HUNG", "NODE", "NODES", "REGRESSION", "CONFIRMED")
+#: NODES findings (by their ``what``) that fail nothing: the nodes alike
+PASSING_NODES = ("alike",)
+#: NODES findings (by their ``what``) that leave the run INCOMPLETE, never FAIL: a node
+#: judged on no value, or two nodes that differ with nothing to tell which is odd (the
+#: peer verdict's gaps, :attr:`placement.judgement.peers.partition.PeerJudgement.gaps`)
+INCOMPLETE_NODES = ("not judged", "pair")
+
+
+def makes_incomplete(f: record.Finding) -> bool:
+    """Whether a finding's line leaves the run INCOMPLETE (missing evidence), not FAIL: a
+    NODES line of :data:`INCOMPLETE_NODES`, or a NODE line no confirmation session decided.
+    Why: a ``NODES ... not judged`` row was marked failing under an INCOMPLETE banner."""
+    if f.kind == "NODES":
+        return f.data.get("what") in INCOMPLETE_NODES
+    return f.kind == "NODE" and bool(f.data.get("unconfirmed"))
 
 
 def fails_run(f: record.Finding) -> bool:
     """Whether a finding is one that fails the run: its kind fails (:data:`FAILING`), except
-    a NODES finding that says the nodes are alike."""
-    return f.kind in FAILING and not (f.kind == "NODES" and f.data.get("what") == "alike")
+    a NODES finding that says the nodes are alike and a line that leaves the run
+    incomplete (:func:`makes_incomplete`)."""
+    return (f.kind in FAILING and not makes_incomplete(f)
+            and not (f.kind == "NODES" and f.data.get("what") in PASSING_NODES))
+
+
+def effect(f: record.Finding) -> str:
+    """What a finding's line does to the run, in the summary table's words."""
+    if fails_run(f):
+        return "fails the run"
+    return "leaves the run incomplete" if makes_incomplete(f) else ""
 
 
 def summary_table(answer: VerdictRecord) -> Table:
     """The record's lines as the summary printed them, each line that fails the run
-    (:data:`FAILING`, by the finding's kind) marked as such."""
-    t = Table("acceptance", "The acceptance summary", ["line"],
+    (:func:`fails_run`) or leaves it incomplete (:func:`makes_incomplete`) marked as such."""
+    t = Table("acceptance", "The acceptance summary", ["line", "effect"],
               note="NODE, NODES (other than nodes alike), FAIL, HUNG, CONFIRMED and regressed "
-                   "lines fail the run; UNCONFIRMED: a failure of the first session that its "
-                   "confirmation session did not show.")
+                   "lines fail the run, except a NODES line of a node not judged or of two "
+                   "nodes that differ with nothing to tell which is odd, and a NODE line no "
+                   "confirmation session decided: those leave it INCOMPLETE; UNCONFIRMED: a "
+                   "failure of the first session that its confirmation session did not show.")
     for f in answer.findings:
-        t.add([f.line], "bad" if fails_run(f) else "")
+        t.add([f.line, effect(f)], "bad" if fails_run(f) else
+              "incomplete" if makes_incomplete(f) else "")
     return t
+
+
+def pooled_lines(answer: VerdictRecord | None) -> list[str]:
+    """The line of a report pooling runs of several systems: each was judged as its own
+    summary judges it, and the banner is the worst of their outcomes (none otherwise)."""
+    pooled = [f for f in said(answer, "NOTE") if f.data.get("what") == "pooled systems"]
+    if not pooled:
+        return []
+    each = pooled[-1].data.get("outcomes", {})
+    return [f"Runs of {len(each)} systems, each judged as its own summary judges it ("
+            + md(", ".join(f"{s} {o}" for s, o in each.items()))
+            + "): the banner is the worst of their outcomes."]
 
 
 def node_lines(judged: list, loaded: dict, answer: VerdictRecord | None) -> list[str]:

@@ -456,8 +456,10 @@ def latest(runs_dir: str | Path, system: str | None = None) -> Path:
             dated.append((when, p.name, p))
     if not dated:
         of = f" of system {system!r}" if system else ""
-        raise PlacementError(f"no run reports{of} in {str(runs_dir)!r} (run the suite first, "
-                             "e.g. make run)")
+        raise PlacementError(f"no run reports{of} in {str(runs_dir)!r}: it reads files named "
+                             "run-report-*.json or run-report-*.json.gz there (run the suite "
+                             "first, e.g. make run, or give --run FILE for a report named "
+                             "otherwise)")
     newest = max(dated)
     for line in _clock_notes(newest, dated):
         print(f"placement: {line}", file=sys.stderr)
