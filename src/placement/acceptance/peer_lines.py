@@ -237,23 +237,44 @@ def own_history(report: reading.run_report.RunReport, system: str) -> list[Findi
         new = baselines.store.from_run(report, system.split(":")[0])
     except PlacementError:
         return []
-    stored = baselines.samples.entries(old, str(path))
+    base = OwnBaseline.of(old, str(path))
     partition = {c.node: c.partition for c in report.cases}
-    old_of, new_of = by_node(old), by_node(new)
+    new_of = by_node(new)
     lines = []
     for node, only in sorted(entries_by_node(new).items()):
-        if only & stored.keys():
-            lines += _history(system, node, partition.get(node, ""),
-                              baselines.samples.judge_entries(
-                                  old_of.get(node, {}), new_of.get(node, {}), str(path),
-                                  only=only), "")
-            continue
-        instead = baselines.pool.in_stead(new, node, partition.get(node, ""))
-        judged = baselines.samples.judge_entries(old, instead, str(path),
-                                            only=set(baselines.samples.entries(instead, "run")))
-        lines += _history(system, node, partition.get(node, ""), judged,
-                          _pool_text(judged, partition.get(node)))
+        lines += base.judge(system, node, partition.get(node), only, new, new_of)[1]
     return lines
+
+
+@dataclass
+class OwnBaseline:
+    """A system's baseline split once for judging each node against its own entries (the
+    HISTORY line's, and a node's history page's, one judgement)."""
+
+    old: dict
+    #: the baseline's path, as its judgements name it
+    where: str
+    stored: dict
+    old_of: dict
+
+    @classmethod
+    def of(cls, old: dict, where: str) -> OwnBaseline:
+        return cls(old, where, baselines.samples.entries(old, where), by_node(old))
+
+    def judge(self, system: str, node: str, part: str | None, only: set, new: dict,
+              new_of: dict) -> tuple[baselines.samples.Judgement, list[Finding]]:
+        """``node``'s values of the run ``new`` (``only``: its entries; ``new_of``: ``new``
+        by node) against its own entries, or, with none of its own stored, against its
+        partition's pooled entries; the judgement and its HISTORY line."""
+        if only & self.stored.keys():
+            judged = baselines.samples.judge_entries(self.old_of.get(node, {}),
+                                                     new_of.get(node, {}), self.where,
+                                                     only=only)
+            return judged, _history(system, node, part or "", judged, "")
+        instead = baselines.pool.in_stead(new, node, part or "")
+        judged = baselines.samples.judge_entries(
+            self.old, instead, self.where, only=set(baselines.samples.entries(instead, "run")))
+        return judged, _history(system, node, part or "", judged, _pool_text(judged, part))
 
 
 def _history(system: str, node: str, part: str, judgement: baselines.samples.Judgement,

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..judgement import RunReport, baselines, entry_name, verdict
-from ..util import PlacementError
+from ..util import PlacementError, one_line
 from . import files, history_bins, history_points, plots
 from .document import Report, Section
 from .folder import claimed
 from .history_points import Point
 from .numbers_csv import CSV_NAME
+from .previous_run import Unreadable
 from .tables import Numbers, Table, slug
 
 #: the figure's file in the history folder
@@ -82,7 +83,7 @@ class Pages:
     def judge(self, node: str | None = None) -> history_points.Judge:
         """The page's judge, with the points it kept (read before its folder is emptied)."""
         return history_points.Judge(self.system, self.old, self.where,
-                                    kept(self.folder(node), self.key(node)))
+                                    kept(self.folder(node), self.key(node)), node)
 
 
 def build(system: str, old: dict, where: str, sessions: Iterable[RunReport],
@@ -100,29 +101,39 @@ def build(system: str, old: dict, where: str, sessions: Iterable[RunReport],
 
 
 def _page(system: str, old: dict, where: str, hist: history_points.History,
-          confirmations: Iterable[RunReport], out: Path, report_link: str) -> Report:
+          confirmations: Iterable[RunReport], out: Path, report_link: str,
+          panels: int | None = None) -> Report:
     pts = hist.points
     conf = sorted(history_points.when(r) for r in confirmations)
     stored = baselines.samples.entries(old, where)
-    rep = Report(f"History: {system}", _subtitle(pts, stored),
+    rep = Report(f"History: {system}", _subtitle(hist, stored),
                  provenance=[("baseline", where), ("sessions", "ReFrame's results storage "
                               "(reframe --describe-stored-sessions)")])
     groups = history_bins.groups(len(pts))
     drawn = _drawn(pts, stored)
     found = history_bins.steps(pts, groups, drawn, stored)
+    values = len(drawn)
+    if panels is not None and values > panels:      # the values with a step first
+        drawn = sorted(drawn, key=lambda e: e not in found)[:panels]
     sec = _figure_section(system, hist, groups, conf, stored, drawn, found, out)
+    if len(drawn) < values:
+        sec.text += (f" The figure draws {len(drawn)} of the {values} values (those with a "
+                     f"step first); every value's medians are in {CSV_NAME}.")
     if report_link:
         sec.text += f" Back to [the run's report]({report_link})."
     note = history_bins.steps_note(groups, len(pts))
     rep.sections += [sec, Section("steps", "Step changes", "", [_steps_table(found, note)]),
-                     Section("session-list", "Sessions", "", [_table(pts, conf, rep.numbers)])]
+                     Section("session-list", "Sessions", "",
+                             [_table(pts, conf, rep.numbers, hist.reported)])]
     return rep
 
 
 def page(pages: Pages, hist: history_points.History, confirmations: Iterable[RunReport],
-         out: Path, report_link: str = "") -> Report:
-    """The page of ``hist``, its sessions judged for ``pages`` (its figure drawn in ``out``)."""
-    return _page(pages.system, pages.old, pages.where, hist, confirmations, out, report_link)
+         out: Path, report_link: str = "", panels: int | None = None) -> Report:
+    """The page of ``hist``, its sessions judged for ``pages`` (its figure drawn in ``out``,
+    with at most ``panels`` value panels where given)."""
+    return _page(pages.system, pages.old, pages.where, hist, confirmations, out, report_link,
+                 panels)
 
 
 def kept(out: Path, key: str) -> tuple[dict, dict]:
@@ -157,13 +168,29 @@ def _figure_section(system: str, hist: history_points.History, groups: list[rang
     return sec
 
 
-def _subtitle(pts: list[Point], stored: dict) -> str:
+def _subtitle(hist: history_points.History, stored: dict) -> str:
+    """How many sessions, from when to when, on which hosts, the run this page was written
+    with, and how many stored sessions could not be read (none dropped without a word)."""
+    pts = hist.points
+    unread = Unreadable(hist.unreadable, hist.unreadable_why).note()
     if not pts:
-        return "No stored session of this system in ReFrame's results storage yet."
+        return " ".join(filter(None, ["No stored session of this system in ReFrame's results "
+                                      "storage yet.", unread and unread + "."]))
     n_base = len({i for s in stored.values() for i, _ in s.sessions if i})
-    return (f"{len(pts)} stored session(s) from {pts[0].when:%Y-%m-%d} to "
+    text = (f"{len(pts)} stored session(s) from {pts[0].when:%Y-%m-%d} to "
             f"{pts[-1].when:%Y-%m-%d}; {len(stored)} judged value(s); the baseline has "
             f"{n_base} session(s), {sum(p.baseline for p in pts)} of them stored here.")
+    hosts = sorted({p.host for p in pts if p.host})
+    if len(hosts) > 1:
+        text += (f" Sessions of {len(hosts)} hosts ({one_line.first_of(hosts, 5, ', ')}): "
+                 "a system is named by the site's configuration, not its host, so check the "
+                 "host column before reading two hosts' sessions as one machine's.")
+    mine = next((p for p in pts if hist.reported and p.uuid == hist.reported), None)
+    if mine is not None:
+        text += (f" Written with the report of session {mine.uuid[:8]} "
+                 f"({mine.when:%Y-%m-%d %H:%M}), marked below; every stored session is shown, "
+                 "later ones included.")
+    return text + (f" {unread}." if unread else "")
 
 
 def _drawn(pts: list[Point], stored: dict) -> list:
@@ -201,21 +228,31 @@ def _steps_table(found: dict, note: str) -> Table:
     return t
 
 
-def _table(pts: list[Point], conf: list, numbers: Numbers) -> Table:
-    """The newest :data:`RECENT_ROWS` sessions as rows; every session's numbers in the CSV."""
+def _lines(p: Point) -> str:
+    """The session's NODE lines as its row shows them ("NODE" for a kept point that has
+    one but not its words)."""
+    return " | ".join(p.lines) if p.lines else ("NODE" if p.flagged else "")
+
+
+def _table(pts: list[Point], conf: list, numbers: Numbers, reported: str = "") -> Table:
+    """The newest :data:`RECENT_ROWS` sessions as rows (``reported``: the run whose report
+    wrote the page, marked); every session's numbers in the CSV."""
     shown = pts[-RECENT_ROWS:]
     t = Table("sessions", "Sessions, oldest first",
-              ["date", "session", "node's shift", "NODE line", "baseline's session",
+              ["date", "session", "host", "node's shift", "NODE line", "baseline's session",
                "values"],
               note=(f"The newest {len(shown)} of {len(pts)} sessions; every session's shift, "
                     f"NODE line and medians are in {CSV_NAME}. " if len(shown) < len(pts)
                     else "") +
+                   "NODE line: each NODE line the acceptance summary prints for the session "
+                   "read alone (its shift, its load). " +
                    f"{len(conf)} confirmation session(s) in the storage" +
                    (": " + ", ".join(f"{d:%Y-%m-%d %H:%M}" for d in conf[-RECENT_ROWS:])
                     if conf else "."))
     for p in shown:
-        t.add([f"{p.when:%Y-%m-%d %H:%M}", p.uuid[:8],
-               "" if p.shift is None else f"{p.shift:+.1f}%", "NODE" if p.flagged else "",
+        t.add([f"{p.when:%Y-%m-%d %H:%M}",
+               p.uuid[:8] + (" (this report's run)" if reported and p.uuid == reported else ""),
+               p.host, "" if p.shift is None else f"{p.shift:+.1f}%", _lines(p),
                "yes" if p.baseline else "", str(len(p.medians))], "bad" if p.flagged else "")
     names: dict = {}
     for p in pts:

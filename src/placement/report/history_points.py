@@ -21,8 +21,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..judgement import RunReport, baselines
+from typing import TYPE_CHECKING
+
+from ..judgement import RunReport, baselines, verdict
 from ..util import PlacementError, atomic, cycles, regular_file
+
+if TYPE_CHECKING:
+    from ..acceptance import peer_lines
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,12 @@ class Point:
     baseline: bool
     #: entry -> the session's median
     medians: dict = field(default_factory=dict)
+    #: the NODE lines the summary prints for the session (its shift and its load:
+    #: :func:`node_lines`); on a node's page, the node's HISTORY shift and its own load
+    lines: tuple[str, ...] = ()
+    #: the host ReFrame ran on (``session_info.hostname``): a system's sessions may come
+    #: from several login nodes of one cluster, or from two machines of one name
+    host: str = ""
 
 
 def when(r: RunReport) -> _dt.datetime:
@@ -58,39 +69,143 @@ class History:
     units: dict
     #: each value's unit with the start of the session that named it
     dated: dict = field(default_factory=dict)
+    #: the uuid of the run whose report wrote the page (marked among the sessions)
+    reported: str = ""
+    #: stored sessions that could not be read as run reports, and why the first could not
+    unreadable: int = 0
+    unreadable_why: str = ""
 
 
 def point(r: RunReport, system: str, against: baselines.samples.Against, base_ids: set[str],
           units: dict) -> Point:
-    """A session judged against the baseline: its node's shift and its values' medians
-    (``units``: each value's unit, updated with this session's)."""
+    """A session judged against the baseline: its node's shift, the NODE lines its summary
+    prints and its values' medians (``units``: each value's unit, updated with this
+    session's)."""
     cases_of: dict = {}
+    host = str(r.session.get("hostname") or "")
+    mine = [c for c in r.cases if c.system == system]
     try:
         new = baselines.store.from_run(r, system, cases_of)
-    except PlacementError:
-        return Point(r.uuid, when(r), None, False, r.uuid in base_ids)
+    except PlacementError:      # no value to judge: the load still speaks
+        lines = node_lines(system, None, mine)
+        return Point(r.uuid, when(r), None, bool(lines), r.uuid in base_ids, {}, lines, host)
     fresh = baselines.samples.run_entries(new)
     node = against.node(new, fresh)
     medians = {e: statistics.median(s.runs) for e, s in fresh.items() if s.runs}
-    shift = math.copysign(node.percent * 100, node.shift) if node is not None else None
     at = when(r)
+    _units(cases_of, at, units)
+    lines = node_lines(system, node, mine)
+    return Point(r.uuid, at, _signed(node), bool(lines), r.uuid in base_ids, medians, lines,
+                 host)
+
+
+def _signed(node: verdict.over_sessions.NodeShift | None) -> float | None:
+    """The node's shift in %, slower positive (None: too few values to judge)."""
+    return math.copysign(node.percent * 100, node.shift) if node is not None else None
+
+
+def _units(cases_of: dict, at: _dt.datetime, units: dict) -> None:
+    """Each entry's unit as its case names it, where this session is the newest to."""
     for e, c in cases_of.items():
         unit = c.perf[e[2]].unit if e[2] in c.perf else None
         if unit and (e not in units or units[e][0] <= at):
             units[e] = (at, unit)
-    return Point(r.uuid, at, shift, node is not None and node.flagged, r.uuid in base_ids,
-                 medians)
+
+
+def node_lines(system: str, shift: verdict.over_sessions.NodeShift | None,
+               cases: list) -> tuple[str, ...]:
+    """The NODE lines the acceptance summary prints for a session of ``cases`` whose node
+    shift is ``shift``: its own function (:func:`placement.acceptance.summary_lines.node_lines`)
+    over the session's shift and load (:func:`placement.acceptance.confirmation.load_fails`),
+    so the history's NODE column and the summary never disagree. A stored session is read
+    alone, without its confirmation session (listed on the page apart)."""
+    from ..acceptance import confirmation, findings, summary_lines
+    judgement = baselines.samples.Judgement()
+    judgement.run = verdict.over_sessions.RunVerdict([], shift, None)
+    load = confirmation.load_fails({i: c.raw for i, c in enumerate(cases)})
+    f = findings.Findings(system, [], {}, {}, {}, judgement, load, [], [])
+    return tuple(x.line for x in summary_lines.node_lines(f).findings if x.kind == "NODE")
+
+
+@dataclass
+class _Session:
+    """One session's entries split by node, made once for all its nodes' pages (each node
+    judging the whole session again would cost nodes x cases a session)."""
+
+    #: the session (uuid, file) and system it was made for
+    key: str
+    new: dict
+    cases_of: dict
+    entries: dict
+    new_of: dict
+    cases: dict
+
+
+_last: list[_Session] = []
+
+
+def _session(r: RunReport, system: str) -> _Session:
+    """``r``'s entries by node (kept for the next node of the same session)."""
+    key = f"{r.uuid}\0{r.path}\0{system}"
+    if _last and _last[0].key == key:
+        return _last[0]
+    from ..acceptance import peer_lines
+    cases_of: dict = {}
+    try:
+        new = baselines.store.from_run(r, system, cases_of)
+    except PlacementError:
+        new = {}
+    cases: dict[str, list] = {}
+    for c in r.cases:
+        if c.system == system:
+            cases.setdefault(c.node, []).append(c)
+    _last[:] = [_Session(key, new, cases_of,
+                         peer_lines.entries_by_node(new) if new else {},
+                         peer_lines.by_node(new) if new else {}, cases)]
+    return _last[0]
+
+
+def node_point(r: RunReport, system: str, node: str, base: peer_lines.OwnBaseline,
+               base_ids: set[str], units: dict) -> Point:
+    """A session judged for ``node``'s page as the summary's HISTORY line judges the node:
+    the whole session's entries (a distributed run's values are keyed by their node, as
+    ``baseline record`` keeps them), the node's own against its own entries of the
+    baseline, else its partition's pooled entries in their stead. Its lines: the HISTORY
+    line when it names the node's shift, and the NODE line of the node's own load."""
+    s = _session(r, system)
+    host = str(r.session.get("hostname") or "")
+    mine = s.cases.get(node, [])
+    at = when(r)
+    only = s.entries.get(node)
+    if not only:
+        lines = node_lines(system, None, mine) if mine else ()
+        return Point(r.uuid, at, None, bool(lines), r.uuid in base_ids, {}, lines, host)
+    part = next((c.partition for c in mine), "")
+    judged, said = base.judge(system, node, part, only, s.new, s.new_of)
+    lines = tuple(f.line for f in said if f.data.get("node_percent") is not None)
+    lines += node_lines(system, None, mine)
+    _units({e: c for e, c in s.cases_of.items() if e in only}, at, units)
+    medians = {e: statistics.median(v.runs) for e, v in judged.fresh.items() if v.runs}
+    return Point(r.uuid, at, _signed(judged.node), bool(lines), r.uuid in base_ids, medians,
+                 lines, host)
 
 
 class Judge:
     """Each session of one page as its point: the kept one (the same uuid and start), else
-    judged against the baseline (read once for all of them)."""
+    judged against the baseline (read once for all of them); ``node``: a node's page, each
+    whole session judged for that node (:func:`node_point`)."""
 
     def __init__(self, system: str, old: dict, where: str,
-                 kept: tuple[dict[str, Point], dict] = ({}, {})) -> None:
-        self.system, self.kept = system, kept
+                 kept: tuple[dict[str, Point], dict] = ({}, {}), node: str | None = None
+                 ) -> None:
+        self.system, self.kept, self.node = system, kept, node
         self.against = baselines.samples.Against(old, where)
         self.base_ids = {i for s in self.against.stored.values() for i, _ in s.sessions if i}
+        if node is not None:
+            from ..acceptance import peer_lines
+            self.own = peer_lines.OwnBaseline.of(old, where)
+        else:
+            self.own = None
 
     def __call__(self, r: RunReport) -> tuple[Point, dict]:
         """``r``'s point and the units it names (none for a kept point)."""
@@ -98,6 +213,8 @@ class Judge:
         if p is not None and p.when == when(r):
             return p, {}
         units: dict = {}
+        if self.node is not None and self.own is not None:
+            return node_point(r, self.system, self.node, self.own, self.base_ids, units), units
         return point(r, self.system, self.against, self.base_ids, units), units
 
 
@@ -116,11 +233,12 @@ def assemble(judged: Iterable[tuple[Point, dict]], kept_units: dict) -> History:
 
 @cycles.without_cyclic_gc     # thousands of sessions' objects, no cycles: a tenth of the page's time
 def history(system: str, old: dict, where: str, sessions: Iterable[RunReport],
-            kept: tuple[dict[str, Point], dict] = ({}, {})) -> History:
+            kept: tuple[dict[str, Point], dict] = ({}, {}), node: str | None = None) -> History:
     """Every session of ``sessions`` (read one at a time, none kept) as a point; ``kept``:
     the points and units a page kept (:func:`read_cache`), used for the sessions they are
-    of (the same uuid and start) instead of judging them again."""
-    judge = Judge(system, old, where, kept)
+    of (the same uuid and start) instead of judging them again; ``node``: for that node's
+    page (:func:`node_point`)."""
+    judge = Judge(system, old, where, kept, node)
     return assemble((judge(r) for r in sessions), kept[1])
 
 
@@ -135,12 +253,15 @@ CACHE_BYTES = 256 * 2**20
 
 
 def cache_key(system: str, baseline_version: str) -> str:
-    """What a kept point depends on: the system, the baseline's version and the judgement's
-    own code (a new rule judges every session again)."""
+    """What a kept point depends on: the system, the baseline's version and the code that
+    judges a point (the judgement's, with its subpackages, and the summary's lines a point
+    shows): a new rule judges every session again."""
     import hashlib
-    from .. import judgement
+    from .. import acceptance, judgement
     h = hashlib.sha256(f"{system}\0{baseline_version}\0".encode())
-    for p in [*sorted(Path(judgement.__file__).parent.glob("*.py")), Path(__file__)]:
+    code = [*sorted(Path(judgement.__file__).parent.rglob("*.py")),
+            *sorted(Path(acceptance.__file__).parent.glob("*.py")), Path(__file__)]
+    for p in code:
         h.update(p.read_bytes())
     return h.hexdigest()
 
@@ -154,7 +275,8 @@ def read_cache(path: Path, key: str) -> tuple[dict[str, Point], dict]:
         if data.get("key") != key:
             return {}, {}
         pts = {p[0]: Point(str(p[0]), _dt.datetime.fromisoformat(p[1]), p[2], bool(p[3]),
-                           bool(p[4]), {_entry(m): float(m[3]) for m in p[5]})
+                           bool(p[4]), {_entry(m): float(m[3]) for m in p[5]},
+                           tuple(map(str, p[6])), str(p[7]))
                for p in data["points"]}
         units = {_entry(u): (_dt.datetime.fromisoformat(u[3]), str(u[4]))
                  for u in data["units"]}
@@ -172,7 +294,8 @@ def write_cache(path: Path, key: str, hist: History) -> None:
     """Keep ``hist``'s points at ``path`` for the next page (an exclusive temporary file
     renamed over it)."""
     pts = [[p.uuid, p.when.isoformat(), p.shift, p.flagged, p.baseline,
-            [[e[0], list(e[1]), e[2], v] for e, v in p.medians.items()]] for p in hist.points]
+            [[e[0], list(e[1]), e[2], v] for e, v in p.medians.items()], list(p.lines), p.host]
+           for p in hist.points]
     units = [[e[0], list(e[1]), e[2], at.isoformat(), u] for e, (at, u) in hist.dated.items()]
     atomic.write_text(path, json.dumps({"key": key, "points": pts, "units": units},
                                        separators=(",", ":")))

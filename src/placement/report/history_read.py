@@ -21,7 +21,7 @@ from ..judgement import CONFIRMATION_EXTRA, RunReport, peers, reading
 from ..util import PlacementError, cycles
 from . import history_page, history_points, node_history
 from .history_points import History, Point
-from .previous_run import is_confirmation, reframe_cmd, sessions_of, stored_runs
+from .previous_run import Unreadable, is_confirmation, reframe_cmd, sessions_of, stored_runs
 from .verdicts import StepSeries, session_medians
 
 
@@ -69,13 +69,14 @@ def read(report: RunReport, root: Path, pages: history_page.Pages | None) -> Rea
 def _read(report: RunReport, root: Path, pages: history_page.Pages | None) -> Reading:
     systems = set(report.systems)
     end = reading.session_info.ended(report.session)
-    judges = _Judges(pages)
+    judges = _Judges(pages, report.uuid)
     key, value = CONFIRMATION_EXTRA
     after = f"?locals().get({key!r}) == {value!r}"
     if end is None or reframe_cmd(root) is None:
-        return judges.reading([], sessions_of(f"19700101T0000+0000:now{after}", systems, root))
+        return judges.reading([], sessions_of(f"19700101T0000+0000:now{after}", systems, root,
+                                              judges.unreadable), end)
     periods: list[tuple[list[Seen], list[RunReport]]] = []
-    for period in stored_runs(end, systems, root):
+    for period in stored_runs(until(end), systems, root, judges.unreadable):
         seen, confirming = [], []
         for r in period:
             if is_confirmation(r):
@@ -84,19 +85,28 @@ def _read(report: RunReport, root: Path, pages: history_page.Pages | None) -> Re
                 seen.append(judges.seen(r))
         periods.append((seen, confirming))
     periods.reverse()       # oldest first, as one query over them all gives them
-    # the confirmation sessions up to now: the periods end with this run
-    later = sessions_of(f"{reading.session_info.query_time(end)}:now{after}", systems, root)
     ordered = sorted((s for seen, _ in periods for s in seen), key=lambda s: s.order)
-    return judges.reading(ordered, [r for _, c in periods for r in c] + later)
+    return judges.reading(ordered, [r for _, c in periods for r in c], end)
+
+
+def until(end: _dt.datetime) -> _dt.datetime:
+    """How far the stored sessions are read: to now (or the run's end, were it later).
+    The history pages are shared by every report of the system, so they always show every
+    stored session: a report of an older run read to its own end would shrink the page the
+    newer reports link to. What belongs to the run alone (the previous run, the step
+    search) is cut at its end by :meth:`_Judges.reading`."""
+    return max(end, _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(seconds=1))
 
 
 class _Judges:
     """The pages' judges: the system's, and each node's as its cases are first met."""
 
-    def __init__(self, pages: history_page.Pages | None) -> None:
-        self.pages = pages
+    def __init__(self, pages: history_page.Pages | None, reported: str = "") -> None:
+        self.pages, self.reported = pages, reported
         self.system = pages.judge() if pages else None
         self.nodes: dict[str, history_points.Judge] = {}
+        #: the stored sessions that could not be read (the pages say how many, and why)
+        self.unreadable = Unreadable()
 
     def node(self, name: str) -> history_points.Judge:
         if name not in self.nodes:
@@ -108,21 +118,34 @@ class _Judges:
         point, nodes = None, {}
         if self.system is not None:
             point = self.system(r)
-            nodes = {n: self.node(n)(part) for n, part in node_history.by_node(r).items()}
+            # each node's page judges the whole session for its node (the baseline keys a
+            # distributed run's values by node: history_points.node_point)
+            nodes = {n: self.node(n)(r) for n in node_history.by_node(r)}
         return Seen(r.uuid, reading.session_info.order(r.session), r.path, r.session,
                     session_medians(r), point, nodes)
 
-    def reading(self, seen: list[Seen], confirmations: list[RunReport]) -> Reading:
-        out = Reading([(s.order, s.uuid) for s in seen], confirmations)
-        for s in seen:
+    def reading(self, seen: list[Seen], confirmations: list[RunReport],
+                end: _dt.datetime | None = None) -> Reading:
+        """The reading of ``seen`` (every stored whole run, oldest first): the previous run
+        and the step search of the sessions up to ``end`` (the reported run's), the pages
+        of every one."""
+        own = [s for s in seen if end is None or s.order < end]
+        out = Reading([(s.order, s.uuid) for s in own], confirmations)
+        for s in own:
             out.steps.add(s.uuid, s.medians)
         if self.system is None:
             return out
-        out.history = history_points.assemble((s.point for s in seen if s.point),
-                                              self.system.kept[1])
+        out.history = self._told(history_points.assemble(
+            (s.point for s in seen if s.point), self.system.kept[1]))
         names = sorted(self.nodes, key=peers.partition.node_order)
         if len(names) > 1:     # one node's page would be the system's again
-            out.nodes = {n: history_points.assemble(
+            out.nodes = {n: self._told(history_points.assemble(
                 (s.nodes.get(n) or self.nodes[n](RunReport(s.path, s.session, []))
-                 for s in seen), self.nodes[n].kept[1]) for n in names}
+                 for s in seen), self.nodes[n].kept[1])) for n in names}
         return out
+
+    def _told(self, hist: History) -> History:
+        """``hist`` with the reported run and the unreadable sessions, for its page to say."""
+        hist.reported = self.reported
+        hist.unreadable, hist.unreadable_why = self.unreadable.count, self.unreadable.first
+        return hist

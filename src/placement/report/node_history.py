@@ -42,6 +42,12 @@ def of_node(r: RunReport, node: str) -> RunReport:
     return RunReport(r.path, r.session, [c for c in r.cases if c.node == node])
 
 
+#: the value panels a node's page draws: a partition has a page per node, and a figure of
+#: every value takes seconds (a thousand nodes' pages would take hours); the rest are in
+#: the page's numbers.csv
+NODE_PANELS = 6
+
+
 def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[RunReport],
           reports: Path, report_link: str = "") -> dict[str, Path]:
     """Each node's history page under ``reports/history/``; ``{}`` when the sessions ran on
@@ -50,9 +56,12 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
     pages = history_page.Pages.of(system, reports) if nodes else None
     if pages is None:
         return {}
-    judged = {node: history_points.history(                 # each read once, none kept
-        system, pages.old, pages.where, (of_node(r, node) for r in sessions),
-        history_page.kept(pages.folder(node), pages.key(node))) for node in nodes}
+    # each whole session judged for the node: a distributed run's values are keyed by
+    # their node, as the baseline keeps them (a run cut to one node's cases is keyed
+    # without it, and matched none of the node's entries)
+    judged = {node: history_points.history(
+        system, pages.old, pages.where, sessions,
+        history_page.kept(pages.folder(node), pages.key(node)), node) for node in nodes}
     return write_judged(pages, judged, confirmations, report_link)
 
 
@@ -66,7 +75,7 @@ def write_judged(pages: history_page.Pages, nodes: dict[str, history_points.Hist
         # no link at history/ or below it is followed (the reports' folder is the root)
         with claimed(target, target.parent.parent):
             rep = history_page.page(pages, hist, [of_node(r, node) for r in confirmations],
-                                    target, report_link)
+                                    target, report_link, NODE_PANELS)
             history_points.write_cache(target / history_points.CACHE, pages.key(node), hist)
             rep.title = f"History: {pages.system} node {node}"
             files.write(rep, target)

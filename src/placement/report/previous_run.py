@@ -22,10 +22,11 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..judgement import CONFIRMATION_EXTRA, RunReport, is_primary_var, reading
-from ..util import PlacementError
+from ..util import PlacementError, one_line
 from . import stored_windows
 from .tables import Numbers, Table
 
@@ -137,13 +138,35 @@ def is_confirmation(r: RunReport) -> bool:
     return r.session.get(key) == value
 
 
-def stored_runs(until: _dt.datetime, systems: set[str],
-                root: Path) -> Iterator[Iterator[RunReport]]:
+@dataclass
+class Unreadable:
+    """The stored sessions that could not be read as run reports: how many, and why the
+    first could not (a page says so: nothing is dropped without a word)."""
+
+    count: int = 0
+    first: str = ""
+
+    def add(self, why: str) -> None:
+        self.count += 1
+        self.first = self.first or why
+
+    def note(self) -> str:
+        """``N stored session(s) could not be read ...``, or "" for none."""
+        if not self.count:
+            return ""
+        return (f"{self.count} stored session(s) in ReFrame's results storage could not be "
+                f"read as run reports and are not on this page (of this system or another: "
+                f"an unreadable session names none); the first: {one_line.flattened(self.first)}")
+
+
+def stored_runs(until: _dt.datetime, systems: set[str], root: Path,
+                unreadable: Unreadable | None = None) -> Iterator[Iterator[RunReport]]:
     """The stored sessions of ``systems`` that started before ``until`` (to the second, as
     :func:`sessions_query`), confirmation sessions among them: one iterator per period of
     :func:`.stored_windows.periods`, newest period first, each in ReFrame's order and
     to be read before the next is asked for. Each session is parsed when its period's
-    iterator reaches it, so one period's text and one session are held at a time."""
+    iterator reaches it, so one period's text and one session are held at a time; one that
+    is no run report is counted in ``unreadable``."""
     base = [a for a in reframe_cmd(root) or [] if a != "--table-format=csv"]
     if not base:
         return
@@ -153,30 +176,39 @@ def stored_runs(until: _dt.datetime, systems: set[str],
     end = int(until.timestamp())
     whole = stored_windows.at_once(results_database(root))
     for period in stored_windows.periods(end, describe, whole=whole):
-        yield _reports(period, systems)
+        yield _reports(period, systems, unreadable)
 
 
-def _reports(data: Iterable[object], systems: set[str]) -> Iterator[RunReport]:
+def _reports(data: Iterable[object], systems: set[str],
+             unreadable: Unreadable | None = None) -> Iterator[RunReport]:
+    """The run reports of ``systems`` among ReFrame's described sessions; a session that is
+    no run report is no history, and counted in ``unreadable`` (when given)."""
     for d in data:
         if not (isinstance(d, dict) and isinstance(d.get("session_info"), dict)):
+            if unreadable is not None:
+                unreadable.add("a stored session without session_info")
             continue
         try:
             r = reading.run_report.from_data(d, Path(f"stored session {d['session_info'].get('uuid')}"))
-        except PlacementError:
-            continue        # a stored session that is no run report is no history
+        except PlacementError as exc:
+            if unreadable is not None:
+                unreadable.add(str(exc))
+            continue
         if systems & set(r.systems):
             yield r
 
 
-def sessions_of(query: str, systems: set[str], root: Path) -> list[RunReport]:
+def sessions_of(query: str, systems: set[str], root: Path,
+                unreadable: Unreadable | None = None) -> list[RunReport]:
     """The stored sessions ReFrame's ``query`` selects whose cases ran on one of
-    ``systems`` (matched here: the query holds nothing a run report says)."""
+    ``systems`` (matched here: the query holds nothing a run report says; those that are no
+    run report counted in ``unreadable``)."""
     base = reframe_cmd(root)
     if not base:
         return []
     text = run_reframe([a for a in base if a != "--table-format=csv"]
                        + [f"--describe-stored-sessions={query}"], root)
-    return list(_reports(stored_windows.items(text), systems))
+    return list(_reports(stored_windows.items(text), systems, unreadable))
 
 
 def previous_session(report: RunReport, root: Path,
