@@ -315,6 +315,15 @@ def test_a_signal_stops_reframe_and_its_jobs_and_the_run_ends_unfinished(root, h
     assert ran in out and ran in (runs / listed[0]).with_suffix('.out').read_text(), out[-3000:]
 
 
+def _stopped_once_hung(proc: subprocess.Popen, pids: Path, sig: int) -> tuple[str, str]:
+    """The output of the run ``proc`` once ``sig`` was sent to its whole process group while
+    the ``unlimited`` case hung (its pid written)."""
+    _wait_for_file(pids / 'unlimited', proc)
+    time.sleep(1)
+    os.killpg(proc.pid, sig)
+    return _finish(proc, pids.parent / 'results')
+
+
 def test_resume_runs_again_a_case_a_ctrl_c_stopped(root, hang):
     """A Ctrl-C stops a case with no time limit as the time box does (ReFrame records both
     alike), but it is no hang: --resume runs it again (it writes its pid again)."""
@@ -326,10 +335,7 @@ def test_resume_runs_again_a_case_a_ctrl_c_stopped(root, hang):
     select = ('-S', f'pids={pids}', '-n', '%case=(ok|unlimited)')
     for n, opts in enumerate(((), ('--resume',))):
         proc = _start(root, env, tmp / 'hang_cases.py', tmp / 'rfm', *select, opts=opts)
-        _wait_for_file(pids / 'unlimited', proc)
-        time.sleep(1)
-        os.killpg(proc.pid, signal.SIGINT)
-        out, err = _finish(proc, tmp / 'results')
+        out, err = _stopped_once_hung(proc, pids, signal.SIGINT)
         lines = out.rstrip().splitlines()
         assert proc.returncode == 3, out[-3000:] + err[-2000:]
         assert not [ln for ln in lines if ln.startswith('HUNG ')], out[-3000:]
@@ -367,10 +373,7 @@ def test_a_scheduled_run_stopped_as_a_whole_mails_its_lines_and_goes_on_next_win
     select = ('--prefix', str(tmp / 'rfm'), '-S', f'pids={pids}', '-n', '%case=(ok|unlimited)')
     for n, opts in enumerate(((), ('--resume-or-start',))):
         proc = _scheduled(root, env, tmp / 'hang_cases.py', *select, opts=opts)
-        _wait_for_file(pids / 'unlimited', proc)
-        time.sleep(1)
-        os.killpg(proc.pid, signal.SIGTERM)
-        out, err = _finish(proc, tmp / 'results')
+        out, err = _stopped_once_hung(proc, pids, signal.SIGTERM)
         mail = out.rstrip().splitlines()
         assert proc.returncode == 3, out[-3000:] + err[-2000:]
         assert mail[-1].startswith('ACCEPTANCE generic quick: UNFINISHED 1 passed, 0 failed ')

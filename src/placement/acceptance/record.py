@@ -218,13 +218,16 @@ def judged(record: VerdictRecord, report: Path, session: str = "") -> bool:
 def beside(reports: list[Path], session: str = "") -> VerdictRecord | None:
     """The record beside the newest of ``reports`` (of ReFrame session ``session``), if
     one was written for that run (a record of another session there is none of its)."""
+    rec = _newest(reports)
+    return rec if rec is not None and judged(rec, Path(reports[-1]), session) else None
+
+
+def _newest(reports: list[Path]) -> VerdictRecord | None:
+    """The record written beside the newest (the last) of ``reports``, whichever run's."""
     if not reports:
         return None
     path = path_for(Path(reports[-1]))
-    if not path.is_file():
-        return None
-    rec = read(path)
-    return rec if judged(rec, Path(reports[-1]), session) else None
+    return read(path) if path.is_file() else None
 
 
 def _names(reports: list[str] | list[Path]) -> list[str]:
@@ -258,13 +261,8 @@ def of_parts(reports: list[Path], sessions: list[str]) -> VerdictRecord | None:
     ``sessions`` in the same order), if it judged exactly these parts (:func:`mismatch`);
     None otherwise: the reader judges the parts afresh rather than show another
     selection's outcome."""
-    if not reports:
-        return None
-    path = path_for(Path(reports[-1]))
-    if not path.is_file():
-        return None
-    rec = read(path)
-    return None if mismatch(rec, reports, sessions) else rec
+    rec = _newest(reports)
+    return rec if rec is not None and not mismatch(rec, reports, sessions) else None
 
 
 #: the outcomes from worst to best: several systems' runs pooled answer with their worst
