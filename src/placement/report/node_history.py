@@ -56,12 +56,16 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
     pages = history_page.Pages.of(system, reports) if nodes else None
     if pages is None:
         return {}
-    # each whole session judged for the node: a distributed run's values are keyed by
-    # their node, as the baseline keeps them (a run cut to one node's cases is keyed
-    # without it, and matched none of the node's entries)
-    judged = {node: history_points.history(
-        system, pages.old, pages.where, sessions,
-        history_page.kept(pages.folder(node), pages.key(node)), node) for node in nodes}
+    # each whole session judged for each node: a distributed run's values are keyed by
+    # their node, as the baseline keeps them; session by session, so that a session is
+    # split by node once for all its nodes (history_points.node_point)
+    judges = {node: pages.judge(node) for node in nodes}
+    points: dict[str, list] = {node: [] for node in nodes}
+    for r in sessions:
+        for node in nodes:
+            points[node].append(judges[node](r))
+    judged = {node: history_points.assemble(points[node], judges[node].kept[1])
+              for node in nodes}
     return write_judged(pages, judged, confirmations, report_link)
 
 
