@@ -102,6 +102,9 @@ JobCompType=jobcomp/none
 MpiDefault={mpi}
 ReturnToService=2
 SchedulerType=sched/backfill
+# a batch job is scheduled when it is submitted (Slurm's default waits up to 3 s to batch
+# submissions, which on a test cluster running one short job at a time is most of its time)
+SchedulerParameters=batch_sched_delay=0
 MinJobAge=600
 SlurmdTimeout=60
 InactiveLimit=0
