@@ -288,13 +288,14 @@ def pooled(records: list[VerdictRecord]) -> VerdictRecord:
             counts[k] = counts.get(k, 0) + v
     partitions = {k: v for r in records for k, v in r.nodes.get("partitions", {}).items()}
     return VerdictRecord(
-        "+".join(r.system for r in records), records[0].mode, worst, OUTCOMES[worst],
-        list(dict.fromkeys(p for r in records for p in r.reports)), counts,
-        [x for r in records for x in r.lines] + [line],
-        [f for r in records for f in r.findings] + [Finding("NOTE", line, data={
+        system="+".join(r.system for r in records), mode=records[0].mode,
+        outcome=worst, exit_status=OUTCOMES[worst],
+        reports=list(dict.fromkeys(p for r in records for p in r.reports)), counts=counts,
+        lines=[x for r in records for x in r.lines] + [line],
+        findings=[f for r in records for f in r.findings] + [Finding("NOTE", line, data={
             "what": "pooled systems", "outcomes": {r.system: r.outcome for r in records}})],
-        [o for r in records for o in r.odd_nodes], {},
-        [f"{r.system}: {g}" for r in records for g in r.gaps],
-        [f"{r.system}: {n}" for r in records for n in r.notes], {},
-        {"partitions": partitions} if partitions else {}, {},
-        list(dict.fromkeys(s for r in records for s in r.sessions)))
+        odd_nodes=[o for r in records for o in r.odd_nodes],
+        gaps=[f"{r.system}: {g}" for r in records for g in r.gaps],
+        notes=[f"{r.system}: {n}" for r in records for n in r.notes],
+        nodes={"partitions": partitions} if partitions else {},
+        sessions=list(dict.fromkeys(s for r in records for s in r.sessions)))

@@ -19,6 +19,7 @@ import math
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from typing import TYPE_CHECKING
@@ -128,12 +129,10 @@ def node_lines(system: str, shift: verdict.over_sessions.NodeShift | None,
 
 
 @dataclass
-class _Session:
-    """One session's entries split by node, made once for all its nodes' pages (each node
-    judging the whole session again would cost nodes x cases a session)."""
+class _Parts:
+    """A session's entries (``new``, each one's case in ``cases_of``), the same by node
+    (``entries``, ``new_of``) and its cases by node (``cases``)."""
 
-    #: the session (uuid, file) and system it was made for
-    key: str
     new: dict
     cases_of: dict
     entries: dict
@@ -141,38 +140,38 @@ class _Session:
     cases: dict
 
 
-_last: list[_Session] = []
+class Split:
+    """One session's entries split by node, made once for all its nodes' pages (each node
+    judging the whole session again would cost nodes x cases a session), on first use: a
+    session every page kept a point of is never split."""
+
+    def __init__(self, r: RunReport, system: str) -> None:
+        self.r, self.system = r, system
+
+    @cached_property
+    def parts(self) -> _Parts:
+        from ..acceptance import peer_lines
+        cases_of: dict = {}
+        try:
+            new = baselines.store.from_run(self.r, self.system, cases_of)
+        except PlacementError:
+            new = {}
+        cases: dict[str, list] = {}
+        for c in self.r.cases:
+            if c.system == self.system:
+                cases.setdefault(c.node, []).append(c)
+        return _Parts(new, cases_of, peer_lines.entries_by_node(new) if new else {},
+                      peer_lines.by_node(new) if new else {}, cases)
 
 
-def _session(r: RunReport, system: str) -> _Session:
-    """``r``'s entries by node (kept for the next node of the same session)."""
-    key = f"{r.uuid}\0{r.path}\0{system}"
-    if _last and _last[0].key == key:
-        return _last[0]
-    from ..acceptance import peer_lines
-    cases_of: dict = {}
-    try:
-        new = baselines.store.from_run(r, system, cases_of)
-    except PlacementError:
-        new = {}
-    cases: dict[str, list] = {}
-    for c in r.cases:
-        if c.system == system:
-            cases.setdefault(c.node, []).append(c)
-    _last[:] = [_Session(key, new, cases_of,
-                         peer_lines.entries_by_node(new) if new else {},
-                         peer_lines.by_node(new) if new else {}, cases)]
-    return _last[0]
-
-
-def node_point(r: RunReport, system: str, node: str, base: peer_lines.OwnBaseline,
-               base_ids: set[str], units: dict) -> Point:
+def node_point(split: Split, node: str, base: peer_lines.OwnBaseline, base_ids: set[str],
+               units: dict) -> Point:
     """A session judged for ``node``'s page as the summary's HISTORY line judges the node:
     the whole session's entries (a distributed run's values are keyed by their node, as
     ``baseline record`` keeps them), the node's own against its own entries of the
     baseline, else its partition's pooled entries in their stead. Its lines: the HISTORY
     line when it names the node's shift, and the NODE line of the node's own load."""
-    s = _session(r, system)
+    r, system, s = split.r, split.system, split.parts
     host = str(r.session.get("hostname") or "")
     mine = s.cases.get(node, [])
     at = when(r)
@@ -207,14 +206,16 @@ class Judge:
         else:
             self.own = None
 
-    def __call__(self, r: RunReport) -> tuple[Point, dict]:
-        """``r``'s point and the units it names (none for a kept point)."""
+    def __call__(self, r: RunReport, split: Split | None = None) -> tuple[Point, dict]:
+        """``r``'s point and the units it names (none for a kept point); a node's page
+        judges ``split``, ``r`` split by node once for all the nodes' pages."""
         p = self.kept[0].get(r.uuid)
         if p is not None and p.when == when(r):
             return p, {}
         units: dict = {}
         if self.node is not None and self.own is not None:
-            return node_point(r, self.system, self.node, self.own, self.base_ids, units), units
+            split = split if split is not None else Split(r, self.system)
+            return node_point(split, self.node, self.own, self.base_ids, units), units
         return point(r, self.system, self.against, self.base_ids, units), units
 
 

@@ -120,7 +120,8 @@ class _Judges:
             point = self.system(r)
             # each node's page judges the whole session for its node (the baseline keys a
             # distributed run's values by node: history_points.node_point)
-            nodes = {n: self.node(n)(r) for n in node_history.by_node(r)}
+            split = history_points.Split(r, self.system.system)
+            nodes = {n: self.node(n)(r, split) for n in node_history.by_node(r)}
         return Seen(r.uuid, reading.session_info.order(r.session), r.path, r.session,
                     session_medians(r), point, nodes)
 

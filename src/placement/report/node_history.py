@@ -62,8 +62,9 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
     judges = {node: pages.judge(node) for node in nodes}
     points: dict[str, list] = {node: [] for node in nodes}
     for r in sessions:
+        split = history_points.Split(r, system)
         for node in nodes:
-            points[node].append(judges[node](r))
+            points[node].append(judges[node](r, split))
     judged = {node: history_points.assemble(points[node], judges[node].kept[1])
               for node in nodes}
     return write_judged(pages, judged, confirmations, report_link)
