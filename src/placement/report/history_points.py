@@ -234,12 +234,11 @@ def assemble(judged: Iterable[tuple[Point, dict]], kept_units: dict) -> History:
 
 @cycles.without_cyclic_gc     # thousands of sessions' objects, no cycles: a tenth of the page's time
 def history(system: str, old: dict, where: str, sessions: Iterable[RunReport],
-            kept: tuple[dict[str, Point], dict] = ({}, {}), node: str | None = None) -> History:
+            kept: tuple[dict[str, Point], dict] = ({}, {})) -> History:
     """Every session of ``sessions`` (read one at a time, none kept) as a point; ``kept``:
     the points and units a page kept (:func:`read_cache`), used for the sessions they are
-    of (the same uuid and start) instead of judging them again; ``node``: for that node's
-    page (:func:`node_point`)."""
-    judge = Judge(system, old, where, kept, node)
+    of (the same uuid and start) instead of judging them again."""
+    judge = Judge(system, old, where, kept)
     return assemble((judge(r) for r in sessions), kept[1])
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..judgement import CONFIRMATION_EXTRA, RunReport, peers, reading
 from ..util import PlacementError, cycles
-from . import history_page, history_points, node_history
+from . import history_page, history_points
 from .history_points import History, Point
 from .previous_run import Unreadable, is_confirmation, reframe_cmd, sessions_of, stored_runs
 from .verdicts import StepSeries, session_medians
@@ -98,6 +99,14 @@ def until(end: _dt.datetime) -> _dt.datetime:
     return max(end, _dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(seconds=1))
 
 
+def node_histories(pages: history_page.Pages, sessions: Sequence[RunReport]
+                   ) -> dict[str, History]:
+    """Each node's history of ``sessions`` (oldest first), judged as a report's reading
+    judges them (:class:`_Judges`); ``{}`` when they ran on one node."""
+    judges = _Judges(pages)
+    return judges.reading([judges.seen(r) for r in sessions], []).nodes
+
+
 class _Judges:
     """The pages' judges: the system's, and each node's as its cases are first met."""
 
@@ -121,7 +130,8 @@ class _Judges:
             # each node's page judges the whole session for its node (the baseline keys a
             # distributed run's values by node: history_points.node_point)
             split = history_points.Split(r, self.system.system)
-            nodes = {n: self.node(n)(r, split) for n in node_history.by_node(r)}
+            ran_on = dict.fromkeys(c.node for c in r.cases if c.node is not None)
+            nodes = {n: self.node(n)(r, split) for n in ran_on}
         return Seen(r.uuid, reading.session_info.order(r.session), r.path, r.session,
                     session_medians(r), point, nodes)
 

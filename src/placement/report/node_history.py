@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..judgement import RunReport, peers
-from . import files, history_page, history_points
+from . import files, history_page, history_points, history_read
 from .folder import claimed
 
 
@@ -24,17 +24,6 @@ def nodes_of(sessions: Sequence[RunReport]) -> list[str]:
     """The nodes the sessions' cases ran on, when they ran on more than one."""
     nodes = {c.node for r in sessions for c in r.cases} - {None}
     return sorted(nodes, key=peers.partition.node_order) if len(nodes) > 1 else []
-
-
-def by_node(r: RunReport) -> dict[str, RunReport]:
-    """The session split by the node each case ran on (each case's node looked up once;
-    cases that name none are left out)."""
-    cases: dict[str, list] = {}
-    for c in r.cases:
-        node = c.node
-        if node is not None:
-            cases.setdefault(node, []).append(c)
-    return {n: RunReport(r.path, r.session, cs) for n, cs in cases.items()}
 
 
 def of_node(r: RunReport, node: str) -> RunReport:
@@ -56,17 +45,9 @@ def write(system: str, sessions: Sequence[RunReport], confirmations: Sequence[Ru
     pages = history_page.Pages.of(system, reports) if nodes else None
     if pages is None:
         return {}
-    # each whole session judged for each node: a distributed run's values are keyed by
-    # their node, as the baseline keeps them; session by session, so that a session is
-    # split by node once for all its nodes (history_points.node_point)
-    judges = {node: pages.judge(node) for node in nodes}
-    points: dict[str, list] = {node: [] for node in nodes}
-    for r in sessions:
-        split = history_points.Split(r, system)
-        for node in nodes:
-            points[node].append(judges[node](r, split))
-    judged = {node: history_points.assemble(points[node], judges[node].kept[1])
-              for node in nodes}
+    # judged as the report judges them (history_read: each whole session once for all
+    # its nodes, a distributed run's values keyed by their node, as the baseline keeps them)
+    judged = history_read.node_histories(pages, sessions)
     return write_judged(pages, judged, confirmations, report_link)
 
 
