@@ -39,7 +39,7 @@ COMMANDS = {
     'crash': 'echo rate={rate}; kill -SEGV $$',
     'missing_tool': 'no-such-tool-placement-test --run',
     'timeout': 'sleep 60',
-    'slow': 'sleep 20; echo rate={rate}',
+    'slow': 'sleep 12; echo rate={rate}',
 }
 
 
@@ -140,7 +140,7 @@ def test_time_box_then_resume(acceptance, root, tmp_path, monkeypatch):
     runs = Path(acceptance.env['PLACEMENT_RESULTS']) / 'runs'
     unfinished = runs / 'unfinished-acceptance-generic-quick.run'
     select = ('-n', '%case=(pass|slow)')
-    proc, m = acceptance(*select, opts=('-t', '10'))          # 'slow' needs 20 s
+    proc, m = acceptance(*select, opts=('-t', '10'))          # 'slow' needs 12 s
     assert (proc.returncode, m.group(1)) == (3, 'UNFINISHED'), proc.stdout[-3000:]
     assert 'continue with --resume' in proc.stdout and m.group(3) == '0'
     # run lists name their reports relative to the runs folder (a moved checkout keeps them)

@@ -122,7 +122,7 @@ def test_a_killed_acceptance_run_takes_reframe_with_it_and_is_resumed(tmp_path):
             outs = list((results / "runs").glob("*.out"))
             if outs and re.search(r"\bOK\b.*case=pass", outs[0].read_text()):
                 # ReFrame prints OK before it logs the case and retires it; killed in
-                # between, the case is reported aborted. The slow case sleeps 20 s.
+                # between, the case is reported aborted. The slow case sleeps 12 s.
                 time.sleep(3)
                 reframe = [c for c in _children(proc.pid)
                            if "reframe" in Path(f"/proc/{c}/cmdline").read_text()]

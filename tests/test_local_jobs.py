@@ -175,7 +175,7 @@ class ClockStepCase(rfm.RunOnlyRegressionTest):
 def _run_stepped(root: Path, reframe_bin: str, check: Path, work: Path,
                  env: dict) -> tuple[int | None, str]:
     """One ReFrame run of ``check``, its clock set back an hour 2 s into the job:
-    (exit status, or None when it had not ended 45 s after the step; ReFrame's output)."""
+    (exit status, or None when it had not ended 30 s after the step; ReFrame's output)."""
     work.mkdir()
     step, started, out = work / 'offset', work / 'started', work / 'reframe.out'
     step.write_text('0')
@@ -198,7 +198,7 @@ def _run_stepped(root: Path, reframe_bin: str, check: Path, work: Path,
         time.sleep(2)
         step.write_text('-3600')           # the job runs: the wall clock goes back an hour
         try:
-            rc = proc.wait(timeout=45)
+            rc = proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             rc = None
     finally:

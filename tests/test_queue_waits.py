@@ -240,7 +240,7 @@ def test_a_held_slurm_job_is_named_in_the_unfinished_line(slurm, acceptance_sh, 
            "PLACEMENT_REPORTS": str(tmp_path / "reports"),
            "PLACEMENT_BASELINES": str(tmp_path / "baselines")}
     proc = acceptance_sh(env, checks, "--job-option=-H",
-                         opts=("-s", "testcluster:srun", "-t", "60"), timeout=600)
+                         opts=("-s", "testcluster:srun", "-t", "25"), timeout=600)
     out = proc.stdout + proc.stderr
     lines = proc.stdout.rstrip().splitlines()
     assert proc.returncode == 3, out[-4000:]
